@@ -1,0 +1,163 @@
+import type { CollectionBeforeValidateHook, CollectionConfig, TextFieldSingleValidation } from 'payload'
+import { ValidationError } from 'payload'
+
+import { or } from '../src/access/compose'
+import { admins, anyone, staff } from '../src/access/roles'
+import { PRICE_ID_PATTERN } from '../src/plans/catalog'
+import { FEATURE_KEYS, FEATURE_LABELS } from '../src/plans/features'
+
+const validPriceId: TextFieldSingleValidation = (value) =>
+  value === null || value === undefined || value === '' || PRICE_ID_PATTERN.test(value)
+    ? true
+    : 'A price ID starts with "price_" followed by letters, digits or underscores.'
+
+type PriceIds = { monthly?: string | null; yearly?: string | null }
+
+const normalise = (value: unknown): string | null =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : null
+
+/**
+ * Rules that span fields or rows: a free plan has no prices, a lifetime plan has one price ID in
+ * the monthly slot, and no price ID belongs to two plans (or to both slots of one plan).
+ */
+const checkPlanRules: CollectionBeforeValidateHook = async ({ data, originalDoc, req }) => {
+  if (!data) return data
+  const merged = { ...originalDoc, ...data }
+  const priceIds: PriceIds = { ...(originalDoc?.priceIds ?? {}), ...(data.priceIds ?? {}) }
+  const monthly = normalise(priceIds.monthly)
+  const yearly = normalise(priceIds.yearly)
+  const errors: { path: string; message: string }[] = []
+
+  if (merged.isFree) {
+    if (monthly || yearly) errors.push({ path: 'priceIds.monthly', message: 'A free plan has no price IDs.' })
+  } else if (!merged.billing) {
+    errors.push({ path: 'billing', message: 'A paid plan is either lifetime or recurring.' })
+  } else if (merged.billing === 'lifetime' && yearly) {
+    errors.push({ path: 'priceIds.yearly', message: 'A lifetime plan keeps its price ID in the monthly slot only.' })
+  }
+  if (monthly && monthly === yearly) {
+    errors.push({ path: 'priceIds.yearly', message: 'The monthly and yearly price IDs must differ.' })
+  }
+
+  const ids = [monthly, yearly].filter((id): id is string => id !== null)
+  if (ids.length > 0) {
+    const clash = await req.payload.find({
+      collection: 'plans',
+      where: {
+        and: [
+          ...(originalDoc?.id !== undefined ? [{ id: { not_equals: originalDoc.id } }] : []),
+          { or: [{ 'priceIds.monthly': { in: ids } }, { 'priceIds.yearly': { in: ids } }] },
+        ],
+      },
+      limit: 1,
+      depth: 0,
+      req,
+    })
+    const other = clash.docs[0]
+    if (other) {
+      errors.push({ path: 'priceIds.monthly', message: `A price ID is already used by the plan "${other.slug}".` })
+    }
+  }
+
+  if (errors.length > 0) throw new ValidationError({ collection: 'plans', errors }, req.t)
+  return { ...data, priceIds: { ...(data.priceIds ?? {}), monthly, yearly } }
+}
+
+export const Plans: CollectionConfig = {
+  slug: 'plans',
+  admin: {
+    useAsTitle: 'name',
+    defaultColumns: ['name', 'slug', 'monthlyPrice', 'billing', 'active', 'order'],
+    group: 'Catalog',
+  },
+  defaultSort: 'order',
+  access: {
+    // Anyone reads active plans (the pricing page); staff also see inactive ones.
+    read: or(staff, () => ({ active: { equals: true } })),
+    create: admins,
+    update: admins,
+    delete: admins,
+  },
+  hooks: {
+    beforeValidate: [checkPlanRules],
+  },
+  fields: [
+    {
+      name: 'slug',
+      label: 'Plan ID',
+      type: 'text',
+      required: true,
+      unique: true,
+      index: true,
+      validate: (value: string | null | undefined) =>
+        typeof value === 'string' && /^[a-z][a-z0-9_-]{0,31}$/.test(value)
+          ? true
+          : 'Lower-case letters, digits, "-" or "_", starting with a letter (free, standard, ultimate, pro).',
+      admin: { position: 'sidebar' },
+    },
+    { name: 'name', type: 'text', required: true, maxLength: 80 },
+    { name: 'description', type: 'textarea', maxLength: 500 },
+    {
+      type: 'row',
+      fields: [
+        { name: 'isFree', type: 'checkbox', defaultValue: false },
+        {
+          name: 'billing',
+          type: 'select',
+          options: [
+            { label: 'Lifetime (one-time payment)', value: 'lifetime' },
+            { label: 'Recurring (monthly or yearly)', value: 'recurring' },
+          ],
+          admin: { condition: (data) => !data?.isFree },
+        },
+      ],
+    },
+    {
+      type: 'row',
+      fields: [
+        {
+          name: 'monthlyPrice',
+          type: 'number',
+          required: true,
+          min: 0,
+          admin: { description: 'Shown on the pricing page; the one-time price for lifetime plans.' },
+        },
+        { name: 'yearlyPrice', type: 'number', min: 0, admin: { description: 'Empty for free and lifetime plans.' } },
+      ],
+    },
+    {
+      name: 'priceIds',
+      label: 'Processor price IDs',
+      type: 'group',
+      admin: { description: 'Lifetime plans keep their one price ID in the monthly slot.' },
+      fields: [
+        { name: 'monthly', type: 'text', unique: true, validate: validPriceId },
+        { name: 'yearly', type: 'text', unique: true, validate: validPriceId },
+      ],
+    },
+    {
+      name: 'features',
+      label: 'Marketing lines',
+      type: 'array',
+      fields: [{ name: 'text', type: 'text', required: true, maxLength: 160 }],
+    },
+    {
+      name: 'featureAccess',
+      type: 'select',
+      hasMany: true,
+      required: true,
+      options: FEATURE_KEYS.map((key) => ({ label: `${FEATURE_LABELS[key]} (${key})`, value: key })),
+      admin: { description: 'Feature keys this plan grants: the access rules read these.' },
+    },
+    {
+      type: 'row',
+      fields: [
+        { name: 'isPopular', type: 'checkbox', defaultValue: false },
+        { name: 'allowPromotionCodes', type: 'checkbox', defaultValue: false },
+      ],
+    },
+    { name: 'buttonText', type: 'text', required: true, maxLength: 40 },
+    { name: 'order', type: 'number', required: true, defaultValue: 0, admin: { position: 'sidebar' } },
+    { name: 'active', type: 'checkbox', defaultValue: true, admin: { position: 'sidebar' } },
+  ],
+}

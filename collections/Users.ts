@@ -1,0 +1,78 @@
+import type { CollectionBeforeChangeHook, CollectionConfig } from 'payload'
+
+import { or, ownRows } from '../src/access/compose'
+import { admins, adminsField, anyone, isStaffUser, ROLES, staff } from '../src/access/roles'
+
+export type UsersOptions = {
+  /** Send the session cookie over HTTPS only (production). */
+  secureCookies: boolean
+  /** Failed logins before the account is locked, and for how long. */
+  maxLoginAttempts: number
+  lockTimeMs: number
+}
+
+/** The signed-in user's own row. */
+const self = ownRows('id')
+
+/**
+ * The first user registered through the admin's "create first user" screen becomes an admin;
+ * every other new user is a customer unless an admin says otherwise (role field access).
+ */
+const assignRoles: CollectionBeforeChangeHook = ({ data, operation, req }) => {
+  if (operation === 'create' && !req.user && req.pathname?.endsWith('/users/first-register')) {
+    return { ...data, roles: ['admin'] }
+  }
+  if (!Array.isArray(data.roles) || data.roles.length === 0) return { ...data, roles: ['customer'] }
+  return data
+}
+
+export const createUsersCollection = (options: UsersOptions): CollectionConfig => ({
+  slug: 'users',
+  admin: {
+    useAsTitle: 'email',
+    defaultColumns: ['email', 'name', 'roles', 'createdAt'],
+    group: 'Accounts',
+  },
+  auth: {
+    maxLoginAttempts: options.maxLoginAttempts,
+    lockTime: options.lockTimeMs,
+    tokenExpiration: 60 * 60 * 8,
+    cookies: { secure: options.secureCookies, sameSite: 'Lax' },
+  },
+  access: {
+    // Only staff may open the admin UI.
+    admin: ({ req }) => isStaffUser(req.user),
+    // Public sign-up; the roles field below is admin-only, so sign-ups are customers.
+    create: anyone,
+    read: or(staff, self),
+    update: or(admins, self),
+    delete: admins,
+    unlock: admins,
+  },
+  hooks: {
+    beforeChange: [assignRoles],
+  },
+  fields: [
+    { name: 'name', type: 'text', maxLength: 120 },
+    {
+      name: 'roles',
+      type: 'select',
+      hasMany: true,
+      required: true,
+      defaultValue: ['customer'],
+      saveToJWT: true,
+      options: ROLES.map((role) => ({ label: role[0]!.toUpperCase() + role.slice(1), value: role })),
+      access: { create: adminsField, update: adminsField },
+      admin: { position: 'sidebar', description: 'Only admins change roles.' },
+    },
+    {
+      name: 'processorCustomerId',
+      label: 'Processor customer ID',
+      type: 'text',
+      unique: true,
+      index: true,
+      access: { create: adminsField, update: adminsField },
+      admin: { position: 'sidebar', readOnly: true, description: 'Set by the billing webhook.' },
+    },
+  ],
+})

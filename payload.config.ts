@@ -1,0 +1,50 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { postgresAdapter } from '@payloadcms/db-postgres'
+import { lexicalEditor } from '@payloadcms/richtext-lexical'
+import { buildConfig } from 'payload'
+
+import { accountsPlugin } from './plugins/accounts'
+import { catalogPlugin } from './plugins/catalog'
+import { readEnv, resolvePayloadSecret } from './src/config/env'
+import { embeddedDatabaseUrl } from './src/db/embedded'
+import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
+import { createEmailAdapter } from './src/email/adapter'
+
+const dirname = path.dirname(fileURLToPath(import.meta.url))
+const env = readEnv()
+
+export default buildConfig({
+  serverURL: env.serverUrl,
+  // Production start-up refuses to run without PAYLOAD_SECRET (server.ts); `next build` needs none.
+  secret: env.payloadSecret ?? (env.isProduction ? '' : resolvePayloadSecret(env)),
+  admin: {
+    user: 'users',
+    importMap: { baseDir: path.resolve(dirname, 'src') },
+    meta: { titleSuffix: ' | Starter Kit' },
+  },
+  db: postgresAdapter({
+    pool: {
+      connectionString: env.databaseUrl ?? embeddedDatabaseUrl(env.embeddedPostgresPort, EMBEDDED_DATABASE_NAME),
+      max: Number(process.env.DATABASE_POOL_MAX ?? 10),
+    },
+    // Every database, development included, is shaped by the committed migrations only.
+    push: false,
+    migrationDir: path.resolve(dirname, 'migrations'),
+  }),
+  editor: lexicalEditor(),
+  email: createEmailAdapter(env),
+  cors: [env.serverUrl],
+  csrf: [env.serverUrl],
+  telemetry: false,
+  typescript: { outputFile: path.resolve(dirname, 'src/payload-types.ts') },
+  plugins: [
+    accountsPlugin({
+      secureCookies: env.isProduction,
+      maxLoginAttempts: 5,
+      lockTimeMs: 15 * 60 * 1000,
+    }),
+    catalogPlugin(),
+  ],
+})

@@ -1,0 +1,115 @@
+/**
+ * The express host for Next.js + Payload: `npm run dev` (development) and `npm start` (production,
+ * after `npm run build`). It owns what Next does not: production start-up checks, the embedded
+ * development database, migrations and plan seeding before the first request, /healthz and
+ * /readyz, request body limits and graceful shutdown.
+ */
+import nextEnv from '@next/env'
+
+import { productionProblems, readEnv, resolvePayloadSecret } from './src/config/env'
+
+const dev = process.env.NODE_ENV !== 'production'
+nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: console.error })
+
+const log = (message: string) => console.info(`[server] ${message}`)
+const fail = (message: string): never => {
+  console.error(`[server] ${message}`)
+  process.exit(1)
+}
+
+const env = readEnv()
+if (env.isProduction) {
+  const problems = productionProblems()
+  if (problems.length > 0) fail(`refusing to start in production:\n  - ${problems.join('\n  - ')}`)
+}
+
+type Closer = () => Promise<unknown>
+const closers: { name: string; close: Closer }[] = []
+let shuttingDown = false
+
+const shutdown = async (signal: string) => {
+  if (shuttingDown) return
+  shuttingDown = true
+  log(`${signal} received: shutting down`)
+  // Reverse start order: stop taking requests first, stop the database last.
+  for (const { name, close } of closers.reverse()) {
+    try {
+      await close()
+    } catch (error) {
+      console.error(`[server] closing ${name} failed: ${(error as Error).message}`)
+    }
+  }
+  log('stopped')
+  process.exit(0)
+}
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal))
+
+const main = async () => {
+  const { resolveDatabase } = await import('./src/db/resolve')
+  const database = await resolveDatabase(env, log)
+  if (database.embedded) {
+    log(`no DATABASE_URL: using the embedded PostgreSQL at ${database.url.replace(/:[^:@/]+@/, ':***@')}`)
+    if (!database.embedded.reused) closers.push({ name: 'embedded database', close: database.embedded.stop })
+  }
+  process.env.PAYLOAD_SECRET ??= resolvePayloadSecret(env)
+  if (!env.smtpUrl) log(`no SMTP_URL: emails are written to ${env.dataDir}/outbox`)
+
+  // Load the config only now: it reads DATABASE_URL and PAYLOAD_SECRET.
+  const [{ default: config }, { getPayload }, { prepareDatabase, closePayload }] = await Promise.all([
+    import('./payload.config'),
+    import('payload'),
+    import('./src/db/bootstrap'),
+  ])
+  // A short-lived instance for migrations and seeding; Next's route handlers boot their own.
+  const bootstrap = await getPayload({ config, key: 'bootstrap' })
+  try {
+    const seeded = await prepareDatabase(bootstrap, { priceIds: env.priceIds })
+    if (seeded?.created.length) log(`seeded plans: ${seeded.created.join(', ')}`)
+    if (seeded?.updatedPriceIds.length) log(`price IDs updated from configuration: ${seeded.updatedPriceIds.join(', ')}`)
+  } finally {
+    await closePayload(bootstrap)
+  }
+  if (shuttingDown) return
+
+  const [{ default: next }, { default: pg }, { createHost }] = await Promise.all([
+    import('next'),
+    import('pg'),
+    import('./src/server/host'),
+  ])
+  const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
+  await nextApp.prepare()
+  closers.push({ name: 'next', close: () => nextApp.close() })
+
+  const readinessPool = new pg.Pool({ connectionString: database.url, max: 2, connectionTimeoutMillis: 2_000 })
+  readinessPool.on('error', () => undefined)
+  closers.push({ name: 'readiness pool', close: () => readinessPool.end() })
+  closers.push({
+    name: 'payload',
+    close: async () => {
+      // The instance Next's route handlers created through getPayload() (Payload caches it globally).
+      const cache = (globalThis as { _payload?: Map<string, { payload: Parameters<typeof closePayload>[0] | null }> })
+        ._payload
+      const payload = cache?.get('default')?.payload
+      if (payload) await closePayload(payload)
+    },
+  })
+
+  const host = createHost({
+    handle: nextApp.getRequestHandler(),
+    checkDatabase: async () => {
+      await readinessPool.query('SELECT 1')
+    },
+    maxBodyBytes: env.maxBodyBytes,
+    maxUploadBytes: env.maxUploadBytes,
+    log,
+  })
+  if (dev) host.server.on('upgrade', nextApp.getUpgradeHandler())
+  await host.listen(env.port)
+  closers.push({ name: 'http server', close: host.close })
+  log(`ready on ${env.serverUrl} (admin: ${env.serverUrl}/admin)`)
+}
+
+main().catch((error: unknown) => {
+  const detail = error instanceof Error ? (error.name === 'EmbeddedPostgresError' ? error.message : error.stack) : String(error)
+  fail(`start-up failed: ${detail}`)
+})

@@ -1,0 +1,116 @@
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+
+/**
+ * Every environment variable the service reads, in one place. `.env.example` documents each one.
+ * Development falls back to embedded defaults; production refuses to start without its secrets
+ * (see `productionProblems`).
+ */
+export type ServiceEnv = {
+  isProduction: boolean
+  /** Project root: every relative path (data dir, media, migrations) hangs off it. */
+  rootDir: string
+  /** Where development state lives: embedded database, outbox, generated secret. */
+  dataDir: string
+  databaseUrl: string | undefined
+  payloadSecret: string | undefined
+  serverUrl: string
+  port: number
+  smtpUrl: string | undefined
+  emailFrom: string
+  emailFromName: string
+  embeddedPostgresPort: number
+  maxBodyBytes: number
+  maxUploadBytes: number
+  priceIds: {
+    standardLifetime: string | null
+    ultimateLifetime: string | null
+    proMonthly: string | null
+    proYearly: string | null
+  }
+}
+
+type Source = Record<string, string | undefined>
+
+const blank = (value: string | undefined): string | undefined => {
+  const trimmed = value?.trim()
+  return trimmed ? trimmed : undefined
+}
+
+const intOr = (value: string | undefined, fallback: number, name: string): number => {
+  if (blank(value) === undefined) return fallback
+  const parsed = Number(value)
+  if (!Number.isInteger(parsed) || parsed <= 0) {
+    throw new Error(`${name} must be a positive integer, got "${value}"`)
+  }
+  return parsed
+}
+
+export const readEnv = (source: Source = process.env): ServiceEnv => {
+  const rootDir = path.resolve(blank(source.APP_ROOT) ?? process.cwd())
+  const dataDir = path.resolve(rootDir, blank(source.DATA_DIR) ?? '.data')
+  const port = intOr(source.PORT, 3000, 'PORT')
+  return {
+    isProduction: source.NODE_ENV === 'production',
+    rootDir,
+    dataDir,
+    databaseUrl: blank(source.DATABASE_URL),
+    payloadSecret: blank(source.PAYLOAD_SECRET),
+    serverUrl: (blank(source.SERVER_URL) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    port,
+    smtpUrl: blank(source.SMTP_URL),
+    emailFrom: blank(source.EMAIL_FROM) ?? 'no-reply@localhost',
+    emailFromName: blank(source.EMAIL_FROM_NAME) ?? 'Starter Kit',
+    embeddedPostgresPort: intOr(source.EMBEDDED_POSTGRES_PORT, 54329, 'EMBEDDED_POSTGRES_PORT'),
+    maxBodyBytes: intOr(source.MAX_BODY_BYTES, 1024 * 1024, 'MAX_BODY_BYTES'),
+    maxUploadBytes: intOr(source.MAX_UPLOAD_BYTES, 512 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
+    priceIds: {
+      standardLifetime: blank(source.PUBLIC_PRICE_ID_STANDARD_LIFETIME) ?? null,
+      ultimateLifetime: blank(source.PUBLIC_PRICE_ID_ULTIMATE_LIFETIME) ?? null,
+      proMonthly: blank(source.PUBLIC_PRICE_ID_PRO_MONTHLY) ?? null,
+      proYearly: blank(source.PUBLIC_PRICE_ID_PRO_YEARLY) ?? null,
+    },
+  }
+}
+
+/** The minimum entropy we accept for the secret that signs sessions. */
+const MIN_SECRET_LENGTH = 32
+
+/**
+ * What keeps a production process from starting, one line per variable, naming it.
+ * Production never falls back to an embedded database, a generated secret or the file outbox.
+ */
+export const productionProblems = (source: Source = process.env): string[] => {
+  const problems: string[] = []
+  const secret = blank(source.PAYLOAD_SECRET)
+  if (!secret) problems.push('PAYLOAD_SECRET is not set (signs sessions; use at least 32 random characters)')
+  else if (secret.length < MIN_SECRET_LENGTH)
+    problems.push(`PAYLOAD_SECRET is too short (${secret.length} characters, need at least ${MIN_SECRET_LENGTH})`)
+  if (!blank(source.DATABASE_URL)) problems.push('DATABASE_URL is not set (PostgreSQL connection string)')
+  const serverUrl = blank(source.SERVER_URL)
+  if (!serverUrl) problems.push('SERVER_URL is not set (the public https:// address of the service)')
+  else if (!/^https?:\/\/[^/]+/.test(serverUrl)) problems.push(`SERVER_URL is not an absolute URL: "${serverUrl}"`)
+  if (!blank(source.SMTP_URL)) problems.push('SMTP_URL is not set (email delivery; production never writes to the file outbox)')
+  return problems
+}
+
+/**
+ * The secret that signs sessions. Development without PAYLOAD_SECRET gets a random one that is
+ * persisted in the data dir, so sessions survive restarts; production must set it.
+ */
+export const resolvePayloadSecret = (env: ServiceEnv): string => {
+  if (env.payloadSecret) return env.payloadSecret
+  if (env.isProduction) throw new Error('PAYLOAD_SECRET is not set')
+  const file = path.join(env.dataDir, 'payload-secret')
+  try {
+    const existing = fs.readFileSync(file, 'utf8').trim()
+    if (existing.length >= MIN_SECRET_LENGTH) return existing
+  } catch {
+    // first start: fall through and create it
+  }
+  const generated = crypto.randomBytes(32).toString('hex')
+  fs.mkdirSync(env.dataDir, { recursive: true })
+  fs.writeFileSync(file, `${generated}\n`, { mode: 0o600 })
+  return generated
+}

@@ -1,0 +1,57 @@
+import type { Migration, Payload } from 'payload'
+
+import { migrations } from '../../migrations'
+import type { ConfiguredPriceIds } from '../plans/catalog'
+import { seedPlans, type SeedResult } from '../plans/seed'
+
+/** Any constant works; it only has to be the same for every instance of this service. */
+const BOOTSTRAP_LOCK_KEY = 7_301_943_112
+
+/**
+ * Bring a database up to date: apply the committed migrations, then seed the plans. Instances that
+ * start together take turns through a PostgreSQL advisory lock, so each migration runs once.
+ */
+export const prepareDatabase = async (
+  payload: Payload,
+  options: { priceIds: ConfiguredPriceIds; seed?: boolean },
+): Promise<SeedResult | null> => {
+  const client = await payload.db.pool.connect()
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [BOOTSTRAP_LOCK_KEY])
+    // The generated index types its entries with the adapter's argument types; Payload's are wider.
+    await payload.db.migrate({ migrations: migrations as unknown as Migration[] })
+    return options.seed === false ? null : await seedPlans(payload, options.priceIds)
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [BOOTSTRAP_LOCK_KEY]).catch(() => undefined)
+    client.release()
+  }
+}
+
+type InternalPool = {
+  ended?: boolean
+  end: () => Promise<void>
+  _clients?: { release: (destroy?: boolean) => void }[]
+  _idle?: { client: unknown }[]
+}
+
+/**
+ * Close what `payload.destroy()` leaves open: the connection pool. The postgres adapter checks out
+ * one client at connect time to watch for resets and never releases it, so `pool.end()` alone would
+ * wait forever; call this only once requests have drained, since it also ends busy clients.
+ */
+export const closePayload = async (payload: Payload): Promise<void> => {
+  await payload.destroy()
+  const pool = payload.db.pool as unknown as InternalPool | undefined
+  if (!pool || pool.ended) return
+  const idle = new Set((pool._idle ?? []).map((entry) => entry.client))
+  const busy = (pool._clients ?? []).filter((client) => !idle.has(client))
+  const ending = pool.end()
+  for (const client of busy) {
+    try {
+      client.release(true)
+    } catch {
+      // released meanwhile
+    }
+  }
+  await ending
+}

@@ -1,0 +1,29 @@
+/**
+ * The one error shape of the custom endpoints: `{"errors":[{"code","message"}]}` with a status.
+ * Codes are stable snake_case identifiers clients can branch on; messages are for people.
+ */
+export class ServiceError extends Error {
+  override name = 'ServiceError'
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export type ErrorBody = { errors: { code: string; message: string }[] }
+
+export const errorBody = (code: string, message: string): ErrorBody => ({ errors: [{ code, message }] })
+
+/** A Fetch API response for Payload endpoints; unknown errors become a bare 500 with no details. */
+export const errorResponse = (error: unknown, headers?: HeadersInit): Response => {
+  if (error instanceof ServiceError) {
+    return Response.json(errorBody(error.code, error.message), { status: error.status, headers })
+  }
+  return Response.json(errorBody('internal_error', 'Something went wrong on our side. Please try again.'), {
+    status: 500,
+    headers,
+  })
+}
