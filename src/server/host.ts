@@ -1,5 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 
 import express, { type NextFunction, type Request, type Response } from 'express'
 
@@ -107,6 +108,13 @@ export const createHost = (options: HostOptions): Host => {
   })
 
   const server = http.createServer(app)
+  // Upgraded connections (websockets: Next's dev reloader) leave the server's own bookkeeping, so
+  // server.close() would wait for them forever. They carry no request to finish: end them at once.
+  const upgraded = new Set<Duplex>()
+  server.on('upgrade', (_req: http.IncomingMessage, socket: Duplex) => {
+    upgraded.add(socket)
+    socket.once('close', () => upgraded.delete(socket))
+  })
 
   const listen = (port: number, hostname?: string) =>
     new Promise<number>((resolve, reject) => {
@@ -131,6 +139,7 @@ export const createHost = (options: HostOptions): Host => {
         resolve()
       })
       server.closeIdleConnections()
+      for (const socket of upgraded) socket.destroy()
     })
     return closing
   }

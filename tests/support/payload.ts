@@ -1,0 +1,78 @@
+import crypto from 'node:crypto'
+
+import { getPayload, handleEndpoints, type Payload } from 'payload'
+import { afterAll, beforeAll } from 'vitest'
+
+import config from '../../payload.config'
+import type { Role } from '../../src/access/roles'
+import { closePayload } from '../../src/db/bootstrap'
+import type { User } from '../../src/payload-types'
+
+export const SERVER_URL = 'http://localhost:3000'
+
+/** Boot Payload once for the test file (on the file's own database) and close it afterwards. */
+export const usePayload = (): (() => Payload) => {
+  let payload: Payload | undefined
+  beforeAll(async () => {
+    payload = await getPayload({ config })
+  })
+  afterAll(async () => {
+    if (payload) await closePayload(payload)
+  })
+  return () => {
+    if (!payload) throw new Error('Payload is not booted yet: call it inside a test or hook')
+    return payload
+  }
+}
+
+export type TestUser = { user: User; token: string; email: string; password: string }
+
+/** A user of the given role, created as an admin would, and signed in. */
+export const createUser = async (
+  payload: Payload,
+  role: Role,
+  overrides: Partial<Pick<User, 'name' | 'email'>> = {},
+): Promise<TestUser> => {
+  const email = overrides.email ?? `${role}-${crypto.randomBytes(5).toString('hex')}@example.test`
+  const password = `pw-${crypto.randomBytes(9).toString('base64url')}`
+  await payload.create({
+    collection: 'users',
+    data: { email, password, name: overrides.name ?? `${role} user`, roles: [role] },
+    overrideAccess: true,
+  })
+  const login = await payload.login({ collection: 'users', data: { email, password } })
+  if (!login.token || !login.user) throw new Error(`could not sign in ${email}`)
+  return { user: login.user as User, token: login.token, email, password }
+}
+
+export type ApiCall = {
+  as?: { token: string } | null
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+export type ApiResponse<T = any> = { status: number; body: T; headers: Headers }
+
+/**
+ * Call any REST or custom endpoint in-process, exactly as Next's route handler would:
+ * `api('POST', '/users', { body, as: customer })`.
+ */
+export const api = async <T = any>(method: string, path: string, call: ApiCall = {}): Promise<ApiResponse<T>> => {
+  const headers = new Headers(call.headers)
+  if (call.as) headers.set('authorization', `JWT ${call.as.token}`)
+  let body: BodyInit | undefined
+  if (call.body !== undefined) {
+    body = typeof call.body === 'string' ? call.body : JSON.stringify(call.body)
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json')
+  }
+  const request = new Request(`${SERVER_URL}/api${path}`, { method, headers, body })
+  const response = await handleEndpoints({ config, request })
+  const text = await response.text()
+  let parsed: unknown = text
+  try {
+    parsed = text ? JSON.parse(text) : null
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers }
+}

@@ -1,0 +1,23 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['tests/int/**/*.test.ts'],
+    globalSetup: ['tests/support/global-setup.ts'],
+    setupFiles: ['tests/support/per-file-database.ts'],
+    // Each file runs in its own process against its own database.
+    pool: 'forks',
+    isolate: true,
+    // Two cores: Payload boots per file, so two files at a time is the sweet spot.
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    env: {
+      NODE_ENV: 'test',
+      PAYLOAD_SECRET: 'test-secret-that-is-long-enough-for-the-checks-0123456789',
+      DATA_DIR: '.data/test',
+      SERVER_URL: 'http://localhost:3000',
+      DISABLE_PAYLOAD_HMR: 'true',
+    },
+  },
+})
