@@ -39,14 +39,14 @@ const checkPlanRules: CollectionBeforeValidateHook = async ({ data, originalDoc,
     errors.push({ path: 'priceIds.yearly', message: 'The monthly and yearly price IDs must differ.' })
   }
 
-  const ids = [monthly, yearly].filter((id): id is string => id !== null)
-  if (ids.length > 0) {
+  for (const [slot, id] of [['monthly', monthly], ['yearly', yearly]] as const) {
+    if (id === null) continue
     const clash = await req.payload.find({
       collection: 'plans',
       where: {
         and: [
           ...(originalDoc?.id !== undefined ? [{ id: { not_equals: originalDoc.id } }] : []),
-          { or: [{ 'priceIds.monthly': { in: ids } }, { 'priceIds.yearly': { in: ids } }] },
+          { or: [{ 'priceIds.monthly': { equals: id } }, { 'priceIds.yearly': { equals: id } }] },
         ],
       },
       limit: 1,
@@ -54,9 +54,7 @@ const checkPlanRules: CollectionBeforeValidateHook = async ({ data, originalDoc,
       req,
     })
     const other = clash.docs[0]
-    if (other) {
-      errors.push({ path: 'priceIds.monthly', message: `A price ID is already used by the plan "${other.slug}".` })
-    }
+    if (other) errors.push({ path: `priceIds.${slot}`, message: `${id} is already used by the plan "${other.slug}".` })
   }
 
   if (errors.length > 0) throw new ValidationError({ collection: 'plans', errors }, req.t)
