@@ -69,8 +69,12 @@ export const createHost = (options: HostOptions): Host => {
   app.set('trust proxy', 'loopback, linklocal, uniquelocal')
 
   app.use((_req, res, next) => {
-    // Ask keep-alive clients to reconnect elsewhere while we drain.
+    // While draining, ask keep-alive clients to reconnect elsewhere, and drop each connection as
+    // soon as its last response is out, so shutdown does not wait for idle sockets.
     if (draining) res.setHeader('Connection', 'close')
+    res.once('finish', () => {
+      if (draining) setImmediate(() => server.closeIdleConnections())
+    })
     next()
   })
 

@@ -1,0 +1,124 @@
+import http from 'node:http'
+
+import pg from 'pg'
+import { afterAll, describe, expect, it } from 'vitest'
+
+import { createHost, type Host } from '../../src/server/host'
+import { freePort } from '../support/net'
+
+const pools: pg.Pool[] = []
+const hosts: Host[] = []
+afterAll(async () => {
+  await Promise.all(hosts.map((host) => host.close()))
+  await Promise.all(pools.map((pool) => pool.end()))
+})
+
+const poolFor = (connectionString: string) => {
+  const pool = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: 1_000 })
+  pool.on('error', () => undefined)
+  pools.push(pool)
+  return pool
+}
+
+/** A host whose "Next" answers /slow after `slowMs` and everything else at once. */
+const startHost = async (databaseUrl: string, slowMs = 400) => {
+  const pool = poolFor(databaseUrl)
+  const logs: string[] = []
+  const host = createHost({
+    handle: async (req, res) => {
+      if (req.url === '/slow') await new Promise((resolve) => setTimeout(resolve, slowMs))
+      res.setHeader('content-type', 'text/plain')
+      res.end(`next:${req.url}`)
+    },
+    checkDatabase: async () => {
+      await pool.query('SELECT 1')
+    },
+    maxBodyBytes: 1_000,
+    maxUploadBytes: 5_000,
+    shutdownTimeoutMs: 3_000,
+    log: (message) => logs.push(message),
+  })
+  hosts.push(host)
+  const port = await host.listen(0, '127.0.0.1')
+  return { host, logs, base: `http://127.0.0.1:${port}` }
+}
+
+describe('health and readiness', () => {
+  it('/healthz answers while the process lives, /readyz when the database answers', async () => {
+    const { base } = await startHost(process.env.DATABASE_URL!)
+    const health = await fetch(`${base}/healthz`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toEqual({ status: 'ok' })
+    const ready = await fetch(`${base}/readyz`)
+    expect(ready.status).toBe(200)
+    expect(await ready.json()).toEqual({ status: 'ready', database: 'ok' })
+    expect(ready.headers.get('cache-control')).toBe('no-store')
+  })
+
+  it('/readyz is 503 when the database is unreachable, /healthz stays 200', async () => {
+    const port = await freePort()
+    const { base } = await startHost(`postgres://postgres@127.0.0.1:${port}/none`)
+    const ready = await fetch(`${base}/readyz`)
+    expect(ready.status).toBe(503)
+    expect(await ready.json()).toEqual({ status: 'unavailable', database: 'unreachable' })
+    expect((await fetch(`${base}/healthz`)).status).toBe(200)
+  })
+
+  it('everything else goes to Next untouched', async () => {
+    const { base } = await startHost(process.env.DATABASE_URL!)
+    const response = await fetch(`${base}/api/plans?limit=1`)
+    expect(await response.text()).toBe('next:/api/plans?limit=1')
+  })
+})
+
+describe('body limits', () => {
+  it('refuses a declared body over the limit with 413 and the error shape, before Next sees it', async () => {
+    const { base } = await startHost(process.env.DATABASE_URL!)
+    const big = await fetch(`${base}/api/users`, { method: 'POST', body: 'x'.repeat(1_001), headers: { 'content-type': 'application/json' } })
+    expect(big.status).toBe(413)
+    expect(await big.json()).toEqual({
+      errors: [{ code: 'payload_too_large', message: 'Request bodies are limited to 1000 bytes.' }],
+    })
+    const small = await fetch(`${base}/api/users`, { method: 'POST', body: 'x'.repeat(1_000), headers: { 'content-type': 'application/json' } })
+    expect(small.status).toBe(200)
+  })
+
+  it('gives uploads their own larger limit', async () => {
+    const { base } = await startHost(process.env.DATABASE_URL!)
+    const form = (size: number) => {
+      const data = new FormData()
+      data.append('file', new Blob(['y'.repeat(size)]), 'kit.zip')
+      return data
+    }
+    expect((await fetch(`${base}/api/releases`, { method: 'POST', body: form(2_000) })).status).toBe(200)
+    expect((await fetch(`${base}/api/releases`, { method: 'POST', body: form(6_000) })).status).toBe(413)
+  })
+})
+
+describe('graceful shutdown', () => {
+  it('stops accepting, lets in-flight requests finish, then resolves', async () => {
+    const { host, logs, base } = await startHost(process.env.DATABASE_URL!, 500)
+    const inFlight = fetch(`${base}/slow`).then(async (response) => ({ status: response.status, text: await response.text() }))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const closed = host.close()
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow()
+    expect(await inFlight).toEqual({ status: 200, text: 'next:/slow' })
+    await closed
+    expect(host.server.listening).toBe(false)
+    // It finished because the request did, not because the shutdown timeout cut it off.
+    expect(logs.filter((line) => line.includes('still open'))).toEqual([])
+  })
+
+  it('closes connections that are still open after the timeout', async () => {
+    const { host, logs, base } = await startHost(process.env.DATABASE_URL!, 60_000)
+    const { port } = new URL(base)
+    const stuck = new Promise<string>((resolve) => {
+      const request = http.get({ host: '127.0.0.1', port, path: '/slow' }, () => resolve('answered'))
+      request.on('error', () => resolve('cut off'))
+    })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await host.close()
+    expect(await stuck).toBe('cut off')
+    expect(logs.some((line) => line.includes('still open after 3000 ms'))).toBe(true)
+  })
+})

@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+import { describe, expect, it } from 'vitest'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const tsx = path.join(root, 'node_modules/.bin/tsx')
+
+/** Start `server.ts` in production from an empty folder (no .env) with exactly these variables. */
+const startProduction = (vars: Record<string, string>) =>
+  new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-prod-'))
+    const child = spawn(tsx, [path.join(root, 'server.ts')], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', ...vars },
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      fs.rmSync(cwd, { recursive: true, force: true })
+      resolve({ code, stderr })
+    })
+  })
+
+const COMPLETE = {
+  PAYLOAD_SECRET: 'a'.repeat(40),
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused',
+  SERVER_URL: 'https://kit.example.com',
+  SMTP_URL: 'smtp://127.0.0.1:2525',
+}
+
+describe('production start-up checks', () => {
+  it('refuses to start with nothing configured and names every missing variable', async () => {
+    const { code, stderr } = await startProduction({})
+    expect(code).toBe(1)
+    for (const name of ['PAYLOAD_SECRET', 'DATABASE_URL', 'SERVER_URL', 'SMTP_URL']) {
+      expect(stderr).toContain(`${name} is not set`)
+    }
+  })
+
+  it.each(Object.keys(COMPLETE))('refuses to start without %s alone, naming only it', async (name) => {
+    const vars: Record<string, string> = { ...COMPLETE }
+    delete vars[name]
+    const { code, stderr } = await startProduction(vars)
+    expect(code).toBe(1)
+    expect(stderr).toContain(`${name} is not set`)
+    for (const other of Object.keys(COMPLETE).filter((key) => key !== name)) {
+      expect(stderr).not.toContain(`${other} is not set`)
+    }
+  })
+
+  it('refuses a short secret and never prints it', async () => {
+    const { code, stderr } = await startProduction({ ...COMPLETE, PAYLOAD_SECRET: 'short-secret-value' })
+    expect(code).toBe(1)
+    expect(stderr).toContain('PAYLOAD_SECRET is too short (18 characters, need at least 32)')
+    expect(stderr).not.toContain('short-secret-value')
+  })
+})
