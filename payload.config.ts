@@ -27,7 +27,7 @@ export default buildConfig({
   db: postgresAdapter({
     pool: {
       connectionString: env.databaseUrl ?? embeddedDatabaseUrl(env.embeddedPostgresPort, EMBEDDED_DATABASE_NAME),
-      max: Number(process.env.DATABASE_POOL_MAX ?? 10),
+      max: env.databasePoolMax,
     },
     // Every database, development included, is shaped by the committed migrations only.
     push: false,

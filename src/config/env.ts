@@ -14,6 +14,7 @@ export type ServiceEnv = {
   /** Where development state lives: embedded database, outbox, generated secret. */
   dataDir: string
   databaseUrl: string | undefined
+  databasePoolMax: number
   payloadSecret: string | undefined
   serverUrl: string
   port: number
@@ -48,7 +49,7 @@ const intOr = (value: string | undefined, fallback: number, name: string): numbe
 }
 
 export const readEnv = (source: Source = process.env): ServiceEnv => {
-  const rootDir = path.resolve(blank(source.APP_ROOT) ?? process.cwd())
+  const rootDir = process.cwd()
   const dataDir = path.resolve(rootDir, blank(source.DATA_DIR) ?? '.data')
   const port = intOr(source.PORT, 3000, 'PORT')
   return {
@@ -56,6 +57,7 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
     rootDir,
     dataDir,
     databaseUrl: blank(source.DATABASE_URL),
+    databasePoolMax: intOr(source.DATABASE_POOL_MAX, 10, 'DATABASE_POOL_MAX'),
     payloadSecret: blank(source.PAYLOAD_SECRET),
     serverUrl: (blank(source.SERVER_URL) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     port,
