@@ -135,3 +135,23 @@ describe('login lockout', () => {
     expect(right.body.user.email).toBe(customer.email)
   })
 })
+
+describe('cookie sessions and CSRF', () => {
+  it('accepts the session cookie only from an origin in the SERVER_URL allow-list', async () => {
+    const customer = await createUser(payload(), 'customer')
+    const cookie = `payload-token=${customer.token}`
+    const sameSite = await api('GET', '/users/me', { headers: { cookie, origin: 'http://localhost:3000' } })
+    expect(sameSite.body.user?.email).toBe(customer.email)
+    const crossSite = await api('GET', '/users/me', { headers: { cookie, origin: 'https://evil.example' } })
+    expect(crossSite.body.user).toBeNull()
+  })
+
+  it('sets an HttpOnly, SameSite=Lax session cookie on login', async () => {
+    const customer = await createUser(payload(), 'customer')
+    const login = await api('POST', '/users/login', { body: { email: customer.email, password: customer.password } })
+    const setCookie = login.headers.get('set-cookie') ?? ''
+    expect(setCookie).toMatch(/payload-token=/)
+    expect(setCookie).toMatch(/HttpOnly/i)
+    expect(setCookie).toMatch(/SameSite=Lax/i)
+  })
+})
