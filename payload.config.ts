@@ -38,6 +38,9 @@ export default buildConfig({
   cors: [env.serverUrl],
   csrf: [env.serverUrl],
   telemetry: false,
+  logger: { options: { level: env.logLevel } },
+  // A wrong password or a locked account is the client's mistake, not an error of the service.
+  loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info' },
   typescript: { outputFile: path.resolve(dirname, 'src/payload-types.ts') },
   plugins: [
     accountsPlugin({

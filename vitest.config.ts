@@ -14,6 +14,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     env: {
       NODE_ENV: 'test',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       PAYLOAD_SECRET: 'test-secret-that-is-long-enough-for-the-checks-0123456789',
       DATA_DIR: '.data/test',
       SERVER_URL: 'http://localhost:3000',

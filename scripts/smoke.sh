@@ -42,6 +42,13 @@ check /api/plans 200 'price_smoke_standard'
 check /admin/create-first-user 200 '<html'
 check / 200 'data-plan="ultimate"'
 
+# The first admin through the admin's first-register endpoint gets a Secure, HttpOnly session cookie.
+headers=$(curl -sS -D - -o /dev/null -H 'content-type: application/json' -H "origin: http://localhost:$port" \
+  -d '{"email":"owner@example.com","password":"smoke-password-123"}' "http://localhost:$port/api/users/first-register")
+echo "$headers" | grep -qi '^set-cookie: payload-token=.*; *Secure' || fail "first-register cookie is not Secure: $headers"
+echo "$headers" | grep -qi '^set-cookie: payload-token=.*HttpOnly' || fail "first-register cookie is not HttpOnly"
+echo "smoke: first admin created, session cookie is Secure and HttpOnly"
+
 kill -TERM "$pid"
 for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
 kill -0 "$pid" 2>/dev/null && fail "still running 30 s after SIGTERM"

@@ -13,6 +13,8 @@ export type ServiceEnv = {
   rootDir: string
   /** Where development state lives: embedded database, outbox, generated secret. */
   dataDir: string
+  /** pino level for Payload's logger: trace, debug, info, warn, error, fatal or silent. */
+  logLevel: string
   databaseUrl: string | undefined
   databasePoolMax: number
   payloadSecret: string | undefined
@@ -56,6 +58,7 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
     isProduction: source.NODE_ENV === 'production',
     rootDir,
     dataDir,
+    logLevel: blank(source.LOG_LEVEL) ?? 'info',
     databaseUrl: blank(source.DATABASE_URL),
     databasePoolMax: intOr(source.DATABASE_POOL_MAX, 10, 'DATABASE_POOL_MAX'),
     payloadSecret: blank(source.PAYLOAD_SECRET),
