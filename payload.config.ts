@@ -21,6 +21,8 @@ export default buildConfig({
   secret: env.payloadSecret ?? (env.isProduction ? '' : resolvePayloadSecret(env)),
   admin: {
     user: 'users',
+    // No Gravatar: the admin works offline and does not leak staff emails to a third party.
+    avatar: 'default',
     importMap: { baseDir: path.resolve(dirname, 'src') },
     meta: { titleSuffix: ' | Starter Kit' },
   },
