@@ -6,7 +6,10 @@ import { lexicalEditor } from '@payloadcms/richtext-lexical'
 import { buildConfig } from 'payload'
 
 import { accountsPlugin } from './plugins/accounts'
+import { billingPlugin } from './plugins/billing'
 import { catalogPlugin } from './plugins/catalog'
+import { licensingPlugin } from './plugins/licensing'
+import { admins, staff } from './src/access/roles'
 import { readEnv, resolvePayloadSecret } from './src/config/env'
 import { embeddedDatabaseUrl } from './src/db/embedded'
 import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
@@ -43,6 +46,16 @@ export default buildConfig({
   logger: { options: { level: env.logLevel } },
   // A wrong password or a locked account is the client's mistake, not an error of the service.
   loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info' },
+  jobs: {
+    // Every instance works the queue (emails) every 10 seconds; tests run it explicitly.
+    autoRun: [{ cron: '*/10 * * * * *', queue: 'default', limit: 20 }],
+    shouldAutoRun: () => process.env.NODE_ENV !== 'test',
+    access: { run: ({ req }) => Boolean(req.user?.roles?.includes('admin')), queue: () => false, cancel: ({ req }) => Boolean(req.user?.roles?.includes('admin')) },
+    jobsCollectionOverrides: ({ defaultJobsCollection }) => ({
+      ...defaultJobsCollection,
+      access: { read: staff, create: () => false, update: admins, delete: admins },
+    }),
+  },
   typescript: { outputFile: path.resolve(dirname, 'src/payload-types.ts') },
   plugins: [
     accountsPlugin({
@@ -51,5 +64,18 @@ export default buildConfig({
       lockTimeMs: 15 * 60 * 1000,
     }),
     catalogPlugin(),
+    licensingPlugin({
+      productName: 'Starter Kit',
+      serverUrl: env.serverUrl,
+      retryDelayMs: env.jobsRetryDelayMs,
+      graceDays: env.subscriptionGraceDays,
+    }),
+    billingPlugin({
+      secretKey: env.payment.secretKey,
+      webhookSecret: env.payment.webhookSecret,
+      apiUrl: env.payment.apiUrl,
+      serverUrl: env.serverUrl,
+      graceDays: env.subscriptionGraceDays,
+    }),
   ],
 })

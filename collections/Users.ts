@@ -66,6 +66,17 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
       admin: { position: 'sidebar', description: 'Only admins change roles.' },
     },
     {
+      name: 'emailVerified',
+      type: 'checkbox',
+      defaultValue: false,
+      access: { create: adminsField, update: adminsField },
+      admin: {
+        position: 'sidebar',
+        readOnly: true,
+        description: 'Set when the user proves the address; links purchases made with it to this account.',
+      },
+    },
+    {
       name: 'processorCustomerId',
       label: 'Processor customer ID',
       type: 'text',

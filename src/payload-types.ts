@@ -69,7 +69,15 @@ export interface Config {
   collections: {
     users: User;
     plans: Plan;
+    licenses: License;
+    audit_log: AuditLog;
+    user_subscriptions: UserSubscription;
+    one_time_purchases: OneTimePurchase;
+    payment_history: PaymentHistory;
+    processor_events: ProcessorEvent;
+    analytics_events: AnalyticsEvent;
     'payload-kv': PayloadKv;
+    'payload-jobs': PayloadJob;
     'payload-locked-documents': PayloadLockedDocument;
     'payload-preferences': PayloadPreference;
     'payload-migrations': PayloadMigration;
@@ -78,7 +86,15 @@ export interface Config {
   collectionsSelect: {
     users: UsersSelect<false> | UsersSelect<true>;
     plans: PlansSelect<false> | PlansSelect<true>;
+    licenses: LicensesSelect<false> | LicensesSelect<true>;
+    audit_log: AuditLogSelect<false> | AuditLogSelect<true>;
+    user_subscriptions: UserSubscriptionsSelect<false> | UserSubscriptionsSelect<true>;
+    one_time_purchases: OneTimePurchasesSelect<false> | OneTimePurchasesSelect<true>;
+    payment_history: PaymentHistorySelect<false> | PaymentHistorySelect<true>;
+    processor_events: ProcessorEventsSelect<false> | ProcessorEventsSelect<true>;
+    analytics_events: AnalyticsEventsSelect<false> | AnalyticsEventsSelect<true>;
     'payload-kv': PayloadKvSelect<false> | PayloadKvSelect<true>;
+    'payload-jobs': PayloadJobsSelect<false> | PayloadJobsSelect<true>;
     'payload-locked-documents': PayloadLockedDocumentsSelect<false> | PayloadLockedDocumentsSelect<true>;
     'payload-preferences': PayloadPreferencesSelect<false> | PayloadPreferencesSelect<true>;
     'payload-migrations': PayloadMigrationsSelect<false> | PayloadMigrationsSelect<true>;
@@ -95,7 +111,13 @@ export interface Config {
   };
   user: User;
   jobs: {
-    tasks: unknown;
+    tasks: {
+      sendLicenseEmail: TaskSendLicenseEmail;
+      inline: {
+        input: unknown;
+        output: unknown;
+      };
+    };
     workflows: unknown;
   };
 }
@@ -128,6 +150,10 @@ export interface User {
    * Only admins change roles.
    */
   roles: ('admin' | 'support' | 'customer')[];
+  /**
+   * Set when the user proves the address; links purchases made with it to this account.
+   */
+  emailVerified?: boolean | null;
   /**
    * Set by the billing webhook.
    */
@@ -197,6 +223,216 @@ export interface Plan {
   createdAt: string;
 }
 /**
+ * Support: open a license and set "Staff override" with a reason to revoke or restore it.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "licenses".
+ */
+export interface License {
+  id: number;
+  key: string;
+  user?: (number | null) | User;
+  email?: string | null;
+  plan: number | Plan;
+  source: 'one_time_purchase' | 'subscription' | 'manual';
+  oneTimePurchase?: (number | null) | OneTimePurchase;
+  subscription?: (number | null) | UserSubscription;
+  /**
+   * Follows the purchase or subscription, unless staff override it.
+   */
+  status: 'active' | 'suspended' | 'revoked' | 'expired';
+  /**
+   * Subscriptions: end of the paid period plus the grace period.
+   */
+  validUntil?: string | null;
+  override?: ('none' | 'revoked' | 'active') | null;
+  /**
+   * Required when the override changes; kept in the audit log.
+   */
+  overrideReason?: string | null;
+  grantedAt?: string | null;
+  revokedAt?: string | null;
+  revokedReason?: string | null;
+  revokedBy?: (number | null) | User;
+  downloadCount?: number | null;
+  lastDownloadedAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "one_time_purchases".
+ */
+export interface OneTimePurchase {
+  id: number;
+  user?: (number | null) | User;
+  email?: string | null;
+  plan?: (number | null) | Plan;
+  processorPaymentIntentId: string;
+  processorCheckoutSessionId?: string | null;
+  processorCustomerId?: string | null;
+  processorChargeId?: string | null;
+  processorPriceId?: string | null;
+  /**
+   * In cents.
+   */
+  amount?: number | null;
+  currency?: string | null;
+  /**
+   * pending: a delayed payment method has not settled yet.
+   */
+  status: 'pending' | 'succeeded' | 'failed';
+  /**
+   * In cents.
+   */
+  refundedAmount?: number | null;
+  disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
+  grantedAt?: string | null;
+  revokedAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "user_subscriptions".
+ */
+export interface UserSubscription {
+  id: number;
+  user?: (number | null) | User;
+  /**
+   * Checkout email; links an anonymous purchase to an account.
+   */
+  email?: string | null;
+  plan?: (number | null) | Plan;
+  processorCustomerId?: string | null;
+  processorSubscriptionId: string;
+  processorPriceId?: string | null;
+  status: 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' | 'incomplete' | 'incomplete_expired' | 'paused';
+  billingCycle?: ('monthly' | 'yearly') | null;
+  currentPeriodEnd?: string | null;
+  cancelAtPeriodEnd?: boolean | null;
+  canceledAt?: string | null;
+  /**
+   * Its latest payment was refunded in full.
+   */
+  fullyRefunded?: boolean | null;
+  disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "audit_log".
+ */
+export interface AuditLog {
+  id: number;
+  actor?: (number | null) | User;
+  action: string;
+  targetCollection: string;
+  targetId: string;
+  reason?: string | null;
+  before?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  after?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "payment_history".
+ */
+export interface PaymentHistory {
+  id: number;
+  user?: (number | null) | User;
+  email?: string | null;
+  /**
+   * The invoice id (recurring) or the payment intent id (one-time).
+   */
+  processorPaymentId: string;
+  subscription?: (number | null) | UserSubscription;
+  /**
+   * In cents.
+   */
+  amount: number;
+  currency: string;
+  paymentType: 'recurring' | 'one_time';
+  status: 'succeeded' | 'failed';
+  invoiceUrl?: string | null;
+  paidAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * Webhook events from the processor. A failed event can be run again from its page.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "processor_events".
+ */
+export interface ProcessorEvent {
+  id: number;
+  eventId: string;
+  type: string;
+  livemode?: boolean | null;
+  status: 'received' | 'processed' | 'ignored' | 'failed';
+  attempts?: number | null;
+  lastError?: string | null;
+  objectId?: string | null;
+  receivedAt: string;
+  processedAt?: string | null;
+  payload:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "analytics_events".
+ */
+export interface AnalyticsEvent {
+  id: number;
+  name: string;
+  user?: (number | null) | User;
+  email?: string | null;
+  properties?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  occurredAt: string;
+  /**
+   * The processor event (or staff action) it came from: one analytics event per source.
+   */
+  sourceEventId: string;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "payload-kv".
  */
@@ -215,6 +451,98 @@ export interface PayloadKv {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "payload-jobs".
+ */
+export interface PayloadJob {
+  id: number;
+  /**
+   * Input data provided to the job
+   */
+  input?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  taskStatus?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  completedAt?: string | null;
+  totalTried?: number | null;
+  /**
+   * If hasError is true this job will not be retried
+   */
+  hasError?: boolean | null;
+  /**
+   * If hasError is true, this is the error that caused it
+   */
+  error?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  /**
+   * Task execution log
+   */
+  log?:
+    | {
+        executedAt: string;
+        completedAt: string;
+        taskSlug: 'inline' | 'sendLicenseEmail';
+        taskID: string;
+        input?:
+          | {
+              [k: string]: unknown;
+            }
+          | unknown[]
+          | string
+          | number
+          | boolean
+          | null;
+        output?:
+          | {
+              [k: string]: unknown;
+            }
+          | unknown[]
+          | string
+          | number
+          | boolean
+          | null;
+        state: 'failed' | 'succeeded';
+        error?:
+          | {
+              [k: string]: unknown;
+            }
+          | unknown[]
+          | string
+          | number
+          | boolean
+          | null;
+        id?: string | null;
+      }[]
+    | null;
+  taskSlug?: ('inline' | 'sendLicenseEmail') | null;
+  queue?: string | null;
+  waitUntil?: string | null;
+  processing?: boolean | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "payload-locked-documents".
  */
 export interface PayloadLockedDocument {
@@ -227,6 +555,34 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'plans';
         value: number | Plan;
+      } | null)
+    | ({
+        relationTo: 'licenses';
+        value: number | License;
+      } | null)
+    | ({
+        relationTo: 'audit_log';
+        value: number | AuditLog;
+      } | null)
+    | ({
+        relationTo: 'user_subscriptions';
+        value: number | UserSubscription;
+      } | null)
+    | ({
+        relationTo: 'one_time_purchases';
+        value: number | OneTimePurchase;
+      } | null)
+    | ({
+        relationTo: 'payment_history';
+        value: number | PaymentHistory;
+      } | null)
+    | ({
+        relationTo: 'processor_events';
+        value: number | ProcessorEvent;
+      } | null)
+    | ({
+        relationTo: 'analytics_events';
+        value: number | AnalyticsEvent;
       } | null);
   globalSlug?: string | null;
   user: {
@@ -277,6 +633,7 @@ export interface PayloadMigration {
 export interface UsersSelect<T extends boolean = true> {
   name?: T;
   roles?: T;
+  emailVerified?: T;
   processorCustomerId?: T;
   updatedAt?: T;
   createdAt?: T;
@@ -331,11 +688,176 @@ export interface PlansSelect<T extends boolean = true> {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "licenses_select".
+ */
+export interface LicensesSelect<T extends boolean = true> {
+  key?: T;
+  user?: T;
+  email?: T;
+  plan?: T;
+  source?: T;
+  oneTimePurchase?: T;
+  subscription?: T;
+  status?: T;
+  validUntil?: T;
+  override?: T;
+  overrideReason?: T;
+  grantedAt?: T;
+  revokedAt?: T;
+  revokedReason?: T;
+  revokedBy?: T;
+  downloadCount?: T;
+  lastDownloadedAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "audit_log_select".
+ */
+export interface AuditLogSelect<T extends boolean = true> {
+  actor?: T;
+  action?: T;
+  targetCollection?: T;
+  targetId?: T;
+  reason?: T;
+  before?: T;
+  after?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "user_subscriptions_select".
+ */
+export interface UserSubscriptionsSelect<T extends boolean = true> {
+  user?: T;
+  email?: T;
+  plan?: T;
+  processorCustomerId?: T;
+  processorSubscriptionId?: T;
+  processorPriceId?: T;
+  status?: T;
+  billingCycle?: T;
+  currentPeriodEnd?: T;
+  cancelAtPeriodEnd?: T;
+  canceledAt?: T;
+  fullyRefunded?: T;
+  disputeStatus?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "one_time_purchases_select".
+ */
+export interface OneTimePurchasesSelect<T extends boolean = true> {
+  user?: T;
+  email?: T;
+  plan?: T;
+  processorPaymentIntentId?: T;
+  processorCheckoutSessionId?: T;
+  processorCustomerId?: T;
+  processorChargeId?: T;
+  processorPriceId?: T;
+  amount?: T;
+  currency?: T;
+  status?: T;
+  refundedAmount?: T;
+  disputeStatus?: T;
+  grantedAt?: T;
+  revokedAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "payment_history_select".
+ */
+export interface PaymentHistorySelect<T extends boolean = true> {
+  user?: T;
+  email?: T;
+  processorPaymentId?: T;
+  subscription?: T;
+  amount?: T;
+  currency?: T;
+  paymentType?: T;
+  status?: T;
+  invoiceUrl?: T;
+  paidAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "processor_events_select".
+ */
+export interface ProcessorEventsSelect<T extends boolean = true> {
+  eventId?: T;
+  type?: T;
+  livemode?: T;
+  status?: T;
+  attempts?: T;
+  lastError?: T;
+  objectId?: T;
+  receivedAt?: T;
+  processedAt?: T;
+  payload?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "analytics_events_select".
+ */
+export interface AnalyticsEventsSelect<T extends boolean = true> {
+  name?: T;
+  user?: T;
+  email?: T;
+  properties?: T;
+  occurredAt?: T;
+  sourceEventId?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "payload-kv_select".
  */
 export interface PayloadKvSelect<T extends boolean = true> {
   key?: T;
   data?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "payload-jobs_select".
+ */
+export interface PayloadJobsSelect<T extends boolean = true> {
+  input?: T;
+  taskStatus?: T;
+  completedAt?: T;
+  totalTried?: T;
+  hasError?: T;
+  error?: T;
+  log?:
+    | T
+    | {
+        executedAt?: T;
+        completedAt?: T;
+        taskSlug?: T;
+        taskID?: T;
+        input?: T;
+        output?: T;
+        state?: T;
+        error?: T;
+        id?: T;
+      };
+  taskSlug?: T;
+  queue?: T;
+  waitUntil?: T;
+  processing?: T;
+  updatedAt?: T;
+  createdAt?: T;
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
@@ -378,6 +900,18 @@ export interface CollectionsWidget {
     [k: string]: unknown;
   };
   width: 'full';
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskSendLicenseEmail".
+ */
+export interface TaskSendLicenseEmail {
+  input: {
+    licenseId: number;
+  };
+  output: {
+    to?: string | null;
+  };
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema

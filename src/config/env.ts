@@ -26,6 +26,17 @@ export type ServiceEnv = {
   embeddedPostgresPort: number
   maxBodyBytes: number
   maxUploadBytes: number
+  payment: {
+    secretKey: string | undefined
+    webhookSecret: string | undefined
+    publishableKey: string | undefined
+    /** Another API base URL for the processor SDK (stand-in, staging double). */
+    apiUrl: string | undefined
+  }
+  /** Days a past_due subscription keeps its license after the period ended. */
+  subscriptionGraceDays: number
+  /** First retry delay of background jobs (emails); doubles on each further attempt. */
+  jobsRetryDelayMs: number
   priceIds: {
     standardLifetime: string | null
     ultimateLifetime: string | null
@@ -70,6 +81,14 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
     embeddedPostgresPort: intOr(source.EMBEDDED_POSTGRES_PORT, 54329, 'EMBEDDED_POSTGRES_PORT'),
     maxBodyBytes: intOr(source.MAX_BODY_BYTES, 1024 * 1024, 'MAX_BODY_BYTES'),
     maxUploadBytes: intOr(source.MAX_UPLOAD_BYTES, 512 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
+    payment: {
+      secretKey: blank(source.PAYMENT_SECRET_KEY),
+      webhookSecret: blank(source.PAYMENT_WEBHOOK_SECRET),
+      publishableKey: blank(source.PUBLIC_PAYMENT_PUBLISHABLE_KEY),
+      apiUrl: blank(source.PAYMENT_API_URL),
+    },
+    subscriptionGraceDays: intOr(source.SUBSCRIPTION_GRACE_DAYS, 7, 'SUBSCRIPTION_GRACE_DAYS'),
+    jobsRetryDelayMs: intOr(source.JOBS_RETRY_DELAY_MS, 30_000, 'JOBS_RETRY_DELAY_MS'),
     priceIds: {
       standardLifetime: blank(source.PUBLIC_PRICE_ID_STANDARD_LIFETIME) ?? null,
       ultimateLifetime: blank(source.PUBLIC_PRICE_ID_ULTIMATE_LIFETIME) ?? null,
@@ -97,6 +116,17 @@ export const productionProblems = (source: Source = process.env): string[] => {
   if (!serverUrl) problems.push('SERVER_URL is not set (the public https:// address of the service)')
   else if (!/^https?:\/\/[^/]+/.test(serverUrl)) problems.push(`SERVER_URL is not an absolute URL: "${serverUrl}"`)
   if (!blank(source.SMTP_URL)) problems.push('SMTP_URL is not set (email delivery; production never writes to the file outbox)')
+  const secretKey = blank(source.PAYMENT_SECRET_KEY)
+  const publishableKey = blank(source.PUBLIC_PAYMENT_PUBLISHABLE_KEY)
+  if (!secretKey) problems.push('PAYMENT_SECRET_KEY is not set (processor secret key, sk_live_... or sk_test_...)')
+  else if (!/^(sk|rk)_(test|live)_/.test(secretKey)) problems.push('PAYMENT_SECRET_KEY is not a secret key (sk_test_/sk_live_/rk_...)')
+  if (!blank(source.PAYMENT_WEBHOOK_SECRET)) problems.push('PAYMENT_WEBHOOK_SECRET is not set (webhook signing secret, whsec_...)')
+  if (!publishableKey) problems.push('PUBLIC_PAYMENT_PUBLISHABLE_KEY is not set (pk_live_... or pk_test_...)')
+  else if (!/^pk_(test|live)_/.test(publishableKey)) problems.push('PUBLIC_PAYMENT_PUBLISHABLE_KEY is not a publishable key (pk_...)')
+  const mode = (key: string | undefined) => /_(test|live)_/.exec(key ?? '')?.[1]
+  if (secretKey && publishableKey && mode(secretKey) && mode(publishableKey) && mode(secretKey) !== mode(publishableKey)) {
+    problems.push('PAYMENT_SECRET_KEY and PUBLIC_PAYMENT_PUBLISHABLE_KEY are of different modes (test and live keys must not be mixed)')
+  }
   return problems
 }
 

@@ -33,13 +33,16 @@ const COMPLETE = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused',
   SERVER_URL: 'https://kit.example.com',
   SMTP_URL: 'smtp://127.0.0.1:2525',
+  PAYMENT_SECRET_KEY: 'sk_live_0123456789abcdef',
+  PAYMENT_WEBHOOK_SECRET: 'whsec_0123456789abcdef',
+  PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_live_0123456789abcdef',
 }
 
 describe('production start-up checks', () => {
   it('refuses to start with nothing configured and names every missing variable', async () => {
     const { code, stderr } = await startProduction({})
     expect(code).toBe(1)
-    for (const name of ['PAYLOAD_SECRET', 'DATABASE_URL', 'SERVER_URL', 'SMTP_URL']) {
+    for (const name of Object.keys(COMPLETE)) {
       expect(stderr).toContain(`${name} is not set`)
     }
   })
@@ -53,6 +56,13 @@ describe('production start-up checks', () => {
     for (const other of Object.keys(COMPLETE).filter((key) => key !== name)) {
       expect(stderr).not.toContain(`${other} is not set`)
     }
+  })
+
+  it('refuses test and live keys mixed', async () => {
+    const { code, stderr } = await startProduction({ ...COMPLETE, PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_0123456789abcdef' })
+    expect(code).toBe(1)
+    expect(stderr).toContain('of different modes')
+    expect(stderr).not.toContain('sk_live_0123456789abcdef')
   })
 
   it('refuses a short secret and never prints it', async () => {

@@ -1,0 +1,32 @@
+import type { CollectionConfig } from 'payload'
+
+import { customerRowsAccess } from '../src/access/customer-rows'
+
+/** Every payment, one row per processor invoice (recurring) or payment intent (one-time). */
+export const PaymentHistory: CollectionConfig = {
+  slug: 'payment_history',
+  admin: {
+    useAsTitle: 'processorPaymentId',
+    defaultColumns: ['processorPaymentId', 'user', 'amount', 'currency', 'paymentType', 'status', 'paidAt'],
+    group: 'Billing',
+  },
+  access: customerRowsAccess(),
+  fields: [
+    { name: 'user', type: 'relationship', relationTo: 'users', index: true },
+    { name: 'email', type: 'email', index: true },
+    {
+      name: 'processorPaymentId',
+      type: 'text',
+      required: true,
+      unique: true,
+      admin: { description: 'The invoice id (recurring) or the payment intent id (one-time).' },
+    },
+    { name: 'subscription', type: 'relationship', relationTo: 'user_subscriptions' },
+    { name: 'amount', type: 'number', required: true, admin: { description: 'In cents.' } },
+    { name: 'currency', type: 'text', required: true },
+    { name: 'paymentType', type: 'select', required: true, options: ['recurring', 'one_time'] },
+    { name: 'status', type: 'select', required: true, options: ['succeeded', 'failed'] },
+    { name: 'invoiceUrl', type: 'text' },
+    { name: 'paidAt', type: 'date' },
+  ],
+}

@@ -1,0 +1,54 @@
+import type { CollectionAfterLoginHook, Config, Plugin } from 'payload'
+
+import { checkoutSessionsEndpoint } from '../endpoints/checkout-sessions'
+import { customerPortalGetEndpoint, customerPortalPostEndpoint } from '../endpoints/customer-portal'
+import { retryEventEndpoint } from '../endpoints/retry-event'
+import { webhookEndpoint } from '../endpoints/webhook'
+import { AnalyticsEvents } from '../collections/AnalyticsEvents'
+import { OneTimePurchases } from '../collections/OneTimePurchases'
+import { PaymentHistory } from '../collections/PaymentHistory'
+import { ProcessorEvents } from '../collections/ProcessorEvents'
+import { UserSubscriptions } from '../collections/UserSubscriptions'
+import { claimPurchases } from '../src/billing/customers'
+import { type BillingOptions, createBillingRuntime } from '../src/billing/runtime'
+
+/** A user who signs in with a verified email takes over the purchases made anonymously with it. */
+const claimOnLogin: CollectionAfterLoginHook = async ({ req, user }) => {
+  if (user?.emailVerified) await claimPurchases(req, user)
+  return user
+}
+
+/**
+ * Billing: the processor's hosted checkout and portal, the verified exactly-once webhook, and the
+ * records it writes (subscriptions, one-time purchases, payment history, the event log, analytics).
+ * Without processor keys the collections still exist (the schema stays stable) and the endpoints
+ * answer 503 `processor_not_configured`.
+ */
+export const billingPlugin =
+  (options: BillingOptions): Plugin =>
+  (config: Config): Config => {
+    const runtime = createBillingRuntime(options)
+    const collections = (config.collections ?? []).map((collection) =>
+      collection.slug === 'users'
+        ? { ...collection, hooks: { ...collection.hooks, afterLogin: [...(collection.hooks?.afterLogin ?? []), claimOnLogin] } }
+        : collection,
+    )
+    return {
+      ...config,
+      collections: [
+        ...collections,
+        UserSubscriptions,
+        OneTimePurchases,
+        PaymentHistory,
+        { ...ProcessorEvents, endpoints: [retryEventEndpoint(runtime)] },
+        AnalyticsEvents,
+      ],
+      endpoints: [
+        ...(config.endpoints ?? []),
+        checkoutSessionsEndpoint(runtime),
+        customerPortalPostEndpoint(runtime),
+        customerPortalGetEndpoint(runtime),
+        webhookEndpoint(runtime),
+      ],
+    }
+  }

@@ -1,0 +1,105 @@
+import crypto from 'node:crypto'
+
+import type { PayloadRequest } from 'payload'
+import type Stripe from 'stripe'
+
+import { ServiceError } from '../http/errors'
+import type { User } from '../payload-types'
+import { planForPrice } from './customers'
+import { processorFailure } from './errors'
+import type { ConfiguredBilling } from './runtime'
+
+export type CheckoutRequest = {
+  priceId: string
+  /** The client's Idempotency-Key header, when it sent one. */
+  idempotencyKey: string | null
+  /** Tells anonymous callers apart for the derived idempotency key (address and user agent). */
+  clientFingerprint: string
+  now?: Date
+}
+
+/** Two identical checkout requests this close together are one (a double click, a retry). */
+const DEDUPE_WINDOW_MS = 10_000
+
+const hash = (value: string) => crypto.createHash('sha256').update(value).digest('hex').slice(0, 40)
+
+/** The customer a signed-in buyer already has at the processor, if any. */
+const existingCustomer = async (req: PayloadRequest, user: User): Promise<string | null> => {
+  if (user.processorCustomerId) return user.processorCustomerId
+  const { docs } = await req.payload.find({
+    collection: 'user_subscriptions',
+    where: { and: [{ user: { equals: user.id } }, { processorCustomerId: { exists: true } }] },
+    sort: '-createdAt',
+    limit: 1,
+    depth: 0,
+    req,
+  })
+  return docs[0]?.processorCustomerId ?? null
+}
+
+/**
+ * Open a hosted checkout for a plan's price. Writes nothing: the webhook is the only writer of
+ * purchases, subscriptions and licenses.
+ */
+export const createCheckoutSession = async (
+  req: PayloadRequest,
+  billing: ConfiguredBilling,
+  request: CheckoutRequest,
+): Promise<{ url: string; id: string }> => {
+  const { processor, mode, serverUrl } = billing
+  const plan = await planForPrice(req, request.priceId)
+  if (!plan || !plan.active || plan.isFree) {
+    throw new ServiceError(400, 'unknown_price', `The price ${request.priceId} is not for sale.`)
+  }
+
+  let price: Stripe.Price
+  try {
+    price = await processor.prices.retrieve(request.priceId)
+  } catch (error) {
+    throw processorFailure(error, { priceId: request.priceId })
+  }
+  if (price.livemode !== (mode === 'live')) {
+    throw new ServiceError(400, 'processor_mode_mismatch', 'This price belongs to the other processor mode (test and live are never mixed).')
+  }
+  if (!price.active) throw new ServiceError(400, 'unknown_price', `The price ${request.priceId} is not for sale.`)
+
+  const user = req.user && req.user.collection === 'users' ? (req.user as User) : null
+  const recurring = price.type === 'recurring'
+  const billingCycle = recurring ? (price.recurring?.interval === 'year' ? 'yearly' : 'monthly') : 'lifetime'
+  const metadata: Record<string, string> = {
+    plan_id: plan.slug,
+    price_id: price.id,
+    billing_cycle: billingCycle,
+    ...(user ? { user_id: String(user.id) } : {}),
+  }
+  const customer = user ? await existingCustomer(req, user) : null
+  const params: Stripe.Checkout.SessionCreateParams = {
+    mode: recurring ? 'subscription' : 'payment',
+    line_items: [{ price: price.id, quantity: 1 }],
+    metadata,
+    allow_promotion_codes: Boolean(plan.allowPromotionCodes),
+    success_url: `${serverUrl}/success?session_id={CHECKOUT_SESSION_ID}`,
+    cancel_url: `${serverUrl}/#pricing`,
+    ...(user ? { client_reference_id: String(user.id) } : {}),
+    ...(customer ? { customer } : user ? { customer_email: user.email } : {}),
+    ...(recurring
+      ? { subscription_data: { metadata } }
+      : { payment_intent_data: { metadata }, ...(customer ? {} : { customer_creation: 'always' as const }) }),
+  }
+
+  const principal = user ? `user:${user.id}` : `anon:${hash(request.clientFingerprint)}`
+  const now = request.now ?? new Date()
+  const idempotencyKey = request.idempotencyKey
+    ? `checkout:${principal}:${hash(request.idempotencyKey)}`
+    : `checkout:${principal}:${hash(`${price.id}|${Math.floor(now.getTime() / DEDUPE_WINDOW_MS)}`)}`
+  try {
+    const session = await processor.checkout.sessions.create(params, { idempotencyKey })
+    if (!session.url) throw new Error(`checkout session ${session.id} has no url`)
+    return { url: session.url, id: session.id }
+  } catch (error) {
+    if ((error as { type?: string }).type === 'StripeIdempotencyError') {
+      throw new ServiceError(400, 'invalid_request', 'This Idempotency-Key was already used for a different checkout.')
+    }
+    throw processorFailure(error, { priceId: request.priceId })
+  }
+}

@@ -1,0 +1,196 @@
+import type { PayloadRequest } from 'payload'
+
+import { track } from '../analytics/track'
+import { syncLicense } from '../licensing/sync'
+import type { OneTimePurchase, Plan, User, UserSubscription } from '../payload-types'
+import type { DisputeState } from '../licensing/status'
+import type { SubscriptionStatus } from './statuses'
+
+export type BillingSettings = { graceDays: number }
+
+type PurchaseFacts = {
+  paymentIntentId: string
+  checkoutSessionId?: string | null
+  customerId?: string | null
+  chargeId?: string | null
+  priceId?: string | null
+  amount?: number | null
+  currency?: string | null
+  status?: 'pending' | 'succeeded' | 'failed'
+  refundedAmount?: number
+  disputeStatus?: DisputeState
+  plan?: Plan | null
+  buyer?: User | null
+  email?: string | null
+}
+
+const STATUS_RANK = { pending: 0, failed: 1, succeeded: 2 } as const
+
+const relId = (value: unknown): number | null =>
+  value == null ? null : typeof value === 'object' ? (value as { id: number }).id : (value as number)
+
+/**
+ * Record what the processor says about a one-time payment and bring its license in line. Facts only
+ * move forward (a succeeded payment never becomes pending again; a refund never shrinks), so the
+ * events of one purchase can be applied in any order and any number of times.
+ */
+export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFacts, settings: BillingSettings) => {
+  const { payload } = req
+  const existing = (
+    await payload.find({
+      collection: 'one_time_purchases',
+      where: { processorPaymentIntentId: { equals: facts.paymentIntentId } },
+      limit: 1,
+      depth: 0,
+      req,
+    })
+  ).docs[0]
+
+  const status =
+    existing && facts.status && STATUS_RANK[existing.status] > STATUS_RANK[facts.status] ? existing.status : (facts.status ?? existing?.status ?? 'pending')
+  const data: Partial<OneTimePurchase> = {
+    status,
+    processorCheckoutSessionId: facts.checkoutSessionId ?? existing?.processorCheckoutSessionId ?? null,
+    processorCustomerId: facts.customerId ?? existing?.processorCustomerId ?? null,
+    processorChargeId: facts.chargeId ?? existing?.processorChargeId ?? null,
+    processorPriceId: facts.priceId ?? existing?.processorPriceId ?? null,
+    amount: facts.amount ?? existing?.amount ?? null,
+    currency: facts.currency ?? existing?.currency ?? null,
+    refundedAmount: Math.max(facts.refundedAmount ?? 0, existing?.refundedAmount ?? 0),
+    disputeStatus: facts.disputeStatus ?? existing?.disputeStatus ?? 'none',
+    plan: relId(existing?.plan) ?? facts.plan?.id ?? null,
+    user: relId(existing?.user) ?? facts.buyer?.id ?? null,
+    email: existing?.email ?? facts.email?.toLowerCase() ?? null,
+  }
+  if (status === 'succeeded' && !existing?.grantedAt) data.grantedAt = new Date().toISOString()
+
+  if (!data.plan) {
+    throw new Error(`payment ${facts.paymentIntentId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
+  }
+  const purchase = existing
+    ? await payload.update({ collection: 'one_time_purchases', id: existing.id, data, req, overrideAccess: true })
+    : await payload.create({
+        collection: 'one_time_purchases',
+        data: { ...data, processorPaymentIntentId: facts.paymentIntentId, status } as OneTimePurchase,
+        req,
+        overrideAccess: true,
+      })
+
+  const result = await syncLicense(req, { collection: 'one_time_purchases', doc: purchase }, settings.graceDays)
+  if (result.license && result.license.status === 'revoked' && !purchase.revokedAt) {
+    await payload.update({ collection: 'one_time_purchases', id: purchase.id, data: { revokedAt: new Date().toISOString() }, req, overrideAccess: true })
+  }
+  await afterLicenseSync(req, result, purchase.user, purchase.email, purchase.processorPaymentIntentId)
+  if (status === 'succeeded' && (!existing || existing.status !== 'succeeded')) {
+    await track(req, {
+      name: 'purchase_completed',
+      userId: relId(purchase.user),
+      email: purchase.email,
+      properties: { plan: facts.plan?.slug ?? null, amount: purchase.amount, currency: purchase.currency },
+      sourceId: facts.paymentIntentId,
+    })
+  }
+  return purchase
+}
+
+type SubscriptionFacts = {
+  subscriptionId: string
+  customerId: string | null
+  priceId: string | null
+  status: SubscriptionStatus
+  billingCycle: 'monthly' | 'yearly' | null
+  currentPeriodEnd: Date | null
+  cancelAtPeriodEnd: boolean
+  canceledAt: Date | null
+  plan: Plan | null
+  buyer: User | null
+  email: string | null
+  fullyRefunded?: boolean
+  disputeStatus?: DisputeState
+}
+
+/**
+ * Record the current state of a subscription (always read fresh from the processor, so an old event
+ * cannot roll it back) and bring its license in line.
+ */
+export const applySubscriptionFacts = async (req: PayloadRequest, facts: SubscriptionFacts, settings: BillingSettings) => {
+  const { payload } = req
+  const existing = (
+    await payload.find({
+      collection: 'user_subscriptions',
+      where: { processorSubscriptionId: { equals: facts.subscriptionId } },
+      limit: 1,
+      depth: 0,
+      req,
+    })
+  ).docs[0]
+  const data: Partial<UserSubscription> = {
+    processorCustomerId: facts.customerId,
+    processorPriceId: facts.priceId,
+    status: facts.status,
+    billingCycle: facts.billingCycle,
+    currentPeriodEnd: facts.currentPeriodEnd?.toISOString() ?? null,
+    cancelAtPeriodEnd: facts.cancelAtPeriodEnd,
+    canceledAt: facts.canceledAt?.toISOString() ?? null,
+    plan: facts.plan?.id ?? relId(existing?.plan),
+    user: relId(existing?.user) ?? facts.buyer?.id ?? null,
+    email: existing?.email ?? facts.email?.toLowerCase() ?? null,
+    fullyRefunded: facts.fullyRefunded ?? existing?.fullyRefunded ?? false,
+    disputeStatus: facts.disputeStatus ?? existing?.disputeStatus ?? 'none',
+  }
+  if (!data.plan) throw new Error(`subscription ${facts.subscriptionId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
+  const subscription = existing
+    ? await payload.update({ collection: 'user_subscriptions', id: existing.id, data, req, overrideAccess: true })
+    : await payload.create({
+        collection: 'user_subscriptions',
+        data: { ...data, processorSubscriptionId: facts.subscriptionId, status: facts.status } as UserSubscription,
+        req,
+        overrideAccess: true,
+      })
+  const result = await syncLicense(req, { collection: 'user_subscriptions', doc: subscription }, settings.graceDays)
+  await afterLicenseSync(req, result, subscription.user, subscription.email, facts.subscriptionId)
+  if (!existing && facts.status !== 'incomplete' && facts.status !== 'incomplete_expired') {
+    await track(req, {
+      name: 'subscription_started',
+      userId: relId(subscription.user),
+      email: subscription.email,
+      properties: { plan: facts.plan?.slug ?? null, billingCycle: facts.billingCycle, status: facts.status },
+      sourceId: facts.subscriptionId,
+    })
+  }
+  if (facts.status === 'canceled') {
+    await track(req, {
+      name: 'subscription_canceled',
+      userId: relId(subscription.user),
+      email: subscription.email,
+      properties: { plan: facts.plan?.slug ?? null },
+      sourceId: facts.subscriptionId,
+    })
+  }
+  return { subscription, previous: existing ?? null }
+}
+
+/** A new license gets its email (through the jobs queue, in this transaction); a revoked one an analytics event. */
+const afterLicenseSync = async (
+  req: PayloadRequest,
+  result: Awaited<ReturnType<typeof syncLicense>>,
+  user: unknown,
+  email: string | null | undefined,
+  sourceId: string,
+) => {
+  const license = result.license
+  if (!license) return
+  if (result.created) {
+    await req.payload.jobs.queue({ task: 'sendLicenseEmail', input: { licenseId: license.id }, req })
+    await track(req, { name: 'license_granted', userId: relId(user), email, properties: { licenseId: license.id }, sourceId })
+  }
+  if (license.status === 'revoked' && result.previousStatus !== 'revoked') {
+    await track(req, {
+      name: 'license_revoked',
+      userId: relId(user),
+      email,
+      properties: { licenseId: license.id, reason: license.revokedReason ?? null },
+      sourceId: `${sourceId}:${license.revokedReason ?? 'revoked'}`,
+    })
+  }
+}

@@ -1,0 +1,50 @@
+import type Stripe from 'stripe'
+
+import { ServiceError } from '../http/errors'
+import { createProcessorClient, keyMode, type KeyMode } from './processor'
+import type { BillingSettings } from './purchases'
+
+export type BillingOptions = {
+  secretKey?: string | null
+  /** One secret, or several comma-separated while rolling it. */
+  webhookSecret?: string | null
+  apiUrl?: string | null
+  serverUrl: string
+  graceDays: number
+}
+
+export type ConfiguredBilling = {
+  processor: Stripe
+  webhookSecrets: string[]
+  mode: KeyMode
+  serverUrl: string
+  settings: BillingSettings
+}
+
+export type BillingRuntime = {
+  /** The processor and its secrets, or a 503 `processor_not_configured` when they are missing. */
+  require: () => ConfiguredBilling
+}
+
+/** Billing's configuration, checked once; the processor client is created on first use. */
+export const createBillingRuntime = (options: BillingOptions): BillingRuntime => {
+  let configured: ConfiguredBilling | null = null
+  return {
+    require: () => {
+      if (configured) return configured
+      const mode = options.secretKey ? keyMode(options.secretKey) : null
+      const webhookSecrets = (options.webhookSecret ?? '').split(',').map((secret) => secret.trim()).filter(Boolean)
+      if (!options.secretKey || !mode || webhookSecrets.length === 0) {
+        throw new ServiceError(503, 'processor_not_configured', 'Payments are not configured on this server.')
+      }
+      configured = {
+        processor: createProcessorClient({ secretKey: options.secretKey, apiUrl: options.apiUrl }),
+        webhookSecrets,
+        mode,
+        serverUrl: options.serverUrl,
+        settings: { graceDays: options.graceDays },
+      }
+      return configured
+    },
+  }
+}

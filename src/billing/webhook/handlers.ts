@@ -1,0 +1,344 @@
+import type { PayloadRequest } from 'payload'
+import type Stripe from 'stripe'
+
+import { track } from '../../analytics/track'
+import { lockKey } from '../../db/transaction'
+import type { DisputeState } from '../../licensing/status'
+import { planForPrice, rememberCustomer, resolveBuyer } from '../customers'
+import { idOf } from '../processor'
+import { applyPurchaseFacts, applySubscriptionFacts, type BillingSettings } from '../purchases'
+import { isSubscriptionStatus } from '../statuses'
+
+export type HandlerContext = { req: PayloadRequest; event: Stripe.Event; settings: BillingSettings }
+
+/**
+ * One handler per event type. `load` reads the current objects from the processor before the
+ * transaction opens (the event's copy may be stale, and no network call should hold a transaction);
+ * `apply` writes every effect through `req`, inside the event's one transaction.
+ */
+export type EventHandler<Loaded> = {
+  load: (processor: Stripe, event: Stripe.Event) => Promise<Loaded>
+  apply: (context: HandlerContext, loaded: Loaded) => Promise<void>
+}
+
+const handler = <Loaded>(definition: EventHandler<Loaded>) => definition as EventHandler<unknown>
+
+const firstPrice = (subscription: Stripe.Subscription) => subscription.items.data[0]?.price ?? null
+
+const billingCycle = (price: Stripe.Price | null): 'monthly' | 'yearly' | null =>
+  price?.recurring?.interval === 'year' ? 'yearly' : price?.recurring?.interval === 'month' ? 'monthly' : null
+
+/** current_period_end moved to subscription items in newer API versions; read either. */
+const periodEnd = (subscription: Stripe.Subscription): Date | null => {
+  const item = subscription.items.data[0] as (Stripe.SubscriptionItem & { current_period_end?: number }) | undefined
+  const seconds = item?.current_period_end ?? (subscription as unknown as { current_period_end?: number }).current_period_end
+  return typeof seconds === 'number' ? new Date(seconds * 1000) : null
+}
+
+const customerEmail = async (processor: Stripe, customer: Stripe.Subscription['customer']): Promise<string | null> => {
+  if (customer && typeof customer === 'object' && 'email' in customer) return customer.email ?? null
+  const id = idOf(customer as string | { id: string } | null)
+  if (!id) return null
+  const loaded = await processor.customers.retrieve(id)
+  return 'deleted' in loaded && loaded.deleted ? null : ((loaded as Stripe.Customer).email ?? null)
+}
+
+type LoadedSubscription = { subscription: Stripe.Subscription; email: string | null }
+
+const loadSubscription = async (processor: Stripe, id: string): Promise<LoadedSubscription> => {
+  const subscription = await processor.subscriptions.retrieve(id)
+  return { subscription, email: await customerEmail(processor, subscription.customer) }
+}
+
+const applySubscription = async (
+  { req, settings }: HandlerContext,
+  { subscription, email }: LoadedSubscription,
+  hints: { userId?: string | null; email?: string | null } = {},
+) => {
+  await lockKey(req, subscription.id)
+  if (!isSubscriptionStatus(subscription.status)) throw new Error(`unknown subscription status ${subscription.status}`)
+  const price = firstPrice(subscription)
+  const buyerEmail = hints.email ?? email
+  const buyer = await resolveBuyer(req, hints.userId ?? subscription.metadata?.user_id, buyerEmail)
+  await rememberCustomer(req, buyer, idOf(subscription.customer))
+  return applySubscriptionFacts(
+    req,
+    {
+      subscriptionId: subscription.id,
+      customerId: idOf(subscription.customer),
+      priceId: price?.id ?? null,
+      status: subscription.status,
+      billingCycle: billingCycle(price),
+      currentPeriodEnd: periodEnd(subscription),
+      cancelAtPeriodEnd: subscription.cancel_at_period_end,
+      canceledAt: subscription.canceled_at ? new Date(subscription.canceled_at * 1000) : null,
+      plan: (await planForPrice(req, price?.id)) ?? null,
+      buyer,
+      email: buyerEmail,
+    },
+    settings,
+  )
+}
+
+type LoadedSession = { session: Stripe.Checkout.Session; subscription: LoadedSubscription | null }
+
+const checkoutSession = handler<LoadedSession>({
+  load: async (processor, event) => {
+    const id = (event.data.object as Stripe.Checkout.Session).id
+    const session = await processor.checkout.sessions.retrieve(id, { expand: ['line_items'] })
+    const subscriptionId = idOf(session.subscription)
+    return { session, subscription: subscriptionId ? await loadSubscription(processor, subscriptionId) : null }
+  },
+  apply: async (context, { session, subscription }) => {
+    const email = session.customer_details?.email ?? session.customer_email ?? null
+    if (session.mode === 'subscription') {
+      if (!subscription) throw new Error(`checkout session ${session.id} has no subscription`)
+      await applySubscription(context, subscription, { userId: session.metadata?.user_id, email })
+      return
+    }
+    if (session.mode !== 'payment') return
+    const { req, event, settings } = context
+    const paymentIntentId = idOf(session.payment_intent) ?? session.id
+    await lockKey(req, paymentIntentId)
+    const priceId = session.line_items?.data[0]?.price?.id ?? session.metadata?.price_id ?? null
+    const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required'
+    const status = paid ? 'succeeded' : event.type === 'checkout.session.async_payment_failed' ? 'failed' : 'pending'
+    const buyer = await resolveBuyer(req, session.metadata?.user_id, email)
+    await rememberCustomer(req, buyer, idOf(session.customer))
+    await applyPurchaseFacts(
+      req,
+      {
+        paymentIntentId,
+        checkoutSessionId: session.id,
+        customerId: idOf(session.customer),
+        priceId,
+        amount: session.amount_total,
+        currency: session.currency,
+        status,
+        plan: await planForPrice(req, priceId),
+        buyer,
+        email,
+      },
+      settings,
+    )
+    if (status === 'failed') {
+      await track(req, { name: 'payment_failed', userId: buyer?.id ?? null, email, properties: { checkoutSessionId: session.id }, sourceId: event.id })
+    }
+  },
+})
+
+const subscriptionChanged = handler<LoadedSubscription>({
+  load: (processor, event) => loadSubscription(processor, (event.data.object as Stripe.Subscription).id),
+  apply: async (context, loaded) => {
+    const { previous, subscription } = await applySubscription(context, loaded)
+    if (context.event.type === 'customer.subscription.updated' && previous) {
+      await track(context.req, {
+        name: 'subscription_updated',
+        userId: typeof subscription.user === 'object' ? (subscription.user?.id ?? null) : (subscription.user ?? null),
+        email: subscription.email,
+        properties: { status: subscription.status, cancelAtPeriodEnd: subscription.cancelAtPeriodEnd },
+        sourceId: context.event.id,
+      })
+    }
+  },
+})
+
+const invoiceSubscriptionId = (invoice: Stripe.Invoice): string | null => {
+  const parent = (invoice as unknown as { parent?: { subscription_details?: { subscription?: string | { id: string } } } }).parent
+  return idOf(parent?.subscription_details?.subscription ?? (invoice as unknown as { subscription?: string | null }).subscription ?? null)
+}
+
+type LoadedInvoice = { invoice: Stripe.Invoice; subscription: LoadedSubscription | null }
+
+const invoicePayment = handler<LoadedInvoice>({
+  load: async (processor, event) => {
+    const invoice = event.data.object as Stripe.Invoice
+    const subscriptionId = invoiceSubscriptionId(invoice)
+    return { invoice, subscription: subscriptionId ? await loadSubscription(processor, subscriptionId) : null }
+  },
+  apply: async (context, { invoice, subscription }) => {
+    const { req, event } = context
+    const succeeded = event.type === 'invoice.payment_succeeded'
+    const synced = subscription ? await applySubscription(context, subscription) : null
+    const owner = synced?.subscription
+    const userId = owner ? (typeof owner.user === 'object' ? (owner.user?.id ?? null) : (owner.user ?? null)) : null
+    const email = owner?.email ?? invoice.customer_email ?? null
+    if (!succeeded) {
+      req.payload.logger.warn({ msg: 'invoice payment failed', invoice: invoice.id, subscription: subscription?.subscription.id, attempt: invoice.attempt_count })
+    }
+    await lockKey(req, invoice.id ?? event.id)
+    const existing = (
+      await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: invoice.id } }, limit: 1, depth: 0, req })
+    ).docs[0]
+    const data = {
+      user: userId,
+      email,
+      subscription: owner?.id ?? null,
+      amount: succeeded ? invoice.amount_paid : invoice.amount_due,
+      currency: invoice.currency,
+      paymentType: subscription ? ('recurring' as const) : ('one_time' as const),
+      // A paid invoice stays paid, whatever order its events arrive in.
+      status: succeeded || existing?.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const),
+      invoiceUrl: invoice.hosted_invoice_url ?? null,
+      paidAt: succeeded ? new Date((invoice.status_transitions?.paid_at ?? event.created) * 1000).toISOString() : (existing?.paidAt ?? null),
+    }
+    if (existing) await req.payload.update({ collection: 'payment_history', id: existing.id, data, req, overrideAccess: true })
+    else await req.payload.create({ collection: 'payment_history', data: { ...data, processorPaymentId: invoice.id! }, req, overrideAccess: true })
+    await track(req, {
+      name: succeeded ? 'payment_succeeded' : 'payment_failed',
+      userId,
+      email,
+      properties: { invoiceId: invoice.id, amount: data.amount, currency: invoice.currency, attempt: invoice.attempt_count },
+      sourceId: succeeded ? invoice.id! : event.id,
+    })
+  },
+})
+
+type LoadedPaymentIntent = { paymentIntent: Stripe.PaymentIntent; charge: Stripe.Charge | null }
+
+const loadPaymentIntent = async (processor: Stripe, id: string): Promise<LoadedPaymentIntent> => {
+  const paymentIntent = await processor.paymentIntents.retrieve(id)
+  const chargeId = idOf(paymentIntent.latest_charge)
+  return { paymentIntent, charge: chargeId ? await processor.charges.retrieve(chargeId) : null }
+}
+
+/** One-time payments carry our checkout metadata; subscription payments are handled through invoices. */
+const isOneTimePayment = (paymentIntent: Stripe.PaymentIntent) => Boolean(paymentIntent.metadata?.price_id)
+
+const recordOneTimePayment = async (
+  context: HandlerContext,
+  { paymentIntent, charge }: LoadedPaymentIntent,
+  disputeStatus?: DisputeState,
+) => {
+  const { req, settings } = context
+  await lockKey(req, paymentIntent.id)
+  const email = charge?.billing_details?.email ?? paymentIntent.receipt_email ?? null
+  const buyer = await resolveBuyer(req, paymentIntent.metadata?.user_id, email)
+  await rememberCustomer(req, buyer, idOf(paymentIntent.customer))
+  const priceId = paymentIntent.metadata?.price_id ?? null
+  const purchase = await applyPurchaseFacts(
+    req,
+    {
+      paymentIntentId: paymentIntent.id,
+      customerId: idOf(paymentIntent.customer),
+      chargeId: charge?.id ?? null,
+      priceId,
+      amount: paymentIntent.amount_received || paymentIntent.amount,
+      currency: paymentIntent.currency,
+      status: paymentIntent.status === 'succeeded' ? 'succeeded' : undefined,
+      refundedAmount: charge?.amount_refunded ?? 0,
+      disputeStatus,
+      plan: await planForPrice(req, priceId),
+      buyer,
+      email,
+    },
+    settings,
+  )
+  return { purchase, buyer, email }
+}
+
+const paymentIntentSucceeded = handler<LoadedPaymentIntent>({
+  load: (processor, event) => loadPaymentIntent(processor, (event.data.object as Stripe.PaymentIntent).id),
+  apply: async (context, loaded) => {
+    if (!isOneTimePayment(loaded.paymentIntent)) return
+    const { purchase } = await recordOneTimePayment(context, loaded)
+    const { req } = context
+    const existing = (
+      await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: loaded.paymentIntent.id } }, limit: 1, depth: 0, req })
+    ).docs[0]
+    if (!existing) {
+      await req.payload.create({
+        collection: 'payment_history',
+        data: {
+          processorPaymentId: loaded.paymentIntent.id,
+          user: typeof purchase.user === 'object' ? (purchase.user?.id ?? null) : (purchase.user ?? null),
+          email: purchase.email,
+          amount: purchase.amount ?? loaded.paymentIntent.amount,
+          currency: loaded.paymentIntent.currency,
+          paymentType: 'one_time',
+          status: 'succeeded',
+          invoiceUrl: loaded.charge?.receipt_url ?? null,
+          paidAt: new Date(loaded.paymentIntent.created * 1000).toISOString(),
+        },
+        req,
+        overrideAccess: true,
+      })
+    }
+    await track(req, {
+      name: 'payment_succeeded',
+      userId: typeof purchase.user === 'object' ? (purchase.user?.id ?? null) : (purchase.user ?? null),
+      email: purchase.email,
+      properties: { amount: purchase.amount, currency: purchase.currency },
+      sourceId: loaded.paymentIntent.id,
+    })
+  },
+})
+
+const chargeRefunded = handler<LoadedPaymentIntent | null>({
+  load: async (processor, event) => {
+    const charge = await processor.charges.retrieve((event.data.object as Stripe.Charge).id)
+    const paymentIntentId = idOf(charge.payment_intent)
+    if (!paymentIntentId) return null
+    const loaded = await loadPaymentIntent(processor, paymentIntentId)
+    return { ...loaded, charge }
+  },
+  apply: async (context, loaded) => {
+    if (!loaded || !isOneTimePayment(loaded.paymentIntent)) return
+    const { purchase } = await recordOneTimePayment(context, loaded)
+    await track(context.req, {
+      name: loaded.charge?.refunded ? 'refund_full' : 'refund_partial',
+      userId: typeof purchase.user === 'object' ? (purchase.user?.id ?? null) : (purchase.user ?? null),
+      email: purchase.email,
+      properties: { amountRefunded: loaded.charge?.amount_refunded ?? 0, amount: purchase.amount },
+      sourceId: `${loaded.charge?.id}:${loaded.charge?.amount_refunded ?? 0}`,
+    })
+  },
+})
+
+const DISPUTE_STATES: Record<string, DisputeState> = {
+  won: 'won',
+  warning_closed: 'won',
+  lost: 'lost',
+}
+
+type LoadedDispute = { dispute: Stripe.Dispute; payment: LoadedPaymentIntent | null }
+
+const disputeChanged = handler<LoadedDispute>({
+  load: async (processor, event) => {
+    const dispute = await processor.disputes.retrieve((event.data.object as Stripe.Dispute).id)
+    let paymentIntentId = idOf(dispute.payment_intent)
+    if (!paymentIntentId) {
+      const charge = await processor.charges.retrieve(idOf(dispute.charge)!)
+      paymentIntentId = idOf(charge.payment_intent)
+    }
+    return { dispute, payment: paymentIntentId ? await loadPaymentIntent(processor, paymentIntentId) : null }
+  },
+  apply: async (context, { dispute, payment }) => {
+    if (!payment || !isOneTimePayment(payment.paymentIntent)) return
+    const disputeStatus = DISPUTE_STATES[dispute.status] ?? 'open'
+    const { req } = context
+    const { purchase } = await recordOneTimePayment(context, payment, disputeStatus)
+    await track(req, {
+      name: `dispute_${disputeStatus === 'open' ? 'opened' : disputeStatus}`,
+      userId: typeof purchase.user === 'object' ? (purchase.user?.id ?? null) : (purchase.user ?? null),
+      email: purchase.email,
+      properties: { disputeId: dispute.id, reason: dispute.reason, amount: dispute.amount },
+      sourceId: dispute.id,
+    })
+  },
+})
+
+export const EVENT_HANDLERS: Record<string, EventHandler<unknown>> = {
+  'checkout.session.completed': checkoutSession,
+  'checkout.session.async_payment_succeeded': checkoutSession,
+  'checkout.session.async_payment_failed': checkoutSession,
+  'customer.subscription.created': subscriptionChanged,
+  'customer.subscription.updated': subscriptionChanged,
+  'customer.subscription.deleted': subscriptionChanged,
+  'invoice.payment_succeeded': invoicePayment,
+  'invoice.payment_failed': invoicePayment,
+  'payment_intent.succeeded': paymentIntentSucceeded,
+  'charge.refunded': chargeRefunded,
+  'charge.dispute.created': disputeChanged,
+  'charge.dispute.closed': disputeChanged,
+}

@@ -1,0 +1,72 @@
+import type { Payload } from 'payload'
+import type Stripe from 'stripe'
+
+import { execute, inTransaction, sql } from '../../db/transaction'
+import type { BillingSettings } from '../purchases'
+import { EVENT_HANDLERS } from './handlers'
+
+export type ProcessOutcome = 'processed' | 'duplicate' | 'ignored'
+
+const MAX_ERROR_LENGTH = 2_000
+
+const objectIdOf = (event: Stripe.Event): string | null => {
+  const object = event.data.object as { id?: unknown }
+  return typeof object.id === 'string' ? object.id : null
+}
+
+/**
+ * Apply one verified processor event exactly once:
+ * 1. record it in processor_events (insert-or-nothing on the unique event id);
+ * 2. read the current objects from the processor, outside any transaction;
+ * 3. in one transaction: lock the event's row, stop if another delivery already processed it,
+ *    apply every effect, mark it processed.
+ * A failure rolls the effects back, marks the event failed with its error, and is re-thrown so the
+ * webhook answers 500 and the processor retries.
+ */
+export const processEvent = async (
+  payload: Payload,
+  processor: Stripe,
+  event: Stripe.Event,
+  settings: BillingSettings,
+): Promise<ProcessOutcome> => {
+  const handler = EVENT_HANDLERS[event.type]
+  const rows = await payload.db.pool.query<{ status: string }>(
+    `INSERT INTO processor_events (event_id, type, livemode, status, attempts, object_id, received_at, payload, updated_at, created_at)
+     VALUES ($1, $2, $3, $4, 0, $5, now(), $6::jsonb, now(), now())
+     ON CONFLICT (event_id) DO UPDATE SET updated_at = processor_events.updated_at
+     RETURNING status`,
+    [event.id, event.type, event.livemode, handler ? 'received' : 'ignored', objectIdOf(event), JSON.stringify(event)],
+  )
+  const recorded = rows.rows[0]?.status
+  if (!handler) return 'ignored'
+  if (recorded === 'processed' || recorded === 'ignored') return 'duplicate'
+
+  try {
+    const loaded = await handler.load(processor, event)
+    return await inTransaction(payload, async (req) => {
+      const [row] = await execute<{ status: string }>(
+        req,
+        sql`SELECT status FROM processor_events WHERE event_id = ${event.id} FOR UPDATE`,
+      )
+      if (row?.status === 'processed') return 'duplicate' as const
+      await handler.apply({ req, event, settings }, loaded)
+      await execute(
+        req,
+        sql`UPDATE processor_events SET status = 'processed', processed_at = now(), attempts = attempts + 1,
+            last_error = NULL, updated_at = now() WHERE event_id = ${event.id}`,
+      )
+      return 'processed' as const
+    })
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+    await payload.db.pool
+      .query(
+        `UPDATE processor_events SET status = 'failed', attempts = attempts + 1, last_error = $2, updated_at = now()
+         WHERE event_id = $1 AND status <> 'processed'`,
+        [event.id, message.slice(0, MAX_ERROR_LENGTH)],
+      )
+      .catch(() => undefined)
+    payload.logger.error({ msg: 'processor event failed', eventId: event.id, type: event.type, error: message })
+    throw error
+  }
+}

@@ -1,0 +1,47 @@
+import { sql } from '@payloadcms/db-postgres'
+import {
+  commitTransaction,
+  createLocalReq,
+  initTransaction,
+  killTransaction,
+  type Payload,
+  type PayloadRequest,
+} from 'payload'
+
+export { sql }
+
+type SQL = ReturnType<typeof sql>
+
+type Session = { db: { execute: (query: SQL) => Promise<{ rows: Record<string, unknown>[] }> } }
+
+/** Run raw SQL on the transaction `req` carries (or on the pool when it carries none). */
+export const execute = async <Row = Record<string, unknown>>(req: PayloadRequest, query: SQL): Promise<Row[]> => {
+  const id = await req.transactionID
+  const sessions = (req.payload.db as unknown as { sessions: Record<string, Session | undefined> }).sessions
+  const session = id !== undefined && id !== null ? sessions[String(id)] : undefined
+  const db = session?.db ?? (req.payload.db as unknown as { drizzle: Session['db'] }).drizzle
+  const result = await db.execute(query)
+  return result.rows as Row[]
+}
+
+/**
+ * One database transaction for a unit of work: every Local API call given this `req` and every
+ * `execute(req, ...)` joins it; it commits when `work` resolves and rolls back when it throws.
+ */
+export const inTransaction = async <T>(payload: Payload, work: (req: PayloadRequest) => Promise<T>): Promise<T> => {
+  const req = await createLocalReq({}, payload)
+  await initTransaction(req)
+  try {
+    const result = await work(req)
+    await commitTransaction(req)
+    return result
+  } catch (error) {
+    await killTransaction(req)
+    throw error
+  }
+}
+
+/** Serialise work on one business object (a payment intent, a subscription) across transactions. */
+export const lockKey = async (req: PayloadRequest, key: string): Promise<void> => {
+  await execute(req, sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
+}

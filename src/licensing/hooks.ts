@@ -1,0 +1,74 @@
+import type { CollectionAfterChangeHook, CollectionBeforeChangeHook } from 'payload'
+import { ValidationError } from 'payload'
+
+import type { License } from '../payload-types'
+import { licenseStateFor } from './status'
+import { factsForLicense } from './sync'
+
+/**
+ * Support revokes or restores a license by changing `override`, with a reason. The status follows:
+ * revoked, active, or (override back to none) whatever the purchase itself earns.
+ */
+export const applyStaffOverride =
+  (graceDays: number): CollectionBeforeChangeHook<License> =>
+  async ({ data, originalDoc, operation, req }) => {
+  if (operation !== 'update' || !originalDoc || data.override === undefined || data.override === originalDoc.override) {
+    return data
+  }
+  const reason = typeof data.overrideReason === 'string' ? data.overrideReason.trim() : ''
+  if (!reason || reason === (originalDoc.overrideReason ?? '').trim()) {
+    throw new ValidationError(
+      { collection: 'licenses', errors: [{ path: 'overrideReason', message: 'Say why the license is revoked or restored.' }] },
+      req.t,
+    )
+  }
+  const now = new Date().toISOString()
+  if (data.override === 'revoked') {
+    return { ...data, overrideReason: reason, status: 'revoked', revokedAt: now, revokedBy: req.user?.id ?? null, revokedReason: reason }
+  }
+  if (data.override === 'active') {
+    return { ...data, overrideReason: reason, status: 'active', validUntil: null, revokedAt: null, revokedBy: null, revokedReason: null }
+  }
+  const facts = await factsForLicense(req, originalDoc)
+  const state = facts ? licenseStateFor(facts, graceDays) : null
+  return {
+    ...data,
+    overrideReason: reason,
+    status: state?.status ?? 'expired',
+    validUntil: state?.validUntil?.toISOString() ?? null,
+    ...(state?.status === 'revoked' ? {} : { revokedAt: null, revokedBy: null, revokedReason: null }),
+  }
+}
+
+/** Every staff override lands in the audit log and the analytics events, in the same transaction. */
+export const recordStaffOverride: CollectionAfterChangeHook<License> = async ({ doc, previousDoc, operation, req }) => {
+  if (operation !== 'update' || doc.override === previousDoc.override) return doc
+  const action = doc.override === 'revoked' ? 'license.revoke' : doc.override === 'active' ? 'license.restore' : 'license.override_cleared'
+  const entry = await req.payload.create({
+    collection: 'audit_log',
+    data: {
+      actor: req.user?.id ?? null,
+      action,
+      targetCollection: 'licenses',
+      targetId: String(doc.id),
+      reason: doc.overrideReason ?? null,
+      before: { status: previousDoc.status, override: previousDoc.override },
+      after: { status: doc.status, override: doc.override },
+    },
+    req,
+    overrideAccess: true,
+  })
+  await req.payload.create({
+    collection: 'analytics_events',
+    data: {
+      name: doc.status === 'revoked' ? 'license_revoked' : 'license_restored',
+      user: typeof doc.user === 'object' && doc.user ? doc.user.id : (doc.user ?? null),
+      properties: { licenseId: doc.id, by: 'staff', reason: doc.overrideReason ?? null },
+      occurredAt: new Date().toISOString(),
+      sourceEventId: `audit:${entry.id}`,
+    },
+    req,
+    overrideAccess: true,
+  })
+  return doc
+}

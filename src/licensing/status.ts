@@ -1,0 +1,68 @@
+import type { SubscriptionStatus } from '../billing/statuses'
+
+export const LICENSE_STATUSES = ['active', 'suspended', 'revoked', 'expired'] as const
+export type LicenseStatus = (typeof LICENSE_STATUSES)[number]
+
+export type DisputeState = 'none' | 'open' | 'won' | 'lost'
+
+/** What the processor told us about the purchase a license comes from. */
+export type LicenseFacts =
+  | {
+      kind: 'one_time_purchase'
+      status: 'pending' | 'succeeded' | 'failed'
+      amount: number
+      refundedAmount: number
+      disputeStatus: DisputeState
+    }
+  | {
+      kind: 'subscription'
+      status: SubscriptionStatus
+      currentPeriodEnd: Date | null
+      fullyRefunded: boolean
+      disputeStatus: DisputeState
+    }
+
+export type LicenseState = { status: LicenseStatus; validUntil: Date | null; reason: string | null }
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/**
+ * The license a purchase earns, from facts only, so that events applied in any order converge.
+ * Returns null while no license is due yet (unpaid, incomplete). Every subscription status is
+ * mapped explicitly: an unknown one would fall to the compiler, never to "active".
+ */
+export const licenseStateFor = (facts: LicenseFacts, graceDays: number): LicenseState | null => {
+  if (facts.disputeStatus === 'lost') return { status: 'revoked', validUntil: null, reason: 'dispute_lost' }
+  if (facts.kind === 'one_time_purchase') {
+    if (facts.status !== 'succeeded') return null
+    if (facts.amount > 0 && facts.refundedAmount >= facts.amount) {
+      return { status: 'revoked', validUntil: null, reason: 'refunded' }
+    }
+    if (facts.disputeStatus === 'open') return { status: 'suspended', validUntil: null, reason: 'dispute_open' }
+    return { status: 'active', validUntil: null, reason: null }
+  }
+  if (facts.fullyRefunded) return { status: 'revoked', validUntil: null, reason: 'refunded' }
+  if (facts.disputeStatus === 'open') return { status: 'suspended', validUntil: null, reason: 'dispute_open' }
+  const graceEnd = facts.currentPeriodEnd ? new Date(facts.currentPeriodEnd.getTime() + graceDays * DAY_MS) : null
+  switch (facts.status) {
+    case 'active':
+    case 'trialing':
+    case 'past_due':
+      return { status: 'active', validUntil: graceEnd, reason: facts.status === 'past_due' ? 'past_due' : null }
+    case 'canceled':
+    case 'unpaid':
+    case 'incomplete_expired':
+    case 'paused':
+      return { status: 'expired', validUntil: null, reason: facts.status }
+    case 'incomplete':
+      return null
+    default: {
+      const unmapped: never = facts
+      throw new Error(`unmapped subscription status in ${JSON.stringify(unmapped)}`)
+    }
+  }
+}
+
+/** Whether a license grants access right now. */
+export const isLicenseUsable = (license: { status?: string | null; validUntil?: string | null }, now = new Date()) =>
+  license.status === 'active' && (!license.validUntil || new Date(license.validUntil).getTime() > now.getTime())

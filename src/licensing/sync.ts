@@ -1,0 +1,98 @@
+import type { PayloadRequest } from 'payload'
+
+import type { License, OneTimePurchase, UserSubscription } from '../payload-types'
+import { generateLicenseKey } from './keys'
+import { type LicenseFacts, licenseStateFor, type LicenseStatus } from './status'
+
+export type LicenseSource =
+  | { collection: 'one_time_purchases'; doc: OneTimePurchase }
+  | { collection: 'user_subscriptions'; doc: UserSubscription }
+
+const relId = (value: unknown): number | null =>
+  value == null ? null : typeof value === 'object' ? ((value as { id: number }).id ?? null) : (value as number)
+
+export const factsOf = (source: LicenseSource): LicenseFacts =>
+  source.collection === 'one_time_purchases'
+    ? {
+        kind: 'one_time_purchase',
+        status: source.doc.status,
+        amount: source.doc.amount ?? 0,
+        refundedAmount: source.doc.refundedAmount ?? 0,
+        disputeStatus: source.doc.disputeStatus ?? 'none',
+      }
+    : {
+        kind: 'subscription',
+        status: source.doc.status,
+        currentPeriodEnd: source.doc.currentPeriodEnd ? new Date(source.doc.currentPeriodEnd) : null,
+        fullyRefunded: Boolean(source.doc.fullyRefunded),
+        disputeStatus: source.doc.disputeStatus ?? 'none',
+      }
+
+/** The facts behind an existing license, read from its purchase or subscription. */
+export const factsForLicense = async (req: PayloadRequest, license: License): Promise<LicenseFacts | null> => {
+  const purchaseId = relId(license.oneTimePurchase)
+  if (purchaseId !== null) {
+    const doc = await req.payload.findByID({ collection: 'one_time_purchases', id: purchaseId, depth: 0, req })
+    return factsOf({ collection: 'one_time_purchases', doc })
+  }
+  const subscriptionId = relId(license.subscription)
+  if (subscriptionId !== null) {
+    const doc = await req.payload.findByID({ collection: 'user_subscriptions', id: subscriptionId, depth: 0, req })
+    return factsOf({ collection: 'user_subscriptions', doc })
+  }
+  return null
+}
+
+export type SyncResult = { license: License | null; created: boolean; previousStatus: LicenseStatus | null }
+
+/**
+ * Make the license of a purchase or subscription match its facts: create it when one is first due,
+ * update status and validity after. A staff override wins until staff clear it. Runs inside the
+ * caller's transaction (`req`).
+ */
+export const syncLicense = async (req: PayloadRequest, source: LicenseSource, graceDays: number): Promise<SyncResult> => {
+  const { payload } = req
+  const link = source.collection === 'one_time_purchases' ? 'oneTimePurchase' : 'subscription'
+  const existing = (
+    await payload.find({ collection: 'licenses', where: { [link]: { equals: source.doc.id } }, limit: 1, depth: 0, req })
+  ).docs[0]
+  const state = licenseStateFor(factsOf(source), graceDays)
+  const now = new Date().toISOString()
+  const owner = { user: relId(source.doc.user), email: source.doc.email ?? null }
+  const revocation = (status: LicenseStatus, reason: string | null) =>
+    status === 'revoked' ? { revokedAt: now, revokedReason: reason } : { revokedAt: null, revokedReason: null, revokedBy: null }
+
+  if (!existing) {
+    if (!state) return { license: null, created: false, previousStatus: null }
+    const plan = relId(source.doc.plan)
+    if (plan === null) throw new Error(`${source.collection} ${source.doc.id} has no plan: cannot grant a license`)
+    const license = await payload.create({
+      collection: 'licenses',
+      data: {
+        key: generateLicenseKey(),
+        ...owner,
+        plan,
+        source: source.collection === 'one_time_purchases' ? 'one_time_purchase' : 'subscription',
+        [link]: source.doc.id,
+        status: state.status,
+        validUntil: state.validUntil?.toISOString() ?? null,
+        grantedAt: now,
+        ...revocation(state.status, state.reason),
+      },
+      req,
+      overrideAccess: true,
+    })
+    return { license, created: true, previousStatus: null }
+  }
+
+  const status: LicenseStatus =
+    existing.override === 'revoked' ? 'revoked' : existing.override === 'active' ? 'active' : (state?.status ?? 'expired')
+  const validUntil = existing.override === 'none' || !existing.override ? (state?.validUntil?.toISOString() ?? null) : existing.validUntil ?? null
+  const changes: Partial<License> = {}
+  if (status !== existing.status) Object.assign(changes, { status }, existing.override === 'none' ? revocation(status, state?.reason ?? null) : {})
+  if ((validUntil ?? null) !== (existing.validUntil ?? null)) changes.validUntil = validUntil
+  if (owner.user !== null && relId(existing.user) === null) changes.user = owner.user
+  if (Object.keys(changes).length === 0) return { license: existing, created: false, previousStatus: existing.status }
+  const license = await payload.update({ collection: 'licenses', id: existing.id, data: changes, req, overrideAccess: true })
+  return { license, created: false, previousStatus: existing.status }
+}
