@@ -74,6 +74,7 @@ export default buildConfig({
       secretKey: env.payment.secretKey,
       webhookSecret: env.payment.webhookSecret,
       apiUrl: env.payment.apiUrl,
+      timeoutMs: env.payment.timeoutMs,
       serverUrl: env.serverUrl,
       graceDays: env.subscriptionGraceDays,
     }),

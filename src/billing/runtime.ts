@@ -9,6 +9,7 @@ export type BillingOptions = {
   /** One secret, or several comma-separated while rolling it. */
   webhookSecret?: string | null
   apiUrl?: string | null
+  timeoutMs?: number
   serverUrl: string
   graceDays: number
 }
@@ -38,7 +39,7 @@ export const createBillingRuntime = (options: BillingOptions): BillingRuntime =>
         throw new ServiceError(503, 'processor_not_configured', 'Payments are not configured on this server.')
       }
       configured = {
-        processor: createProcessorClient({ secretKey: options.secretKey, apiUrl: options.apiUrl }),
+        processor: createProcessorClient({ secretKey: options.secretKey, apiUrl: options.apiUrl, timeoutMs: options.timeoutMs }),
         webhookSecrets,
         mode,
         serverUrl: options.serverUrl,

@@ -32,6 +32,8 @@ export type ServiceEnv = {
     publishableKey: string | undefined
     /** Another API base URL for the processor SDK (stand-in, staging double). */
     apiUrl: string | undefined
+    /** How long one processor request may take before it counts as failed. */
+    timeoutMs: number
   }
   /** Days a past_due subscription keeps its license after the period ended. */
   subscriptionGraceDays: number
@@ -86,6 +88,7 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
       webhookSecret: blank(source.PAYMENT_WEBHOOK_SECRET),
       publishableKey: blank(source.PUBLIC_PAYMENT_PUBLISHABLE_KEY),
       apiUrl: blank(source.PAYMENT_API_URL),
+      timeoutMs: intOr(source.PAYMENT_TIMEOUT_MS, 10_000, 'PAYMENT_TIMEOUT_MS'),
     },
     subscriptionGraceDays: intOr(source.SUBSCRIPTION_GRACE_DAYS, 7, 'SUBSCRIPTION_GRACE_DAYS'),
     jobsRetryDelayMs: intOr(source.JOBS_RETRY_DELAY_MS, 30_000, 'JOBS_RETRY_DELAY_MS'),

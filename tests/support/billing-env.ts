@@ -1,0 +1,61 @@
+/**
+ * Import this FIRST in a billing test file: it starts the SMTP sink, an HTTP front for Payload and the
+ * processor stand-in, and exports their settings before anything reads the Payload config.
+ */
+import { afterAll } from 'vitest'
+
+import { DEFAULT_PRICES, startProcessorStandIn } from '../../src/standins/processor'
+import { startEndpointServer } from './endpoint-server'
+import { startSmtpSink } from './smtp-sink'
+
+/** A small deterministic generator, so a failing delivery order can be replayed from its seed. */
+export const seededRandom = (seed: number) => {
+  let state = seed >>> 0
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0
+    return state / 2 ** 32
+  }
+}
+
+export const smtp = await startSmtpSink()
+export const service = await startEndpointServer()
+export const PROCESSOR_SECRET_KEY = 'sk_test_standin_0123456789'
+export const WEBHOOK_SECRET = 'whsec_test_standin_0123456789'
+export const standIn = await startProcessorStandIn({
+  secretKey: PROCESSOR_SECRET_KEY,
+  webhookSecret: WEBHOOK_SECRET,
+  webhookUrl: `${service.url}/api/webhooks/processor`,
+  random: seededRandom(Number(process.env.EVENT_ORDER_SEED ?? 7)),
+})
+
+export const PRICES = {
+  standard: 'price_standin_standard_lifetime',
+  ultimate: 'price_standin_ultimate_lifetime',
+  proMonthly: 'price_standin_pro_monthly',
+  proYearly: 'price_standin_pro_yearly',
+  liveOnly: 'price_standin_live_only',
+} as const
+for (const id of Object.values(PRICES)) {
+  if (!DEFAULT_PRICES.some((price) => price.id === id)) throw new Error(`the stand-in has no price ${id}`)
+}
+
+process.env.PAYMENT_SECRET_KEY = PROCESSOR_SECRET_KEY
+process.env.PAYMENT_WEBHOOK_SECRET = WEBHOOK_SECRET
+process.env.PUBLIC_PAYMENT_PUBLISHABLE_KEY = 'pk_test_standin_0123456789'
+process.env.PAYMENT_API_URL = standIn.url
+process.env.SMTP_URL = smtp.url
+process.env.JOBS_RETRY_DELAY_MS = '1'
+process.env.PAYMENT_TIMEOUT_MS = '1500'
+
+export const PRICE_IDS = {
+  standardLifetime: PRICES.standard,
+  ultimateLifetime: PRICES.ultimate,
+  proMonthly: PRICES.proMonthly,
+  proYearly: PRICES.proYearly,
+}
+
+afterAll(async () => {
+  await standIn.close()
+  await service.close()
+  await smtp.close()
+})

@@ -1,0 +1,22 @@
+import type { Payload } from 'payload'
+
+import { seedPlans } from '../../src/plans/seed'
+import type { PayOutcome } from '../../src/standins/processor'
+import { PRICE_IDS, standIn } from './billing-env'
+import { api, type TestUser } from './payload'
+
+export const seedStandInPlans = (payload: Payload) => seedPlans(payload, PRICE_IDS)
+
+/** Buy a price the way a customer does: our checkout endpoint, then the stand-in's "Pay" button. */
+export const buy = async (priceId: string, options: { as?: TestUser | null; email?: string; outcome?: PayOutcome } = {}) => {
+  const checkout = await api<{ url: string; id: string }>('POST', '/checkout_sessions', { as: options.as ?? null, body: { priceId } })
+  if (checkout.status !== 200) throw new Error(`checkout failed: ${checkout.status} ${JSON.stringify(checkout.body)}`)
+  const events = await standIn.pay(checkout.body.id, { email: options.email ?? options.as?.email, outcome: options.outcome })
+  return { sessionId: checkout.body.id, events }
+}
+
+/** Every delivery of every event answered 200 (a 500 means the service failed to apply one). */
+export const deliveryStatuses = () => standIn.events().flatMap((record) => record.deliveries.map((delivery) => `${record.event.type}:${delivery.status}`))
+
+export const rows = async (payload: Payload, collection: 'one_time_purchases' | 'user_subscriptions' | 'payment_history' | 'licenses' | 'analytics_events' | 'processor_events' | 'audit_log', where = {}) =>
+  (await payload.find({ collection, where, limit: 1000, depth: 0, pagination: false })).docs
