@@ -14,7 +14,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     env: {
       NODE_ENV: 'test',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      // Expected failures (SMTP down, injected errors) would flood the output; set LOG_LEVEL=info to debug.
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'fatal',
       PAYLOAD_SECRET: 'test-secret-that-is-long-enough-for-the-checks-0123456789',
       DATA_DIR: '.data/test',
       SERVER_URL: 'http://localhost:3000',

@@ -9,6 +9,17 @@ export type ProcessOutcome = 'processed' | 'duplicate' | 'ignored'
 
 const MAX_ERROR_LENGTH = 2_000
 
+/**
+ * A one-line description of a failure for the event log and the logs. Query failures name the
+ * database's own error, never the query's parameters (they hold emails and license keys).
+ */
+export const describeError = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error).slice(0, MAX_ERROR_LENGTH)
+  const cause = error.cause instanceof Error ? error.cause : null
+  const message = cause ? `${cause.name}: ${cause.message}` : `${error.name}: ${error.message}`
+  return message.split('\nparams:')[0]!.slice(0, MAX_ERROR_LENGTH)
+}
+
 const objectIdOf = (event: Stripe.Event): string | null => {
   const object = event.data.object as { id?: unknown }
   return typeof object.id === 'string' ? object.id : null
@@ -58,12 +69,12 @@ export const processEvent = async (
       return 'processed' as const
     })
   } catch (error) {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+    const message = describeError(error)
     await payload.db.pool
       .query(
         `UPDATE processor_events SET status = 'failed', attempts = attempts + 1, last_error = $2, updated_at = now()
          WHERE event_id = $1 AND status <> 'processed'`,
-        [event.id, message.slice(0, MAX_ERROR_LENGTH)],
+        [event.id, message],
       )
       .catch(() => undefined)
     payload.logger.error({ msg: 'processor event failed', eventId: event.id, type: event.type, error: message })

@@ -1,0 +1,217 @@
+import express from 'express'
+
+import { apiHandler, type ApiHandler } from './api-handler'
+import { refundCharge } from './charges'
+import { createCheckoutSession, lineItemsOf } from './checkout-sessions'
+import type { Processor } from './context'
+import { invalidRequest, parameterMissing, resourceMissing } from './errors'
+import { previousAttributes } from './events'
+import { buildPortalSession } from './objects/checkout'
+import { buildCustomer } from './objects/customer'
+import { boolean as booleanParam, integer, mergeMetadata, metadata, nonEmptyText, object, type Params } from './params'
+import { buildPrice, buildProduct } from './prices'
+import {
+  requireCharge,
+  requireCustomer,
+  requireDispute,
+  requireInvoice,
+  requirePaymentIntent,
+  requirePrice,
+  requireRefund,
+  requireSession,
+  requireSubscription,
+} from './state'
+import { cancelSubscription, updateSubscriptionFromApi } from './subscriptions'
+
+const INTERVALS = ['day', 'week', 'month', 'year'] as const
+
+const list = (data: object[], url: string) => ({ object: 'list', data, has_more: false, url })
+
+/** Stripe's list pagination: newest first, `limit` (1-100, default 10) after `starting_after`. */
+const page = <T extends { id: string }>(all: T[], params: Params, url: string) => {
+  const limit = integer(params.limit, 'limit') ?? 10
+  if (limit < 1 || limit > 100) throw invalidRequest('This value must be between 1 and 100.', { param: 'limit' })
+  const newestFirst = [...all].reverse()
+  const after = nonEmptyText(params.starting_after)
+  const start = after === undefined ? 0 : newestFirst.findIndex((entry) => entry.id === after) + 1
+  const data = newestFirst.slice(start, start + limit)
+  return { ...list(data, url), has_more: start + limit < newestFirst.length }
+}
+
+const createProduct = (processor: Processor, params: Params): string => {
+  const name = nonEmptyText(object(params.product_data).name)
+  if (name === undefined) {
+    throw invalidRequest('You must specify either `product` or `product_data` when creating a price.', {
+      param: 'product_data',
+    })
+  }
+  const product = buildProduct({ name, livemode: processor.livemode, defaultPrice: null })
+  processor.state.products.set(product.id, product)
+  return product.id
+}
+
+const prices = (processor: Processor) =>
+  ({
+    retrieve: ({ path }) => ({ body: requirePrice(processor.state, path('id'), processor.livemode) }),
+    list: ({ params }) => {
+      const active = booleanParam(params.active, 'active')
+      const type = nonEmptyText(params.type)
+      const visible = [...processor.state.prices.values()].filter(
+        (price) =>
+          price.livemode === processor.livemode &&
+          (active === undefined || price.active === active) &&
+          (type === undefined || price.type === type),
+      )
+      return { body: page(visible, params, '/v1/prices') }
+    },
+    create: ({ params }) => {
+      const currency = nonEmptyText(params.currency)
+      if (currency === undefined) throw parameterMissing('currency')
+      const unitAmount = integer(params.unit_amount, 'unit_amount')
+      if (unitAmount === undefined) throw parameterMissing('unit_amount')
+      const intervalParam = nonEmptyText(object(params.recurring).interval)
+      const interval = INTERVALS.find((candidate) => candidate === intervalParam) ?? null
+      if (intervalParam !== undefined && interval === null) {
+        throw invalidRequest('Invalid recurring[interval]: must be one of day, month, week, or year', {
+          param: 'recurring[interval]',
+        })
+      }
+      const productId = nonEmptyText(params.product) ?? createProduct(processor, params)
+      if (!processor.state.products.has(productId)) {
+        throw resourceMissing('product', productId, { param: 'product', status: 400 })
+      }
+      const price = buildPrice({
+        unitAmount,
+        currency: currency.toLowerCase(),
+        interval,
+        productId,
+        livemode: processor.livemode,
+        active: booleanParam(params.active, 'active') ?? true,
+        metadata: metadata(params.metadata),
+        nickname: nonEmptyText(params.nickname) ?? null,
+      })
+      processor.state.prices.set(price.id, price)
+      return { body: price }
+    },
+  }) satisfies Record<string, ApiHandler>
+
+const customers = (processor: Processor) =>
+  ({
+    create: ({ params, origin }) => {
+      const customer = buildCustomer(processor, {
+        email: nonEmptyText(params.email) ?? null,
+        name: nonEmptyText(params.name) ?? null,
+        metadata: metadata(params.metadata),
+      })
+      processor.state.customers.set(customer.id, customer)
+      return { body: customer, events: [processor.events.create('customer.created', customer, origin)] }
+    },
+    retrieve: ({ path }) => ({ body: requireCustomer(processor.state, path('id')) }),
+    update: ({ path, params, origin }) => {
+      const customer = requireCustomer(processor.state, path('id'))
+      const before = structuredClone(customer)
+      // An empty value unsets the field, as in Stripe's form encoding.
+      if (params.email !== undefined) customer.email = nonEmptyText(params.email) ?? null
+      if (params.name !== undefined) customer.name = nonEmptyText(params.name) ?? null
+      if (params.metadata !== undefined) customer.metadata = mergeMetadata(customer.metadata, params.metadata)
+      const changed = previousAttributes(before, customer)
+      const events =
+        Object.keys(changed).length > 0
+          ? [processor.events.create('customer.updated', customer, { previousAttributes: changed, ...origin })]
+          : []
+      return { body: customer, events }
+    },
+  }) satisfies Record<string, ApiHandler>
+
+const checkout = (processor: Processor) =>
+  ({
+    create: ({ params }) => ({ body: createCheckoutSession(processor, params) }),
+    retrieve: ({ path }) => ({ body: requireSession(processor.state, path('id')) }),
+    lineItems: ({ path }) => {
+      const session = requireSession(processor.state, path('id'))
+      return { body: list(lineItemsOf(processor, session.id), `/v1/checkout/sessions/${session.id}/line_items`) }
+    },
+  }) satisfies Record<string, ApiHandler>
+
+const portal =
+  (processor: Processor): ApiHandler =>
+  ({ params }) => {
+    const customerId = nonEmptyText(params.customer)
+    if (customerId === undefined) throw parameterMissing('customer')
+    requireCustomer(processor.state, customerId, { param: 'customer', status: 400 })
+    const session = buildPortalSession(processor, {
+      customer: customerId,
+      returnUrl: nonEmptyText(params.return_url) ?? null,
+    })
+    processor.state.portalSessions.set(session.id, session)
+    return { body: session }
+  }
+
+const subscriptions = (processor: Processor) =>
+  ({
+    retrieve: ({ path }) => ({ body: requireSubscription(processor.state, path('id')) }),
+    update: ({ path, params, origin }) => {
+      const { subscription, events } = updateSubscriptionFromApi(processor, path('id'), params, origin)
+      return { body: subscription, events }
+    },
+    cancel: ({ path, origin }) => {
+      const { subscription, events } = cancelSubscription(processor, path('id'), origin)
+      return { body: subscription, events }
+    },
+  }) satisfies Record<string, ApiHandler>
+
+const refunds =
+  (processor: Processor): ApiHandler =>
+  ({ params, origin }) => {
+    const target = nonEmptyText(params.charge) ?? nonEmptyText(params.payment_intent)
+    if (target === undefined) {
+      throw invalidRequest('One of `charge` or `payment_intent` is required.', { code: 'parameter_missing' })
+    }
+    const { refund, events } = refundCharge(processor, target, integer(params.amount, 'amount'), origin)
+    return { body: refund, events }
+  }
+
+const retrieveEvent =
+  (processor: Processor): ApiHandler =>
+  ({ path }) => {
+    const record = processor.events.list().find((entry) => entry.event.id === path('id'))
+    if (!record) throw resourceMissing('event', path('id'), { param: 'id' })
+    return { body: record.event }
+  }
+
+const retrieve =
+  (find: (id: string) => object): ApiHandler =>
+  ({ path }) => ({ body: find(path('id')) })
+
+/** The part of Stripe's REST API the service uses, under `/v1`, behind the API key check. */
+export const apiRoutes = (processor: Processor): express.Router => {
+  const router = express.Router()
+  const on = (handler: ApiHandler) => apiHandler(processor, handler)
+  const { state } = processor
+  const price = prices(processor)
+  const customer = customers(processor)
+  const session = checkout(processor)
+  const subscription = subscriptions(processor)
+
+  router.get('/v1/prices', on(price.list))
+  router.post('/v1/prices', on(price.create))
+  router.get('/v1/prices/:id', on(price.retrieve))
+  router.post('/v1/customers', on(customer.create))
+  router.get('/v1/customers/:id', on(customer.retrieve))
+  router.post('/v1/customers/:id', on(customer.update))
+  router.post('/v1/checkout/sessions', on(session.create))
+  router.get('/v1/checkout/sessions/:id', on(session.retrieve))
+  router.get('/v1/checkout/sessions/:id/line_items', on(session.lineItems))
+  router.post('/v1/billing_portal/sessions', on(portal(processor)))
+  router.get('/v1/subscriptions/:id', on(subscription.retrieve))
+  router.post('/v1/subscriptions/:id', on(subscription.update))
+  router.delete('/v1/subscriptions/:id', on(subscription.cancel))
+  router.get('/v1/payment_intents/:id', on(retrieve((id) => requirePaymentIntent(state, id))))
+  router.get('/v1/charges/:id', on(retrieve((id) => requireCharge(state, id))))
+  router.get('/v1/invoices/:id', on(retrieve((id) => requireInvoice(state, id))))
+  router.get('/v1/disputes/:id', on(retrieve((id) => requireDispute(state, id))))
+  router.post('/v1/refunds', on(refunds(processor)))
+  router.get('/v1/refunds/:id', on(retrieve((id) => requireRefund(state, id))))
+  router.get('/v1/events/:id', on(retrieveEvent(processor)))
+  return router
+}

@@ -1,0 +1,85 @@
+import type Stripe from 'stripe'
+
+import type { Processor } from '../context'
+import { fromFixture } from '../fixtures'
+import { daysFrom, newId, nowSeconds } from '../ids'
+
+export const buildLineItem = (price: Stripe.Price, quantity: number, description: string): Stripe.LineItem => {
+  const amount = (price.unit_amount ?? 0) * quantity
+  return fromFixture<Stripe.LineItem>('item', {
+    id: newId('li'),
+    adjustable_quantity: null,
+    amount_discount: 0,
+    amount_subtotal: amount,
+    amount_tax: 0,
+    amount_total: amount,
+    currency: price.currency,
+    description,
+    metadata: {},
+    price,
+    quantity,
+  })
+}
+
+export type SessionFields = {
+  mode: 'payment' | 'subscription'
+  lineItems: Stripe.LineItem[]
+  customer: string | null
+  customerEmail: string | null
+  customerCreation: Stripe.Checkout.Session.CustomerCreation | null
+  clientReferenceId: string | null
+  metadata: Stripe.Metadata
+  allowPromotionCodes: boolean | null
+  successUrl: string | null
+  cancelUrl: string | null
+}
+
+/** An open session; its payment intent, subscription and customer details appear once it is paid. */
+export const buildCheckoutSession = (processor: Processor, fields: SessionFields): Stripe.Checkout.Session => {
+  const id = newId(processor.livemode ? 'cs_live' : 'cs_test')
+  const created = nowSeconds()
+  const amount = fields.lineItems.reduce((sum, item) => sum + item.amount_total, 0)
+  return fromFixture<Stripe.Checkout.Session>('checkout.session', {
+    id,
+    allow_promotion_codes: fields.allowPromotionCodes,
+    amount_subtotal: amount,
+    amount_total: amount,
+    cancel_url: fields.cancelUrl,
+    client_reference_id: fields.clientReferenceId,
+    created,
+    currency: fields.lineItems[0]?.currency ?? 'usd',
+    customer: fields.customer,
+    customer_creation: fields.customerCreation,
+    customer_details: null,
+    customer_email: fields.customerEmail,
+    expires_at: daysFrom(created, 1),
+    invoice: null,
+    livemode: processor.livemode,
+    metadata: fields.metadata,
+    mode: fields.mode,
+    payment_intent: null,
+    payment_status: 'unpaid',
+    status: 'open',
+    subscription: null,
+    success_url: fields.successUrl,
+    total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
+    ui_mode: 'hosted',
+    url: `${processor.publicUrl}/checkout/${id}`,
+  })
+}
+
+export const buildPortalSession = (
+  processor: Processor,
+  fields: { customer: string; returnUrl: string | null },
+): Stripe.BillingPortal.Session => {
+  const id = newId('bps')
+  return fromFixture<Stripe.BillingPortal.Session>('billing_portal.session', {
+    id,
+    configuration: newId('bpc'),
+    created: nowSeconds(),
+    customer: fields.customer,
+    livemode: processor.livemode,
+    return_url: fields.returnUrl,
+    url: `${processor.publicUrl}/portal/${id}`,
+  })
+}

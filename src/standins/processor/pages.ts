@@ -1,0 +1,127 @@
+import express, { type Request, type Response } from 'express'
+
+import type { ProcessorActions } from './actions'
+import type { Processor } from './context'
+import { invalidRequest, resourceMissing, StandInApiError } from './errors'
+import { page, type Html } from './html'
+import { checkoutView, invoiceView, messageView, OUTCOMES, portalView, receiptView } from './page-views'
+import { parseParams, text } from './params'
+import { requireCharge, requireInvoice, requireSession } from './state'
+import type { PayOutcome } from './types'
+
+const send = (res: Response, status: number, title: string, body: Html): void => {
+  res.status(status).type('html').send(page(title, body))
+}
+
+/** Pages answer the stand-in's errors (unknown IDs, a session paid twice) as pages with that status. */
+const pageHandler =
+  (handle: (req: Request, res: Response) => Promise<void> | void) =>
+  async (req: Request, res: Response): Promise<void> => {
+    try {
+      await handle(req, res)
+    } catch (error) {
+      if (!(error instanceof StandInApiError)) throw error
+      send(res, error.status, 'Error', messageView('Something is wrong', error.message, { error: true }))
+    }
+  }
+
+const formField = (req: Request, name: string): string | undefined =>
+  text(parseParams(typeof req.body === 'string' ? req.body : '')[name])
+
+const readOutcome = (req: Request): PayOutcome => {
+  const value = formField(req, 'outcome') ?? 'succeeded'
+  const outcome = OUTCOMES.find((candidate) => candidate.value === value)
+  if (!outcome) throw invalidRequest(`Unknown outcome '${value}'.`, { param: 'outcome' })
+  return outcome.value
+}
+
+/** The hosted pages behind the URLs the API hands out: checkout, billing portal, invoices, receipts. */
+export const hostedPages = (processor: Processor, actions: ProcessorActions): express.Router => {
+  const router = express.Router()
+  const { state } = processor
+  const id = (req: Request, name = 'id') => String(req.params[name])
+
+  router.get(
+    '/checkout/:id',
+    pageHandler((req, res) => {
+      const session = requireSession(state, id(req))
+      if (session.status !== 'open') {
+        send(res, 200, 'Checkout', messageView('Checkout', `This checkout session is ${session.status}.`))
+        return
+      }
+      send(res, 200, 'Checkout', checkoutView(processor, session))
+    }),
+  )
+
+  router.post(
+    '/checkout/:id/pay',
+    pageHandler(async (req, res) => {
+      const session = requireSession(state, id(req))
+      const email = formField(req, 'email') || undefined
+      const outcome = readOutcome(req)
+      await actions.pay(session.id, { email, outcome })
+      // A declined card keeps the buyer on the checkout page, as Stripe's does.
+      if (outcome === 'declined') {
+        send(res, 402, 'Checkout', checkoutView(processor, session, { email, error: 'Your card was declined.' }))
+        return
+      }
+      if (!session.success_url) {
+        send(res, 200, 'Checkout', messageView('Thank you', 'Your payment was received.'))
+        return
+      }
+      res.redirect(303, session.success_url.replaceAll('{CHECKOUT_SESSION_ID}', session.id))
+    }),
+  )
+
+  router.post(
+    '/checkout/:id/cancel',
+    pageHandler((req, res) => {
+      const session = requireSession(state, id(req))
+      if (!session.cancel_url) {
+        send(res, 200, 'Checkout', messageView('Checkout canceled', 'Nothing was charged.'))
+        return
+      }
+      res.redirect(303, session.cancel_url)
+    }),
+  )
+
+  router.get(
+    '/portal/:id',
+    pageHandler((req, res) => {
+      const portal = state.portalSessions.get(id(req))
+      if (!portal) throw resourceMissing('billing_portal.session', id(req), { param: 'id' })
+      send(res, 200, 'Billing', portalView(processor, portal))
+    }),
+  )
+
+  router.post(
+    '/portal/:id/subscriptions/:subscriptionId/cancel',
+    pageHandler(async (req, res) => {
+      const portal = state.portalSessions.get(id(req))
+      const subscription = state.subscriptions.get(id(req, 'subscriptionId'))
+      // A portal session only reaches its own customer's subscriptions.
+      if (!portal || !subscription || subscription.customer !== portal.customer) {
+        throw resourceMissing('subscription', id(req, 'subscriptionId'), { param: 'id' })
+      }
+      await actions.cancelSubscription(subscription.id)
+      res.redirect(303, `/portal/${portal.id}`)
+    }),
+  )
+
+  router.get(
+    '/invoice/:id',
+    pageHandler((req, res) => {
+      const invoice = requireInvoice(state, id(req))
+      send(res, 200, `Invoice ${invoice.number ?? invoice.id}`, invoiceView(invoice))
+    }),
+  )
+
+  router.get(
+    '/receipt/:id',
+    pageHandler((req, res) => {
+      send(res, 200, 'Receipt', receiptView(requireCharge(state, id(req))))
+    }),
+  )
+
+  return router
+}

@@ -1,0 +1,138 @@
+import type Stripe from 'stripe'
+
+import { resourceMissing } from './errors'
+import { catalogueEntry } from './prices'
+import type { RecordedRequest, StandInPrice } from './types'
+
+/**
+ * API version 2026-10-28.endive moved these fields (to subscription items, to `invoice.parent`, to
+ * `invoice.payments`). The stand-in still fills them, so code written against older versions keeps
+ * finding them; the SDK's types no longer declare them.
+ */
+export type LegacySubscription = Stripe.Subscription & { current_period_start: number; current_period_end: number }
+export type LegacyInvoice = Stripe.Invoice & {
+  subscription: string | null
+  payment_intent: string | null
+  charge: string | null
+  paid: boolean
+}
+
+/** What a checkout session was created with that the session object itself does not show. */
+export type CheckoutDetails = {
+  lineItems: Stripe.LineItem[]
+  paymentIntentMetadata: Stripe.Metadata
+  subscriptionMetadata: Stripe.Metadata
+}
+
+/** An answer kept for its Idempotency-Key: the JSON exactly as sent, so a replay is byte for byte the same. */
+export type StoredResponse = {
+  method: string
+  path: string
+  rawBody: string
+  status: number
+  json: string
+  requestId: string
+}
+
+export type State = {
+  prices: Map<string, Stripe.Price>
+  products: Map<string, Stripe.Product>
+  sessions: Map<string, Stripe.Checkout.Session>
+  checkoutDetails: Map<string, CheckoutDetails>
+  customers: Map<string, Stripe.Customer>
+  subscriptions: Map<string, LegacySubscription>
+  paymentIntents: Map<string, Stripe.PaymentIntent>
+  charges: Map<string, Stripe.Charge>
+  invoices: Map<string, LegacyInvoice>
+  disputes: Map<string, Stripe.Dispute>
+  refunds: Map<string, Stripe.Refund>
+  portalSessions: Map<string, Stripe.BillingPortal.Session>
+  requests: RecordedRequest[]
+  /** Responses by Idempotency-Key, replayed when the key comes again. */
+  idempotency: Map<string, StoredResponse>
+}
+
+export const createState = (prices: StandInPrice[]): State => {
+  const state: State = {
+    prices: new Map(),
+    products: new Map(),
+    sessions: new Map(),
+    checkoutDetails: new Map(),
+    customers: new Map(),
+    subscriptions: new Map(),
+    paymentIntents: new Map(),
+    charges: new Map(),
+    invoices: new Map(),
+    disputes: new Map(),
+    refunds: new Map(),
+    portalSessions: new Map(),
+    requests: [],
+    idempotency: new Map(),
+  }
+  for (const entry of prices.map(catalogueEntry)) {
+    state.prices.set(entry.price.id, entry.price)
+    state.products.set(entry.product.id, entry.product)
+  }
+  return state
+}
+
+type Lookup = { param: string; status?: number }
+
+/** Every lookup answers a missing object the way Stripe does, so API routes and actions share them. */
+const required =
+  <T>(resource: string, pick: (state: State) => Map<string, T>) =>
+  (state: State, id: string, lookup: Lookup = { param: 'id' }): T => {
+    const found = pick(state).get(id)
+    if (!found) throw resourceMissing(resource, id, lookup)
+    return found
+  }
+
+export const requireSession = required('checkout.session', (state) => state.sessions)
+export const requireCustomer = required('customer', (state) => state.customers)
+export const requireSubscription = required('subscription', (state) => state.subscriptions)
+export const requirePaymentIntent = required('payment_intent', (state) => state.paymentIntents)
+export const requireCharge = required('charge', (state) => state.charges)
+export const requireInvoice = required('invoice', (state) => state.invoices)
+export const requireDispute = required('dispute', (state) => state.disputes)
+export const requireRefund = required('refund', (state) => state.refunds)
+
+/** Prices of the other mode exist but cannot be used with this key; Stripe's message says so. */
+export const requirePrice = (
+  state: State,
+  id: string,
+  livemode: boolean,
+  lookup: Lookup = { param: 'id' },
+): Stripe.Price => {
+  const price = state.prices.get(id)
+  if (!price) throw resourceMissing('price', id, lookup)
+  if (price.livemode !== livemode) {
+    throw resourceMissing('price', id, { ...lookup, otherMode: price.livemode ? 'live' : 'test' })
+  }
+  return price
+}
+
+export const productName = (state: State, price: Stripe.Price): string => {
+  const productId = typeof price.product === 'string' ? price.product : price.product.id
+  return state.products.get(productId)?.name ?? price.id
+}
+
+/** The stored object an ID names, whatever its kind: what `expand[]` replaces IDs with. */
+export const findById = (state: State, id: string): object | undefined => {
+  const maps: Map<string, object>[] = [
+    state.customers,
+    state.subscriptions,
+    state.paymentIntents,
+    state.charges,
+    state.invoices,
+    state.disputes,
+    state.refunds,
+    state.prices,
+    state.products,
+    state.sessions,
+  ]
+  for (const map of maps) {
+    const found = map.get(id)
+    if (found) return found
+  }
+  return undefined
+}

@@ -1,0 +1,417 @@
+import './../support/billing-env'
+
+import type Stripe from 'stripe'
+import { beforeAll, describe, expect, it } from 'vitest'
+
+import { applyPurchaseFacts } from '../../src/billing/purchases'
+import { inTransaction } from '../../src/db/transaction'
+import { PRICES, service, smtp, standIn } from '../support/billing-env'
+import { buy, rows, seedStandInPlans } from '../support/billing'
+import { createUser, usePayload } from '../support/payload'
+
+const payload = usePayload()
+const WEBHOOK = `${service.url}/api/webhooks/processor`
+
+beforeAll(async () => {
+  await seedStandInPlans(payload())
+})
+
+/** POST a body to the webhook with the signature the stand-in computes (or a given header). */
+const post = async (body: string, signature: string | null = standIn.sign(body)) => {
+  const response = await fetch(WEBHOOK, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'stripe-signature': signature }) },
+    body,
+  })
+  return { status: response.status, body: (await response.json()) as { received?: boolean; outcome?: string; errors?: { code: string }[] } }
+}
+
+/** Pay with delivery switched off, so a test decides how the events arrive. */
+const payQuietly = async (priceId: string, email: string, outcome?: 'succeeded' | 'async_succeeded' | 'async_failed') => {
+  standIn.setWebhookUrl(null)
+  try {
+    const checkout = await fetch(`${service.url}/api/checkout_sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `quiet-${Math.random()}` },
+      body: JSON.stringify({ priceId }),
+    }).then((response) => response.json() as Promise<{ id: string }>)
+    return await standIn.pay(checkout.id, { email, outcome })
+  } finally {
+    standIn.setWebhookUrl(WEBHOOK)
+  }
+}
+
+const effectsFor = async (email: string) => ({
+  purchases: await rows(payload(), 'one_time_purchases', { email: { equals: email } }),
+  subscriptions: await rows(payload(), 'user_subscriptions', { email: { equals: email } }),
+  licenses: await rows(payload(), 'licenses', { email: { equals: email } }),
+  payments: await rows(payload(), 'payment_history', { email: { equals: email } }),
+  analytics: (await rows(payload(), 'analytics_events', { email: { equals: email } })).map((event) => event.name).sort(),
+})
+
+const emailJobs = async (licenseId: number) =>
+  (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendLicenseEmail' } }, limit: 1000 })).docs.filter(
+    (job) => (job.input as { licenseId?: number }).licenseId === licenseId,
+  )
+
+const uniqueEmail = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}@example.test`
+
+describe('signature and mode checks over HTTP', () => {
+  const body = JSON.stringify({ id: 'evt_sig_check', object: 'event', type: 'checkout.session.completed', livemode: false, created: 1, data: { object: { id: 'cs_x' } } })
+
+  it.each([
+    ['missing', null],
+    ['malformed', 'nonsense'],
+    ['wrong secret', standIn.sign(body, { secret: 'whsec_wrong' })],
+    ['too old', standIn.sign(body, { timestamp: Math.floor(Date.now() / 1000) - 301 })],
+    ['in the future', standIn.sign(body, { timestamp: Math.floor(Date.now() / 1000) + 301 })],
+  ])('400 invalid_signature when %s, and nothing recorded', async (_name, header) => {
+    const response = await post(body, header)
+    expect(response.status).toBe(400)
+    expect(response.body.errors?.[0]?.code).toBe('invalid_signature')
+    expect(await rows(payload(), 'processor_events', { eventId: { equals: 'evt_sig_check' } })).toHaveLength(0)
+  })
+
+  it('400 livemode_mismatch for a live event sent to a test-mode service', async () => {
+    const live = JSON.stringify({ id: 'evt_live_1', object: 'event', type: 'checkout.session.completed', livemode: true, created: 1, data: { object: { id: 'cs_x' } } })
+    const response = await post(live)
+    expect(response.status).toBe(400)
+    expect(response.body.errors?.[0]?.code).toBe('livemode_mismatch')
+  })
+
+  it('records an unknown type as ignored and answers 200', async () => {
+    const unknown = JSON.stringify({ id: 'evt_unknown_1', object: 'event', type: 'customer.tax_id.created', livemode: false, created: 1, data: { object: { id: 'txi_1' } } })
+    const response = await post(unknown)
+    expect(response).toEqual({ status: 200, body: { received: true, outcome: 'ignored' } })
+    const [row] = await rows(payload(), 'processor_events', { eventId: { equals: 'evt_unknown_1' } })
+    expect(row).toMatchObject({ status: 'ignored', type: 'customer.tax_id.created' })
+    expect((await post(unknown)).body.outcome).toBe('ignored')
+  })
+})
+
+describe('exactly once', () => {
+  it('the same event five times in a row has one effect', async () => {
+    const email = uniqueEmail('seq')
+    const events = await payQuietly(PRICES.standard, email)
+    const completed = events.find((event) => event.type === 'checkout.session.completed')!
+    const outcomes = []
+    for (let attempt = 0; attempt < 5; attempt += 1) outcomes.push((await standIn.redeliver(completed.id)).status)
+    expect(outcomes).toEqual([200, 200, 200, 200, 200])
+    const effects = await effectsFor(email)
+    expect(effects.purchases).toHaveLength(1)
+    expect(effects.licenses).toHaveLength(1)
+    expect(effects.analytics).toEqual(['license_granted', 'purchase_completed'])
+    expect(await emailJobs(effects.licenses[0]!.id)).toHaveLength(1)
+    const [row] = await rows(payload(), 'processor_events', { eventId: { equals: completed.id } })
+    expect(row).toMatchObject({ status: 'processed', attempts: 1 })
+  })
+
+  it('the same event five times at once has one effect', async () => {
+    const email = uniqueEmail('concurrent')
+    const events = await payQuietly(PRICES.ultimate, email)
+    const completed = events.find((event) => event.type === 'checkout.session.completed')!
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => standIn.redeliver(completed.id)))
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([200, 200, 200, 200, 200])
+    const effects = await effectsFor(email)
+    expect(effects.purchases).toHaveLength(1)
+    expect(effects.licenses).toHaveLength(1)
+    expect(effects.analytics).toEqual(['license_granted', 'purchase_completed'])
+    expect(await emailJobs(effects.licenses[0]!.id)).toHaveLength(1)
+  })
+
+  it('the events of one purchase racing each other still give one purchase and one license', async () => {
+    const email = uniqueEmail('race')
+    const events = await payQuietly(PRICES.standard, email)
+    await Promise.all(events.map((event) => standIn.redeliver(event.id)))
+    const effects = await effectsFor(email)
+    expect(effects.purchases).toHaveLength(1)
+    expect(effects.licenses).toHaveLength(1)
+    expect(effects.payments).toHaveLength(1)
+    expect(effects.analytics).toEqual(['license_granted', 'payment_succeeded', 'purchase_completed'])
+  })
+})
+
+describe('delivery order', () => {
+  const shuffle = <T>(items: T[], seed: number) => {
+    const result = [...items]
+    let state = seed
+    for (let index = result.length - 1; index > 0; index -= 1) {
+      state = (state * 1103515245 + 12345) % 2 ** 31
+      const other = state % (index + 1)
+      ;[result[index], result[other]] = [result[other]!, result[index]!]
+    }
+    return result
+  }
+
+  it('any order of a subscription\'s life (start, renewal, failed payment, cancellation) ends in the same state', async () => {
+    const signatures = new Set<string>()
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const email = uniqueEmail(`order${seed}`)
+      standIn.setWebhookUrl(null)
+      const started = await payQuietly(PRICES.proMonthly, email)
+      standIn.setWebhookUrl(null)
+      const subscriptionId = (started.find((event) => event.type === 'customer.subscription.created')!.data.object as Stripe.Subscription).id
+      const later = [
+        ...(await standIn.renewSubscription(subscriptionId)),
+        ...(await standIn.failInvoicePayment(subscriptionId)),
+        ...(await standIn.cancelSubscription(subscriptionId)),
+      ]
+      await standIn.settled()
+      standIn.setWebhookUrl(WEBHOOK)
+      for (const event of shuffle([...started, ...later], seed)) {
+        expect((await standIn.redeliver(event.id)).status).toBe(200)
+      }
+      const effects = await effectsFor(email)
+      expect(effects.subscriptions).toHaveLength(1)
+      signatures.add(
+        JSON.stringify({
+          subscription: effects.subscriptions.map((row) => [row.status, row.billingCycle]),
+          licenses: effects.licenses.map((row) => row.status),
+          payments: effects.payments.map((row) => [row.paymentType, row.status]).sort(),
+          analytics: effects.analytics.filter((name) => name !== 'subscription_updated'),
+        }),
+      )
+    }
+    expect([...signatures]).toEqual([
+      JSON.stringify({
+        subscription: [['canceled', 'monthly']],
+        licenses: ['expired'],
+        payments: [['recurring', 'failed'], ['recurring', 'succeeded'], ['recurring', 'succeeded']],
+        analytics: ['license_granted', 'payment_failed', 'payment_succeeded', 'payment_succeeded', 'subscription_canceled', 'subscription_started'],
+      }),
+    ])
+  })
+
+  it('a refund that arrives before the purchase still ends revoked, not active', async () => {
+    const email = uniqueEmail('refund-first')
+    const paid = await payQuietly(PRICES.standard, email)
+    const paymentIntent = paid.find((event) => event.type === 'payment_intent.succeeded')!.data.object as Stripe.PaymentIntent
+    standIn.setWebhookUrl(null)
+    const refund = await standIn.refund(paymentIntent.id)
+    standIn.setWebhookUrl(WEBHOOK)
+    for (const event of [...refund, ...paid]) expect((await standIn.redeliver(event.id)).status).toBe(200)
+    const effects = await effectsFor(email)
+    expect(effects.purchases).toMatchObject([{ status: 'succeeded', refundedAmount: 14900 }])
+    expect(effects.licenses).toMatchObject([{ status: 'revoked', revokedReason: 'refunded' }])
+  })
+})
+
+describe('each event type', () => {
+  it('async payment: a pending purchase grants nothing; once it succeeds the license follows', async () => {
+    const email = uniqueEmail('async-ok')
+    const plan = (await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } } })).docs[0]!
+    await inTransaction(payload(), (req) =>
+      applyPurchaseFacts(req, { paymentIntentId: `pi_pending_${email}`, status: 'pending', amount: 14900, plan, email }, { graceDays: 7 }),
+    )
+    let effects = await effectsFor(email)
+    expect(effects.purchases).toMatchObject([{ status: 'pending' }])
+    expect(effects.licenses).toHaveLength(0)
+
+    const paidEmail = uniqueEmail('async-paid')
+    const events = await payQuietly(PRICES.standard, paidEmail, 'async_succeeded')
+    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['checkout.session.completed', 'checkout.session.async_payment_succeeded']))
+    for (const event of events) expect((await standIn.redeliver(event.id)).status).toBe(200)
+    effects = await effectsFor(paidEmail)
+    expect(effects.purchases).toMatchObject([{ status: 'succeeded' }])
+    expect(effects.licenses).toMatchObject([{ status: 'active' }])
+  })
+
+  it('async payment failure: the purchase is failed and no license is granted', async () => {
+    const email = uniqueEmail('async-fail')
+    const events = await payQuietly(PRICES.standard, email, 'async_failed')
+    for (const event of events) expect((await standIn.redeliver(event.id)).status).toBe(200)
+    const effects = await effectsFor(email)
+    expect(effects.purchases).toMatchObject([{ status: 'failed' }])
+    expect(effects.licenses).toHaveLength(0)
+    expect(effects.analytics).toContain('payment_failed')
+  })
+
+  it('charge.refunded: a partial refund is recorded, a full one revokes', async () => {
+    const buyer = await createUser(payload(), 'customer')
+    const { events } = await buy(PRICES.ultimate, { as: buyer })
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    await standIn.refund(charge.id, 4900)
+    let [purchase] = await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } })
+    let [license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
+    expect(purchase).toMatchObject({ refundedAmount: 4900, status: 'succeeded' })
+    expect(license?.status).toBe('active')
+
+    await standIn.refund(charge.id)
+    ;[purchase] = await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } })
+    ;[license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
+    expect(purchase).toMatchObject({ refundedAmount: 29900 })
+    expect(purchase?.revokedAt).toBeTruthy()
+    expect(license).toMatchObject({ status: 'revoked', revokedReason: 'refunded' })
+    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map((event) => event.name)
+    expect(names).toEqual(expect.arrayContaining(['refund_partial', 'refund_full', 'license_revoked']))
+  })
+
+  it('disputes: opened suspends, won restores, lost revokes', async () => {
+    const winner = await createUser(payload(), 'customer')
+    const { events } = await buy(PRICES.standard, { as: winner })
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    const opened = await standIn.openDispute(charge.id)
+    const licenseStatus = async (userId: number) => (await rows(payload(), 'licenses', { user: { equals: userId } }))[0]?.status
+    expect(await licenseStatus(winner.user.id)).toBe('suspended')
+    await standIn.closeDispute((opened[0]!.data.object as Stripe.Dispute).id, 'won')
+    expect(await licenseStatus(winner.user.id)).toBe('active')
+
+    const loser = await createUser(payload(), 'customer')
+    const second = await buy(PRICES.standard, { as: loser })
+    const lostCharge = second.events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    const dispute = await standIn.openDispute(lostCharge.id)
+    await standIn.closeDispute((dispute[0]!.data.object as Stripe.Dispute).id, 'lost')
+    expect(await licenseStatus(loser.user.id)).toBe('revoked')
+  })
+
+  it('subscription updated, payment failed (past due keeps access), renewed, deleted (expires)', async () => {
+    const buyer = await createUser(payload(), 'customer')
+    const { events } = await buy(PRICES.proYearly, { as: buyer })
+    const subscriptionId = (events.find((event) => event.type === 'customer.subscription.created')!.data.object as Stripe.Subscription).id
+    const state = async () => ({
+      subscription: (await rows(payload(), 'user_subscriptions', { user: { equals: buyer.user.id } }))[0]!,
+      license: (await rows(payload(), 'licenses', { user: { equals: buyer.user.id } }))[0]!,
+    })
+
+    await standIn.updateSubscription(subscriptionId, { cancelAtPeriodEnd: true })
+    await standIn.settled()
+    expect((await state()).subscription.cancelAtPeriodEnd).toBe(true)
+
+    await standIn.failInvoicePayment(subscriptionId)
+    await standIn.settled()
+    let current = await state()
+    expect(current.subscription.status).toBe('past_due')
+    expect(current.license.status).toBe('active')
+    const failed = await rows(payload(), 'payment_history', { and: [{ user: { equals: buyer.user.id } }, { status: { equals: 'failed' } }] })
+    expect(failed).toHaveLength(1)
+
+    // The failed renewal opened the next period; paying it restores active without moving it again.
+    const unpaidPeriodEnd = current.subscription.currentPeriodEnd
+    await standIn.renewSubscription(subscriptionId)
+    await standIn.settled()
+    current = await state()
+    expect(current.subscription.status).toBe('active')
+    expect(current.subscription.currentPeriodEnd).toBe(unpaidPeriodEnd)
+
+    const periodBefore = new Date(current.subscription.currentPeriodEnd!).getTime()
+    await standIn.renewSubscription(subscriptionId)
+    await standIn.settled()
+    current = await state()
+    expect(new Date(current.subscription.currentPeriodEnd!).getTime()).toBeGreaterThan(periodBefore)
+    expect(new Date(current.license.validUntil!).getTime()).toBe(new Date(current.subscription.currentPeriodEnd!).getTime() + 7 * 86_400_000)
+
+    await standIn.cancelSubscription(subscriptionId)
+    await standIn.settled()
+    current = await state()
+    expect(current.subscription.status).toBe('canceled')
+    expect(current.license.status).toBe('expired')
+    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map((event) => event.name)
+    expect(names).toEqual(expect.arrayContaining(['subscription_started', 'subscription_updated', 'payment_failed', 'subscription_canceled']))
+  })
+
+  it('a declined card changes nothing', async () => {
+    const email = uniqueEmail('declined')
+    const events = await payQuietly(PRICES.standard, email, undefined)
+    expect(events.length).toBeGreaterThan(0)
+    const declinedEmail = uniqueEmail('declined2')
+    standIn.setWebhookUrl(WEBHOOK)
+    const checkout = await fetch(`${service.url}/api/checkout_sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `declined-${Math.random()}` },
+      body: JSON.stringify({ priceId: PRICES.standard }),
+    }).then((response) => response.json() as Promise<{ id: string }>)
+    await standIn.pay(checkout.id, { email: declinedEmail, outcome: 'declined' })
+    const effects = await effectsFor(declinedEmail)
+    expect(effects.purchases).toHaveLength(0)
+    expect(effects.licenses).toHaveLength(0)
+  })
+})
+
+describe('failures never lose a purchase', () => {
+  it('a database error mid-event rolls everything back; the retry applies it once', async () => {
+    const email = uniqueEmail('dberror')
+    const events = await payQuietly(PRICES.standard, email)
+    const completed = events.find((event) => event.type === 'checkout.session.completed')!
+    const pool = payload().db.pool
+    await pool.query(`CREATE OR REPLACE FUNCTION fail_license_insert() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$ LANGUAGE plpgsql`)
+    await pool.query(`CREATE TRIGGER fail_license_insert BEFORE INSERT ON licenses FOR EACH ROW EXECUTE FUNCTION fail_license_insert()`)
+    try {
+      expect((await standIn.redeliver(completed.id)).status).toBe(500)
+      const effects = await effectsFor(email)
+      expect(effects.purchases).toHaveLength(0)
+      expect(effects.licenses).toHaveLength(0)
+      expect(effects.analytics).toEqual([])
+      const [row] = await rows(payload(), 'processor_events', { eventId: { equals: completed.id } })
+      expect(row).toMatchObject({ status: 'failed', attempts: 1 })
+      expect(row?.lastError).toMatch(/injected failure/)
+      // the failed query's parameters (email, license key) never reach the event log
+      expect(row?.lastError).not.toContain(email)
+      expect(row?.lastError).not.toMatch(/KIT-/)
+    } finally {
+      await pool.query('DROP TRIGGER fail_license_insert ON licenses')
+    }
+    expect((await standIn.redeliver(completed.id)).status).toBe(200)
+    const effects = await effectsFor(email)
+    expect(effects.purchases).toHaveLength(1)
+    expect(effects.licenses).toHaveLength(1)
+    const [row] = await rows(payload(), 'processor_events', { eventId: { equals: completed.id } })
+    expect(row).toMatchObject({ status: 'processed', attempts: 2, lastError: null })
+  })
+
+  it('the processor failing while we read the current object answers 500, and the retry succeeds', async () => {
+    const email = uniqueEmail('fetchfail')
+    const events = await payQuietly(PRICES.standard, email)
+    const completed = events.find((event) => event.type === 'checkout.session.completed')!
+    standIn.failNext({ method: 'GET', path: /^\/v1\/checkout\/sessions\//, status: 500, count: 2 })
+    expect((await standIn.redeliver(completed.id)).status).toBe(500)
+    standIn.clearFailures()
+    expect((await effectsFor(email)).purchases).toHaveLength(0)
+    expect((await standIn.redeliver(completed.id)).status).toBe(200)
+    expect((await effectsFor(email)).licenses).toHaveLength(1)
+  })
+
+  it('staff re-run a failed event from the admin', async () => {
+    const email = uniqueEmail('rerun')
+    const events = await payQuietly(PRICES.standard, email)
+    const completed = events.find((event) => event.type === 'checkout.session.completed')!
+    standIn.failNext({ method: 'GET', path: /^\/v1\/checkout\/sessions\//, status: 500, count: 2 })
+    expect((await standIn.redeliver(completed.id)).status).toBe(500)
+    standIn.clearFailures()
+    const [row] = await rows(payload(), 'processor_events', { eventId: { equals: completed.id } })
+    const { api } = await import('../support/payload')
+    const customer = await createUser(payload(), 'customer')
+    expect((await api('POST', `/processor_events/${row!.id}/retry`, { as: customer })).status).toBe(403)
+    const support = await createUser(payload(), 'support')
+    const retried = await api('POST', `/processor_events/${row!.id}/retry`, { as: support })
+    expect(retried.status).toBe(200)
+    expect(retried.body.outcome).toBe('processed')
+    expect((await effectsFor(email)).licenses).toHaveLength(1)
+  })
+
+  it('SMTP down delays the license email without touching the purchase; it is sent once SMTP is back', async () => {
+    const email = uniqueEmail('smtpdown')
+    smtp.setDown(true)
+    try {
+      await payQuietly(PRICES.standard, email).then((events) => Promise.all(events.map((event) => standIn.redeliver(event.id))))
+      const effects = await effectsFor(email)
+      expect(effects.licenses).toMatchObject([{ status: 'active' }])
+      const [queued] = await emailJobs(effects.licenses[0]!.id)
+      await payload().jobs.runByID({ id: queued!.id })
+      const [job] = await emailJobs(effects.licenses[0]!.id)
+      expect(job?.hasError ?? false).toBe(false)
+      expect(job?.completedAt ?? null).toBeNull()
+      expect((job?.log ?? []).some((entry) => entry.state === 'failed')).toBe(true)
+      expect(smtp.messages.some((message) => message.text?.includes(effects.licenses[0]!.key))).toBe(false)
+    } finally {
+      smtp.setDown(false)
+    }
+    const [license] = (await effectsFor(email)).licenses
+    const [job] = await emailJobs(license!.id)
+    for (let round = 0; round < 5 && !smtp.messages.some((message) => message.text?.includes(license!.key)); round += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      await payload().jobs.runByID({ id: job!.id })
+    }
+    await smtp.waitFor((message) => message.text?.includes(license!.key) ?? false)
+    expect(smtp.messages.filter((message) => message.text?.includes(license!.key))).toHaveLength(1)
+  })
+})
