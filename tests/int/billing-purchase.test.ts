@@ -159,12 +159,12 @@ describe('checkout session contract', () => {
 
   it('400 unknown_price for the free plan and for an inactive plan', async () => {
     const admin = await createUser(payload(), 'admin')
-    const [standard] = await rows(payload(), 'plans' as never, { slug: { equals: 'standard' } })
-    await api('PATCH', `/plans/${(standard as { id: number }).id}`, { as: admin, body: { active: false } })
+    const [standard] = await rows(payload(), 'plans', { slug: { equals: 'standard' } })
+    await api('PATCH', `/plans/${standard!.id}`, { as: admin, body: { active: false } })
     const inactive = await api('POST', '/checkout_sessions', { body: { priceId: PRICES.standard } })
     expect(inactive.status).toBe(400)
     expect(inactive.body.errors[0].code).toBe('unknown_price')
-    await api('PATCH', `/plans/${(standard as { id: number }).id}`, { as: admin, body: { active: true } })
+    await api('PATCH', `/plans/${standard!.id}`, { as: admin, body: { active: true } })
   })
 
   it.each([

@@ -1,4 +1,4 @@
-import type { Payload } from 'payload'
+import type { CollectionSlug, DataFromCollectionSlug, Payload, Where } from 'payload'
 
 import { seedPlans } from '../../src/plans/seed'
 import type { PayOutcome } from '../../src/standins/processor'
@@ -18,5 +18,6 @@ export const buy = async (priceId: string, options: { as?: TestUser | null; emai
 /** Every delivery of every event answered 200 (a 500 means the service failed to apply one). */
 export const deliveryStatuses = () => standIn.events().flatMap((record) => record.deliveries.map((delivery) => `${record.event.type}:${delivery.status}`))
 
-export const rows = async (payload: Payload, collection: 'one_time_purchases' | 'user_subscriptions' | 'payment_history' | 'licenses' | 'analytics_events' | 'processor_events' | 'audit_log', where = {}) =>
-  (await payload.find({ collection, where, limit: 1000, depth: 0, pagination: false })).docs
+/** Every row of a collection matching `where`, unpopulated. */
+export const rows = async <Slug extends CollectionSlug>(payload: Payload, collection: Slug, where: Where = {}): Promise<DataFromCollectionSlug<Slug>[]> =>
+  (await payload.find({ collection, where, sort: 'id', limit: 1000, depth: 0, pagination: false })).docs as DataFromCollectionSlug<Slug>[]
