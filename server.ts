@@ -55,6 +55,12 @@ const main = async () => {
   }
   process.env.PAYLOAD_SECRET ??= resolvePayloadSecret(env)
   if (!env.smtpUrl) log(`no SMTP_URL: emails are written to ${env.dataDir}/outbox`)
+  if (!env.payment.secretKey) {
+    const { startDevelopmentProcessor } = await import('./src/standins/development')
+    const standIn = await startDevelopmentProcessor(env)
+    closers.push({ name: 'processor stand-in', close: standIn.close })
+    log(`no PAYMENT_SECRET_KEY: checkout runs on the local processor stand-in at ${standIn.url} (no real payments)`)
+  }
 
   // Load the config only now: it reads DATABASE_URL and PAYLOAD_SECRET.
   const [{ default: config }, { getPayload }, { prepareDatabase, closePayload }] = await Promise.all([
@@ -65,13 +71,18 @@ const main = async () => {
   // A short-lived instance for migrations and seeding; Next's route handlers boot their own.
   const bootstrap = await getPayload({ config, key: 'bootstrap' })
   try {
-    const seeded = await prepareDatabase(bootstrap, { priceIds: env.priceIds })
+    // Read again: the development stand-in may have supplied price IDs.
+    const seeded = await prepareDatabase(bootstrap, { priceIds: readEnv().priceIds })
     if (seeded?.created.length) log(`seeded plans: ${seeded.created.join(', ')}`)
     if (seeded?.updatedPriceIds.length) log(`price IDs updated from configuration: ${seeded.updatedPriceIds.join(', ')}`)
   } finally {
     await closePayload(bootstrap)
   }
   if (shuttingDown) return
+
+  // The jobs worker (license emails): its own Payload instance whose cron works the queue.
+  const worker = await getPayload({ config, key: 'jobs', cron: true })
+  closers.push({ name: 'jobs worker', close: () => closePayload(worker) })
 
   const [{ default: next }, { default: pg }, { createHost }] = await Promise.all([
     import('next'),

@@ -94,6 +94,7 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
     { name: 'revokedAt', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
     { name: 'revokedReason', type: 'text', access: { update: adminsField }, admin: { readOnly: true } },
     { name: 'revokedBy', type: 'relationship', relationTo: 'users', access: { update: adminsField }, admin: { readOnly: true } },
+    { name: 'emailSentAt', type: 'date', access: { update: adminsField }, admin: { readOnly: true, description: 'When the license email went out.' } },
     { name: 'downloadCount', type: 'number', defaultValue: 0, access: { update: adminsField }, admin: { readOnly: true } },
     { name: 'lastDownloadedAt', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
   ],

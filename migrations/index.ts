@@ -1,5 +1,6 @@
 import * as migration_20261122_020806_initial from './20261122_020806_initial';
 import * as migration_20261122_023545_billing_and_licensing from './20261122_023545_billing_and_licensing';
+import * as migration_20261122_025011_license_email_sent_at from './20261122_025011_license_email_sent_at';
 
 export const migrations = [
   {
@@ -10,6 +11,11 @@ export const migrations = [
   {
     up: migration_20261122_023545_billing_and_licensing.up,
     down: migration_20261122_023545_billing_and_licensing.down,
-    name: '20261122_023545_billing_and_licensing'
+    name: '20261122_023545_billing_and_licensing',
+  },
+  {
+    up: migration_20261122_025011_license_email_sent_at.up,
+    down: migration_20261122_025011_license_email_sent_at.down,
+    name: '20261122_025011_license_email_sent_at'
   },
 ];

@@ -35,6 +35,8 @@ export const billingPlugin =
     )
     return {
       ...config,
+      // Server-only: lets server actions reach the same processor client as the endpoints.
+      custom: { ...config.custom, billing: runtime },
       collections: [
         ...collections,
         UserSubscriptions,

@@ -254,6 +254,10 @@ export interface License {
   revokedAt?: string | null;
   revokedReason?: string | null;
   revokedBy?: (number | null) | User;
+  /**
+   * When the license email went out.
+   */
+  emailSentAt?: string | null;
   downloadCount?: number | null;
   lastDownloadedAt?: string | null;
   updatedAt: string;
@@ -706,6 +710,7 @@ export interface LicensesSelect<T extends boolean = true> {
   revokedAt?: T;
   revokedReason?: T;
   revokedBy?: T;
+  emailSentAt?: T;
   downloadCount?: T;
   lastDownloadedAt?: T;
   updatedAt?: T;

@@ -49,3 +49,10 @@ export const createBillingRuntime = (options: BillingOptions): BillingRuntime =>
     },
   }
 }
+
+/** The billing runtime the billing plugin registered on the Payload config. */
+export const billingRuntimeOf = (payload: { config: { custom?: Record<string, unknown> } }): BillingRuntime => {
+  const runtime = payload.config.custom?.billing as BillingRuntime | undefined
+  if (!runtime) throw new ServiceError(503, 'processor_not_configured', 'Payments are not configured on this server.')
+  return runtime
+}

@@ -1,5 +1,6 @@
 import type { TaskConfig } from 'payload'
 
+import { inTransaction, lockKey } from '../db/transaction'
 import { licenseEmail } from '../email/license-email'
 
 export type LicenseJobOptions = { productName: string; serverUrl: string; retryDelayMs: number }
@@ -15,19 +16,34 @@ export const sendLicenseEmailTask = (options: LicenseJobOptions): TaskConfig<'se
   outputSchema: [{ name: 'to', type: 'text' }],
   retries: { attempts: 12, backoff: { type: 'exponential', delay: options.retryDelayMs } },
   handler: async ({ input, req }) => {
-    const license = await req.payload.findByID({ collection: 'licenses', id: input.licenseId, depth: 1, req })
-    const user = typeof license.user === 'object' ? license.user : null
-    const plan = typeof license.plan === 'object' ? license.plan : null
-    const to = user?.email ?? license.email
-    if (!to) throw new Error(`license ${license.id} has no email address to send to`)
-    const message = licenseEmail({
-      productName: options.productName,
-      planName: plan?.name ?? 'plan',
-      licenseKey: license.key,
-      dashboardUrl: `${options.serverUrl}/dashboard`,
-      recipientName: user?.name ?? null,
+    // Payload's queue may hand one job to two runners (every instance works it, and claiming is not
+    // atomic), so the send itself is guarded: one runner at a time per license, and never twice once
+    // recorded. A crash between the SMTP hand-off and the commit can still send twice; nothing can lose it.
+    const to = await inTransaction(req.payload, async (tx) => {
+      await lockKey(tx, `license-email:${input.licenseId}`)
+      const license = await tx.payload.findByID({ collection: 'licenses', id: input.licenseId, depth: 1, req: tx })
+      const user = typeof license.user === 'object' ? license.user : null
+      const plan = typeof license.plan === 'object' ? license.plan : null
+      const recipient = user?.email ?? license.email
+      if (license.emailSentAt) return recipient
+      if (!recipient) throw new Error(`license ${license.id} has no email address to send to`)
+      const message = licenseEmail({
+        productName: options.productName,
+        planName: plan?.name ?? 'plan',
+        licenseKey: license.key,
+        dashboardUrl: `${options.serverUrl}/dashboard`,
+        recipientName: user?.name ?? null,
+      })
+      await tx.payload.sendEmail({ to: recipient, ...message })
+      await tx.payload.update({
+        collection: 'licenses',
+        id: license.id,
+        data: { emailSentAt: new Date().toISOString() },
+        req: tx,
+        overrideAccess: true,
+      })
+      return recipient
     })
-    await req.payload.sendEmail({ to, ...message })
     return { output: { to } }
   },
 })

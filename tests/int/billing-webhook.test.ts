@@ -1,5 +1,6 @@
 import './../support/billing-env'
 
+import { createLocalReq } from 'payload'
 import type Stripe from 'stripe'
 import { beforeAll, describe, expect, it } from 'vitest'
 
@@ -128,6 +129,24 @@ describe('exactly once', () => {
     expect(effects.licenses).toHaveLength(1)
     expect(effects.payments).toHaveLength(1)
     expect(effects.analytics).toEqual(['license_granted', 'payment_succeeded', 'purchase_completed'])
+  })
+})
+
+describe('the license email goes out once', () => {
+  it('even when two queue runners take the same job at once', async () => {
+    const email = uniqueEmail('tworunners')
+    await payQuietly(PRICES.standard, email).then((events) => Promise.all(events.map((event) => standIn.redeliver(event.id))))
+    const [license] = (await effectsFor(email)).licenses
+    // What each runner executes for the job: the task's handler, three times at once.
+    const task = payload().config.jobs.tasks?.find((candidate) => candidate.slug === 'sendLicenseEmail')
+    const handler = task!.handler as (args: { input: { licenseId: number }; req: unknown }) => Promise<unknown>
+    const runOnce = async () => handler({ input: { licenseId: license!.id }, req: await createLocalReq({}, payload()) })
+    await Promise.all([runOnce(), runOnce(), runOnce()])
+    await smtp.waitFor((message) => message.text?.includes(license!.key) ?? false)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(smtp.messages.filter((message) => message.text?.includes(license!.key))).toHaveLength(1)
+    const stored = await payload().findByID({ collection: 'licenses', id: license!.id })
+    expect(stored.emailSentAt).toBeTruthy()
   })
 })
 

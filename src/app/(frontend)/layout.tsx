@@ -17,6 +17,7 @@ const RootLayout = ({ children }: { children: React.ReactNode }) => (
         </a>
         <nav>
           <a href="/#pricing">Pricing</a>
+          <a href="/dashboard">Dashboard</a>
         </nav>
       </header>
       <main>{children}</main>

@@ -1,0 +1,34 @@
+import Link from 'next/link'
+
+import { signUp } from '../../../auth/actions'
+import { AUTH_ERRORS } from '../../../auth/messages'
+
+type Props = { searchParams: Promise<{ error?: string; next?: string }> }
+
+const SignUpPage = async ({ searchParams }: Props) => {
+  const { error, next } = await searchParams
+  return (
+    <section className="auth">
+      <h1>Create your account</h1>
+      {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
+      <form action={signUp}>
+        <input type="hidden" name="next" value={next ?? ''} />
+        <label>
+          Name <input type="text" name="name" autoComplete="name" />
+        </label>
+        <label>
+          Email <input type="email" name="email" autoComplete="email" required />
+        </label>
+        <label>
+          Password <input type="password" name="password" autoComplete="new-password" minLength={10} required />
+        </label>
+        <button type="submit">Sign up</button>
+      </form>
+      <p>
+        Already have an account? <Link href={next ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in'}>Sign in</Link>
+      </p>
+    </section>
+  )
+}
+
+export default SignUpPage

@@ -1,0 +1,8 @@
+/** What a sign-in or sign-up error code means, for people. */
+export const AUTH_ERRORS: Record<string, string> = {
+  missing_fields: 'Enter your email address and password.',
+  invalid_credentials: 'That email and password do not match an account.',
+  locked: 'Too many failed attempts: this account is locked for 15 minutes.',
+  weak_password: 'Use a password of at least 10 characters.',
+  sign_up_failed: 'We could not create that account. If you already have one, sign in instead.',
+}

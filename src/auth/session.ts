@@ -1,0 +1,52 @@
+import config from '@payload-config'
+import { cookies, headers } from 'next/headers'
+import { generateExpiredPayloadCookie, generatePayloadCookie, getPayload, type Payload } from 'payload'
+
+import type { User } from '../payload-types'
+
+export const getPayloadClient = (): Promise<Payload> => getPayload({ config })
+
+/** The signed-in user of this page request (Payload's session cookie), or null. */
+export const currentUser = async (): Promise<User | null> => {
+  const payload = await getPayloadClient()
+  const { user } = await payload.auth({ headers: await headers() })
+  return user && user.collection === 'users' ? (user as User) : null
+}
+
+type CookieObject = { name: string; value?: string; expires?: string; httpOnly?: boolean; maxAge?: number; path?: string; sameSite?: 'Lax' | 'None' | 'Strict'; secure?: boolean; domain?: string }
+
+const applyCookie = async (cookie: CookieObject) => {
+  const store = await cookies()
+  store.set({
+    name: cookie.name,
+    value: cookie.value ?? '',
+    httpOnly: cookie.httpOnly,
+    path: cookie.path ?? '/',
+    sameSite: cookie.sameSite?.toLowerCase() as 'lax' | 'strict' | 'none' | undefined,
+    secure: cookie.secure,
+    ...(cookie.expires ? { expires: new Date(cookie.expires) } : {}),
+    ...(cookie.domain ? { domain: cookie.domain } : {}),
+  })
+}
+
+/** Set Payload's session cookie exactly as its own login endpoint would. */
+export const setSessionCookie = async (payload: Payload, token: string) => {
+  await applyCookie(
+    generatePayloadCookie({
+      collectionAuthConfig: payload.collections.users.config.auth,
+      cookiePrefix: payload.config.cookiePrefix,
+      returnCookieAsObject: true,
+      token,
+    }),
+  )
+}
+
+export const clearSessionCookie = async (payload: Payload) => {
+  await applyCookie(
+    generateExpiredPayloadCookie({
+      collectionAuthConfig: payload.collections.users.config.auth,
+      cookiePrefix: payload.config.cookiePrefix,
+      returnCookieAsObject: true,
+    }),
+  )
+}

@@ -1,0 +1,32 @@
+'use server'
+
+import { headers } from 'next/headers'
+import { redirect } from 'next/navigation'
+import { createLocalReq } from 'payload'
+
+import { currentUser, getPayloadClient } from '../auth/session'
+import { ServiceError } from '../http/errors'
+import { createCheckoutSession } from './checkout'
+import { billingRuntimeOf } from './runtime'
+
+/** The pricing page's Buy button (a plain form, so it works without JS): open the hosted checkout. */
+export async function startCheckout(form: FormData) {
+  const priceId = form.get('priceId')
+  if (typeof priceId !== 'string') redirect('/?checkout_error=invalid_request#pricing')
+  const payload = await getPayloadClient()
+  const user = await currentUser()
+  const requestHeaders = await headers()
+  const req = await createLocalReq({ user: user ? { ...user, collection: 'users' } : undefined }, payload)
+  let url: string
+  try {
+    const billing = billingRuntimeOf(payload).require()
+    ;({ url } = await createCheckoutSession(req, billing, {
+      priceId: priceId as string,
+      idempotencyKey: null,
+      clientFingerprint: `${requestHeaders.get('x-forwarded-for') ?? ''}|${requestHeaders.get('user-agent') ?? ''}`,
+    }))
+  } catch (error) {
+    redirect(`/?checkout_error=${error instanceof ServiceError ? error.code : 'processor_unavailable'}#pricing`)
+  }
+  redirect(url)
+}

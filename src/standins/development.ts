@@ -1,0 +1,35 @@
+import type { ServiceEnv } from '../config/env'
+import { DEFAULT_PRICES, startProcessorStandIn } from './processor'
+
+const DEV_SECRET_KEY = 'sk_test_standin_development'
+const DEV_WEBHOOK_SECRET = 'whsec_standin_development'
+const DEV_PUBLISHABLE_KEY = 'pk_test_standin_development'
+
+const priceId = (suffix: string) => DEFAULT_PRICES.find((price) => price.id.endsWith(suffix))?.id ?? ''
+
+/**
+ * Development without processor keys: start the processor stand-in and point this process at it,
+ * with its prices as the plans' defaults. Never in production (the start-up checks refuse that).
+ */
+export const startDevelopmentProcessor = async (env: ServiceEnv) => {
+  if (env.isProduction) throw new Error('the processor stand-in is for development only')
+  const standIn = await startProcessorStandIn({
+    port: Number(process.env.PROCESSOR_STANDIN_PORT ?? 12111),
+    secretKey: DEV_SECRET_KEY,
+    webhookSecret: DEV_WEBHOOK_SECRET,
+    webhookUrl: `http://127.0.0.1:${env.port}/api/webhooks/processor`,
+    log: (line) => console.info(`[processor stand-in] ${line}`),
+  })
+  Object.assign(process.env, {
+    PAYMENT_SECRET_KEY: DEV_SECRET_KEY,
+    PAYMENT_WEBHOOK_SECRET: DEV_WEBHOOK_SECRET,
+    PUBLIC_PAYMENT_PUBLISHABLE_KEY: DEV_PUBLISHABLE_KEY,
+    PAYMENT_API_URL: standIn.url,
+    PAYMENT_STANDIN_URL: standIn.url,
+  })
+  process.env.PUBLIC_PRICE_ID_STANDARD_LIFETIME ??= priceId('standard_lifetime')
+  process.env.PUBLIC_PRICE_ID_ULTIMATE_LIFETIME ??= priceId('ultimate_lifetime')
+  process.env.PUBLIC_PRICE_ID_PRO_MONTHLY ??= priceId('pro_monthly')
+  process.env.PUBLIC_PRICE_ID_PRO_YEARLY ??= priceId('pro_yearly')
+  return standIn
+}
