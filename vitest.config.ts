@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['tests/int/**/*.test.ts'],
+    benchmark: { include: ['tests/bench/**/*.bench.ts'] },
     globalSetup: ['tests/support/global-setup.ts'],
     setupFiles: ['tests/support/per-file-database.ts'],
     // Each file runs in its own process against its own database.
