@@ -32,7 +32,8 @@ export const verifyEvent = (
   }
   for (const secret of secrets) {
     try {
-      return processor.webhooks.constructEvent(rawBody, header, secret, SIGNATURE_TOLERANCE_SECONDS)
+      // One clock for both checks: ours above and the SDK's (receivedAt).
+      return processor.webhooks.constructEvent(rawBody, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowSeconds)
     } catch {
       // try the next secret
     }
