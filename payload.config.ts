@@ -8,6 +8,7 @@ import { buildConfig } from 'payload'
 import { accountsPlugin } from './plugins/accounts'
 import { billingPlugin } from './plugins/billing'
 import { catalogPlugin } from './plugins/catalog'
+import { deliveryPlugin } from './plugins/delivery'
 import { licensingPlugin } from './plugins/licensing'
 import { admins, staff } from './src/access/roles'
 import { readEnv, resolvePayloadSecret } from './src/config/env'
@@ -17,11 +18,12 @@ import { createEmailAdapter } from './src/email/adapter'
 
 const dirname = path.dirname(fileURLToPath(import.meta.url))
 const env = readEnv()
+// Production start-up refuses to run without PAYLOAD_SECRET (server.ts); `next build` needs none.
+const secret = env.payloadSecret ?? (env.isProduction ? '' : resolvePayloadSecret(env))
 
 export default buildConfig({
   serverURL: env.serverUrl,
-  // Production start-up refuses to run without PAYLOAD_SECRET (server.ts); `next build` needs none.
-  secret: env.payloadSecret ?? (env.isProduction ? '' : resolvePayloadSecret(env)),
+  secret,
   admin: {
     user: 'users',
     // No Gravatar: the admin works offline and does not leak staff emails to a third party.
@@ -43,6 +45,7 @@ export default buildConfig({
   cors: [env.serverUrl],
   csrf: [env.serverUrl],
   telemetry: false,
+  upload: { limits: { fileSize: env.maxUploadBytes } },
   logger: { options: { level: env.logLevel } },
   // A wrong password or a locked account is the client's mistake, not an error of the service.
   loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info' },
@@ -69,6 +72,18 @@ export default buildConfig({
       serverUrl: env.serverUrl,
       retryDelayMs: env.jobsRetryDelayMs,
       graceDays: env.subscriptionGraceDays,
+    }),
+    deliveryPlugin({
+      serverUrl: env.serverUrl,
+      secret,
+      releasesDir: env.releasesDir,
+      downloadUrlTtlSeconds: env.downloadUrlTtlSeconds,
+      s3: env.s3.bucket ? { ...env.s3, bucket: env.s3.bucket } : null,
+      codeHost:
+        env.repo.token && env.repo.owner && env.repo.name
+          ? { token: env.repo.token, owner: env.repo.owner, repo: env.repo.name, apiUrl: env.repo.apiUrl }
+          : null,
+      retryDelayMs: env.jobsRetryDelayMs,
     }),
     billingPlugin({
       secretKey: env.payment.secretKey,

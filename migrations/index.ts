@@ -1,6 +1,7 @@
 import * as migration_20261122_020806_initial from './20261122_020806_initial';
 import * as migration_20261122_023545_billing_and_licensing from './20261122_023545_billing_and_licensing';
 import * as migration_20261122_025011_license_email_sent_at from './20261122_025011_license_email_sent_at';
+import * as migration_20261122_030119_delivery from './20261122_030119_delivery';
 
 export const migrations = [
   {
@@ -16,6 +17,11 @@ export const migrations = [
   {
     up: migration_20261122_025011_license_email_sent_at.up,
     down: migration_20261122_025011_license_email_sent_at.down,
-    name: '20261122_025011_license_email_sent_at'
+    name: '20261122_025011_license_email_sent_at',
+  },
+  {
+    up: migration_20261122_030119_delivery.up,
+    down: migration_20261122_030119_delivery.down,
+    name: '20261122_030119_delivery'
   },
 ];

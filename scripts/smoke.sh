@@ -17,6 +17,7 @@ NODE_ENV=production PORT=$port DATABASE_URL="$db_url" SERVER_URL="http://localho
   PAYLOAD_SECRET="smoke-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" SMTP_URL="smtp://127.0.0.1:2525" \
   PUBLIC_PRICE_ID_STANDARD_LIFETIME=price_smoke_standard \
   PAYMENT_SECRET_KEY=sk_test_smoke PAYMENT_WEBHOOK_SECRET=whsec_smoke PUBLIC_PAYMENT_PUBLISHABLE_KEY=pk_test_smoke \
+  REPO_ACCESS_TOKEN=smoke-token REPO_OWNER=kit-org REPO_NAME=starter-kit REPO_API_URL=http://127.0.0.1:9 \
   node_modules/.bin/tsx server.ts >"$log" 2>&1 &
 pid=$!
 

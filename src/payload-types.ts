@@ -71,6 +71,9 @@ export interface Config {
     plans: Plan;
     licenses: License;
     audit_log: AuditLog;
+    releases: Release;
+    downloads: Download;
+    repo_access: RepoAccess;
     user_subscriptions: UserSubscription;
     one_time_purchases: OneTimePurchase;
     payment_history: PaymentHistory;
@@ -88,6 +91,9 @@ export interface Config {
     plans: PlansSelect<false> | PlansSelect<true>;
     licenses: LicensesSelect<false> | LicensesSelect<true>;
     audit_log: AuditLogSelect<false> | AuditLogSelect<true>;
+    releases: ReleasesSelect<false> | ReleasesSelect<true>;
+    downloads: DownloadsSelect<false> | DownloadsSelect<true>;
+    repo_access: RepoAccessSelect<false> | RepoAccessSelect<true>;
     user_subscriptions: UserSubscriptionsSelect<false> | UserSubscriptionsSelect<true>;
     one_time_purchases: OneTimePurchasesSelect<false> | OneTimePurchasesSelect<true>;
     payment_history: PaymentHistorySelect<false> | PaymentHistorySelect<true>;
@@ -113,6 +119,7 @@ export interface Config {
   jobs: {
     tasks: {
       sendLicenseEmail: TaskSendLicenseEmail;
+      withdrawRepoAccess: TaskWithdrawRepoAccess;
       inline: {
         input: unknown;
         output: unknown;
@@ -357,6 +364,88 @@ export interface AuditLog {
   createdAt: string;
 }
 /**
+ * Upload the kit archive of each version. Customers see a release once it has a publish date in the past.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "releases".
+ */
+export interface Release {
+  id: number;
+  version: string;
+  /**
+   * From the version (1.0.0-beta.1).
+   */
+  prerelease?: boolean | null;
+  /**
+   * Empty or in the future: not visible to customers.
+   */
+  publishedAt?: string | null;
+  notes?: {
+    root: {
+      type: string;
+      children: {
+        type: any;
+        version: number;
+        [k: string]: unknown;
+      }[];
+      direction: ('ltr' | 'rtl') | null;
+      format: 'left' | 'start' | 'center' | 'right' | 'end' | 'justify' | '';
+      indent: number;
+      version: number;
+    };
+    [k: string]: unknown;
+  } | null;
+  downloadCount?: number | null;
+  prefix?: string | null;
+  _objectKey?: string | null;
+  updatedAt: string;
+  createdAt: string;
+  url?: string | null;
+  thumbnailURL?: string | null;
+  filename?: string | null;
+  mimeType?: string | null;
+  filesize?: number | null;
+  width?: number | null;
+  height?: number | null;
+  focalX?: number | null;
+  focalY?: number | null;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "downloads".
+ */
+export interface Download {
+  id: number;
+  user: number | User;
+  license: number | License;
+  release: number | Release;
+  version: string;
+  /**
+   * Truncated: IPv4 /24, IPv6 /48.
+   */
+  clientAddress?: string | null;
+  userAgent?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "repo_access".
+ */
+export interface RepoAccess {
+  id: number;
+  user: number | User;
+  username: string;
+  status: 'pending' | 'collaborator' | 'revoked' | 'failed';
+  invitationId?: number | null;
+  invitedAt?: string | null;
+  acceptedAt?: string | null;
+  lastCheckedAt?: string | null;
+  lastError?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "payment_history".
  */
@@ -505,7 +594,7 @@ export interface PayloadJob {
     | {
         executedAt: string;
         completedAt: string;
-        taskSlug: 'inline' | 'sendLicenseEmail';
+        taskSlug: 'inline' | 'sendLicenseEmail' | 'withdrawRepoAccess';
         taskID: string;
         input?:
           | {
@@ -538,7 +627,7 @@ export interface PayloadJob {
         id?: string | null;
       }[]
     | null;
-  taskSlug?: ('inline' | 'sendLicenseEmail') | null;
+  taskSlug?: ('inline' | 'sendLicenseEmail' | 'withdrawRepoAccess') | null;
   queue?: string | null;
   waitUntil?: string | null;
   processing?: boolean | null;
@@ -567,6 +656,18 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'audit_log';
         value: number | AuditLog;
+      } | null)
+    | ({
+        relationTo: 'releases';
+        value: number | Release;
+      } | null)
+    | ({
+        relationTo: 'downloads';
+        value: number | Download;
+      } | null)
+    | ({
+        relationTo: 'repo_access';
+        value: number | RepoAccess;
       } | null)
     | ({
         relationTo: 'user_subscriptions';
@@ -728,6 +829,60 @@ export interface AuditLogSelect<T extends boolean = true> {
   reason?: T;
   before?: T;
   after?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "releases_select".
+ */
+export interface ReleasesSelect<T extends boolean = true> {
+  version?: T;
+  prerelease?: T;
+  publishedAt?: T;
+  notes?: T;
+  downloadCount?: T;
+  prefix?: T;
+  _objectKey?: T;
+  updatedAt?: T;
+  createdAt?: T;
+  url?: T;
+  thumbnailURL?: T;
+  filename?: T;
+  mimeType?: T;
+  filesize?: T;
+  width?: T;
+  height?: T;
+  focalX?: T;
+  focalY?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "downloads_select".
+ */
+export interface DownloadsSelect<T extends boolean = true> {
+  user?: T;
+  license?: T;
+  release?: T;
+  version?: T;
+  clientAddress?: T;
+  userAgent?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "repo_access_select".
+ */
+export interface RepoAccessSelect<T extends boolean = true> {
+  user?: T;
+  username?: T;
+  status?: T;
+  invitationId?: T;
+  invitedAt?: T;
+  acceptedAt?: T;
+  lastCheckedAt?: T;
+  lastError?: T;
   updatedAt?: T;
   createdAt?: T;
 }
@@ -916,6 +1071,18 @@ export interface TaskSendLicenseEmail {
   };
   output: {
     to?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskWithdrawRepoAccess".
+ */
+export interface TaskWithdrawRepoAccess {
+  input: {
+    userId: number;
+  };
+  output: {
+    result?: string | null;
   };
 }
 /**

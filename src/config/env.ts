@@ -39,6 +39,22 @@ export type ServiceEnv = {
   subscriptionGraceDays: number
   /** First retry delay of background jobs (emails); doubles on each further attempt. */
   jobsRetryDelayMs: number
+  /** Where release archives live when S3 is not configured: outside every publicly served folder. */
+  releasesDir: string
+  downloadUrlTtlSeconds: number
+  s3: {
+    bucket: string | undefined
+    region: string
+    endpoint: string | undefined
+    accessKeyId: string | undefined
+    secretAccessKey: string | undefined
+  }
+  repo: {
+    token: string | undefined
+    owner: string | undefined
+    name: string | undefined
+    apiUrl: string | undefined
+  }
   priceIds: {
     standardLifetime: string | null
     ultimateLifetime: string | null
@@ -92,6 +108,21 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
     },
     subscriptionGraceDays: intOr(source.SUBSCRIPTION_GRACE_DAYS, 7, 'SUBSCRIPTION_GRACE_DAYS'),
     jobsRetryDelayMs: intOr(source.JOBS_RETRY_DELAY_MS, 30_000, 'JOBS_RETRY_DELAY_MS'),
+    releasesDir: path.resolve(rootDir, blank(source.RELEASES_DIR) ?? path.join(dataDir, 'releases')),
+    downloadUrlTtlSeconds: Math.min(intOr(source.DOWNLOAD_URL_TTL_SECONDS, 300, 'DOWNLOAD_URL_TTL_SECONDS'), 3600),
+    s3: {
+      bucket: blank(source.S3_BUCKET),
+      region: blank(source.S3_REGION) ?? 'us-east-1',
+      endpoint: blank(source.S3_ENDPOINT),
+      accessKeyId: blank(source.S3_ACCESS_KEY_ID),
+      secretAccessKey: blank(source.S3_SECRET_ACCESS_KEY),
+    },
+    repo: {
+      token: blank(source.REPO_ACCESS_TOKEN),
+      owner: blank(source.REPO_OWNER),
+      name: blank(source.REPO_NAME),
+      apiUrl: blank(source.REPO_API_URL),
+    },
     priceIds: {
       standardLifetime: blank(source.PUBLIC_PRICE_ID_STANDARD_LIFETIME) ?? null,
       ultimateLifetime: blank(source.PUBLIC_PRICE_ID_ULTIMATE_LIFETIME) ?? null,
@@ -129,6 +160,9 @@ export const productionProblems = (source: Source = process.env): string[] => {
   const mode = (key: string | undefined) => /_(test|live)_/.exec(key ?? '')?.[1]
   if (secretKey && publishableKey && mode(secretKey) && mode(publishableKey) && mode(secretKey) !== mode(publishableKey)) {
     problems.push('PAYMENT_SECRET_KEY and PUBLIC_PAYMENT_PUBLISHABLE_KEY are of different modes (test and live keys must not be mixed)')
+  }
+  for (const name of ['REPO_ACCESS_TOKEN', 'REPO_OWNER', 'REPO_NAME'] as const) {
+    if (!blank(source[name])) problems.push(`${name} is not set (the code host's token and the kit's repository; production never uses the stand-in)`)
   }
   return problems
 }

@@ -36,6 +36,9 @@ const COMPLETE = {
   PAYMENT_SECRET_KEY: 'sk_live_0123456789abcdef',
   PAYMENT_WEBHOOK_SECRET: 'whsec_0123456789abcdef',
   PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_live_0123456789abcdef',
+  REPO_ACCESS_TOKEN: 'ghp_0123456789abcdef',
+  REPO_OWNER: 'kit-org',
+  REPO_NAME: 'starter-kit',
 }
 
 describe('production start-up checks', () => {

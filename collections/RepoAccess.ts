@@ -1,0 +1,24 @@
+import type { CollectionConfig } from 'payload'
+
+import { customerRowsAccess } from '../src/access/customer-rows'
+
+/** Repository collaborator requests: one per user, the code-host username and where the invitation stands. */
+export const RepoAccess: CollectionConfig = {
+  slug: 'repo_access',
+  admin: {
+    useAsTitle: 'username',
+    defaultColumns: ['username', 'user', 'status', 'invitedAt', 'acceptedAt', 'lastCheckedAt'],
+    group: 'Delivery',
+  },
+  access: customerRowsAccess(),
+  fields: [
+    { name: 'user', type: 'relationship', relationTo: 'users', required: true, unique: true },
+    { name: 'username', type: 'text', required: true, index: true },
+    { name: 'status', type: 'select', required: true, options: ['pending', 'collaborator', 'revoked', 'failed'] },
+    { name: 'invitationId', type: 'number' },
+    { name: 'invitedAt', type: 'date' },
+    { name: 'acceptedAt', type: 'date' },
+    { name: 'lastCheckedAt', type: 'date' },
+    { name: 'lastError', type: 'text' },
+  ],
+}

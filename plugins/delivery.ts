@@ -1,0 +1,80 @@
+import { s3Storage as s3StoragePlugin } from '@payloadcms/storage-s3'
+import type { Config, Plugin } from 'payload'
+
+import { Downloads } from '../collections/Downloads'
+import { createReleasesCollection } from '../collections/Releases'
+import { RepoAccess } from '../collections/RepoAccess'
+import { downloadEndpoint, downloadFileEndpoint } from '../endpoints/download'
+import { repoAccessGetEndpoint, repoAccessPostEndpoint } from '../endpoints/repo-access'
+import { type CodeHost, type CodeHostOptions, createCodeHost } from '../src/delivery/code-host'
+import { queueRepoAccessWithdrawal, withdrawRepoAccessTask } from '../src/delivery/jobs'
+import { ServiceError } from '../src/http/errors'
+import { localStorage, S3_PREFIX, type S3Settings, s3Storage } from '../src/delivery/storage'
+
+export type DeliveryOptions = {
+  serverUrl: string
+  /** Signs local download links (derived from PAYLOAD_SECRET). */
+  secret: string
+  releasesDir: string
+  downloadUrlTtlSeconds: number
+  s3: S3Settings | null
+  /** The kit's repository on the code host; null when not configured (repo access answers 503). */
+  codeHost: CodeHostOptions | null
+  retryDelayMs: number
+}
+
+/**
+ * Delivery: releases (archives on S3 when configured, otherwise on local disk outside any public
+ * folder), licensed downloads through short-lived signed links, the download history, and repository
+ * access requests. The S3 fields are always in the schema, so turning S3 on needs no migration.
+ */
+export const deliveryPlugin =
+  (options: DeliveryOptions): Plugin =>
+  (incoming: Config): Config | Promise<Config> => {
+    let client: CodeHost | null = null
+    const codeHost = () => {
+      if (!options.codeHost) throw new ServiceError(503, 'code_host_not_configured', 'Repository access is not configured on this server.')
+      client ??= createCodeHost(options.codeHost)
+      return client
+    }
+    const storage = options.s3 ? s3Storage(options.s3) : localStorage({ serverUrl: options.serverUrl, secret: options.secret })
+    const config: Config = {
+      ...incoming,
+      collections: [
+        ...(incoming.collections ?? []).map((collection) =>
+          collection.slug === 'licenses'
+            ? { ...collection, hooks: { ...collection.hooks, afterChange: [...(collection.hooks?.afterChange ?? []), queueRepoAccessWithdrawal] } }
+            : collection,
+        ),
+        createReleasesCollection({ staticDir: options.releasesDir }),
+        Downloads,
+        RepoAccess,
+      ],
+      endpoints: [
+        ...(incoming.endpoints ?? []),
+        downloadEndpoint({ storage, ttlSeconds: options.downloadUrlTtlSeconds }),
+        downloadFileEndpoint({ secret: options.secret, staticDir: options.releasesDir }),
+        repoAccessPostEndpoint(codeHost),
+        repoAccessGetEndpoint(codeHost),
+      ],
+      jobs: {
+        ...incoming.jobs,
+        tasks: [...(incoming.jobs?.tasks ?? []), withdrawRepoAccessTask(codeHost, options.retryDelayMs)],
+      },
+    }
+    return s3StoragePlugin({
+      enabled: Boolean(options.s3),
+      alwaysInsertFields: true,
+      bucket: options.s3?.bucket ?? 'unused',
+      collections: { releases: { prefix: S3_PREFIX } },
+      config: {
+        region: options.s3?.region ?? 'us-east-1',
+        ...(options.s3?.endpoint ? { endpoint: options.s3.endpoint, forcePathStyle: true } : {}),
+        ...(options.s3?.accessKeyId && options.s3.secretAccessKey
+          ? { credentials: { accessKeyId: options.s3.accessKeyId, secretAccessKey: options.s3.secretAccessKey } }
+          : {}),
+        // Checksums of streamed uploads are not understood by every S3-compatible server.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+      },
+    })(config)
+  }

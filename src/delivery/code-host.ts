@@ -1,0 +1,82 @@
+import { Octokit } from '@octokit/rest'
+
+import { ServiceError } from '../http/errors'
+
+export type CodeHostOptions = { token: string; owner: string; repo: string; apiUrl?: string | null; timeoutMs?: number }
+
+export type InviteResult = { status: 'pending'; invitationId: number } | { status: 'collaborator' }
+
+export type CodeHost = {
+  invite: (username: string) => Promise<InviteResult>
+  isCollaborator: (username: string) => Promise<boolean>
+  /** The pending invitation with this id, or null when it is gone; `expired` after 7 days. */
+  invitation: (invitationId: number) => Promise<{ expired: boolean } | null>
+  /** Take back an invitation and the collaborator role; both are no-ops when already gone. */
+  remove: (username: string, invitationId: number | null) => Promise<void>
+}
+
+/** A code host's usernames: 1 to 39 letters, digits or single inner hyphens. */
+export const USERNAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/
+
+const statusOf = (error: unknown): number | null =>
+  typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : null
+
+const headerOf = (error: unknown, name: string): string | undefined =>
+  (error as { response?: { headers?: Record<string, string | undefined> } })?.response?.headers?.[name]
+
+/**
+ * What a code-host failure means for our caller: an unknown account is the user's mistake (400);
+ * validation refusals (422) and rate limits are 429 `rate_limited`; anything else (5xx, network,
+ * timeout) is 502 `code_host_unavailable`, and the request can simply be retried.
+ */
+export const codeHostFailure = (error: unknown): ServiceError => {
+  const status = statusOf(error)
+  if (status === 404) return new ServiceError(400, 'invalid_username', 'There is no account with that username on the code host.')
+  if (status === 422 || status === 429 || (status === 403 && headerOf(error, 'x-ratelimit-remaining') === '0')) {
+    return new ServiceError(429, 'rate_limited', 'The code host is refusing requests right now. Please try again later.')
+  }
+  return new ServiceError(502, 'code_host_unavailable', 'The code host is not available right now. Please try again.')
+}
+
+/** The kit repository on the code host, through @octokit/rest with a server-held token. */
+export const createCodeHost = (options: CodeHostOptions): CodeHost => {
+  const octokit = new Octokit({
+    auth: options.token,
+    userAgent: 'starter-kit-licensing',
+    ...(options.apiUrl ? { baseUrl: options.apiUrl.replace(/\/+$/, '') } : {}),
+    request: { timeout: options.timeoutMs ?? 10_000, retries: 0 },
+    log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+  })
+  const repo = { owner: options.owner, repo: options.repo }
+  return {
+    invite: async (username) => {
+      const response = await octokit.rest.repos.addCollaborator({ ...repo, username, permission: 'pull' })
+      if (response.status === 201 && response.data) return { status: 'pending', invitationId: response.data.id }
+      return { status: 'collaborator' }
+    },
+    isCollaborator: async (username) => {
+      try {
+        await octokit.rest.repos.checkCollaborator({ ...repo, username })
+        return true
+      } catch (error) {
+        if (statusOf(error) === 404) return false
+        throw error
+      }
+    },
+    invitation: async (invitationId) => {
+      const invitations = await octokit.paginate(octokit.rest.repos.listInvitations, { ...repo, per_page: 100 })
+      const found = invitations.find((invitation) => invitation.id === invitationId)
+      return found ? { expired: Boolean(found.expired) } : null
+    },
+    remove: async (username, invitationId) => {
+      if (invitationId !== null) {
+        try {
+          await octokit.rest.repos.deleteInvitation({ ...repo, invitation_id: invitationId })
+        } catch (error) {
+          if (statusOf(error) !== 404) throw error
+        }
+      }
+      await octokit.rest.repos.removeCollaborator({ ...repo, username })
+    },
+  }
+}

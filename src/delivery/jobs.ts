@@ -1,0 +1,22 @@
+import type { CollectionAfterChangeHook, TaskConfig } from 'payload'
+
+import type { License } from '../payload-types'
+import { type CodeHostProvider, withdrawRepoAccess } from './repo-access'
+
+/** Take repository access back once its license is gone; retried while the code host fails. */
+export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs: number): TaskConfig<'withdrawRepoAccess'> => ({
+  slug: 'withdrawRepoAccess',
+  label: 'Withdraw repository access',
+  inputSchema: [{ name: 'userId', type: 'number', required: true }],
+  outputSchema: [{ name: 'result', type: 'text' }],
+  retries: { attempts: 12, backoff: { type: 'exponential', delay: retryDelayMs } },
+  handler: async ({ input, req }) => ({ output: { result: await withdrawRepoAccess(req, codeHost, input.userId) } }),
+})
+
+/** A license that stops being active (revoked, refunded, expired, suspended) queues the withdrawal. */
+export const queueRepoAccessWithdrawal: CollectionAfterChangeHook<License> = async ({ doc, previousDoc, operation, req }) => {
+  const userId = typeof doc.user === 'object' ? (doc.user?.id ?? null) : (doc.user ?? null)
+  if (operation !== 'update' || !userId || previousDoc?.status !== 'active' || doc.status === 'active') return doc
+  await req.payload.jobs.queue({ task: 'withdrawRepoAccess', input: { userId }, req })
+  return doc
+}
