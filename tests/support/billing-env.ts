@@ -2,6 +2,10 @@
  * Import this FIRST in a billing test file: it starts the SMTP sink, an HTTP front for Payload and the
  * processor stand-in, and exports their settings before anything reads the Payload config.
  */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
 import { afterAll } from 'vitest'
 
 import { DEFAULT_PRICES, startProcessorStandIn } from '../../src/standins/processor'
@@ -45,6 +49,8 @@ process.env.PUBLIC_PAYMENT_PUBLISHABLE_KEY = 'pk_test_standin_0123456789'
 process.env.PAYMENT_API_URL = standIn.url
 process.env.SMTP_URL = smtp.url
 process.env.JOBS_RETRY_DELAY_MS = '1'
+export const releasesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-releases-'))
+process.env.RELEASES_DIR = releasesDir
 process.env.PAYMENT_TIMEOUT_MS = '1500'
 
 export const PRICE_IDS = {
@@ -55,6 +61,7 @@ export const PRICE_IDS = {
 }
 
 afterAll(async () => {
+  fs.rmSync(releasesDir, { recursive: true, force: true })
   await standIn.close()
   await service.close()
   await smtp.close()
