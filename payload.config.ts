@@ -81,7 +81,7 @@ export default buildConfig({
       s3: env.s3.bucket ? { ...env.s3, bucket: env.s3.bucket } : null,
       codeHost:
         env.repo.token && env.repo.owner && env.repo.name
-          ? { token: env.repo.token, owner: env.repo.owner, repo: env.repo.name, apiUrl: env.repo.apiUrl }
+          ? { token: env.repo.token, owner: env.repo.owner, repo: env.repo.name, apiUrl: env.repo.apiUrl, timeoutMs: env.repo.timeoutMs }
           : null,
       retryDelayMs: env.jobsRetryDelayMs,
     }),

@@ -54,6 +54,7 @@ export type ServiceEnv = {
     owner: string | undefined
     name: string | undefined
     apiUrl: string | undefined
+    timeoutMs: number
   }
   priceIds: {
     standardLifetime: string | null
@@ -122,6 +123,7 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
       owner: blank(source.REPO_OWNER),
       name: blank(source.REPO_NAME),
       apiUrl: blank(source.REPO_API_URL),
+      timeoutMs: intOr(source.REPO_TIMEOUT_MS, 10_000, 'REPO_TIMEOUT_MS'),
     },
     priceIds: {
       standardLifetime: blank(source.PUBLIC_PRICE_ID_STANDARD_LIFETIME) ?? null,

@@ -44,19 +44,22 @@ export const createCodeHost = (options: CodeHostOptions): CodeHost => {
     auth: options.token,
     userAgent: 'starter-kit-licensing',
     ...(options.apiUrl ? { baseUrl: options.apiUrl.replace(/\/+$/, '') } : {}),
-    request: { timeout: options.timeoutMs ?? 10_000, retries: 0 },
+    request: { retries: 0 },
     log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
   })
+  // Octokit ignores `request.timeout`: every call gets its own aborting signal instead.
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const timed = () => ({ request: { signal: AbortSignal.timeout(timeoutMs) } })
   const repo = { owner: options.owner, repo: options.repo }
   return {
     invite: async (username) => {
-      const response = await octokit.rest.repos.addCollaborator({ ...repo, username, permission: 'pull' })
+      const response = await octokit.rest.repos.addCollaborator({ ...repo, username, permission: 'pull', ...timed() })
       if (response.status === 201 && response.data) return { status: 'pending', invitationId: response.data.id }
       return { status: 'collaborator' }
     },
     isCollaborator: async (username) => {
       try {
-        await octokit.rest.repos.checkCollaborator({ ...repo, username })
+        await octokit.rest.repos.checkCollaborator({ ...repo, username, ...timed() })
         return true
       } catch (error) {
         if (statusOf(error) === 404) return false
@@ -64,19 +67,19 @@ export const createCodeHost = (options: CodeHostOptions): CodeHost => {
       }
     },
     invitation: async (invitationId) => {
-      const invitations = await octokit.paginate(octokit.rest.repos.listInvitations, { ...repo, per_page: 100 })
+      const invitations = await octokit.paginate(octokit.rest.repos.listInvitations, { ...repo, per_page: 100, ...timed() })
       const found = invitations.find((invitation) => invitation.id === invitationId)
       return found ? { expired: Boolean(found.expired) } : null
     },
     remove: async (username, invitationId) => {
       if (invitationId !== null) {
         try {
-          await octokit.rest.repos.deleteInvitation({ ...repo, invitation_id: invitationId })
+          await octokit.rest.repos.deleteInvitation({ ...repo, invitation_id: invitationId, ...timed() })
         } catch (error) {
           if (statusOf(error) !== 404) throw error
         }
       }
-      await octokit.rest.repos.removeCollaborator({ ...repo, username })
+      await octokit.rest.repos.removeCollaborator({ ...repo, username, ...timed() })
     },
   }
 }

@@ -8,6 +8,7 @@ import path from 'node:path'
 
 import { afterAll } from 'vitest'
 
+import { startCodeHostStandIn } from '../../src/standins/code-host'
 import { DEFAULT_PRICES, startProcessorStandIn } from '../../src/standins/processor'
 import { startEndpointServer } from './endpoint-server'
 import { startSmtpSink } from './smtp-sink'
@@ -49,6 +50,23 @@ process.env.PUBLIC_PAYMENT_PUBLISHABLE_KEY = 'pk_test_standin_0123456789'
 process.env.PAYMENT_API_URL = standIn.url
 process.env.SMTP_URL = smtp.url
 process.env.JOBS_RETRY_DELAY_MS = '1'
+
+/** The code host's clock runs `offsetMs` ahead, so tests can let invitations expire. */
+export const codeHostClock = { offsetMs: 0 }
+export const REPO = { token: 'ghp_test_standin_0123456789', owner: 'kit-org', name: 'starter-kit' }
+export const codeHost = await startCodeHostStandIn({
+  token: REPO.token,
+  owner: REPO.owner,
+  repo: REPO.name,
+  now: () => new Date(Date.now() + codeHostClock.offsetMs),
+})
+Object.assign(process.env, {
+  REPO_ACCESS_TOKEN: REPO.token,
+  REPO_OWNER: REPO.owner,
+  REPO_NAME: REPO.name,
+  REPO_API_URL: codeHost.url,
+  REPO_TIMEOUT_MS: '1000',
+})
 export const releasesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-releases-'))
 process.env.RELEASES_DIR = releasesDir
 process.env.PAYMENT_TIMEOUT_MS = '1500'
@@ -63,6 +81,7 @@ export const PRICE_IDS = {
 afterAll(async () => {
   fs.rmSync(releasesDir, { recursive: true, force: true })
   await standIn.close()
+  await codeHost.close()
   await service.close()
   await smtp.close()
 })
