@@ -61,6 +61,12 @@ const main = async () => {
     closers.push({ name: 'processor stand-in', close: standIn.close })
     log(`no PAYMENT_SECRET_KEY: checkout runs on the local processor stand-in at ${standIn.url} (no real payments)`)
   }
+  if (!env.repo.token) {
+    const { startDevelopmentCodeHost } = await import('./src/standins/development')
+    const standIn = await startDevelopmentCodeHost(env)
+    closers.push({ name: 'code host stand-in', close: standIn.close })
+    log(`no REPO_ACCESS_TOKEN: repository invitations go to the local code-host stand-in at ${standIn.url} (accept them there)`)
+  }
 
   // Load the config only now: it reads DATABASE_URL and PAYLOAD_SECRET.
   const [{ default: config }, { getPayload }, { prepareDatabase, closePayload }] = await Promise.all([

@@ -38,8 +38,11 @@ export const deliveryPlugin =
       return client
     }
     const storage = options.s3 ? s3Storage(options.s3) : localStorage({ serverUrl: options.serverUrl, secret: options.secret })
+    const downloads = { storage, ttlSeconds: options.downloadUrlTtlSeconds }
     const config: Config = {
       ...incoming,
+      // Server-only: the dashboard's server actions use the same settings as the endpoints.
+      custom: { ...incoming.custom, delivery: { downloads, codeHost } },
       collections: [
         ...(incoming.collections ?? []).map((collection) =>
           collection.slug === 'licenses'
@@ -52,7 +55,7 @@ export const deliveryPlugin =
       ],
       endpoints: [
         ...(incoming.endpoints ?? []),
-        downloadEndpoint({ storage, ttlSeconds: options.downloadUrlTtlSeconds }),
+        downloadEndpoint(downloads),
         downloadFileEndpoint({ secret: options.secret, staticDir: options.releasesDir }),
         repoAccessPostEndpoint(codeHost),
         repoAccessGetEndpoint(codeHost),

@@ -1,4 +1,5 @@
 import type { ServiceEnv } from '../config/env'
+import { startCodeHostStandIn } from './code-host'
 import { DEFAULT_PRICES, startProcessorStandIn } from './processor'
 
 const DEV_SECRET_KEY = 'sk_test_standin_development'
@@ -31,5 +32,30 @@ export const startDevelopmentProcessor = async (env: ServiceEnv) => {
   process.env.PUBLIC_PRICE_ID_ULTIMATE_LIFETIME ??= priceId('ultimate_lifetime')
   process.env.PUBLIC_PRICE_ID_PRO_MONTHLY ??= priceId('pro_monthly')
   process.env.PUBLIC_PRICE_ID_PRO_YEARLY ??= priceId('pro_yearly')
+  return standIn
+}
+
+const DEV_REPO = { token: 'ghp_standin_development', owner: 'kit-org', name: 'starter-kit' }
+
+/**
+ * Development without REPO_ACCESS_TOKEN: start the code-host stand-in (every well-formed username
+ * exists there; its page at / accepts invitations) and point this process at it.
+ */
+export const startDevelopmentCodeHost = async (env: ServiceEnv) => {
+  if (env.isProduction) throw new Error('the code-host stand-in is for development only')
+  const standIn = await startCodeHostStandIn({
+    port: Number(process.env.CODE_HOST_STANDIN_PORT ?? 12112),
+    token: DEV_REPO.token,
+    owner: DEV_REPO.owner,
+    repo: DEV_REPO.name,
+    everyLoginExists: true,
+    log: (line) => console.info(`[code host stand-in] ${line}`),
+  })
+  Object.assign(process.env, {
+    REPO_ACCESS_TOKEN: DEV_REPO.token,
+    REPO_OWNER: DEV_REPO.owner,
+    REPO_NAME: DEV_REPO.name,
+    REPO_API_URL: standIn.url,
+  })
   return standIn
 }

@@ -365,3 +365,17 @@ describe('the invitations page', () => {
     expect(await response.text()).toContain('kit-user-b has no pending invitation')
   })
 })
+
+describe('offline development mode', () => {
+  it('lets every well-formed login exist, and still refuses malformed ones', async () => {
+    const open = await startCodeHostStandIn({ token: 'dev-token', owner: 'kit-org', repo: 'starter-kit', everyLoginExists: true })
+    try {
+      const client = new Octokit({ auth: 'dev-token', baseUrl: open.url, request: { retries: 0 } })
+      const invited = await client.rest.repos.addCollaborator({ owner: 'kit-org', repo: 'starter-kit', username: 'someone-new' })
+      expect(invited.status).toBe(201)
+      await expect(client.rest.repos.addCollaborator({ owner: 'kit-org', repo: 'starter-kit', username: 'bad_name' })).rejects.toMatchObject({ status: 404 })
+    } finally {
+      await open.close()
+    }
+  })
+})

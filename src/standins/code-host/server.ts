@@ -56,7 +56,7 @@ export const startCodeHostStandIn = async (options: CodeHostStartOptions): Promi
   const server = http.createServer()
   const port = await listen(server, options.port ?? 0)
   const url = `http://127.0.0.1:${port}`
-  const accounts = new Accounts()
+  const accounts = new Accounts(options.everyLoginExists ?? false)
   const owner = accounts.add(options.owner)
   for (const login of options.users ?? DEFAULT_USERS) accounts.add(login)
   let lastInvitationId = 0

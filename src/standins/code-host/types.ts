@@ -27,6 +27,8 @@ export type CodeHostStartOptions = {
   repo: string
   /** Accounts that exist besides the owner (logins are case-insensitive). Default DEFAULT_USERS. */
   users?: string[]
+  /** Every well-formed login exists (offline development, where a developer enters their own). Default false. */
+  everyLoginExists?: boolean
   log?: (line: string) => void
   /** The clock invitations are created and expire by; tests move it to make them expire. Default the real one. */
   now?: () => Date

@@ -1,12 +1,30 @@
 import { redirect } from 'next/navigation'
 
+import { createLocalReq } from 'payload'
+
 import { signOut } from '../../../auth/actions'
 import { currentUser, getPayloadClient } from '../../../auth/session'
+import { askRepoAccess, downloadKit } from '../../../delivery/actions'
+import { type CodeHostProvider, hasRepoAccessPlan, repoAccessStatus } from '../../../delivery/repo-access'
 import { entitlementsOf } from '../../../licensing/entitlements'
+
+const MESSAGES: Record<string, string> = {
+  license_required: 'Downloading the kit needs an active license.',
+  version_not_allowed: 'Your license does not include that version.',
+  version_not_found: 'No release is available yet.',
+  invalid_username: 'That username does not exist on the code host.',
+  username_taken: 'That username already has access through another account.',
+  rate_limited: 'The code host is busy; please try again in a few minutes.',
+  code_host_unavailable: 'The code host is not reachable right now; please try again.',
+  plan_required: 'Repository access comes with the Ultimate license.',
+}
 
 export const dynamic = 'force-dynamic'
 
-const DashboardPage = async () => {
+type Props = { searchParams: Promise<{ download_error?: string; repo_error?: string }> }
+
+const DashboardPage = async ({ searchParams }: Props) => {
+  const { download_error: downloadError, repo_error: repoError } = await searchParams
   const user = await currentUser()
   if (!user) redirect('/sign-in?next=/dashboard')
   const payload = await getPayloadClient()
@@ -16,6 +34,9 @@ const DashboardPage = async () => {
     payload.find({ collection: 'payment_history', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 20, overrideAccess: false, user }),
     entitlementsOf(payload, user.id),
   ])
+  const req = await createLocalReq({ user: { ...user, collection: 'users' } }, payload)
+  const codeHost = (payload.config.custom?.delivery as { codeHost: CodeHostProvider }).codeHost
+  const repo = (await hasRepoAccessPlan(req, user.id)) ? await repoAccessStatus(req, codeHost).catch(() => null) : null
   const hasBilling = Boolean(user.processorCustomerId || subscriptions.docs.some((row) => row.processorCustomerId))
   return (
     <section>
@@ -56,6 +77,36 @@ const DashboardPage = async () => {
         </table>
       )}
       <p>Features: {[...entitlements.features].join(', ') || 'none'}</p>
+      {entitlements.hasPaidAccess ? (
+        <section id="download">
+          <h2>Download</h2>
+          {downloadError ? <p role="alert" className="error">{MESSAGES[downloadError] ?? 'The download failed; please try again.'}</p> : null}
+          <form action={downloadKit}>
+            <button type="submit">Download the newest release</button>
+          </form>
+        </section>
+      ) : null}
+      {repo ? (
+        <section id="repository">
+          <h2>Repository access</h2>
+          <p data-testid="repo-status">
+            {repo.status === 'none'
+              ? 'Enter your code-host username to be invited as a collaborator.'
+              : repo.status === 'pending'
+                ? `Invitation sent to ${repo.username}: accept it on the code host.`
+                : repo.status === 'collaborator'
+                  ? `${repo.username} is a collaborator.`
+                  : `Access for ${repo.username}: ${repo.status}.`}
+          </p>
+          {repoError ? <p role="alert" className="error">{MESSAGES[repoError] ?? 'That did not work; please try again.'}</p> : null}
+          <form action={askRepoAccess}>
+            <label>
+              Username <input type="text" name="username" defaultValue={repo.username ?? ''} required maxLength={39} />
+            </label>{' '}
+            <button type="submit">{repo.status === 'none' ? 'Request access' : 'Change username'}</button>
+          </form>
+        </section>
+      ) : null}
       {subscriptions.docs.length > 0 ? (
         <>
           <h2>Subscriptions</h2>
