@@ -15,6 +15,7 @@ import { readEnv, resolvePayloadSecret } from './src/config/env'
 import { embeddedDatabaseUrl } from './src/db/embedded'
 import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
 import { createEmailAdapter } from './src/email/adapter'
+import { isJobsWorker } from './src/jobs/worker'
 
 const dirname = path.dirname(fileURLToPath(import.meta.url))
 const env = readEnv()
@@ -50,9 +51,9 @@ export default buildConfig({
   // A wrong password or a locked account is the client's mistake, not an error of the service.
   loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info' },
   jobs: {
-    // Every instance works the queue (emails) every 10 seconds; tests run it explicitly.
+    // The process's jobs worker (server.ts) works the queue every 10 seconds; tests run it explicitly.
     autoRun: [{ cron: '*/10 * * * * *', queue: 'default', limit: 20 }],
-    shouldAutoRun: () => process.env.NODE_ENV !== 'test',
+    shouldAutoRun: (payload) => process.env.NODE_ENV !== 'test' && isJobsWorker(payload),
     access: { run: ({ req }) => Boolean(req.user?.roles?.includes('admin')), queue: () => false, cancel: ({ req }) => Boolean(req.user?.roles?.includes('admin')) },
     jobsCollectionOverrides: ({ defaultJobsCollection }) => ({
       ...defaultJobsCollection,

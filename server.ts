@@ -88,6 +88,8 @@ const main = async () => {
 
   // The jobs worker (license emails): its own Payload instance whose cron works the queue.
   const worker = await getPayload({ config, key: 'jobs', cron: true })
+  const { markJobsWorker } = await import('./src/jobs/worker')
+  markJobsWorker(worker)
   closers.push({ name: 'jobs worker', close: () => closePayload(worker) })
 
   const [{ default: next }, { default: pg }, { createHost }] = await Promise.all([

@@ -1,5 +1,6 @@
 'use server'
 
+import { revalidatePath } from 'next/cache'
 import { headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { createLocalReq } from 'payload'
@@ -50,5 +51,7 @@ export async function askRepoAccess(form: FormData) {
   } catch (error) {
     failed(error, 'repo_error')
   }
+  // The dashboard shows the new state, not the one the browser already holds.
+  revalidatePath('/dashboard')
   redirect('/dashboard#repository')
 }
