@@ -66,6 +66,9 @@ export default buildConfig({
       secureCookies: env.isProduction,
       maxLoginAttempts: 5,
       lockTimeMs: 15 * 60 * 1000,
+      serverUrl: env.serverUrl,
+      productName: 'Starter Kit',
+      retryDelayMs: env.jobsRetryDelayMs,
     }),
     catalogPlugin(),
     licensingPlugin({

@@ -2,6 +2,7 @@ import * as migration_20261122_020806_initial from './20261122_020806_initial';
 import * as migration_20261122_023545_billing_and_licensing from './20261122_023545_billing_and_licensing';
 import * as migration_20261122_025011_license_email_sent_at from './20261122_025011_license_email_sent_at';
 import * as migration_20261122_030119_delivery from './20261122_030119_delivery';
+import * as migration_20261122_031808_auth_tokens from './20261122_031808_auth_tokens';
 
 export const migrations = [
   {
@@ -22,6 +23,11 @@ export const migrations = [
   {
     up: migration_20261122_030119_delivery.up,
     down: migration_20261122_030119_delivery.down,
-    name: '20261122_030119_delivery'
+    name: '20261122_030119_delivery',
+  },
+  {
+    up: migration_20261122_031808_auth_tokens.up,
+    down: migration_20261122_031808_auth_tokens.down,
+    name: '20261122_031808_auth_tokens'
   },
 ];

@@ -1,8 +1,11 @@
 import type { Config, Plugin } from 'payload'
 
+import { AuthTokens } from '../collections/AuthTokens'
 import { createUsersCollection, type UsersOptions } from '../collections/Users'
+import { magicLinkEndpoint } from '../endpoints/magic-link'
+import { sendEmailTask } from '../src/email/send-task'
 
-export type AccountsOptions = UsersOptions
+export type AccountsOptions = UsersOptions & { serverUrl: string; productName: string; retryDelayMs: number }
 
 /** Accounts: the `users` auth collection (roles, lockout, cookies) and the admin's user. */
 export const accountsPlugin =
@@ -10,5 +13,7 @@ export const accountsPlugin =
   (config: Config): Config => ({
     ...config,
     admin: { ...config.admin, user: 'users' },
-    collections: [...(config.collections ?? []), createUsersCollection(options)],
+    collections: [...(config.collections ?? []), createUsersCollection(options), AuthTokens],
+    endpoints: [...(config.endpoints ?? []), magicLinkEndpoint({ serverUrl: options.serverUrl, productName: options.productName })],
+    jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), sendEmailTask(options.retryDelayMs)] },
   })

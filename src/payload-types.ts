@@ -68,6 +68,7 @@ export interface Config {
   blocks: {};
   collections: {
     users: User;
+    auth_tokens: AuthToken;
     plans: Plan;
     licenses: License;
     audit_log: AuditLog;
@@ -88,6 +89,7 @@ export interface Config {
   collectionsJoins: {};
   collectionsSelect: {
     users: UsersSelect<false> | UsersSelect<true>;
+    auth_tokens: AuthTokensSelect<false> | AuthTokensSelect<true>;
     plans: PlansSelect<false> | PlansSelect<true>;
     licenses: LicensesSelect<false> | LicensesSelect<true>;
     audit_log: AuditLogSelect<false> | AuditLogSelect<true>;
@@ -118,6 +120,7 @@ export interface Config {
   user: User;
   jobs: {
     tasks: {
+      sendEmail: TaskSendEmail;
       sendLicenseEmail: TaskSendLicenseEmail;
       withdrawRepoAccess: TaskWithdrawRepoAccess;
       inline: {
@@ -184,6 +187,23 @@ export interface User {
     | null;
   password?: string | null;
   collection: 'users';
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "auth_tokens".
+ */
+export interface AuthToken {
+  id: number;
+  tokenHash: string;
+  purpose: 'magic_link' | 'verify_email';
+  email: string;
+  user?: (number | null) | User;
+  next?: string | null;
+  expiresAt: string;
+  consumedAt?: string | null;
+  supersededAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
@@ -594,7 +614,7 @@ export interface PayloadJob {
     | {
         executedAt: string;
         completedAt: string;
-        taskSlug: 'inline' | 'sendLicenseEmail' | 'withdrawRepoAccess';
+        taskSlug: 'inline' | 'sendEmail' | 'sendLicenseEmail' | 'withdrawRepoAccess';
         taskID: string;
         input?:
           | {
@@ -627,7 +647,7 @@ export interface PayloadJob {
         id?: string | null;
       }[]
     | null;
-  taskSlug?: ('inline' | 'sendLicenseEmail' | 'withdrawRepoAccess') | null;
+  taskSlug?: ('inline' | 'sendEmail' | 'sendLicenseEmail' | 'withdrawRepoAccess') | null;
   queue?: string | null;
   waitUntil?: string | null;
   processing?: boolean | null;
@@ -644,6 +664,10 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'users';
         value: number | User;
+      } | null)
+    | ({
+        relationTo: 'auth_tokens';
+        value: number | AuthToken;
       } | null)
     | ({
         relationTo: 'plans';
@@ -757,6 +781,22 @@ export interface UsersSelect<T extends boolean = true> {
         createdAt?: T;
         expiresAt?: T;
       };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "auth_tokens_select".
+ */
+export interface AuthTokensSelect<T extends boolean = true> {
+  tokenHash?: T;
+  purpose?: T;
+  email?: T;
+  user?: T;
+  next?: T;
+  expiresAt?: T;
+  consumedAt?: T;
+  supersededAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
@@ -1060,6 +1100,19 @@ export interface CollectionsWidget {
     [k: string]: unknown;
   };
   width: 'full';
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskSendEmail".
+ */
+export interface TaskSendEmail {
+  input: {
+    to: string;
+    subject: string;
+    text: string;
+    html: string;
+  };
+  output?: unknown;
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema

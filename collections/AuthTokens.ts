@@ -1,0 +1,24 @@
+import type { CollectionConfig } from 'payload'
+
+import { admins } from '../src/access/roles'
+
+/**
+ * Single-use sign-in tokens (magic links, email verification). Only a SHA-256 of each token is
+ * stored; the token itself exists only in the email. Never readable through the API.
+ */
+export const AuthTokens: CollectionConfig = {
+  slug: 'auth_tokens',
+  admin: { hidden: true },
+  access: { read: () => false, create: () => false, update: () => false, delete: admins },
+  indexes: [{ fields: ['email', 'purpose'] }],
+  fields: [
+    { name: 'tokenHash', type: 'text', required: true, unique: true },
+    { name: 'purpose', type: 'select', required: true, options: ['magic_link', 'verify_email'] },
+    { name: 'email', type: 'email', required: true },
+    { name: 'user', type: 'relationship', relationTo: 'users' },
+    { name: 'next', type: 'text' },
+    { name: 'expiresAt', type: 'date', required: true },
+    { name: 'consumedAt', type: 'date' },
+    { name: 'supersededAt', type: 'date' },
+  ],
+}

@@ -1,0 +1,13 @@
+import { getPayloadClient } from '../../../../auth/session'
+import { handleAuthCallback } from '../../../../auth/callback'
+
+export const dynamic = 'force-dynamic'
+
+/** GET /auth/callback: see src/auth/callback.ts. */
+export async function GET(request: Request) {
+  const payload = await getPayloadClient()
+  const result = await handleAuthCallback(payload, new URL(request.url).searchParams)
+  const headers = new Headers({ Location: result.location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' })
+  if (result.cookie) headers.append('Set-Cookie', result.cookie)
+  return new Response(null, { status: 302, headers })
+}

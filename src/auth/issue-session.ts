@@ -1,0 +1,24 @@
+import { createLocalReq, getFieldsToSign, jwtSign, type Payload } from 'payload'
+import { addSessionToUser } from 'payload/shared'
+
+/**
+ * Sign a user in without a password (magic link, OAuth, password recovery): a session exactly like
+ * Payload's own login creates, and the JWT for its cookie. `endOtherSessions` signs every other
+ * device out (after a password reset).
+ */
+export const issueSession = async (
+  payload: Payload,
+  userId: number,
+  options: { endOtherSessions?: boolean } = {},
+): Promise<{ token: string; exp: number }> => {
+  const collectionConfig = payload.collections.users.config
+  const req = await createLocalReq({}, payload)
+  if (options.endOtherSessions) {
+    await payload.db.updateOne({ collection: 'users', where: { id: { equals: userId } }, data: { sessions: [] }, req })
+  }
+  const user = await payload.findByID({ collection: 'users', id: userId, depth: 0, showHiddenFields: true, overrideAccess: true, req })
+  const { sid } = await addSessionToUser({ collectionConfig, payload, req, user: { ...user, collection: 'users' } })
+  const fieldsToSign = getFieldsToSign({ collectionConfig, email: user.email, user: { ...user, collection: 'users' }, ...(sid ? { sid } : {}) })
+  const { exp, token } = await jwtSign({ fieldsToSign, secret: payload.secret, tokenExpiration: collectionConfig.auth.tokenExpiration })
+  return { exp, token }
+}

@@ -1,0 +1,57 @@
+import crypto from 'node:crypto'
+
+import type { Payload, PayloadRequest } from 'payload'
+
+import { execute, sql } from '../db/transaction'
+
+export type TokenPurpose = 'magic_link' | 'verify_email'
+
+const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex')
+
+/**
+ * A new single-use token for `email`: 256 random bits, stored hashed. Any earlier unused token of
+ * the same purpose for that email is superseded, so only the newest link works.
+ */
+export const issueAuthToken = async (
+  req: PayloadRequest,
+  options: { purpose: TokenPurpose; email: string; userId?: number | null; next?: string | null; ttlMs: number },
+): Promise<string> => {
+  const token = crypto.randomBytes(32).toString('base64url')
+  await execute(
+    req,
+    sql`UPDATE auth_tokens SET superseded_at = now(), updated_at = now()
+        WHERE email = ${options.email} AND purpose = ${options.purpose} AND consumed_at IS NULL AND superseded_at IS NULL`,
+  )
+  await req.payload.create({
+    collection: 'auth_tokens',
+    data: {
+      tokenHash: hashToken(token),
+      purpose: options.purpose,
+      email: options.email,
+      user: options.userId ?? null,
+      next: options.next ?? null,
+      expiresAt: new Date(Date.now() + options.ttlMs).toISOString(),
+    },
+    req,
+    overrideAccess: true,
+  })
+  return token
+}
+
+export type ConsumedToken = { email: string; userId: number | null; next: string | null }
+
+/**
+ * Use a token once: a single UPDATE claims it, so a double click or two tabs get one success and one
+ * refusal. Unknown, used, superseded and expired tokens all give null.
+ */
+export const consumeAuthToken = async (payload: Payload, purpose: TokenPurpose, token: string): Promise<ConsumedToken | null> => {
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null
+  const { rows } = await payload.db.pool.query<{ email: string; user_id: number | null; next: string | null }>(
+    `UPDATE auth_tokens SET consumed_at = now(), updated_at = now()
+     WHERE token_hash = $1 AND purpose = $2 AND consumed_at IS NULL AND superseded_at IS NULL AND expires_at > now()
+     RETURNING email, user_id, next`,
+    [hashToken(token), purpose],
+  )
+  const row = rows[0]
+  return row ? { email: row.email, userId: row.user_id, next: row.next } : null
+}
