@@ -15,6 +15,7 @@ import { readEnv, resolvePayloadSecret } from './src/config/env'
 import { embeddedDatabaseUrl } from './src/db/embedded'
 import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
 import { createEmailAdapter } from './src/email/adapter'
+import { serviceErrorResponse } from './src/http/payload-errors'
 import { isJobsWorker } from './src/jobs/worker'
 
 const dirname = path.dirname(fileURLToPath(import.meta.url))
@@ -40,16 +41,19 @@ export default buildConfig({
     // Every database, development included, is shaped by the committed migrations only.
     push: false,
     migrationDir: path.resolve(dirname, 'migrations'),
+    // Tables the service owns outside Payload's schema (created by hand-written migrations).
+    tablesFilter: ['!rate_limits'],
   }),
   editor: lexicalEditor(),
   email: createEmailAdapter(env),
   cors: [env.serverUrl],
   csrf: [env.serverUrl],
   telemetry: false,
+  hooks: { afterError: [serviceErrorResponse] },
   upload: { limits: { fileSize: env.maxUploadBytes } },
   logger: { options: { level: env.logLevel } },
   // A wrong password or a locked account is the client's mistake, not an error of the service.
-  loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info' },
+  loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info', APIError: 'warn' },
   jobs: {
     // The process's jobs worker (server.ts) works the queue every 10 seconds; tests run it explicitly.
     autoRun: [{ cron: '*/10 * * * * *', queue: 'default', limit: 20 }],

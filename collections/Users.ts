@@ -1,4 +1,6 @@
-import type { CollectionBeforeChangeHook, CollectionConfig } from 'payload'
+import type { CollectionBeforeChangeHook, CollectionBeforeOperationHook, CollectionConfig } from 'payload'
+
+import { clientAddress, enforceRateLimit, type LimitedAction } from '../src/auth/rate-limit'
 
 import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, anyone, isStaffUser, ROLES, staff } from '../src/access/roles'
@@ -26,6 +28,22 @@ const assignRoles: CollectionBeforeChangeHook = ({ data, operation, req }) => {
   return data
 }
 
+const LIMITED_OPERATIONS: Partial<Record<string, LimitedAction>> = {
+  login: 'sign_in',
+  forgotPassword: 'password_reset',
+  create: 'sign_up',
+}
+
+/** Sign-in, sign-up and reset attempts count against per-address and per-account limits (shared in PostgreSQL). */
+const limitAttempts: CollectionBeforeOperationHook = async ({ args, operation, req }) => {
+  const action = LIMITED_OPERATIONS[operation]
+  // Staff creating users in the admin are not signing up.
+  if (!action || (operation === 'create' && req.user)) return args
+  const email = (args as { data?: { email?: unknown } }).data?.email
+  await enforceRateLimit(req.payload, action, { address: clientAddress(req.headers), email: typeof email === 'string' ? email : null })
+  return args
+}
+
 export const createUsersCollection = (options: UsersOptions): CollectionConfig => ({
   slug: 'users',
   admin: {
@@ -50,6 +68,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
     unlock: admins,
   },
   hooks: {
+    beforeOperation: [limitAttempts],
     beforeChange: [assignRoles],
   },
   fields: [

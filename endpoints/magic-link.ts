@@ -1,6 +1,7 @@
 import type { Endpoint } from 'payload'
 
 import { normaliseEmail, requestMagicLink } from '../src/auth/magic-link'
+import { clientAddress, enforceRateLimit } from '../src/auth/rate-limit'
 import { errorResponse } from '../src/http/errors'
 import { readJsonObject } from '../src/http/json'
 
@@ -12,6 +13,7 @@ export const magicLinkEndpoint = (options: { serverUrl: string; productName: str
     try {
       const body = await readJsonObject(req)
       const email = normaliseEmail(body.email)
+      await enforceRateLimit(req.payload, 'magic_link', { address: clientAddress(req.headers), email })
       await requestMagicLink(req.payload, { email, next: body.next, ...options })
       return Response.json({ ok: true })
     } catch (error) {

@@ -3,6 +3,7 @@ import * as migration_20261122_023545_billing_and_licensing from './20261122_023
 import * as migration_20261122_025011_license_email_sent_at from './20261122_025011_license_email_sent_at';
 import * as migration_20261122_030119_delivery from './20261122_030119_delivery';
 import * as migration_20261122_031808_auth_tokens from './20261122_031808_auth_tokens';
+import * as migration_20261122_032000_rate_limits from './20261122_032000_rate_limits';
 
 export const migrations = [
   {
@@ -29,5 +30,10 @@ export const migrations = [
     up: migration_20261122_031808_auth_tokens.up,
     down: migration_20261122_031808_auth_tokens.down,
     name: '20261122_031808_auth_tokens'
+  },
+  {
+    up: migration_20261122_032000_rate_limits.up,
+    down: migration_20261122_032000_rate_limits.down,
+    name: '20261122_032000_rate_limits'
   },
 ];

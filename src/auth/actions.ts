@@ -29,7 +29,8 @@ export async function signIn(form: FormData) {
   try {
     token = (await payload.login({ collection: 'users', data: { email, password: password as string } })).token
   } catch (error) {
-    back('/sign-in', (error as Error).name === 'LockedAuth' ? 'locked' : 'invalid_credentials', form)
+    const code = (error as { code?: string }).code === 'rate_limited' ? 'rate_limited' : (error as Error).name === 'LockedAuth' ? 'locked' : 'invalid_credentials'
+    back('/sign-in', code, form)
   }
   if (!token) back('/sign-in', 'invalid_credentials', form)
   await setSessionCookie(payload, token!)

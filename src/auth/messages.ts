@@ -4,5 +4,8 @@ export const AUTH_ERRORS: Record<string, string> = {
   invalid_credentials: 'That email and password do not match an account.',
   locked: 'Too many failed attempts: this account is locked for 15 minutes.',
   weak_password: 'Use a password of at least 10 characters.',
+  rate_limited: 'Too many attempts. Please wait a few minutes and try again.',
+  invalid_link: 'That link is not valid any more: it was used, replaced by a newer one, or expired. Ask for a new one.',
+  invalid_request: 'Something was missing from that sign-in. Please start again.',
   sign_up_failed: 'We could not create that account. If you already have one, sign in instead.',
 }

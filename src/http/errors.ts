@@ -8,6 +8,8 @@ export class ServiceError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** For 429: when the client may try again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message)
   }
@@ -20,7 +22,9 @@ export const errorBody = (code: string, message: string): ErrorBody => ({ errors
 /** A Fetch API response for Payload endpoints; unknown errors become a bare 500 with no details. */
 export const errorResponse = (error: unknown, headers?: HeadersInit): Response => {
   if (error instanceof ServiceError) {
-    return Response.json(errorBody(error.code, error.message), { status: error.status, headers })
+    const merged = new Headers(headers)
+    if (error.retryAfterSeconds !== undefined) merged.set('Retry-After', String(error.retryAfterSeconds))
+    return Response.json(errorBody(error.code, error.message), { status: error.status, headers: merged })
   }
   return Response.json(errorBody('internal_error', 'Something went wrong on our side. Please try again.'), {
     status: 500,

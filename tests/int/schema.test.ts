@@ -12,6 +12,8 @@ type DrizzleKit = {
   pushSchema: (
     schema: Record<string, unknown>,
     drizzle: unknown,
+    schemaFilters?: string[],
+    tablesFilter?: string[],
   ) => Promise<{ statementsToExecute: string[]; warnings: string[]; hasDataLoss: boolean }>
 }
 
@@ -39,10 +41,11 @@ describe('migrations and config', () => {
     const adapter = payload().db as unknown as {
       schema: Record<string, unknown>
       drizzle: unknown
+      tablesFilter?: string[]
       requireDrizzleKit: () => DrizzleKit
     }
     const { pushSchema } = adapter.requireDrizzleKit()
-    const diff = await pushSchema(adapter.schema, adapter.drizzle)
+    const diff = await pushSchema(adapter.schema, adapter.drizzle, undefined, adapter.tablesFilter)
     const real: string[] = []
     for (const statement of diff.statementsToExecute) {
       if (!(await isSameDefault(statement))) real.push(statement)
@@ -57,6 +60,15 @@ describe('migrations and config', () => {
     const names = files.filter((file) => /^\d{8}_\d{6}_.+\.ts$/.test(file)).map((file) => file.replace(/\.ts$/, ''))
     expect(migrations.map((migration) => migration.name).sort()).toEqual(names.sort())
     for (const name of names) expect(files).toContain(`${name}.json`)
+  })
+
+  it('the hand-written tables exist: the rate limits store', async () => {
+    const { rows } = await payload().db.pool.query(`SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'rate_limits' ORDER BY column_name`)
+    expect(rows).toEqual([
+      { column_name: 'expire', data_type: 'bigint' },
+      { column_name: 'key', data_type: 'character varying' },
+      { column_name: 'points', data_type: 'integer' },
+    ])
   })
 
   it('every migration has been applied to a migrated database', async () => {
