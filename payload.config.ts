@@ -73,6 +73,17 @@ export default buildConfig({
       serverUrl: env.serverUrl,
       productName: 'Starter Kit',
       retryDelayMs: env.jobsRetryDelayMs,
+      oauth: {
+        serverUrl: env.serverUrl,
+        secret,
+        secureCookies: env.isProduction,
+        ...(env.oauth.github.clientId && env.oauth.github.clientSecret
+          ? { github: { ...env.oauth.github, clientId: env.oauth.github.clientId, clientSecret: env.oauth.github.clientSecret } }
+          : {}),
+        ...(env.oauth.google.clientId && env.oauth.google.clientSecret
+          ? { google: { ...env.oauth.google, clientId: env.oauth.google.clientId, clientSecret: env.oauth.google.clientSecret } }
+          : {}),
+      },
     }),
     catalogPlugin(),
     licensingPlugin({

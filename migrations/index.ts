@@ -4,6 +4,7 @@ import * as migration_20261122_025011_license_email_sent_at from './20261122_025
 import * as migration_20261122_030119_delivery from './20261122_030119_delivery';
 import * as migration_20261122_031808_auth_tokens from './20261122_031808_auth_tokens';
 import * as migration_20261122_032000_rate_limits from './20261122_032000_rate_limits';
+import * as migration_20261122_032430_oauth_identities from './20261122_032430_oauth_identities';
 
 export const migrations = [
   {
@@ -29,11 +30,16 @@ export const migrations = [
   {
     up: migration_20261122_031808_auth_tokens.up,
     down: migration_20261122_031808_auth_tokens.down,
-    name: '20261122_031808_auth_tokens'
+    name: '20261122_031808_auth_tokens',
   },
   {
     up: migration_20261122_032000_rate_limits.up,
     down: migration_20261122_032000_rate_limits.down,
-    name: '20261122_032000_rate_limits'
+    name: '20261122_032000_rate_limits',
+  },
+  {
+    up: migration_20261122_032430_oauth_identities.up,
+    down: migration_20261122_032430_oauth_identities.down,
+    name: '20261122_032430_oauth_identities'
   },
 ];

@@ -1,11 +1,14 @@
 import type { Config, Plugin } from 'payload'
 
 import { AuthTokens } from '../collections/AuthTokens'
+import { OAuthIdentities } from '../collections/OAuthIdentities'
+import { oauthStartEndpoint } from '../endpoints/oauth-start'
+import type { OAuthSettings } from '../src/auth/oauth'
 import { createUsersCollection, type UsersOptions } from '../collections/Users'
 import { magicLinkEndpoint } from '../endpoints/magic-link'
 import { sendEmailTask } from '../src/email/send-task'
 
-export type AccountsOptions = UsersOptions & { serverUrl: string; productName: string; retryDelayMs: number }
+export type AccountsOptions = UsersOptions & { serverUrl: string; productName: string; retryDelayMs: number; oauth: OAuthSettings }
 
 /** Accounts: the `users` auth collection (roles, lockout, cookies) and the admin's user. */
 export const accountsPlugin =
@@ -13,7 +16,13 @@ export const accountsPlugin =
   (config: Config): Config => ({
     ...config,
     admin: { ...config.admin, user: 'users' },
-    collections: [...(config.collections ?? []), createUsersCollection(options), AuthTokens],
-    endpoints: [...(config.endpoints ?? []), magicLinkEndpoint({ serverUrl: options.serverUrl, productName: options.productName })],
+    // Server-only: /auth/callback (a Next route) reads the OAuth settings from here.
+    custom: { ...config.custom, accounts: { oauth: options.oauth } },
+    collections: [...(config.collections ?? []), createUsersCollection(options), AuthTokens, OAuthIdentities],
+    endpoints: [
+      ...(config.endpoints ?? []),
+      magicLinkEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
+      oauthStartEndpoint(options.oauth),
+    ],
     jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), sendEmailTask(options.retryDelayMs)] },
   })

@@ -69,6 +69,7 @@ export interface Config {
   collections: {
     users: User;
     auth_tokens: AuthToken;
+    oauth_identities: OauthIdentity;
     plans: Plan;
     licenses: License;
     audit_log: AuditLog;
@@ -90,6 +91,7 @@ export interface Config {
   collectionsSelect: {
     users: UsersSelect<false> | UsersSelect<true>;
     auth_tokens: AuthTokensSelect<false> | AuthTokensSelect<true>;
+    oauth_identities: OauthIdentitiesSelect<false> | OauthIdentitiesSelect<true>;
     plans: PlansSelect<false> | PlansSelect<true>;
     licenses: LicensesSelect<false> | LicensesSelect<true>;
     audit_log: AuditLogSelect<false> | AuditLogSelect<true>;
@@ -202,6 +204,22 @@ export interface AuthToken {
   expiresAt: string;
   consumedAt?: string | null;
   supersededAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "oauth_identities".
+ */
+export interface OauthIdentity {
+  id: number;
+  provider: 'github' | 'google';
+  /**
+   * The provider's stable account id.
+   */
+  subject: string;
+  email?: string | null;
+  user: number | User;
   updatedAt: string;
   createdAt: string;
 }
@@ -670,6 +688,10 @@ export interface PayloadLockedDocument {
         value: number | AuthToken;
       } | null)
     | ({
+        relationTo: 'oauth_identities';
+        value: number | OauthIdentity;
+      } | null)
+    | ({
         relationTo: 'plans';
         value: number | Plan;
       } | null)
@@ -795,6 +817,18 @@ export interface AuthTokensSelect<T extends boolean = true> {
   expiresAt?: T;
   consumedAt?: T;
   supersededAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "oauth_identities_select".
+ */
+export interface OauthIdentitiesSelect<T extends boolean = true> {
+  provider?: T;
+  subject?: T;
+  email?: T;
+  user?: T;
   updatedAt?: T;
   createdAt?: T;
 }

@@ -1,24 +1,21 @@
 import { generatePayloadCookie, type Payload } from 'payload'
 
 import { sameSitePath } from '../http/paths'
+import { ServiceError } from '../http/errors'
 import { issueSession } from './issue-session'
 import { signInWithMagicLink } from './magic-link'
+import { clearStateCookie, finishOAuth, type OAuthSettings, STATE_COOKIE } from './oauth'
 
 export type CallbackResult = {
   /** Absolute URL on SERVER_URL (never built from the request's Host). */
   location: string
   /** Payload's session cookie, when the exchange signed someone in. */
   cookie?: string
+  /** Other cookies to set or clear (the OAuth state). */
+  extraCookies?: string[]
 }
 
-type CallbackHandler = (payload: Payload, params: URLSearchParams) => Promise<CallbackResult | null>
-
-const extraHandlers: CallbackHandler[] = []
-
-/** Other sign-in methods (OAuth, recovery) plug their exchange in here. */
-export const registerCallbackHandler = (handler: CallbackHandler) => {
-  extraHandlers.push(handler)
-}
+export type CallbackRequest = { params: URLSearchParams; cookies: Map<string, string> }
 
 export const failure = (serverUrl: string, code: string): CallbackResult => ({ location: `${serverUrl}/sign-in?error=${encodeURIComponent(code)}` })
 
@@ -45,16 +42,24 @@ export const sessionCookie = async (payload: Payload, userId: number, options: {
  * recovery token) for Payload's session cookie, then redirect. Anything missing, replayed or
  * mismatched lands on /sign-in?error=<code> without a session.
  */
-export const handleAuthCallback = async (payload: Payload, params: URLSearchParams): Promise<CallbackResult> => {
+export const handleAuthCallback = async (payload: Payload, { params, cookies }: CallbackRequest): Promise<CallbackResult> => {
   const serverUrl = payload.config.serverURL
-  if (params.get('type') === 'magiclink') {
+  const type = params.get('type')
+  if (type === 'magiclink') {
     const signedIn = await signInWithMagicLink(payload, params.get('token') ?? '')
     if (!signedIn) return failure(serverUrl, 'invalid_link')
     return { location: landing(serverUrl, params.get('next'), signedIn.next), cookie: await sessionCookie(payload, signedIn.user.id) }
   }
-  for (const handler of extraHandlers) {
-    const result = await handler(payload, params)
-    if (result) return result
+  if (type === null && (params.has('code') || params.has('state'))) {
+    const oauth = (payload.config.custom?.accounts as { oauth: OAuthSettings }).oauth
+    const clear = [clearStateCookie(oauth)]
+    try {
+      const signedIn = await finishOAuth(payload, oauth, params, cookies.get(STATE_COOKIE))
+      if (!signedIn) return { ...failure(serverUrl, 'invalid_request'), extraCookies: clear }
+      return { location: landing(serverUrl, signedIn.next), cookie: await sessionCookie(payload, signedIn.user.id), extraCookies: clear }
+    } catch (error) {
+      return { ...failure(serverUrl, error instanceof ServiceError ? error.code : 'oauth_failed'), extraCookies: clear }
+    }
   }
   return failure(serverUrl, 'invalid_request')
 }

@@ -49,6 +49,10 @@ export type ServiceEnv = {
     accessKeyId: string | undefined
     secretAccessKey: string | undefined
   }
+  oauth: {
+    github: { clientId?: string; clientSecret?: string; authorizeUrl: string; tokenUrl: string; apiUrl: string }
+    google: { clientId?: string; clientSecret?: string; authorizeUrl: string; tokenUrl: string; issuer: string; jwksUrl: string }
+  }
   repo: {
     token: string | undefined
     owner: string | undefined
@@ -117,6 +121,23 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
       endpoint: blank(source.S3_ENDPOINT),
       accessKeyId: blank(source.S3_ACCESS_KEY_ID),
       secretAccessKey: blank(source.S3_SECRET_ACCESS_KEY),
+    },
+    oauth: {
+      github: {
+        clientId: blank(source.OAUTH_GITHUB_CLIENT_ID),
+        clientSecret: blank(source.OAUTH_GITHUB_CLIENT_SECRET),
+        authorizeUrl: blank(source.OAUTH_GITHUB_AUTHORIZE_URL) ?? 'https://github.com/login/oauth/authorize',
+        tokenUrl: blank(source.OAUTH_GITHUB_TOKEN_URL) ?? 'https://github.com/login/oauth/access_token',
+        apiUrl: blank(source.OAUTH_GITHUB_API_URL) ?? 'https://api.github.com',
+      },
+      google: {
+        clientId: blank(source.OAUTH_GOOGLE_CLIENT_ID),
+        clientSecret: blank(source.OAUTH_GOOGLE_CLIENT_SECRET),
+        authorizeUrl: blank(source.OAUTH_GOOGLE_AUTHORIZE_URL) ?? 'https://accounts.google.com/o/oauth2/v2/auth',
+        tokenUrl: blank(source.OAUTH_GOOGLE_TOKEN_URL) ?? 'https://oauth2.googleapis.com/token',
+        issuer: blank(source.OAUTH_GOOGLE_ISSUER) ?? 'https://accounts.google.com',
+        jwksUrl: blank(source.OAUTH_GOOGLE_JWKS_URL) ?? 'https://www.googleapis.com/oauth2/v3/certs',
+      },
     },
     repo: {
       token: blank(source.REPO_ACCESS_TOKEN),

@@ -24,7 +24,7 @@ const linkFor = async (email: string, count = 1) => {
   return new URL(links[links.length - 1]!)
 }
 
-const callback = (url: URL) => handleAuthCallback(payload(), url.searchParams)
+const callback = (url: URL) => handleAuthCallback(payload(), { params: url.searchParams, cookies: new Map() })
 
 const sessionUser = async (cookie: string | undefined) => {
   const token = /payload-token=([^;]+)/.exec(cookie ?? '')?.[1]
@@ -119,7 +119,7 @@ describe('magic links', () => {
     ['an unknown type', 'type=other&token=abc'],
     ['nothing', ''],
   ])('%s gives an error and no session', async (_name, query) => {
-    const result = await handleAuthCallback(payload(), new URLSearchParams(query))
+    const result = await handleAuthCallback(payload(), { params: new URLSearchParams(query), cookies: new Map() })
     expect(result.cookie).toBeUndefined()
     expect(result.location).toMatch(new RegExp(`^${SERVER}/sign-in\\?error=`))
   })

@@ -1,3 +1,5 @@
+import { parseCookies } from 'payload'
+
 import { getPayloadClient } from '../../../../auth/session'
 import { handleAuthCallback } from '../../../../auth/callback'
 
@@ -6,8 +8,9 @@ export const dynamic = 'force-dynamic'
 /** GET /auth/callback: see src/auth/callback.ts. */
 export async function GET(request: Request) {
   const payload = await getPayloadClient()
-  const result = await handleAuthCallback(payload, new URL(request.url).searchParams)
+  const result = await handleAuthCallback(payload, { params: new URL(request.url).searchParams, cookies: parseCookies(request.headers) })
   const headers = new Headers({ Location: result.location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' })
   if (result.cookie) headers.append('Set-Cookie', result.cookie)
+  for (const cookie of result.extraCookies ?? []) headers.append('Set-Cookie', cookie)
   return new Response(null, { status: 302, headers })
 }
