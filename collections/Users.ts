@@ -1,11 +1,15 @@
 import type { CollectionBeforeChangeHook, CollectionBeforeOperationHook, CollectionConfig } from 'payload'
 
 import { clientAddress, enforceRateLimit, type LimitedAction } from '../src/auth/rate-limit'
+import { passwordResetEmail } from '../src/email/account-emails'
 
 import { or, ownRows } from '../src/access/compose'
-import { admins, adminsField, anyone, isStaffUser, ROLES, staff } from '../src/access/roles'
+import { admins, adminsField, isStaffUser, ROLES, staff } from '../src/access/roles'
 
 export type UsersOptions = {
+  /** The public address: the host of every emailed link. */
+  serverUrl: string
+  productName: string
   /** Send the session cookie over HTTPS only (production). */
   secureCookies: boolean
   /** Failed logins before the account is locked, and for how long. */
@@ -56,12 +60,19 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
     lockTime: options.lockTimeMs,
     tokenExpiration: 60 * 60 * 8,
     cookies: { secure: options.secureCookies, sameSite: 'Lax' },
+    forgotPassword: {
+      expiration: 60 * 60 * 1000,
+      // Every reset email, the admin's included, links to our callback on SERVER_URL.
+      generateEmailSubject: () => `Reset your password | ${options.productName}`,
+      generateEmailHTML: (args) =>
+        passwordResetEmail(options.productName, `${options.serverUrl}/auth/callback?type=recovery&token=${encodeURIComponent(args?.token ?? '')}`).html,
+    },
   },
   access: {
     // Only staff may open the admin UI.
     admin: ({ req }) => isStaffUser(req.user),
-    // Public sign-up; the roles field below is admin-only, so sign-ups are customers.
-    create: anyone,
+    // Public sign-up goes through POST /api/auth/sign-up (no account enumeration); admins create here.
+    create: admins,
     read: or(staff, self),
     update: or(admins, self),
     delete: admins,

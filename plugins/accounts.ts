@@ -5,10 +5,11 @@ import { OAuthIdentities } from '../collections/OAuthIdentities'
 import { oauthStartEndpoint } from '../endpoints/oauth-start'
 import type { OAuthSettings } from '../src/auth/oauth'
 import { createUsersCollection, type UsersOptions } from '../collections/Users'
+import { forgotPasswordEndpoint, signUpEndpoint } from '../endpoints/account'
 import { magicLinkEndpoint } from '../endpoints/magic-link'
 import { sendEmailTask } from '../src/email/send-task'
 
-export type AccountsOptions = UsersOptions & { serverUrl: string; productName: string; retryDelayMs: number; oauth: OAuthSettings }
+export type AccountsOptions = UsersOptions & { retryDelayMs: number; oauth: OAuthSettings }
 
 /** Accounts: the `users` auth collection (roles, lockout, cookies) and the admin's user. */
 export const accountsPlugin =
@@ -23,6 +24,8 @@ export const accountsPlugin =
       ...(config.endpoints ?? []),
       magicLinkEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
       oauthStartEndpoint(options.oauth),
+      signUpEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
+      forgotPasswordEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
     ],
     jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), sendEmailTask(options.retryDelayMs)] },
   })

@@ -1,9 +1,19 @@
 'use server'
 
+import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 
 import { sameSitePath } from '../http/paths'
+import { ServiceError } from '../http/errors'
+import { issueSession } from './issue-session'
+import { requestMagicLink, normaliseEmail } from './magic-link'
+import { clientAddress, enforceRateLimit } from './rate-limit'
+import { completePasswordReset, RECOVERY_COOKIE, requestPasswordReset } from './recovery'
 import { clearSessionCookie, getPayloadClient, setSessionCookie } from './session'
+import { signUpWithPassword } from './sign-up'
+
+const PRODUCT_NAME = 'Starter Kit'
+const codeOf = (error: unknown) => (error instanceof ServiceError ? error.code : 'unavailable')
 
 const field = (form: FormData, name: string) => {
   const value = form.get(name)
@@ -27,7 +37,7 @@ export async function signIn(form: FormData) {
   if (!email || typeof password !== 'string' || !password) back('/sign-in', 'missing_fields', form)
   let token: string | undefined
   try {
-    token = (await payload.login({ collection: 'users', data: { email, password: password as string } })).token
+    token = (await payload.login({ collection: 'users', data: { email, password: password as string }, req: { headers: await headers() } })).token
   } catch (error) {
     const code = (error as { code?: string }).code === 'rate_limited' ? 'rate_limited' : (error as Error).name === 'LockedAuth' ? 'locked' : 'invalid_credentials'
     back('/sign-in', code, form)
@@ -37,23 +47,62 @@ export async function signIn(form: FormData) {
   redirect(nextPath(form, payload.config.serverURL))
 }
 
-/** Create a customer account with email and password, then sign in. */
+/** Create a customer account; the answer is the same for an email that already has one. */
 export async function signUp(form: FormData) {
   const payload = await getPayloadClient()
-  const email = field(form, 'email').toLowerCase()
-  const password = form.get('password')
-  const name = field(form, 'name')
-  if (!email || typeof password !== 'string') back('/sign-up', 'missing_fields', form)
-  if ((password as string).length < 10) back('/sign-up', 'weak_password', form)
   try {
-    // overrideAccess: false, no user: exactly the rights of a public sign-up (a customer).
-    await payload.create({ collection: 'users', data: { email, password: password as string, name, roles: ['customer'] }, overrideAccess: false })
-  } catch {
-    back('/sign-up', 'sign_up_failed', form)
+    await signUpWithPassword(
+      payload,
+      { email: form.get('email'), password: form.get('password'), name: form.get('name'), next: field(form, 'next') },
+      { serverUrl: payload.config.serverURL, productName: PRODUCT_NAME, address: clientAddress(await headers()) },
+    )
+  } catch (error) {
+    back('/sign-up', codeOf(error), form)
   }
-  const { token } = await payload.login({ collection: 'users', data: { email, password: password as string } })
-  if (token) await setSessionCookie(payload, token)
-  redirect(nextPath(form, payload.config.serverURL))
+  redirect('/sign-up?sent=1')
+}
+
+/** "Email me a sign-in link": the same answer for every email. */
+export async function sendMagicLink(form: FormData) {
+  const payload = await getPayloadClient()
+  try {
+    const email = normaliseEmail(form.get('email'))
+    await enforceRateLimit(payload, 'magic_link', { address: clientAddress(await headers()), email })
+    await requestMagicLink(payload, { email, next: field(form, 'next'), serverUrl: payload.config.serverURL, productName: PRODUCT_NAME })
+  } catch (error) {
+    back('/sign-in', codeOf(error), form)
+  }
+  redirect('/sign-in?sent=1')
+}
+
+/** "Forgot your password?": the same answer for every email. */
+export async function sendPasswordReset(form: FormData) {
+  const payload = await getPayloadClient()
+  try {
+    await requestPasswordReset(payload, { email: form.get('email') }, { serverUrl: payload.config.serverURL, productName: PRODUCT_NAME, address: clientAddress(await headers()) })
+  } catch (error) {
+    redirect(`/reset-password?error=${codeOf(error)}`)
+  }
+  redirect('/reset-password?sent=1')
+}
+
+/** The new password, with the recovery token /auth/callback left in a cookie; then signed in afresh. */
+export async function setNewPassword(form: FormData) {
+  const payload = await getPayloadClient()
+  const store = await cookies()
+  const token = store.get(RECOVERY_COOKIE)?.value
+  if (!token) redirect('/reset-password?error=invalid_link')
+  let userId: number
+  try {
+    userId = await completePasswordReset(payload, token!, form.get('password'))
+  } catch (error) {
+    redirect(`/reset-password?step=new&error=${codeOf(error)}`)
+  }
+  store.delete(RECOVERY_COOKIE)
+  // Every other session of this user ends; this browser gets a new one.
+  const session = await issueSession(payload, userId!, { endOtherSessions: true })
+  await setSessionCookie(payload, session.token)
+  redirect('/dashboard')
 }
 
 export async function signOut() {

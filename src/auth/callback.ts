@@ -5,6 +5,8 @@ import { ServiceError } from '../http/errors'
 import { issueSession } from './issue-session'
 import { signInWithMagicLink } from './magic-link'
 import { clearStateCookie, finishOAuth, type OAuthSettings, STATE_COOKIE } from './oauth'
+import { isRecoveryTokenValid, RECOVERY_COOKIE } from './recovery'
+import { confirmEmail } from './sign-up'
 
 export type CallbackResult = {
   /** Absolute URL on SERVER_URL (never built from the request's Host). */
@@ -49,6 +51,21 @@ export const handleAuthCallback = async (payload: Payload, { params, cookies }: 
     const signedIn = await signInWithMagicLink(payload, params.get('token') ?? '')
     if (!signedIn) return failure(serverUrl, 'invalid_link')
     return { location: landing(serverUrl, params.get('next'), signedIn.next), cookie: await sessionCookie(payload, signedIn.user.id) }
+  }
+  if (type === 'verify') {
+    const confirmed = await confirmEmail(payload, params.get('token') ?? '')
+    if (!confirmed) return failure(serverUrl, 'invalid_link')
+    return { location: landing(serverUrl, confirmed.next), cookie: await sessionCookie(payload, confirmed.user.id) }
+  }
+  if (type === 'recovery') {
+    // No session until a new password is set: the reset page is the only way on.
+    const token = params.get('token') ?? ''
+    if (!(await isRecoveryTokenValid(payload, token))) return failure(serverUrl, 'invalid_link')
+    const secure = serverUrl.startsWith('https://') ? '; Secure' : ''
+    return {
+      location: `${serverUrl}/reset-password?step=new`,
+      extraCookies: [`${RECOVERY_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=900${secure}`],
+    }
   }
   if (type === null && (params.has('code') || params.has('state'))) {
     const oauth = (payload.config.custom?.accounts as { oauth: OAuthSettings }).oauth

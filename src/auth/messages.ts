@@ -7,5 +7,12 @@ export const AUTH_ERRORS: Record<string, string> = {
   rate_limited: 'Too many attempts. Please wait a few minutes and try again.',
   invalid_link: 'That link is not valid any more: it was used, replaced by a newer one, or expired. Ask for a new one.',
   invalid_request: 'Something was missing from that sign-in. Please start again.',
+  invalid_state: 'That sign-in did not start here or took too long. Please try again.',
+  oauth_denied: 'The sign-in was cancelled at the provider.',
+  oauth_failed: 'The provider did not confirm the sign-in. Please try again.',
+  oauth_email_unverified: 'Your email address is not verified with that provider. Verify it there, or sign in another way.',
+  oauth_no_email: 'The provider did not share an email address with us.',
+  account_unverified: 'An account with this email exists: sign in with its password or a sign-in link first.',
+  unknown_provider: 'That sign-in provider is not available.',
   sign_up_failed: 'We could not create that account. If you already have one, sign in instead.',
 }

@@ -57,10 +57,10 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
     const [limit] = LIMITS.sign_up.address
     const address = '192.0.2.200'
     for (let attempt = 0; attempt < limit; attempt += 1) {
-      const response = await api('POST', '/users', { body: { email: `signup-${attempt}-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-forwarded-for': address } })
-      expect(response.status).toBe(201)
+      const response = await api('POST', '/auth/sign-up', { body: { email: `signup-${attempt}-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-forwarded-for': address } })
+      expect(response.status).toBe(200)
     }
-    const blocked = await api('POST', '/users', { body: { email: `signup-x-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-forwarded-for': address } })
+    const blocked = await api('POST', '/auth/sign-up', { body: { email: `signup-x-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-forwarded-for': address } })
     expect(blocked.status).toBe(429)
   })
 })

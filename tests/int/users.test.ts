@@ -23,21 +23,27 @@ describe('first user', () => {
 
 describe('public sign-up', () => {
   it('creates a customer even when the body asks for admin', async () => {
-    const response = await api('POST', '/users', {
+    const response = await api('POST', '/auth/sign-up', {
       body: { email: 'climber@example.test', password: 'a-long-password-3', roles: ['admin', 'support'] },
     })
-    expect(response.status).toBe(201)
-    const stored = await payload().findByID({ collection: 'users', id: response.body.doc.id })
-    expect(stored.roles).toEqual(['customer'])
+    expect(response).toMatchObject({ status: 200, body: { ok: true } })
+    const [stored] = (await payload().find({ collection: 'users', where: { email: { equals: 'climber@example.test' } } })).docs
+    expect(stored?.roles).toEqual(['customer'])
   })
 
-  it('cannot set the processor customer id', async () => {
-    const response = await api('POST', '/users', {
-      body: { email: 'sneaky@example.test', password: 'a-long-password-4', processorCustomerId: 'cus_someone_else' },
+  it('cannot set the processor customer id or the verified flag', async () => {
+    const response = await api('POST', '/auth/sign-up', {
+      body: { email: 'sneaky@example.test', password: 'a-long-password-4', processorCustomerId: 'cus_someone_else', emailVerified: true },
     })
-    expect(response.status).toBe(201)
-    const stored = await payload().findByID({ collection: 'users', id: response.body.doc.id })
-    expect(stored.processorCustomerId ?? null).toBeNull()
+    expect(response.status).toBe(200)
+    const [stored] = (await payload().find({ collection: 'users', where: { email: { equals: 'sneaky@example.test' } } })).docs
+    expect(stored?.processorCustomerId ?? null).toBeNull()
+    expect(stored?.emailVerified).toBe(false)
+  })
+
+  it('Payload\'s own create endpoint is for admins only', async () => {
+    const response = await api('POST', '/users', { body: { email: 'direct@example.test', password: 'a-long-password-5' } })
+    expect(response.status).toBe(403)
   })
 })
 

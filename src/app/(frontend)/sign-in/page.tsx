@@ -1,16 +1,21 @@
 import Link from 'next/link'
 
-import { signIn } from '../../../auth/actions'
+import { sendMagicLink, signIn } from '../../../auth/actions'
 import { AUTH_ERRORS } from '../../../auth/messages'
+import { getPayloadClient } from '../../../auth/session'
 
-type Props = { searchParams: Promise<{ error?: string; next?: string }> }
+type Props = { searchParams: Promise<{ error?: string; next?: string; sent?: string }> }
 
 const SignInPage = async ({ searchParams }: Props) => {
-  const { error, next } = await searchParams
+  const { error, next, sent } = await searchParams
+  const payload = await getPayloadClient()
+  const oauth = (payload.config.custom?.accounts as { oauth: { github?: unknown; google?: unknown } }).oauth
+  const nextQuery = next ? `?next=${encodeURIComponent(next)}` : ''
   return (
     <section className="auth">
       <h1>Sign in</h1>
       {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
+      {sent ? <p role="status" className="notice">If that address can sign in, a sign-in link is on its way. It works once, within 10 minutes.</p> : null}
       <form action={signIn}>
         <input type="hidden" name="next" value={next ?? ''} />
         <label>
@@ -22,7 +27,31 @@ const SignInPage = async ({ searchParams }: Props) => {
         <button type="submit">Sign in</button>
       </form>
       <p>
-        No account yet? <Link href={next ? `/sign-up?next=${encodeURIComponent(next)}` : '/sign-up'}>Sign up</Link>
+        <Link href="/reset-password">Forgot your password?</Link>
+      </p>
+      <h2>Or get a sign-in link</h2>
+      <form action={sendMagicLink}>
+        <input type="hidden" name="next" value={next ?? ''} />
+        <label>
+          Email <input type="email" name="email" autoComplete="email" required />
+        </label>
+        <button type="submit">Email me a link</button>
+      </form>
+      {oauth.github || oauth.google ? <h2>Or continue with</h2> : null}
+      <p className="oauth">
+        {oauth.github ? (
+          <a className="button" href={`/api/auth/oauth/github${nextQuery}`}>
+            GitHub
+          </a>
+        ) : null}{' '}
+        {oauth.google ? (
+          <a className="button" href={`/api/auth/oauth/google${nextQuery}`}>
+            Google
+          </a>
+        ) : null}
+      </p>
+      <p>
+        No account yet? <Link href={`/sign-up${nextQuery}`}>Sign up</Link>
       </p>
     </section>
   )

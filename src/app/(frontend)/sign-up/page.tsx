@@ -3,10 +3,18 @@ import Link from 'next/link'
 import { signUp } from '../../../auth/actions'
 import { AUTH_ERRORS } from '../../../auth/messages'
 
-type Props = { searchParams: Promise<{ error?: string; next?: string }> }
+type Props = { searchParams: Promise<{ error?: string; next?: string; sent?: string }> }
 
 const SignUpPage = async ({ searchParams }: Props) => {
-  const { error, next } = await searchParams
+  const { error, next, sent } = await searchParams
+  if (sent) {
+    return (
+      <section className="auth">
+        <h1>Check your email</h1>
+        <p role="status">We sent a link to confirm your address. Open it to finish signing up; it works for 24 hours.</p>
+      </section>
+    )
+  }
   return (
     <section className="auth">
       <h1>Create your account</h1>

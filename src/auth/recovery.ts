@@ -1,0 +1,56 @@
+import type { Payload } from 'payload'
+
+import { inTransaction } from '../db/transaction'
+import { passwordResetEmail } from '../email/account-emails'
+import { ServiceError } from '../http/errors'
+import { normaliseEmail } from './magic-link'
+import { enforceRateLimit } from './rate-limit'
+import { MIN_PASSWORD_LENGTH } from './sign-up'
+
+export const RECOVERY_COOKIE = 'kit-recovery'
+
+/**
+ * Payload's forgot-password flow with our email: the link's host is SERVER_URL, never the request's
+ * Host header. The same answer whether or not the email has an account.
+ */
+export const requestPasswordReset = async (
+  payload: Payload,
+  input: { email?: unknown },
+  context: { serverUrl: string; productName: string; address: string | null },
+): Promise<void> => {
+  const email = normaliseEmail(input.email)
+  await enforceRateLimit(payload, 'password_reset', { address: context.address, email })
+  await inTransaction(payload, async (req) => {
+    const token = await payload.forgotPassword({ collection: 'users', data: { email }, disableEmail: true, req })
+    if (!token) return
+    const url = `${context.serverUrl}/auth/callback?type=recovery&token=${encodeURIComponent(token)}`
+    await payload.jobs.queue({ task: 'sendEmail', input: { to: email, ...passwordResetEmail(context.productName, url) }, req })
+  })
+}
+
+/** Whether a reset token is current (unused and not expired); it is consumed only by the new password. */
+export const isRecoveryTokenValid = async (payload: Payload, token: string): Promise<boolean> => {
+  if (!/^[A-Za-z0-9]{10,200}$/.test(token)) return false
+  const { totalDocs } = await payload.count({
+    collection: 'users',
+    where: { and: [{ resetPasswordToken: { equals: token } }, { resetPasswordExpiration: { greater_than: new Date().toISOString() } }] },
+    overrideAccess: true,
+  })
+  return totalDocs === 1
+}
+
+/**
+ * Set the new password with a recovery token. Payload ends every session of the user and clears the
+ * token (single use); the caller signs the user in afresh.
+ */
+export const completePasswordReset = async (payload: Payload, token: string, password: unknown): Promise<number> => {
+  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > 200) {
+    throw new ServiceError(400, 'weak_password', `Use a password of ${MIN_PASSWORD_LENGTH} to 200 characters.`)
+  }
+  try {
+    const result = await payload.resetPassword({ collection: 'users', data: { token, password }, overrideAccess: true })
+    return (result.user as { id: number }).id
+  } catch {
+    throw new ServiceError(400, 'invalid_link', 'This reset link was used or has expired. Ask for a new one.')
+  }
+}
