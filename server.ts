@@ -61,6 +61,12 @@ const main = async () => {
     closers.push({ name: 'processor stand-in', close: standIn.close })
     log(`no PAYMENT_SECRET_KEY: checkout runs on the local processor stand-in at ${standIn.url} (no real payments)`)
   }
+  if (!env.isProduction && !env.oauth.github.clientId && !env.oauth.google.clientId) {
+    const { startDevelopmentOAuth } = await import('./src/standins/development')
+    const standIn = await startDevelopmentOAuth(env)
+    closers.push({ name: 'oauth stand-in', close: standIn.close })
+    log(`no OAuth client credentials: GitHub and Google sign-in use the local OAuth stand-in at ${standIn.url}`)
+  }
   if (!env.repo.token) {
     const { startDevelopmentCodeHost } = await import('./src/standins/development')
     const standIn = await startDevelopmentCodeHost(env)

@@ -1,5 +1,6 @@
 import type { ServiceEnv } from '../config/env'
 import { startCodeHostStandIn } from './code-host'
+import { startOAuthStandIn } from './oauth'
 import { DEFAULT_PRICES, startProcessorStandIn } from './processor'
 
 const DEV_SECRET_KEY = 'sk_test_standin_development'
@@ -56,6 +57,36 @@ export const startDevelopmentCodeHost = async (env: ServiceEnv) => {
     REPO_OWNER: DEV_REPO.owner,
     REPO_NAME: DEV_REPO.name,
     REPO_API_URL: standIn.url,
+  })
+  return standIn
+}
+
+/**
+ * Development without OAuth client credentials: the GitHub and Google sign-in buttons go to the OAuth
+ * stand-in, whose consent page signs in as a made-up account.
+ */
+export const startDevelopmentOAuth = async (env: ServiceEnv) => {
+  if (env.isProduction) throw new Error('the OAuth stand-in is for development only')
+  const redirectUris = [`${env.serverUrl}/auth/callback`]
+  const standIn = await startOAuthStandIn({
+    port: Number(process.env.OAUTH_STANDIN_PORT ?? 12113),
+    github: { clientId: 'dev-github-client', clientSecret: 'dev-github-secret', redirectUris },
+    google: { clientId: 'dev-google-client', clientSecret: 'dev-google-secret', redirectUris },
+    log: (line) => console.info(`[oauth stand-in] ${line}`),
+  })
+  const { github, google } = standIn.endpoints
+  Object.assign(process.env, {
+    OAUTH_GITHUB_CLIENT_ID: 'dev-github-client',
+    OAUTH_GITHUB_CLIENT_SECRET: 'dev-github-secret',
+    OAUTH_GITHUB_AUTHORIZE_URL: github.authorize,
+    OAUTH_GITHUB_TOKEN_URL: github.token,
+    OAUTH_GITHUB_API_URL: github.userApi.replace(/\/user$/, ''),
+    OAUTH_GOOGLE_CLIENT_ID: 'dev-google-client',
+    OAUTH_GOOGLE_CLIENT_SECRET: 'dev-google-secret',
+    OAUTH_GOOGLE_AUTHORIZE_URL: google.authorize,
+    OAUTH_GOOGLE_TOKEN_URL: google.token,
+    OAUTH_GOOGLE_ISSUER: google.issuer,
+    OAUTH_GOOGLE_JWKS_URL: google.jwks,
   })
   return standIn
 }
