@@ -72,3 +72,23 @@ describe('entitlements', () => {
     await canAccessFeature(payload, user.id, 'templates')
   }, { time: 1_000 })
 })
+
+describe('sign-in answers take about as long for unknown emails as for wrong passwords (no enumeration by timing)', () => {
+  const login = (email: string) =>
+    fetch(`${service.url}/api/users/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` },
+      body: JSON.stringify({ email, password: 'wrong-password-123' }),
+    })
+  bench('a known email with a wrong password', async () => {
+    // A fresh known account each time, so neither the lockout nor the per-account limit kicks in.
+    const known = await payload.create({ collection: 'users', data: { email: `known-${Math.random()}@example.test`, password: 'the-right-password', roles: ['customer'] } })
+    const response = await login(known.email)
+    if (response.status !== 401) throw new Error(`expected 401, got ${response.status}`)
+  }, { time: 2_000, iterations: 20 })
+  bench('an unknown email', async () => {
+    await payload.create({ collection: 'users', data: { email: `filler-${Math.random()}@example.test`, password: 'the-right-password', roles: ['customer'] } })
+    const response = await login(`unknown-${Math.random()}@example.test`)
+    if (response.status !== 401) throw new Error(`expected 401, got ${response.status}`)
+  }, { time: 2_000, iterations: 20 })
+})

@@ -38,7 +38,9 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
     // the known account locks itself after 5 failures (401), then the limit applies (429): same codes for both
     expect(answers.known!.at(-1)!.status).toBe(429)
     expect(answers.unknown!.at(-1)!.status).toBe(429)
-    expect(answers.known!.at(-1)!.body).toEqual(answers.unknown!.at(-1)!.body)
+    // the same body, up to the seconds left in each window
+    const shape = (body: unknown) => JSON.stringify(body).replace(/\d+ seconds/, 'N seconds')
+    expect(shape(answers.known!.at(-1)!.body)).toBe(shape(answers.unknown!.at(-1)!.body))
   })
 
   it('limits magic-link requests per email', async () => {

@@ -1,0 +1,199 @@
+/**
+ * `npm run test:e2e`: the service as a person uses it, in headless Chromium against `npm run dev`
+ * (stand-ins for the processor, the code host and the OAuth providers; emails in the outbox).
+ * Needs Debian's chromium (CHROMIUM_PATH, default /usr/bin/chromium) and a PostgreSQL server:
+ * E2E_DATABASE_URL names a scratch database, dropped and recreated.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+import pg from 'pg'
+import { chromium, type Page } from 'playwright-core'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const port = Number(process.env.E2E_PORT ?? 3100)
+const base = `http://localhost:${port}`
+const databaseUrl = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/kit_e2e'
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-e2e-'))
+const outbox = path.join(dataDir, 'outbox')
+
+const recreateDatabase = async () => {
+  const admin = new URL(databaseUrl)
+  const name = admin.pathname.slice(1)
+  admin.pathname = '/postgres'
+  const client = new pg.Client({ connectionString: admin.toString() })
+  await client.connect()
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  await client.query(`CREATE DATABASE "${name}"`)
+  await client.end()
+}
+
+const startServer = async (): Promise<ChildProcess> => {
+  const server = spawn(path.join(root, 'node_modules/.bin/tsx'), ['server.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      PORT: String(port),
+      SERVER_URL: base,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      PROCESSOR_STANDIN_PORT: String(port + 11),
+      CODE_HOST_STANDIN_PORT: String(port + 12),
+      OAUTH_STANDIN_PORT: String(port + 13),
+      JOBS_RETRY_DELAY_MS: '1000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const log = fs.createWriteStream(path.join(dataDir, 'server.log'))
+  server.stdout!.pipe(log)
+  server.stderr!.pipe(log)
+  for (let attempt = 0; attempt < 180; attempt += 1) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) return server
+    } catch {
+      // not listening yet
+    }
+    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}); see ${dataDir}/server.log`)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
+  throw new Error('the server did not become ready in 3 minutes')
+}
+
+/** The newest link of a type in the outbox for an address (quoted-printable undone). */
+const linkFromOutbox = async (email: string, type: string): Promise<string> => {
+  for (let attempt = 0; attempt < 60; attempt += 1) {
+    const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).sort().reverse() : []
+    for (const file of files) {
+      const raw = fs.readFileSync(path.join(outbox, file), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=')
+      if (!raw.includes(email)) continue
+      const match = new RegExp(`${base}/auth/callback\\?type=${type}&token=[A-Za-z0-9_%-]+`).exec(raw)
+      if (match) return match[0]
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  throw new Error(`no ${type} email for ${email}`)
+}
+
+const expectPath = (page: Page, expected: string) => {
+  const actual = new URL(page.url())
+  if (`${actual.pathname}${actual.search}` !== expected) throw new Error(`expected ${expected}, at ${page.url()}`)
+}
+
+const signOut = async (page: Page) => {
+  await page.click('button:has-text("Sign out")')
+  await page.waitForURL(`${base}/`)
+}
+
+const scenarios: [string, (page: Page) => Promise<void>][] = [
+  [
+    'sign up, confirm the email, sign out, sign in with a magic link, reset the password: the dashboard each time',
+    async (page) => {
+      const email = `e2e-${Date.now()}@example.com`
+      await page.goto(`${base}/sign-up`)
+      await page.fill('input[name="email"]', email)
+      await page.fill('input[name="password"]', 'first-password-123')
+      await page.click('button[type="submit"]')
+      await page.waitForURL('**/sign-up?sent=1')
+      await page.goto(await linkFromOutbox(email, 'verify'))
+      expectPath(page, '/dashboard')
+      await signOut(page)
+      await page.goto(`${base}/sign-in`)
+      await page.locator('form', { hasText: 'Email me a link' }).locator('input[name="email"]').fill(email)
+      await page.click('button:has-text("Email me a link")')
+      await page.waitForURL('**/sign-in?sent=1')
+      await page.goto(await linkFromOutbox(email, 'magiclink'))
+      expectPath(page, '/dashboard')
+      await signOut(page)
+      await page.goto(`${base}/reset-password`)
+      await page.fill('input[name="email"]', email)
+      await page.click('button[type="submit"]')
+      await page.waitForURL('**/reset-password?sent=1')
+      await page.goto(await linkFromOutbox(email, 'recovery'))
+      expectPath(page, '/reset-password?step=new')
+      await page.fill('input[name="password"]', 'second-password-456')
+      await page.click('button:has-text("Save and sign in")')
+      await page.waitForURL('**/dashboard')
+      await signOut(page)
+      await page.goto(`${base}/sign-in`)
+      await page.locator('form', { hasText: 'Password' }).locator('input[name="email"]').fill(email)
+      await page.fill('input[name="password"]', 'second-password-456')
+      await page.locator('form', { hasText: 'Password' }).locator('button[type="submit"]').click()
+      await page.waitForURL('**/dashboard')
+    },
+  ],
+  [
+    'sign in with GitHub on the provider stand-in',
+    async (page) => {
+      await page.goto(`${base}/sign-in`)
+      await page.click('a:has-text("GitHub")')
+      await page.click('button:has-text("Approve")')
+      await page.waitForURL('**/dashboard')
+      await signOut(page)
+    },
+  ],
+  [
+    'buy Standard on the processor stand-in: the license is on the dashboard and in an email',
+    async (page) => {
+      const email = `buyer-${Date.now()}@example.com`
+      await page.goto(`${base}/sign-up`)
+      await page.fill('input[name="email"]', email)
+      await page.fill('input[name="password"]', 'buyer-password-123')
+      await page.click('button[type="submit"]')
+      await page.waitForURL('**/sign-up?sent=1')
+      await page.goto(await linkFromOutbox(email, 'verify'))
+      await page.goto(`${base}/`)
+      await page.click('article[data-plan="standard"] button[type="submit"]')
+      await page.click('button:has-text("Pay")')
+      await page.waitForURL('**/success**')
+      for (let attempt = 0; attempt < 20; attempt += 1) {
+        await page.goto(`${base}/dashboard`)
+        if ((await page.locator('[data-testid="licenses"] tbody tr').count()) > 0) break
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+      const key = (await page.locator('[data-testid="licenses"] code').first().textContent())?.trim() ?? ''
+      if (!/^KIT(-[0-9A-Z]{5}){4}$/.test(key)) throw new Error(`no license on the dashboard (${key})`)
+      for (let attempt = 0; attempt < 60; attempt += 1) {
+        const files = fs.existsSync(outbox) ? fs.readdirSync(outbox) : []
+        if (files.some((file) => fs.readFileSync(path.join(outbox, file), 'utf8').includes(key))) return
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+      throw new Error('the license email did not arrive')
+    },
+  ],
+]
+
+await recreateDatabase()
+const server = await startServer()
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+})
+let passed = 0
+let failed = 0
+try {
+  for (const [name, scenario] of scenarios) {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    page.setDefaultTimeout(90_000)
+    try {
+      await scenario(page)
+      passed += 1
+      console.info(`✓ ${name}`)
+    } catch (error) {
+      failed += 1
+      console.error(`✗ ${name}\n  ${(error as Error).message}`)
+      await page.screenshot({ path: path.join(dataDir, `failure-${passed + failed}.png`) }).catch(() => undefined)
+    }
+    await context.close()
+  }
+} finally {
+  await browser.close()
+  server.kill('SIGTERM')
+  await new Promise((resolve) => server.once('exit', resolve))
+}
+console.info(`${passed} passed, ${failed} failed`)
+if (failed > 0) console.error(`server log and screenshots: ${dataDir}`)
+process.exit(failed > 0 ? 1 : 0)
