@@ -6,7 +6,7 @@ const GROUPS = 4
 const GROUP_LENGTH = 5
 
 /**
- * A license key: `KIT-XXXXX-XXXXX-XXXXX-XXXXX`, 20 random base32 characters = 100 bits from the
+ * A license key: `KIT-` and four groups of five base32 characters, 20 in all = 100 bits from the
  * operating system's CSPRNG. Uniqueness is also enforced by the database.
  */
 export const generateLicenseKey = (): string => {

@@ -12,7 +12,8 @@ import {
   requiresAuthentication,
   serverError,
 } from './errors'
-import type { FailureRules } from './failures'
+import type { FailureRules } from '../shared/failures'
+import type { FailureRule } from './types'
 
 type Middleware = (req: Request, res: Response, next: NextFunction) => void
 
@@ -62,7 +63,7 @@ export const githubHeaders = (host: CodeHost): Middleware => {
  * only a delay lets the request through afterwards: the slow GitHub that still does the work.
  */
 export const injectFailures =
-  (host: CodeHost, failures: FailureRules): Middleware =>
+  (host: CodeHost, failures: FailureRules<FailureRule>): Middleware =>
   (req, res, next) => {
     const rule = failures.take(req.method, req.path)
     if (!rule) {

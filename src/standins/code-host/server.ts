@@ -1,5 +1,4 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 
 import express from 'express'
 
@@ -7,23 +6,15 @@ import { Accounts, DEFAULT_USERS } from './accounts'
 import { apiRoutes } from './api-routes'
 import { acceptInvitationOf } from './collaboration'
 import type { CodeHost } from './context'
-import { FailureRules } from './failures'
+import { FailureRules } from '../shared/failures'
 import { authenticate, githubHeaders, injectFailures, recordRequests, unexpectedError, unknownUrl } from './middleware'
 import { pages } from './pages'
-import type { CodeHostStandIn, CodeHostStartOptions } from './types'
-
-const listen = (server: http.Server, port: number): Promise<number> =>
-  new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve((server.address() as AddressInfo).port)
-    })
-  })
+import type { FailureRule, CodeHostStandIn, CodeHostStartOptions } from './types'
+import { listenLocally } from '../shared/listen'
 
 const buildApp = (
   host: CodeHost,
-  fields: { failures: FailureRules; token: string; log: (line: string) => void },
+  fields: { failures: FailureRules<FailureRule>; token: string; log: (line: string) => void },
 ): express.Express => {
   const app = express()
   app.disable('x-powered-by')
@@ -54,7 +45,7 @@ const buildApp = (
 export const startCodeHostStandIn = async (options: CodeHostStartOptions): Promise<CodeHostStandIn> => {
   const log = options.log ?? (() => undefined)
   const server = http.createServer()
-  const port = await listen(server, options.port ?? 0)
+  const port = await listenLocally(server, options.port ?? 0)
   const url = `http://127.0.0.1:${port}`
   const accounts = new Accounts(options.everyLoginExists ?? false)
   const owner = accounts.add(options.owner)
@@ -70,7 +61,7 @@ export const startCodeHostStandIn = async (options: CodeHostStartOptions): Promi
     now: options.now ?? (() => new Date()),
     nextInvitationId: () => ++lastInvitationId,
   }
-  const failures = new FailureRules()
+  const failures = new FailureRules<FailureRule>()
   server.on('request', buildApp(host, { failures, token: options.token, log }))
   log(`code host stand-in listening on ${url}`)
 

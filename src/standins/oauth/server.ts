@@ -1,5 +1,4 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 
 import express, { type NextFunction, type Request, type Response } from 'express'
 
@@ -13,15 +12,7 @@ import { googleOidc } from './google-oidc'
 import { createSigningKey } from './id-token'
 import { tokenEndpoints } from './token-endpoint'
 import type { OAuthProvider, OAuthStandIn, OAuthStandInOptions } from './types'
-
-const listen = (server: http.Server, port: number): Promise<number> =>
-  new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve((server.address() as AddressInfo).port)
-    })
-  })
+import { listenLocally } from '../shared/listen'
 
 /** Body parsers report a malformed request with its 4xx status; anything else is a bug in the stand-in. */
 const statusOf = (error: unknown): number =>
@@ -80,7 +71,7 @@ export const startOAuthStandIn = async (options: OAuthStandInOptions): Promise<O
   const log = options.log ?? (() => undefined)
   const signingKey = await createSigningKey()
   const server = http.createServer()
-  const port = await listen(server, options.port ?? 0)
+  const port = await listenLocally(server, options.port ?? 0)
   const url = `http://127.0.0.1:${port}`
   const host: OAuthHost = {
     url,

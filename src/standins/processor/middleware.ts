@@ -2,7 +2,8 @@ import type { NextFunction, Request, Response } from 'express'
 
 import type { Processor } from './context'
 import { failureBody } from './errors'
-import type { FailureRules } from './failures'
+import type { FailureRules } from '../shared/failures'
+import type { FailureRule } from './types'
 
 type Middleware = (req: Request, res: Response, next: NextFunction) => void
 
@@ -23,7 +24,7 @@ export const recordRequests =
  * only a delay lets the request through afterwards: the slow processor that still does the work.
  */
 export const injectFailures =
-  (failures: FailureRules): Middleware =>
+  (failures: FailureRules<FailureRule>): Middleware =>
   (req, res, next) => {
     const rule = failures.take(req.method, req.path)
     if (!rule) {

@@ -1,5 +1,4 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 
 import express from 'express'
 
@@ -7,27 +6,19 @@ import { processorActions, type ProcessorActions } from './actions'
 import { apiRoutes } from './api-routes'
 import type { Processor } from './context'
 import { EventLog } from './events'
-import { FailureRules } from './failures'
+import { FailureRules } from '../shared/failures'
 import { authenticate, injectFailures, recordRequests, unexpectedError, unknownApiUrl } from './middleware'
 import { hostedPages } from './pages'
 import { parseParams } from './params'
 import { DEFAULT_PRICES } from './prices'
 import { signPayload } from './signing'
 import { createState } from './state'
-import type { ProcessorStandIn, StartOptions } from './types'
-
-const listen = (server: http.Server, port: number): Promise<number> =>
-  new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolve((server.address() as AddressInfo).port)
-    })
-  })
+import type { FailureRule, ProcessorStandIn, StartOptions } from './types'
+import { listenLocally } from '../shared/listen'
 
 const buildApp = (
   processor: Processor,
-  fields: { actions: ProcessorActions; failures: FailureRules; secretKey: string; log: (line: string) => void },
+  fields: { actions: ProcessorActions; failures: FailureRules<FailureRule>; secretKey: string; log: (line: string) => void },
 ): express.Express => {
   const app = express()
   app.disable('x-powered-by')
@@ -52,7 +43,7 @@ const buildApp = (
 export const startProcessorStandIn = async (options: StartOptions): Promise<ProcessorStandIn> => {
   const log = options.log ?? (() => undefined)
   const server = http.createServer()
-  const port = await listen(server, options.port ?? 0)
+  const port = await listenLocally(server, options.port ?? 0)
   const url = `http://127.0.0.1:${port}`
   // The key decides the account's mode, as with Stripe: live keys see live objects only.
   const livemode = /^[sr]k_live_/.test(options.secretKey)
@@ -69,7 +60,7 @@ export const startProcessorStandIn = async (options: StartOptions): Promise<Proc
     livemode,
     publicUrl: (options.publicUrl ?? url).replace(/\/+$/, ''),
   }
-  const failures = new FailureRules()
+  const failures = new FailureRules<FailureRule>()
   const actions = processorActions(processor)
   server.on('request', buildApp(processor, { actions, failures, secretKey: options.secretKey, log }))
   log(`processor stand-in listening on ${url}`)

@@ -1,10 +1,9 @@
-import type { FailureRule } from './types'
-
-type ActiveRule = FailureRule & { remaining: number }
+/** What every stand-in's failure rules have in common: which requests they answer, how many times. */
+export type BaseFailureRule = { method?: string; path: RegExp | string; count?: number }
 
 /** The failures a test asked for, each used up by the requests it answers. */
-export class FailureRules {
-  private rules: ActiveRule[] = []
+export class FailureRules<FailureRule extends BaseFailureRule> {
+  private rules: (FailureRule & { remaining: number })[] = []
   private readonly timers = new Set<NodeJS.Timeout>()
 
   add(rule: FailureRule): void {
