@@ -50,7 +50,7 @@ const startServer = async (): Promise<ChildProcess> => {
   const log = fs.createWriteStream(path.join(dataDir, 'server.log'))
   server.stdout!.pipe(log)
   server.stderr!.pipe(log)
-  for (let attempt = 0; attempt < 180; attempt += 1) {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
     try {
       if ((await fetch(`${base}/readyz`)).ok) return server
     } catch {
@@ -59,7 +59,8 @@ const startServer = async (): Promise<ChildProcess> => {
     if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}); see ${dataDir}/server.log`)
     await new Promise((resolve) => setTimeout(resolve, 1000))
   }
-  throw new Error('the server did not become ready in 3 minutes')
+  server.kill('SIGKILL')
+  throw new Error(`the server did not become ready in 5 minutes; see ${dataDir}/server.log`)
 }
 
 /** The newest link of a type in the outbox for an address (quoted-printable undone). */
