@@ -75,13 +75,16 @@ const main = async () => {
   }
 
   // Load the config only now: it reads DATABASE_URL and PAYLOAD_SECRET.
+  log('loading the Payload config')
   const [{ default: config }, { getPayload }, { prepareDatabase, closePayload }] = await Promise.all([
     import('./payload.config'),
     import('payload'),
     import('./src/db/bootstrap'),
   ])
   // A short-lived instance for migrations and seeding; Next's route handlers boot their own.
+  log('connecting to the database')
   const bootstrap = await getPayload({ config, key: 'bootstrap' })
+  log('applying migrations and seeding plans')
   try {
     // Read again: the development stand-in may have supplied price IDs.
     const seeded = await prepareDatabase(bootstrap, { priceIds: readEnv().priceIds })
@@ -103,6 +106,7 @@ const main = async () => {
     import('pg'),
     import('./src/server/host'),
   ])
+  log(`starting Next.js (${dev ? 'development' : 'production'})`)
   const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
   await nextApp.prepare()
   closers.push({ name: 'next', close: () => nextApp.close() })

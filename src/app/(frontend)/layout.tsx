@@ -18,6 +18,7 @@ const RootLayout = ({ children }: { children: React.ReactNode }) => (
         <nav>
           <a href="/#pricing">Pricing</a>
           <a href="/dashboard">Dashboard</a>
+          <a href="/sign-in">Sign in</a>
         </nav>
       </header>
       <main>{children}</main>
