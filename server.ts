@@ -76,11 +76,11 @@ const main = async () => {
 
   // Load the config only now: it reads DATABASE_URL and PAYLOAD_SECRET.
   log('loading the Payload config')
-  const [{ default: config }, { getPayload }, { prepareDatabase, closePayload }] = await Promise.all([
-    import('./payload.config'),
-    import('payload'),
-    import('./src/db/bootstrap'),
-  ])
+  // One at a time: concurrent dynamic imports of modules that share dependencies can deadlock Node's
+  // ESM loader (the import never settles; seen here as a silent exit or a hang in 1 start of 4).
+  const { default: config } = await import('./payload.config')
+  const { getPayload } = await import('payload')
+  const { prepareDatabase, closePayload } = await import('./src/db/bootstrap')
   // A short-lived instance for migrations and seeding; Next's route handlers boot their own.
   log('connecting to the database')
   const bootstrap = await getPayload({ config, key: 'bootstrap' })
@@ -101,11 +101,9 @@ const main = async () => {
   markJobsWorker(worker)
   closers.push({ name: 'jobs worker', close: () => closePayload(worker) })
 
-  const [{ default: next }, { default: pg }, { createHost }] = await Promise.all([
-    import('next'),
-    import('pg'),
-    import('./src/server/host'),
-  ])
+  const { default: next } = await import('next')
+  const { default: pg } = await import('pg')
+  const { createHost } = await import('./src/server/host')
   log(`starting Next.js (${dev ? 'development' : 'production'})`)
   const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
   await nextApp.prepare()

@@ -13,11 +13,10 @@ export const withPayload = async (task: (payload: Payload, env: ServiceEnv) => P
   const { resolveDatabase } = await import('../src/db/resolve')
   const database = await resolveDatabase(env, (message) => console.info(message))
   process.env.PAYLOAD_SECRET ??= resolvePayloadSecret(env)
-  const [{ default: config }, { getPayload }, { closePayload }] = await Promise.all([
-    import('../payload.config'),
-    import('payload'),
-    import('../src/db/bootstrap'),
-  ])
+  // Sequential on purpose: concurrent dynamic imports can deadlock Node's ESM loader (see server.ts).
+  const { default: config } = await import('../payload.config')
+  const { getPayload } = await import('payload')
+  const { closePayload } = await import('../src/db/bootstrap')
   const payload = await getPayload({ config, key: 'cli' })
   try {
     await task(payload, env)

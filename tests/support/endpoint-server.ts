@@ -22,7 +22,8 @@ export const startEndpointServer = async (): Promise<{ url: string; close: () =>
         headers,
         body: incoming.method === 'GET' || incoming.method === 'HEAD' ? undefined : body,
       })
-      const [{ handleEndpoints }, { default: config }] = await Promise.all([import('payload'), import('../../payload.config')])
+      const { default: config } = await import('../../payload.config')
+      const { handleEndpoints } = await import('payload')
       const response = await handleEndpoints({ config, request })
       outgoing.writeHead(response.status, Object.fromEntries(response.headers.entries()))
       outgoing.end(Buffer.from(await response.arrayBuffer()))

@@ -43,11 +43,9 @@ export default async function setup(project: TestProject) {
     await adminQuery(adminUrl, `CREATE DATABASE ${ident(building)}`)
     process.env.DATABASE_URL = withDatabase(serverUrl, building)
     process.env.PAYLOAD_SECRET ??= 'template-build-secret-0123456789abcdef'
-    const [{ default: config }, { getPayload }, { prepareDatabase, closePayload }] = await Promise.all([
-      import('../../payload.config'),
-      import('payload'),
-      import('../../src/db/bootstrap'),
-    ])
+    const { default: config } = await import('../../payload.config')
+    const { getPayload } = await import('payload')
+    const { prepareDatabase, closePayload } = await import('../../src/db/bootstrap')
     const payload = await getPayload({ config, key: 'template' })
     try {
       await prepareDatabase(payload, { priceIds: { standardLifetime: null, ultimateLifetime: null, proMonthly: null, proYearly: null }, seed: false })
