@@ -406,6 +406,11 @@ describe('failures never lose a purchase', () => {
     expect(retried.status).toBe(200)
     expect(retried.body.outcome).toBe('processed')
     expect((await effectsFor(email)).licenses).toHaveLength(1)
+    // again: already processed, nothing more happens
+    expect((await api('POST', `/processor_events/${row!.id}/retry`, { as: support })).body).toEqual({ outcome: 'duplicate', status: 'processed' })
+    expect((await effectsFor(email)).licenses).toHaveLength(1)
+    expect((await api('POST', `/processor_events/${row!.id}/retry`)).status).toBe(401)
+    expect((await api('POST', '/processor_events/999999/retry', { as: support })).status).toBe(404)
   })
 
   it('SMTP down delays the license email without touching the purchase; it is sent once SMTP is back', async () => {
