@@ -5,7 +5,7 @@ import type Stripe from 'stripe'
 
 import { ServiceError } from '../http/errors'
 import type { User } from '../payload-types'
-import { planForPrice } from './customers'
+import { planForPrice, processorCustomerOf } from './customers'
 import { processorFailure } from './errors'
 import type { ConfiguredBilling } from './runtime'
 
@@ -22,20 +22,6 @@ export type CheckoutRequest = {
 const DEDUPE_WINDOW_MS = 10_000
 
 const hash = (value: string) => crypto.createHash('sha256').update(value).digest('hex').slice(0, 40)
-
-/** The customer a signed-in buyer already has at the processor, if any. */
-const existingCustomer = async (req: PayloadRequest, user: User): Promise<string | null> => {
-  if (user.processorCustomerId) return user.processorCustomerId
-  const { docs } = await req.payload.find({
-    collection: 'user_subscriptions',
-    where: { and: [{ user: { equals: user.id } }, { processorCustomerId: { exists: true } }] },
-    sort: '-createdAt',
-    limit: 1,
-    depth: 0,
-    req,
-  })
-  return docs[0]?.processorCustomerId ?? null
-}
 
 /**
  * Open a hosted checkout for a plan's price. Writes nothing: the webhook is the only writer of
@@ -72,7 +58,7 @@ export const createCheckoutSession = async (
     billing_cycle: billingCycle,
     ...(user ? { user_id: String(user.id) } : {}),
   }
-  const customer = user ? await existingCustomer(req, user) : null
+  const customer = user ? await processorCustomerOf(req, user) : null
   const params: Stripe.Checkout.SessionCreateParams = {
     mode: recurring ? 'subscription' : 'payment',
     line_items: [{ price: price.id, quantity: 1 }],

@@ -41,6 +41,23 @@ export const resolveBuyer = async (
   return byEmail.docs[0] ?? null
 }
 
+/**
+ * The user's customer at the processor: the one remembered on the user, else the newest
+ * subscription's. Checkout reuses it; the billing portal opens it.
+ */
+export const processorCustomerOf = async (req: PayloadRequest, user: User): Promise<string | null> => {
+  if (user.processorCustomerId) return user.processorCustomerId
+  const { docs } = await req.payload.find({
+    collection: 'user_subscriptions',
+    where: { and: [{ user: { equals: user.id } }, { processorCustomerId: { exists: true } }] },
+    sort: '-createdAt',
+    limit: 1,
+    depth: 0,
+    req,
+  })
+  return docs[0]?.processorCustomerId ?? null
+}
+
 /** Remember the buyer's processor customer, so their next checkout and the portal reuse it. */
 export const rememberCustomer = async (req: PayloadRequest, user: User | null, customerId: string | null) => {
   if (!user || !customerId || user.processorCustomerId) return

@@ -3,21 +3,9 @@ import type { PayloadRequest } from 'payload'
 import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
 import type { User } from '../payload-types'
+import { processorCustomerOf } from './customers'
 import { processorFailure } from './errors'
 import type { ConfiguredBilling } from './runtime'
-
-/** The processor customer whose billing the portal manages: the user's, or their subscription's. */
-const billingCustomer = async (req: PayloadRequest, user: User): Promise<string | null> => {
-  const { docs } = await req.payload.find({
-    collection: 'user_subscriptions',
-    where: { and: [{ user: { equals: user.id } }, { processorCustomerId: { exists: true } }] },
-    sort: '-createdAt',
-    limit: 1,
-    depth: 0,
-    req,
-  })
-  return docs[0]?.processorCustomerId ?? user.processorCustomerId ?? null
-}
 
 /** A billing portal session for the signed-in user, returning to a same-site path afterwards. */
 export const createPortalSession = async (
@@ -29,7 +17,7 @@ export const createPortalSession = async (
   if (!user) throw new ServiceError(401, 'unauthenticated', 'Sign in to manage billing.')
   const path = returnUrl === undefined || returnUrl === null || returnUrl === '' ? '/dashboard' : sameSitePath(returnUrl, billing.serverUrl)
   if (!path) throw new ServiceError(400, 'invalid_return_url', 'return_url must be a path on this site, such as /dashboard.')
-  const customer = await billingCustomer(req, user)
+  const customer = await processorCustomerOf(req, user)
   if (!customer) throw new ServiceError(404, 'no_billing_account', 'There is no billing account for this user yet.')
   try {
     const session = await billing.processor.billingPortal.sessions.create({ customer, return_url: `${billing.serverUrl}${path}` })

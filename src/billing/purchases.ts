@@ -5,6 +5,7 @@ import { syncLicense } from '../licensing/sync'
 import type { OneTimePurchase, Plan, User, UserSubscription } from '../payload-types'
 import type { DisputeState } from '../licensing/status'
 import type { SubscriptionStatus } from './statuses'
+import { relationId as relId } from '../db/relations'
 
 export type BillingSettings = { graceDays: number }
 
@@ -25,9 +26,6 @@ type PurchaseFacts = {
 }
 
 const STATUS_RANK = { pending: 0, failed: 1, succeeded: 2 } as const
-
-const relId = (value: unknown): number | null =>
-  value == null ? null : typeof value === 'object' ? (value as { id: number }).id : (value as number)
 
 /**
  * Record what the processor says about a one-time payment and bring its license in line. Facts only

@@ -2,6 +2,7 @@ import type { CollectionAfterChangeHook, TaskConfig } from 'payload'
 
 import type { License } from '../payload-types'
 import { type CodeHostProvider, withdrawRepoAccess } from './repo-access'
+import { relationId } from '../db/relations'
 
 /** Take repository access back once its license is gone; retried while the code host fails. */
 export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs: number): TaskConfig<'withdrawRepoAccess'> => ({
@@ -15,7 +16,7 @@ export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs:
 
 /** A license that stops being active (revoked, refunded, expired, suspended) queues the withdrawal. */
 export const queueRepoAccessWithdrawal: CollectionAfterChangeHook<License> = async ({ doc, previousDoc, operation, req }) => {
-  const userId = typeof doc.user === 'object' ? (doc.user?.id ?? null) : (doc.user ?? null)
+  const userId = relationId(doc.user)
   if (operation !== 'update' || !userId || previousDoc?.status !== 'active' || doc.status === 'active') return doc
   await req.payload.jobs.queue({ task: 'withdrawRepoAccess', input: { userId }, req })
   return doc

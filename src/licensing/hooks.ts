@@ -4,6 +4,7 @@ import { ValidationError } from 'payload'
 import type { License } from '../payload-types'
 import { licenseStateFor } from './status'
 import { factsForLicense } from './sync'
+import { relationId } from '../db/relations'
 
 /**
  * Support revokes or restores a license by changing `override`, with a reason. The status follows:
@@ -62,7 +63,7 @@ export const recordStaffOverride: CollectionAfterChangeHook<License> = async ({ 
     collection: 'analytics_events',
     data: {
       name: doc.status === 'revoked' ? 'license_revoked' : 'license_restored',
-      user: typeof doc.user === 'object' && doc.user ? doc.user.id : (doc.user ?? null),
+      user: relationId(doc.user),
       properties: { licenseId: doc.id, by: 'staff', reason: doc.overrideReason ?? null },
       occurredAt: new Date().toISOString(),
       sourceEventId: `audit:${entry.id}`,

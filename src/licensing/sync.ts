@@ -3,13 +3,11 @@ import type { PayloadRequest } from 'payload'
 import type { License, OneTimePurchase, UserSubscription } from '../payload-types'
 import { generateLicenseKey } from './keys'
 import { type LicenseFacts, licenseStateFor, type LicenseStatus } from './status'
+import { relationId as relId } from '../db/relations'
 
 export type LicenseSource =
   | { collection: 'one_time_purchases'; doc: OneTimePurchase }
   | { collection: 'user_subscriptions'; doc: UserSubscription }
-
-const relId = (value: unknown): number | null =>
-  value == null ? null : typeof value === 'object' ? ((value as { id: number }).id ?? null) : (value as number)
 
 export const factsOf = (source: LicenseSource): LicenseFacts =>
   source.collection === 'one_time_purchases'

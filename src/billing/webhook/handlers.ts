@@ -8,6 +8,7 @@ import { planForPrice, rememberCustomer, resolveBuyer } from '../customers'
 import { idOf } from '../processor'
 import { applyPurchaseFacts, applySubscriptionFacts, type BillingSettings } from '../purchases'
 import { isSubscriptionStatus } from '../statuses'
+import { relationId } from '../../db/relations'
 
 export type HandlerContext = { req: PayloadRequest; event: Stripe.Event; settings: BillingSettings }
 
@@ -134,7 +135,7 @@ const subscriptionChanged = handler<LoadedSubscription>({
     if (context.event.type === 'customer.subscription.updated' && previous) {
       await track(context.req, {
         name: 'subscription_updated',
-        userId: typeof subscription.user === 'object' ? (subscription.user?.id ?? null) : (subscription.user ?? null),
+        userId: relationId(subscription.user),
         email: subscription.email,
         properties: { status: subscription.status, cancelAtPeriodEnd: subscription.cancelAtPeriodEnd },
         sourceId: context.event.id,
@@ -161,7 +162,7 @@ const invoicePayment = handler<LoadedInvoice>({
     const succeeded = event.type === 'invoice.payment_succeeded'
     const synced = subscription ? await applySubscription(context, subscription) : null
     const owner = synced?.subscription
-    const userId = owner ? (typeof owner.user === 'object' ? (owner.user?.id ?? null) : (owner.user ?? null)) : null
+    const userId = owner ? relationId(owner.user) : null
     const email = owner?.email ?? invoice.customer_email ?? null
     if (!succeeded) {
       req.payload.logger.warn({ msg: 'invoice payment failed', invoice: invoice.id, subscription: subscription?.subscription.id, attempt: invoice.attempt_count })
@@ -251,7 +252,7 @@ const paymentIntentSucceeded = handler<LoadedPaymentIntent>({
         collection: 'payment_history',
         data: {
           processorPaymentId: loaded.paymentIntent.id,
-          user: typeof purchase.user === 'object' ? (purchase.user?.id ?? null) : (purchase.user ?? null),
+          user: relationId(purchase.user),
           email: purchase.email,
           amount: purchase.amount ?? loaded.paymentIntent.amount,
           currency: loaded.paymentIntent.currency,
@@ -266,7 +267,7 @@ const paymentIntentSucceeded = handler<LoadedPaymentIntent>({
     }
     await track(req, {
       name: 'payment_succeeded',
-      userId: typeof purchase.user === 'object' ? (purchase.user?.id ?? null) : (purchase.user ?? null),
+      userId: relationId(purchase.user),
       email: purchase.email,
       properties: { amount: purchase.amount, currency: purchase.currency },
       sourceId: loaded.paymentIntent.id,
@@ -287,7 +288,7 @@ const chargeRefunded = handler<LoadedPaymentIntent | null>({
     const { purchase } = await recordOneTimePayment(context, loaded)
     await track(context.req, {
       name: loaded.charge?.refunded ? 'refund_full' : 'refund_partial',
-      userId: typeof purchase.user === 'object' ? (purchase.user?.id ?? null) : (purchase.user ?? null),
+      userId: relationId(purchase.user),
       email: purchase.email,
       properties: { amountRefunded: loaded.charge?.amount_refunded ?? 0, amount: purchase.amount },
       sourceId: `${loaded.charge?.id}:${loaded.charge?.amount_refunded ?? 0}`,
@@ -320,7 +321,7 @@ const disputeChanged = handler<LoadedDispute>({
     const { purchase } = await recordOneTimePayment(context, payment, disputeStatus)
     await track(req, {
       name: `dispute_${disputeStatus === 'open' ? 'opened' : disputeStatus}`,
-      userId: typeof purchase.user === 'object' ? (purchase.user?.id ?? null) : (purchase.user ?? null),
+      userId: relationId(purchase.user),
       email: purchase.email,
       properties: { disputeId: dispute.id, reason: dispute.reason, amount: dispute.amount },
       sourceId: dispute.id,

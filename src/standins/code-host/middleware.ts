@@ -5,15 +5,12 @@ import type { NextFunction, Request, Response } from 'express'
 import type { CodeHost } from './context'
 import {
   badCredentials,
-  failureBody,
   GitHubApiError,
   notFound,
   problemsParsingJson,
   requiresAuthentication,
   serverError,
 } from './errors'
-import type { FailureRules } from '../shared/failures'
-import type { FailureRule } from './types'
 
 type Middleware = (req: Request, res: Response, next: NextFunction) => void
 
@@ -57,34 +54,6 @@ export const githubHeaders = (host: CodeHost): Middleware => {
     next()
   }
 }
-
-/**
- * Injected failures answer before anything else runs, so an injected 500 changes nothing. A rule with
- * only a delay lets the request through afterwards: the slow GitHub that still does the work.
- */
-export const injectFailures =
-  (host: CodeHost, failures: FailureRules<FailureRule>): Middleware =>
-  (req, res, next) => {
-    const rule = failures.take(req.method, req.path)
-    if (!rule) {
-      next()
-      return
-    }
-    const answer = () => {
-      if (rule.delayMs !== undefined && rule.status === undefined && rule.body === undefined) {
-        next()
-        return
-      }
-      const status = rule.status ?? 500
-      const headers = rule.headers ?? {}
-      res
-        .status(status)
-        .set(headers)
-        .json(rule.body ?? failureBody(status, headers, host.owner.id))
-    }
-    if (rule.delayMs === undefined) answer()
-    else failures.after(rule.delayMs, answer)
-  }
 
 /** The token of `Authorization: token <token>` or `Authorization: Bearer <token>`, the two GitHub takes. */
 const presentedToken = (header: string | undefined): string | undefined =>

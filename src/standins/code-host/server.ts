@@ -7,10 +7,12 @@ import { apiRoutes } from './api-routes'
 import { acceptInvitationOf } from './collaboration'
 import type { CodeHost } from './context'
 import { FailureRules } from '../shared/failures'
-import { authenticate, githubHeaders, injectFailures, recordRequests, unexpectedError, unknownUrl } from './middleware'
+import { authenticate, githubHeaders, recordRequests, unexpectedError, unknownUrl } from './middleware'
 import { pages } from './pages'
 import type { FailureRule, CodeHostStandIn, CodeHostStartOptions } from './types'
 import { listenLocally } from '../shared/listen'
+import { failureBody } from './errors'
+import { injectFailures } from '../shared/inject-failures'
 
 const buildApp = (
   host: CodeHost,
@@ -20,7 +22,7 @@ const buildApp = (
   app.disable('x-powered-by')
   app.use(recordRequests(host, fields.log))
   app.use(githubHeaders(host))
-  app.use(injectFailures(host, fields.failures))
+  app.use(injectFailures(fields.failures, (status, headers) => failureBody(status, headers, host.owner.id)))
   app.use(express.json())
   app.use(pages(host))
   app.use(

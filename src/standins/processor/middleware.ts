@@ -2,8 +2,6 @@ import type { NextFunction, Request, Response } from 'express'
 
 import type { Processor } from './context'
 import { failureBody } from './errors'
-import type { FailureRules } from '../shared/failures'
-import type { FailureRule } from './types'
 
 type Middleware = (req: Request, res: Response, next: NextFunction) => void
 
@@ -17,30 +15,6 @@ export const recordRequests =
     processor.state.requests.push({ method, path, ...(idempotencyKey ? { idempotencyKey } : {}), at: Date.now() })
     res.on('finish', () => log(`${method} ${path} -> ${res.statusCode}`))
     next()
-  }
-
-/**
- * Injected failures answer before anything else runs, so an injected 500 creates nothing. A rule with
- * only a delay lets the request through afterwards: the slow processor that still does the work.
- */
-export const injectFailures =
-  (failures: FailureRules<FailureRule>): Middleware =>
-  (req, res, next) => {
-    const rule = failures.take(req.method, req.path)
-    if (!rule) {
-      next()
-      return
-    }
-    const answer = () => {
-      if (rule.delayMs !== undefined && rule.status === undefined && rule.body === undefined) {
-        next()
-        return
-      }
-      const status = rule.status ?? 500
-      res.status(status).json(rule.body ?? failureBody(status))
-    }
-    if (rule.delayMs === undefined) answer()
-    else failures.after(rule.delayMs, answer)
   }
 
 const redact = (key: string): string => {

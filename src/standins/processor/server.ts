@@ -7,7 +7,7 @@ import { apiRoutes } from './api-routes'
 import type { Processor } from './context'
 import { EventLog } from './events'
 import { FailureRules } from '../shared/failures'
-import { authenticate, injectFailures, recordRequests, unexpectedError, unknownApiUrl } from './middleware'
+import { authenticate, recordRequests, unexpectedError, unknownApiUrl } from './middleware'
 import { hostedPages } from './pages'
 import { parseParams } from './params'
 import { DEFAULT_PRICES } from './prices'
@@ -15,6 +15,8 @@ import { signPayload } from './signing'
 import { createState } from './state'
 import type { FailureRule, ProcessorStandIn, StartOptions } from './types'
 import { listenLocally } from '../shared/listen'
+import { failureBody } from './errors'
+import { injectFailures } from '../shared/inject-failures'
 
 const buildApp = (
   processor: Processor,
@@ -25,7 +27,7 @@ const buildApp = (
   // Stripe's bracket notation (`expand[0]=line_items`) in query strings too.
   app.set('query parser', parseParams)
   app.use(recordRequests(processor, fields.log))
-  app.use(injectFailures(fields.failures))
+  app.use(injectFailures(fields.failures, (status) => failureBody(status)))
   // Kept as text: idempotent replays compare the parameters exactly as they were sent.
   app.use(express.text({ type: 'application/x-www-form-urlencoded', limit: '1mb' }))
   app.use('/v1', authenticate(fields.secretKey))
