@@ -43,13 +43,18 @@ const LIMITED_OPERATIONS: Partial<Record<string, LimitedAction>> = {
   create: 'sign_up',
 }
 
-/** Sign-in, sign-up and reset attempts count against per-address and per-account limits (shared in PostgreSQL). */
+/**
+ * Sign-in, sign-up and reset attempts through Payload's own API (REST, GraphQL, the admin) count
+ * against per-address and per-account limits (shared in PostgreSQL). Our own operations (pages,
+ * /api/auth/*) call the Local API and enforce the same limits themselves, once per attempt.
+ */
 const limitAttempts: CollectionBeforeOperationHook = async ({ args, operation, req }) => {
   const action = LIMITED_OPERATIONS[operation]
-  // Staff creating users in the admin are not signing up.
-  if (!action || (operation === 'create' && req.user)) return args
   const email = (args as { data?: { email?: unknown } }).data?.email
-  await enforceRateLimit(req.payload, action, { address: clientAddress(req.headers), email: typeof email === 'string' ? email : null })
+  // Staff creating users in the admin are not signing up.
+  if (action && req.payloadAPI !== 'local' && !(operation === 'create' && req.user)) {
+    await enforceRateLimit(req.payload, action, { address: clientAddress(req.headers), email: typeof email === 'string' ? email : null })
+  }
   if (operation === 'login' && typeof email === 'string') await equaliseUnknownEmail(req.payload, email)
   return args
 }

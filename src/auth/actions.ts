@@ -37,7 +37,8 @@ export async function signIn(form: FormData) {
   if (!email || typeof password !== 'string' || !password) back('/sign-in', 'missing_fields', form)
   let token: string | undefined
   try {
-    token = (await payload.login({ collection: 'users', data: { email, password: password as string }, req: { headers: await headers() } })).token
+    await enforceRateLimit(payload, 'sign_in', { address: clientAddress(await headers()), email })
+    token = (await payload.login({ collection: 'users', data: { email, password: password as string } })).token
   } catch (error) {
     const code = (error as { code?: string }).code === 'rate_limited' ? 'rate_limited' : (error as Error).name === 'LockedAuth' ? 'locked' : 'invalid_credentials'
     back('/sign-in', code, form)

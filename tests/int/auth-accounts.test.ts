@@ -3,6 +3,7 @@ import './../support/billing-env'
 import { describe, expect, it } from 'vitest'
 
 import { handleAuthCallback } from '../../src/auth/callback'
+import { LIMITS } from '../../src/auth/rate-limit'
 import { completePasswordReset, RECOVERY_COOKIE } from '../../src/auth/recovery'
 import { smtp } from '../support/billing-env'
 import { api, createUser, usePayload } from '../support/payload'
@@ -91,6 +92,19 @@ describe('password reset', () => {
     // single use
     await expect(completePasswordReset(payload(), recoveryToken, 'yet-another-password')).rejects.toMatchObject({ code: 'invalid_link' })
     expect((await callback(link)).location).toBe(`${SERVER}/sign-in?error=invalid_link`)
+  })
+
+  it('400 for a malformed email, 429 with Retry-After past the per-account limit', async () => {
+    expect((await requestReset('not-an-email')).body.errors[0].code).toBe('invalid_request')
+    const email = `reset-limit-${Date.now()}@example.test`
+    const [limit] = LIMITS.password_reset.account
+    for (let attempt = 0; attempt < limit; attempt += 1) {
+      expect((await requestReset(email, { 'x-forwarded-for': `192.0.2.${attempt + 10}` })).status).toBe(200)
+    }
+    const blocked = await requestReset(email, { 'x-forwarded-for': '192.0.2.250' })
+    expect(blocked.status).toBe(429)
+    expect(blocked.body.errors[0].code).toBe('rate_limited')
+    expect(blocked.headers.get('retry-after')).toBeTruthy()
   })
 
   it('an expired reset link is refused', async () => {
