@@ -5,6 +5,7 @@ import * as migration_20261122_030119_delivery from './20261122_030119_delivery'
 import * as migration_20261122_031808_auth_tokens from './20261122_031808_auth_tokens';
 import * as migration_20261122_032000_rate_limits from './20261122_032000_rate_limits';
 import * as migration_20261122_032430_oauth_identities from './20261122_032430_oauth_identities';
+import * as migration_20261122_140743_repo_usernames from './20261122_140743_repo_usernames';
 
 export const migrations = [
   {
@@ -40,6 +41,11 @@ export const migrations = [
   {
     up: migration_20261122_032430_oauth_identities.up,
     down: migration_20261122_032430_oauth_identities.down,
-    name: '20261122_032430_oauth_identities'
+    name: '20261122_032430_oauth_identities',
+  },
+  {
+    up: migration_20261122_140743_repo_usernames.up,
+    down: migration_20261122_140743_repo_usernames.down,
+    name: '20261122_140743_repo_usernames'
   },
 ];

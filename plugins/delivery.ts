@@ -4,6 +4,7 @@ import type { Config, Plugin } from 'payload'
 import { Downloads } from '../collections/Downloads'
 import { createReleasesCollection } from '../collections/Releases'
 import { RepoAccess } from '../collections/RepoAccess'
+import { RepoUsernames } from '../collections/RepoUsernames'
 import { downloadEndpoint, downloadFileEndpoint } from '../endpoints/download'
 import { repoAccessGetEndpoint, repoAccessPostEndpoint } from '../endpoints/repo-access'
 import { type CodeHost, type CodeHostOptions, createCodeHost } from '../src/delivery/code-host'
@@ -52,6 +53,7 @@ export const deliveryPlugin =
         createReleasesCollection({ staticDir: options.releasesDir }),
         Downloads,
         RepoAccess,
+        RepoUsernames,
       ],
       endpoints: [
         ...(incoming.endpoints ?? []),

@@ -76,6 +76,7 @@ export interface Config {
     releases: Release;
     downloads: Download;
     repo_access: RepoAccess;
+    repo_usernames: RepoUsername;
     user_subscriptions: UserSubscription;
     one_time_purchases: OneTimePurchase;
     payment_history: PaymentHistory;
@@ -98,6 +99,7 @@ export interface Config {
     releases: ReleasesSelect<false> | ReleasesSelect<true>;
     downloads: DownloadsSelect<false> | DownloadsSelect<true>;
     repo_access: RepoAccessSelect<false> | RepoAccessSelect<true>;
+    repo_usernames: RepoUsernamesSelect<false> | RepoUsernamesSelect<true>;
     user_subscriptions: UserSubscriptionsSelect<false> | UserSubscriptionsSelect<true>;
     one_time_purchases: OneTimePurchasesSelect<false> | OneTimePurchasesSelect<true>;
     payment_history: PaymentHistorySelect<false> | PaymentHistorySelect<true>;
@@ -197,7 +199,7 @@ export interface User {
 export interface AuthToken {
   id: number;
   tokenHash: string;
-  purpose: 'magic_link' | 'verify_email';
+  purpose: 'magic_link' | 'verify_email' | 'email_change';
   email: string;
   user?: (number | null) | User;
   next?: string | null;
@@ -292,7 +294,7 @@ export interface License {
   validUntil?: string | null;
   override?: ('none' | 'revoked' | 'active') | null;
   /**
-   * Required when the override changes; kept in the audit log.
+   * Required when the override changes; kept in the audit log. Staff only.
    */
   overrideReason?: string | null;
   grantedAt?: string | null;
@@ -480,6 +482,20 @@ export interface RepoAccess {
   acceptedAt?: string | null;
   lastCheckedAt?: string | null;
   lastError?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "repo_usernames".
+ */
+export interface RepoUsername {
+  id: number;
+  /**
+   * The username, lower-cased.
+   */
+  usernameKey: string;
+  user: number | User;
   updatedAt: string;
   createdAt: string;
 }
@@ -714,6 +730,10 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'repo_access';
         value: number | RepoAccess;
+      } | null)
+    | ({
+        relationTo: 'repo_usernames';
+        value: number | RepoUsername;
       } | null)
     | ({
         relationTo: 'user_subscriptions';
@@ -962,6 +982,16 @@ export interface RepoAccessSelect<T extends boolean = true> {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "repo_usernames_select".
+ */
+export interface RepoUsernamesSelect<T extends boolean = true> {
+  usernameKey?: T;
+  user?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "user_subscriptions_select".
  */
 export interface UserSubscriptionsSelect<T extends boolean = true> {
@@ -1167,6 +1197,7 @@ export interface TaskSendLicenseEmail {
 export interface TaskWithdrawRepoAccess {
   input: {
     userId: number;
+    username?: string | null;
   };
   output: {
     result?: string | null;
