@@ -3,7 +3,7 @@ import type { CollectionConfig } from 'payload'
 import { admins } from '../src/access/roles'
 
 /**
- * Single-use sign-in tokens (magic links, email verification). Only a SHA-256 of each token is
+ * Single-use sign-in tokens (magic links, email verification, email changes). Only a SHA-256 of each token is
  * stored; the token itself exists only in the email. Never readable through the API.
  */
 export const AuthTokens: CollectionConfig = {
@@ -13,7 +13,7 @@ export const AuthTokens: CollectionConfig = {
   indexes: [{ fields: ['email', 'purpose'] }],
   fields: [
     { name: 'tokenHash', type: 'text', required: true, unique: true },
-    { name: 'purpose', type: 'select', required: true, options: ['magic_link', 'verify_email'] },
+    { name: 'purpose', type: 'select', required: true, options: ['magic_link', 'verify_email', 'email_change'] },
     { name: 'email', type: 'email', required: true },
     { name: 'user', type: 'relationship', relationTo: 'users' },
     { name: 'next', type: 'text' },

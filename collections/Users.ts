@@ -1,13 +1,15 @@
 import crypto from 'node:crypto'
 import { promisify } from 'node:util'
 
-import type { CollectionBeforeChangeHook, CollectionBeforeOperationHook, CollectionConfig } from 'payload'
+import { AuthenticationError, type CollectionBeforeChangeHook, type CollectionBeforeOperationHook, type CollectionConfig, type PayloadRequest } from 'payload'
 
 import { clientAddress, enforceRateLimit, type LimitedAction } from '../src/auth/rate-limit'
+import { storedResetToken } from '../src/auth/tokens'
 import { passwordResetEmail } from '../src/email/account-emails'
+import { ServiceError } from '../src/http/errors'
 
 import { or, ownRows } from '../src/access/compose'
-import { admins, adminsField, isStaffUser, ROLES, staff } from '../src/access/roles'
+import { admins, adminsField, isAdminUser, isStaffUser, ROLES, staff } from '../src/access/roles'
 
 export type UsersOptions = {
   /** The public address: the host of every emailed link. */
@@ -29,7 +31,8 @@ const self = ownRows('id')
  */
 const assignRoles: CollectionBeforeChangeHook = ({ data, operation, req }) => {
   if (operation === 'create' && !req.user && req.pathname?.endsWith('/users/first-register')) {
-    return { ...data, roles: ['admin'] }
+    // The operator who installs the service proves nothing by email; the admin signs in at once.
+    return { ...data, roles: ['admin'], emailVerified: true }
   }
   if (!Array.isArray(data.roles) || data.roles.length === 0) return { ...data, roles: ['customer'] }
   return data
@@ -55,17 +58,41 @@ const limitAttempts: CollectionBeforeOperationHook = async ({ args, operation, r
   if (action && req.payloadAPI !== 'local' && !(operation === 'create' && req.user)) {
     await enforceRateLimit(req.payload, action, { address: clientAddress(req.headers), email: typeof email === 'string' ? email : null })
   }
-  if (operation === 'login' && typeof email === 'string') await equaliseUnknownEmail(req.payload, email)
+  if (operation === 'login' && typeof email === 'string') await refuseUnusableAccount(req, email)
   return args
 }
 
 /**
- * Payload refuses an unknown email before hashing anything, which answers measurably faster than a
- * wrong password. Spend one password hash (PBKDF2-SHA256, 25,000 rounds, as Payload) on unknown emails.
+ * A password signs in only to an existing, verified, unlocked account. The other three get exactly a
+ * wrong password's answer (Payload's AuthenticationError) at its cost (one PBKDF2-SHA256 hash,
+ * 25,000 rounds, as Payload), so the answer tells nothing about whether or how the account exists.
  */
-const equaliseUnknownEmail = async (payload: Parameters<typeof enforceRateLimit>[0], email: string) => {
-  const { totalDocs } = await payload.count({ collection: 'users', where: { email: { equals: email.trim().toLowerCase() } }, overrideAccess: true })
-  if (totalDocs === 0) await pbkdf2(email, crypto.randomBytes(32), 25_000, 512, 'sha256')
+const refuseUnusableAccount = async (req: PayloadRequest, email: string) => {
+  const user = await req.payload.db.findOne<{ id: number; emailVerified?: boolean | null; lockUntil?: string | null }>({
+    collection: 'users',
+    where: { email: { equals: email.trim().toLowerCase() } },
+    req,
+  })
+  const locked = Boolean(user?.lockUntil && new Date(user.lockUntil).getTime() > Date.now())
+  if (user && user.emailVerified && !locked) return
+  await pbkdf2(email, crypto.randomBytes(32), 25_000, 512, 'sha256')
+  throw new AuthenticationError(req.t)
+}
+
+/** Payload's forgot-password writes its token through update: keep only the token's SHA-256. */
+const hashResetToken: CollectionBeforeChangeHook = ({ data }) =>
+  typeof data.resetPasswordToken === 'string' && !data.resetPasswordToken.startsWith('sha256:')
+    ? { ...data, resetPasswordToken: storedResetToken(data.resetPasswordToken) }
+    : data
+
+/**
+ * A user does not change their own email directly: POST /api/account/email confirms the new address
+ * first (a link sent to it). Admins still change emails in the admin; our own operations run without a user.
+ */
+const guardEmailChange: CollectionBeforeChangeHook = ({ data, operation, originalDoc, req }) => {
+  if (operation !== 'update' || !req.user || isAdminUser(req.user) || typeof data.email !== 'string') return data
+  if (data.email.trim().toLowerCase() === String(originalDoc?.email ?? '').toLowerCase()) return data
+  throw new ServiceError(400, 'email_change_requires_confirmation', 'Change your email with POST /api/account/email: we confirm the new address first.')
 }
 
 export const createUsersCollection = (options: UsersOptions): CollectionConfig => ({
@@ -100,7 +127,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
   },
   hooks: {
     beforeOperation: [limitAttempts],
-    beforeChange: [assignRoles],
+    beforeChange: [assignRoles, guardEmailChange, hashResetToken],
   },
   fields: [
     { name: 'name', type: 'text', maxLength: 120 },
@@ -122,9 +149,14 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
       access: { create: adminsField, update: adminsField },
       admin: {
         position: 'sidebar',
-        readOnly: true,
-        description: 'Set when the user proves the address; links purchases made with it to this account.',
+        description: 'Set when the user proves the address (or an admin vouches for it); required for password sign-in; links purchases made with it to this account.',
       },
+    },
+    {
+      name: 'pendingEmail',
+      type: 'email',
+      access: { create: adminsField, update: adminsField },
+      admin: { position: 'sidebar', readOnly: true, description: 'A new address the user asked for; it replaces the email when the link sent to it is opened.' },
     },
     {
       name: 'processorCustomerId',

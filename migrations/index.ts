@@ -6,6 +6,8 @@ import * as migration_20261122_031808_auth_tokens from './20261122_031808_auth_t
 import * as migration_20261122_032000_rate_limits from './20261122_032000_rate_limits';
 import * as migration_20261122_032430_oauth_identities from './20261122_032430_oauth_identities';
 import * as migration_20261122_140743_repo_usernames from './20261122_140743_repo_usernames';
+import * as migration_20261122_140808_account_security from './20261122_140808_account_security';
+import * as migration_20261122_141018_scheduled_jobs from './20261122_141018_scheduled_jobs';
 
 export const migrations = [
   {
@@ -46,6 +48,16 @@ export const migrations = [
   {
     up: migration_20261122_140743_repo_usernames.up,
     down: migration_20261122_140743_repo_usernames.down,
-    name: '20261122_140743_repo_usernames'
+    name: '20261122_140743_repo_usernames',
+  },
+  {
+    up: migration_20261122_140808_account_security.up,
+    down: migration_20261122_140808_account_security.down,
+    name: '20261122_140808_account_security',
+  },
+  {
+    up: migration_20261122_141018_scheduled_jobs.up,
+    down: migration_20261122_141018_scheduled_jobs.down,
+    name: '20261122_141018_scheduled_jobs'
   },
 ];

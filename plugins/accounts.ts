@@ -7,6 +7,8 @@ import type { OAuthSettings } from '../src/auth/oauth'
 import { createUsersCollection, type UsersOptions } from '../collections/Users'
 import { forgotPasswordEndpoint, signUpEndpoint } from '../endpoints/account'
 import { magicLinkEndpoint } from '../endpoints/magic-link'
+import { accountEmailEndpoint } from '../endpoints/account-email'
+import { resendConfirmationEndpoint } from '../endpoints/resend-confirmation'
 import { sendEmailTask } from '../src/email/send-task'
 
 export type AccountsOptions = UsersOptions & { retryDelayMs: number; oauth: OAuthSettings }
@@ -26,6 +28,17 @@ export const accountsPlugin =
       oauthStartEndpoint(options.oauth),
       signUpEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
       forgotPasswordEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
+      resendConfirmationEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
+      accountEmailEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
     ],
+    // A locked account answers exactly like a wrong password (no existence oracle): the users hook
+    // refuses locked accounts itself, and Payload's own lock message, should it surface, reads the same.
+    i18n: {
+      ...config.i18n,
+      translations: {
+        ...config.i18n?.translations,
+        en: { ...config.i18n?.translations?.en, error: { userLocked: 'The email or password provided is incorrect.' } },
+      },
+    },
     jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), sendEmailTask(options.retryDelayMs)] },
   })

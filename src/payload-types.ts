@@ -115,8 +115,12 @@ export interface Config {
     defaultIDType: number;
   };
   fallbackLocale: null;
-  globals: {};
-  globalsSelect: {};
+  globals: {
+    'payload-jobs-stats': PayloadJobsStat;
+  };
+  globalsSelect: {
+    'payload-jobs-stats': PayloadJobsStatsSelect<false> | PayloadJobsStatsSelect<true>;
+  };
   locale: null;
   widgets: {
     collections: CollectionsWidget;
@@ -126,7 +130,9 @@ export interface Config {
     tasks: {
       sendEmail: TaskSendEmail;
       sendLicenseEmail: TaskSendLicenseEmail;
+      expireLapsedLicenses: TaskExpireLapsedLicenses;
       withdrawRepoAccess: TaskWithdrawRepoAccess;
+      reapStuckJobs: TaskReapStuckJobs;
       inline: {
         input: unknown;
         output: unknown;
@@ -165,9 +171,13 @@ export interface User {
    */
   roles: ('admin' | 'support' | 'customer')[];
   /**
-   * Set when the user proves the address; links purchases made with it to this account.
+   * Set when the user proves the address (or an admin vouches for it); required for password sign-in; links purchases made with it to this account.
    */
   emailVerified?: boolean | null;
+  /**
+   * A new address the user asked for; it replaces the email when the link sent to it is opened.
+   */
+  pendingEmail?: string | null;
   /**
    * Set by the billing webhook.
    */
@@ -364,10 +374,17 @@ export interface UserSubscription {
   cancelAtPeriodEnd?: boolean | null;
   canceledAt?: string | null;
   /**
-   * Its latest payment was refunded in full.
+   * Its latest invoice was refunded in full. Access still follows the status: cancel to end it.
    */
   fullyRefunded?: boolean | null;
+  /**
+   * The worst chargeback on any of its invoices: open suspends the license, lost revokes it.
+   */
   disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
+  /**
+   * When the processor state recorded here was read; an older read never overwrites it.
+   */
+  processorSnapshotAt?: string | null;
   updatedAt: string;
   createdAt: string;
 }
@@ -519,6 +536,14 @@ export interface PaymentHistory {
   currency: string;
   paymentType: 'recurring' | 'one_time';
   status: 'succeeded' | 'failed';
+  /**
+   * In cents: how much of it was refunded.
+   */
+  refundedAmount?: number | null;
+  /**
+   * A chargeback on its charge.
+   */
+  disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
   invoiceUrl?: string | null;
   paidAt?: string | null;
   updatedAt: string;
@@ -648,7 +673,8 @@ export interface PayloadJob {
     | {
         executedAt: string;
         completedAt: string;
-        taskSlug: 'inline' | 'sendEmail' | 'sendLicenseEmail' | 'withdrawRepoAccess';
+        taskSlug:
+          'inline' | 'sendEmail' | 'sendLicenseEmail' | 'expireLapsedLicenses' | 'withdrawRepoAccess' | 'reapStuckJobs';
         taskID: string;
         input?:
           | {
@@ -681,10 +707,21 @@ export interface PayloadJob {
         id?: string | null;
       }[]
     | null;
-  taskSlug?: ('inline' | 'sendEmail' | 'sendLicenseEmail' | 'withdrawRepoAccess') | null;
+  taskSlug?:
+    | ('inline' | 'sendEmail' | 'sendLicenseEmail' | 'expireLapsedLicenses' | 'withdrawRepoAccess' | 'reapStuckJobs')
+    | null;
   queue?: string | null;
   waitUntil?: string | null;
   processing?: boolean | null;
+  meta?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
   updatedAt: string;
   createdAt: string;
 }
@@ -805,6 +842,7 @@ export interface UsersSelect<T extends boolean = true> {
   name?: T;
   roles?: T;
   emailVerified?: T;
+  pendingEmail?: T;
   processorCustomerId?: T;
   updatedAt?: T;
   createdAt?: T;
@@ -1008,6 +1046,7 @@ export interface UserSubscriptionsSelect<T extends boolean = true> {
   canceledAt?: T;
   fullyRefunded?: T;
   disputeStatus?: T;
+  processorSnapshotAt?: T;
   updatedAt?: T;
   createdAt?: T;
 }
@@ -1047,6 +1086,8 @@ export interface PaymentHistorySelect<T extends boolean = true> {
   currency?: T;
   paymentType?: T;
   status?: T;
+  refundedAmount?: T;
+  disputeStatus?: T;
   invoiceUrl?: T;
   paidAt?: T;
   updatedAt?: T;
@@ -1120,6 +1161,7 @@ export interface PayloadJobsSelect<T extends boolean = true> {
   queue?: T;
   waitUntil?: T;
   processing?: T;
+  meta?: T;
   updatedAt?: T;
   createdAt?: T;
 }
@@ -1157,6 +1199,34 @@ export interface PayloadMigrationsSelect<T extends boolean = true> {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "payload-jobs-stats".
+ */
+export interface PayloadJobsStat {
+  id: number;
+  stats?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  updatedAt?: string | null;
+  createdAt?: string | null;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "payload-jobs-stats_select".
+ */
+export interface PayloadJobsStatsSelect<T extends boolean = true> {
+  stats?: T;
+  updatedAt?: T;
+  createdAt?: T;
+  globalType?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "collections_widget".
  */
 export interface CollectionsWidget {
@@ -1173,8 +1243,10 @@ export interface TaskSendEmail {
   input: {
     to: string;
     subject: string;
-    text: string;
-    html: string;
+    /**
+     * Sealed (AES-256-GCM): readable only by this job.
+     */
+    body: string;
   };
   output?: unknown;
 }
@@ -1192,15 +1264,36 @@ export interface TaskSendLicenseEmail {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskExpireLapsedLicenses".
+ */
+export interface TaskExpireLapsedLicenses {
+  input?: unknown;
+  output: {
+    expired?: number | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "TaskWithdrawRepoAccess".
  */
 export interface TaskWithdrawRepoAccess {
   input: {
     userId: number;
     username?: string | null;
+    invitationId?: number | null;
   };
   output: {
     result?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskReapStuckJobs".
+ */
+export interface TaskReapStuckJobs {
+  input?: unknown;
+  output: {
+    reaped?: number | null;
   };
 }
 /**

@@ -5,12 +5,12 @@ import { redirect } from 'next/navigation'
 
 import { sameSitePath } from '../http/paths'
 import { ServiceError } from '../http/errors'
-import { issueSession } from './issue-session'
+import { endCurrentSession, issueSession } from './issue-session'
 import { requestMagicLink, normaliseEmail } from './magic-link'
 import { clientAddress, enforceRateLimit } from './rate-limit'
 import { completePasswordReset, RECOVERY_COOKIE, requestPasswordReset } from './recovery'
-import { clearSessionCookie, getPayloadClient, setSessionCookie } from './session'
-import { signUpWithPassword } from './sign-up'
+import { clearSessionCookie, getPayloadClient, pageAuthHeaders, setSessionCookie } from './session'
+import { resendConfirmation, signUpWithPassword } from './sign-up'
 
 const PRODUCT_NAME = 'Starter Kit'
 const codeOf = (error: unknown) => (error instanceof ServiceError ? error.code : 'unavailable')
@@ -40,8 +40,8 @@ export async function signIn(form: FormData) {
     await enforceRateLimit(payload, 'sign_in', { address: clientAddress(await headers()), email })
     token = (await payload.login({ collection: 'users', data: { email, password: password as string } })).token
   } catch (error) {
-    const code = (error as { code?: string }).code === 'rate_limited' ? 'rate_limited' : (error as Error).name === 'LockedAuth' ? 'locked' : 'invalid_credentials'
-    back('/sign-in', code, form)
+    // A wrong password, an unknown, unconfirmed or locked account: one answer (no existence oracle).
+    back('/sign-in', (error as { code?: string }).code === 'rate_limited' ? 'rate_limited' : 'invalid_credentials', form)
   }
   if (!token) back('/sign-in', 'invalid_credentials', form)
   await setSessionCookie(payload, token!)
@@ -106,8 +106,21 @@ export async function setNewPassword(form: FormData) {
   redirect('/dashboard')
 }
 
+/** Sign out: the session ends on the server (the old token stops working), then the cookie goes. */
 export async function signOut() {
   const payload = await getPayloadClient()
+  await endCurrentSession(payload, await pageAuthHeaders())
   await clearSessionCookie(payload)
   redirect('/')
+}
+
+/** "Email me a new confirmation link": the same answer for every email. */
+export async function sendConfirmationAgain(form: FormData) {
+  const payload = await getPayloadClient()
+  try {
+    await resendConfirmation(payload, { email: form.get('email') }, { serverUrl: payload.config.serverURL, productName: PRODUCT_NAME, address: clientAddress(await headers()) })
+  } catch (error) {
+    back('/sign-in', codeOf(error), form)
+  }
+  redirect('/sign-in?confirmation_sent=1')
 }

@@ -2,6 +2,7 @@ import { generatePayloadCookie, type Payload } from 'payload'
 
 import { sameSitePath } from '../http/paths'
 import { ServiceError } from '../http/errors'
+import { confirmEmailChange } from './email-change'
 import { issueSession } from './issue-session'
 import { signInWithMagicLink } from './magic-link'
 import { clearStateCookie, finishOAuth, type OAuthSettings, STATE_COOKIE } from './oauth'
@@ -40,7 +41,7 @@ export const sessionCookie = async (payload: Payload, userId: number, options: {
 }
 
 /**
- * /auth/callback: exchange a magic-link token (or, through registered handlers, an OAuth code or a
+ * /auth/callback: exchange a magic-link, confirmation or email-change token (or an OAuth code, or a
  * recovery token) for Payload's session cookie, then redirect. Anything missing, replayed or
  * mismatched lands on /sign-in?error=<code> without a session.
  */
@@ -56,6 +57,11 @@ export const handleAuthCallback = async (payload: Payload, { params, cookies }: 
     const confirmed = await confirmEmail(payload, params.get('token') ?? '')
     if (!confirmed) return failure(serverUrl, 'invalid_link')
     return { location: landing(serverUrl, confirmed.next), cookie: await sessionCookie(payload, confirmed.user.id) }
+  }
+  if (type === 'email_change') {
+    const changed = await confirmEmailChange(payload, params.get('token') ?? '')
+    if (!changed) return failure(serverUrl, 'invalid_link')
+    return { location: `${serverUrl}/dashboard?email_changed=1`, cookie: await sessionCookie(payload, changed.id) }
   }
   if (type === 'recovery') {
     // No session until a new password is set: the reset page is the only way on.

@@ -1,4 +1,4 @@
-import { createLocalReq, getFieldsToSign, jwtSign, type Payload } from 'payload'
+import { createLocalReq, getFieldsToSign, jwtSign, logoutOperation, type Payload } from 'payload'
 import { addSessionToUser } from 'payload/shared'
 
 /**
@@ -21,4 +21,15 @@ export const issueSession = async (
   const fieldsToSign = getFieldsToSign({ collectionConfig, email: user.email, user: { ...user, collection: 'users' }, ...(sid ? { sid } : {}) })
   const { exp, token } = await jwtSign({ fieldsToSign, secret: payload.secret, tokenExpiration: collectionConfig.auth.tokenExpiration })
   return { exp, token }
+}
+
+/**
+ * Sign-out on the server: the session named in this request's JWT is removed from the user, so the
+ * token stops authenticating even where a copy of it survives the cleared cookie.
+ */
+export const endCurrentSession = async (payload: Payload, headers: Headers): Promise<void> => {
+  const { user } = await payload.auth({ headers })
+  if (!user || user.collection !== 'users') return
+  const req = await createLocalReq({ user }, payload)
+  await logoutOperation({ collection: payload.collections.users, req })
 }

@@ -1,11 +1,15 @@
+import crypto from 'node:crypto'
+
 import type { Payload } from 'payload'
 
 import { inTransaction } from '../db/transaction'
 import { magicLinkEmail } from '../email/account-emails'
+import { queueEmail } from '../email/send-task'
 import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
 import type { User } from '../payload-types'
 import { claimPurchases } from '../billing/customers'
+import { proveOwnership } from './ownership'
 import { consumeAuthToken, issueAuthToken } from './tokens'
 
 export const MAGIC_LINK_TTL_MS = 10 * 60 * 1000
@@ -31,33 +35,32 @@ export const requestMagicLink = async (
     const existing = (await payload.find({ collection: 'users', where: { email: { equals: options.email } }, limit: 1, depth: 0, req })).docs[0]
     const token = await issueAuthToken(req, { purpose: 'magic_link', email: options.email, userId: existing?.id ?? null, next, ttlMs: MAGIC_LINK_TTL_MS })
     const url = `${options.serverUrl}/auth/callback?type=magiclink&token=${token}`
-    await payload.jobs.queue({ task: 'sendEmail', input: { to: options.email, ...magicLinkEmail(options.productName, url) }, req })
+    await queueEmail(req, { to: options.email, ...magicLinkEmail(options.productName, url) })
   })
 }
 
 /**
  * Use a magic link: sign in as the account with that email, or create it (a customer whose email is
- * verified by this very link). Returns the user and where to go next.
+ * verified by this very link). An unverified account entered this way is taken over by the address's
+ * owner (see proveOwnership). Purchases made with the address are claimed. Returns the user and
+ * where to go next.
  */
 export const signInWithMagicLink = async (payload: Payload, token: string): Promise<{ user: User; next: string | null } | null> => {
   const consumed = await consumeAuthToken(payload, 'magic_link', token)
   if (!consumed) return null
   const user = await inTransaction(payload, async (req) => {
-    const found = (await payload.find({ collection: 'users', where: { email: { equals: consumed.email } }, limit: 1, depth: 0, req })).docs[0]
-    const account =
-      found ??
-      (await payload.create({
-        collection: 'users',
-        data: { email: consumed.email, roles: ['customer'], emailVerified: true, password: `${token}${Date.now()}` },
-        req,
-        overrideAccess: true,
-        disableVerificationEmail: true,
-      }))
-    const verified = account.emailVerified
-      ? account
-      : await payload.update({ collection: 'users', id: account.id, data: { emailVerified: true }, req, overrideAccess: true })
-    await claimPurchases(req, verified)
-    return verified
+    const found = (await payload.find({ collection: 'users', where: { email: { equals: consumed.email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    const account = found
+      ? await proveOwnership(req, found)
+      : await payload.create({
+          collection: 'users',
+          data: { email: consumed.email, roles: ['customer'], emailVerified: true, password: crypto.randomBytes(32).toString('base64url') },
+          req,
+          overrideAccess: true,
+          disableVerificationEmail: true,
+        })
+    await claimPurchases(req, account)
+    return account
   })
   return { user, next: consumed.next }
 }

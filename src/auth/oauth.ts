@@ -9,6 +9,7 @@ import { inTransaction } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
 import type { User } from '../payload-types'
+import { proveOwnership } from './ownership'
 
 export type OAuthProviderName = 'github' | 'google'
 
@@ -103,32 +104,32 @@ const googleIdentity = async (config: NonNullable<OAuthSettings['google']>, idTo
 
 /**
  * The account a provider identity signs in as: the one it is linked to; else the account with that
- * email, linked only when both the provider and our account say the email is verified; else a new
- * customer account. Throws a ServiceError whose code becomes the error page's.
+ * email, which a provider-verified email takes over when it is still unverified (as a magic link
+ * would: see proveOwnership); else a new customer account. Only an email the provider verified is
+ * trusted. Throws a ServiceError whose code becomes the error page's.
  */
 const accountFor = async (payload: Payload, provider: OAuthProviderName, identity: ProviderIdentity): Promise<User> =>
   inTransaction(payload, async (req) => {
     const linked = (
       await payload.find({ collection: 'oauth_identities', where: { and: [{ provider: { equals: provider } }, { subject: { equals: identity.subject } }] }, limit: 1, depth: 1, req, overrideAccess: true })
     ).docs[0]
-    if (linked && typeof linked.user === 'object') return linked.user
-    if (!identity.email) throw new ServiceError(400, 'oauth_no_email', 'The provider did not share an email address.')
-    const existing = (await payload.find({ collection: 'users', where: { email: { equals: identity.email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
-    let user: User
-    if (existing) {
-      if (!identity.emailVerified) throw new ServiceError(400, 'oauth_email_unverified', 'The provider has not verified this email address.')
-      if (!existing.emailVerified) throw new ServiceError(400, 'account_unverified', 'An account with this email exists: sign in with it (or a magic link) first.')
-      user = existing
-    } else {
-      user = await payload.create({
-        collection: 'users',
-        data: { email: identity.email, name: identity.name ?? undefined, roles: ['customer'], emailVerified: identity.emailVerified, password: crypto.randomBytes(32).toString('base64url') },
-        req,
-        overrideAccess: true,
-      })
+    if (linked && typeof linked.user === 'object') {
+      if (!linked.user.emailVerified) throw new ServiceError(400, 'account_unverified', 'This account has no confirmed email address yet.')
+      return linked.user
     }
+    if (!identity.email) throw new ServiceError(400, 'oauth_no_email', 'The provider did not share an email address.')
+    if (!identity.emailVerified) throw new ServiceError(400, 'oauth_email_unverified', 'The provider has not verified this email address.')
+    const existing = (await payload.find({ collection: 'users', where: { email: { equals: identity.email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    const user = existing
+      ? await proveOwnership(req, existing)
+      : await payload.create({
+          collection: 'users',
+          data: { email: identity.email, name: identity.name ?? undefined, roles: ['customer'], emailVerified: true, password: crypto.randomBytes(32).toString('base64url') },
+          req,
+          overrideAccess: true,
+        })
     await payload.create({ collection: 'oauth_identities', data: { provider, subject: identity.subject, email: identity.email, user: user.id }, req, overrideAccess: true })
-    if (user.emailVerified) await claimPurchases(req, user)
+    await claimPurchases(req, user)
     return user
   })
 

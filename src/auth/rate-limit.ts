@@ -1,11 +1,12 @@
 import crypto from 'node:crypto'
+import net from 'node:net'
 
 import type { Payload } from 'payload'
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
 
 import { ServiceError } from '../http/errors'
 
-export type LimitedAction = 'sign_in' | 'sign_up' | 'magic_link' | 'password_reset'
+export type LimitedAction = 'sign_in' | 'sign_up' | 'magic_link' | 'password_reset' | 'confirmation' | 'email_change' | 'checkout'
 
 /** Attempts allowed per window (seconds), per client address and per account (email). */
 export const LIMITS: Record<LimitedAction, { address: [number, number]; account: [number, number] }> = {
@@ -13,6 +14,10 @@ export const LIMITS: Record<LimitedAction, { address: [number, number]; account:
   sign_up: { address: [10, 3600], account: [3, 3600] },
   magic_link: { address: [10, 600], account: [5, 600] },
   password_reset: { address: [10, 600], account: [5, 3600] },
+  confirmation: { address: [10, 600], account: [3, 3600] },
+  email_change: { address: [10, 600], account: [5, 3600] },
+  // Each checkout asks the processor for a session: one client must not flood it.
+  checkout: { address: [20, 600], account: [20, 600] },
 }
 
 /** The table (created by a migration) every instance shares, so limits hold across instances. */
@@ -46,16 +51,31 @@ const limitersOf = (payload: Payload): Limiters => {
   return limiters
 }
 
-/** The client's address as the proxy in front of us reports it (first X-Forwarded-For entry). */
-export const clientAddress = (headers: Headers | undefined): string | null =>
-  headers?.get('x-forwarded-for')?.split(',')[0]?.trim() || headers?.get('x-real-ip')?.trim() || null
+export { clientAddress } from '../http/client-address'
+
+/** Requests with no usable client address are counted together, never skipped. */
+const UNKNOWN_ADDRESS = 'unknown'
+
+/**
+ * The bucket of a client address: an IPv4 address, or the /64 of an IPv6 one (one subscriber holds a
+ * whole /64 and could rotate through it otherwise).
+ */
+export const addressBucket = (address: string | null): string => {
+  if (!address) return UNKNOWN_ADDRESS
+  if (net.isIP(address) !== 6) return address
+  const [head = '', tail = ''] = address.toLowerCase().split('::')
+  const left = head ? head.split(':') : []
+  const right = address.includes('::') ? (tail ? tail.split(':') : []) : []
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+  return `${groups.slice(0, 4).map((group) => group.padStart(4, '0')).join(':')}::/64`
+}
 
 const accountKey = (email: string) => crypto.createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32)
 
 /**
  * Count one attempt of `action` for the client address and for the account; over either limit, a
  * 429 `rate_limited` with Retry-After. The answer is the same whether or not the account exists.
- * Calls without a client address (internal use) are limited per account only.
+ * Calls without a usable client address share one bucket.
  */
 export const enforceRateLimit = async (
   payload: Payload,
@@ -64,7 +84,7 @@ export const enforceRateLimit = async (
 ): Promise<void> => {
   const limiters = limitersOf(payload)[action]
   try {
-    if (subject.address) await limiters.address.consume(subject.address)
+    await limiters.address.consume(addressBucket(subject.address))
     if (subject.email) await limiters.account.consume(accountKey(subject.email))
   } catch (error) {
     if (error instanceof RateLimiterRes) {

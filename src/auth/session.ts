@@ -6,16 +6,23 @@ import type { User } from '../payload-types'
 
 export const getPayloadClient = (): Promise<Payload> => getPayload({ config })
 
-/** The signed-in user of this page request (Payload's session cookie), or null. */
-export const currentUser = async (): Promise<User | null> => {
-  const payload = await getPayloadClient()
-  // Payload refuses a session cookie on requests that began on another site (its CSRF rule for the
-  // API). Pages are GET renders and server actions are origin-checked by Next itself, so here the
-  // cookie counts even after a redirect from an OAuth provider or a click in a webmail.
+/**
+ * This page request's headers for Payload's auth. Payload refuses a session cookie on requests that
+ * began on another site (its CSRF rule for the API). Pages are GET renders and server actions are
+ * origin-checked by Next itself, so here the cookie counts even after a redirect from an OAuth
+ * provider or a click in a webmail.
+ */
+export const pageAuthHeaders = async (): Promise<Headers> => {
   const forPages = new Headers(await headers())
   forPages.delete('origin')
   forPages.set('sec-fetch-site', 'same-origin')
-  const { user } = await payload.auth({ headers: forPages })
+  return forPages
+}
+
+/** The signed-in user of this page request (Payload's session cookie), or null. */
+export const currentUser = async (): Promise<User | null> => {
+  const payload = await getPayloadClient()
+  const { user } = await payload.auth({ headers: await pageAuthHeaders() })
   return user && user.collection === 'users' ? (user as User) : null
 }
 

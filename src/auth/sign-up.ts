@@ -1,21 +1,23 @@
 import crypto from 'node:crypto'
 
-import type { Payload } from 'payload'
+import type { Payload, PayloadRequest } from 'payload'
 
 import { inTransaction } from '../db/transaction'
 import { existingAccountEmail, verifyEmail } from '../email/account-emails'
+import { queueEmail } from '../email/send-task'
 import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
 import { claimPurchases } from '../billing/customers'
 import type { User } from '../payload-types'
 import { normaliseEmail } from './magic-link'
+import { proveOwnership } from './ownership'
 import { enforceRateLimit } from './rate-limit'
 import { consumeAuthToken, issueAuthToken } from './tokens'
 
 export const VERIFY_TTL_MS = 24 * 60 * 60 * 1000
 export const MIN_PASSWORD_LENGTH = 10
 
-type Context = { serverUrl: string; productName: string; address: string | null }
+export type Context = { serverUrl: string; productName: string; address: string | null }
 
 /**
  * Create a customer account with email and password and email a confirmation link. An email that
@@ -39,7 +41,7 @@ export const signUpWithPassword = async (
     if (existing) {
       // Payload hashes with PBKDF2-SHA256, 25,000 rounds: spend the same here.
       crypto.pbkdf2Sync(password, crypto.randomBytes(32), 25_000, 512, 'sha256')
-      await payload.jobs.queue({ task: 'sendEmail', input: { to: email, ...existingAccountEmail(context.productName, `${context.serverUrl}/sign-in`) }, req })
+      await queueEmail(req, { to: email, ...existingAccountEmail(context.productName, `${context.serverUrl}/sign-in`) })
       return
     }
     const user = await payload.create({
@@ -48,20 +50,43 @@ export const signUpWithPassword = async (
       req,
       overrideAccess: true,
     })
-    const token = await issueAuthToken(req, { purpose: 'verify_email', email, userId: user.id, next, ttlMs: VERIFY_TTL_MS })
-    const url = `${context.serverUrl}/auth/callback?type=verify&token=${token}`
-    await payload.jobs.queue({ task: 'sendEmail', input: { to: email, ...verifyEmail(context.productName, url) }, req })
+    await sendConfirmation(req, user, next, context)
   })
 }
 
-/** Confirm an email address from its link: verified, purchases made with it claimed, signed in. */
+/**
+ * Confirm one's own sign-up from its link: verified (the password chosen at sign-up keeps working),
+ * every other session ended, purchases made with the address claimed, signed in. A link issued for
+ * an address the account no longer has is refused.
+ */
 export const confirmEmail = async (payload: Payload, token: string): Promise<{ user: User; next: string | null } | null> => {
   const consumed = await consumeAuthToken(payload, 'verify_email', token)
   if (!consumed?.userId) return null
   const user = await inTransaction(payload, async (req) => {
-    const verified = await payload.update({ collection: 'users', id: consumed.userId!, data: { emailVerified: true }, req, overrideAccess: true })
+    const account = (await payload.find({ collection: 'users', where: { id: { equals: consumed.userId } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    if (!account || account.email !== consumed.email) return null
+    const verified = await proveOwnership(req, account, { keepPassword: true })
     await claimPurchases(req, verified)
     return verified
   })
-  return { user, next: consumed.next }
+  return user ? { user, next: consumed.next } : null
+}
+
+/**
+ * "Email me a new confirmation link": a fresh link (the older ones stop working) when the address
+ * has an unverified account; nothing otherwise. The caller answers the same either way.
+ */
+export const resendConfirmation = async (payload: Payload, input: { email?: unknown }, context: Context): Promise<void> => {
+  const email = normaliseEmail(input.email)
+  await enforceRateLimit(payload, 'confirmation', { address: context.address, email })
+  await inTransaction(payload, async (req) => {
+    const account = (await payload.find({ collection: 'users', where: { email: { equals: email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    if (!account || account.emailVerified) return
+    await sendConfirmation(req, account, null, context)
+  })
+}
+
+const sendConfirmation = async (req: PayloadRequest, user: Pick<User, 'id' | 'email'>, next: string | null, context: Context) => {
+  const token = await issueAuthToken(req, { purpose: 'verify_email', email: user.email, userId: user.id, next, ttlMs: VERIFY_TTL_MS })
+  await queueEmail(req, { to: user.email, ...verifyEmail(context.productName, `${context.serverUrl}/auth/callback?type=verify&token=${token}`) })
 }

@@ -4,23 +4,32 @@ import type { Payload, PayloadRequest } from 'payload'
 
 import { execute, sql } from '../db/transaction'
 
-export type TokenPurpose = 'magic_link' | 'verify_email'
+export type TokenPurpose = 'magic_link' | 'verify_email' | 'email_change'
 
-const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex')
+export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex')
+
+/**
+ * Payload's reset-password token as the users row keeps it: its SHA-256, so a copy of the table
+ * (or a staff read of it) holds no usable link. Payload's resetPassword is then given this form.
+ */
+export const storedResetToken = (token: string) => `sha256:${hashToken(token)}`
 
 /**
  * A new single-use token for `email`: 256 random bits, stored hashed. Any earlier unused token of
- * the same purpose for that email is superseded, so only the newest link works.
+ * the same purpose for that email (or, for an email change, for that user) is superseded, so only
+ * the newest link works.
  */
 export const issueAuthToken = async (
   req: PayloadRequest,
   options: { purpose: TokenPurpose; email: string; userId?: number | null; next?: string | null; ttlMs: number },
 ): Promise<string> => {
   const token = crypto.randomBytes(32).toString('base64url')
+  const sameUser = options.purpose === 'email_change' && options.userId ? sql` OR user_id = ${options.userId}` : sql``
   await execute(
     req,
     sql`UPDATE auth_tokens SET superseded_at = now(), updated_at = now()
-        WHERE email = ${options.email} AND purpose = ${options.purpose} AND consumed_at IS NULL AND superseded_at IS NULL`,
+        WHERE purpose = ${options.purpose} AND consumed_at IS NULL AND superseded_at IS NULL
+          AND (email = ${options.email}${sameUser})`,
   )
   await req.payload.create({
     collection: 'auth_tokens',

@@ -26,3 +26,25 @@ export const existingAccountEmail = (productName: string, signInUrl: string) =>
 
 export const passwordResetEmail = (productName: string, url: string) =>
   message(productName, 'Reset your password', ['Use this link to choose a new password. It works once, within an hour.'], { label: 'Reset my password', url })
+
+export const emailChangeEmail = (productName: string, currentEmail: string, url: string) =>
+  message(
+    productName,
+    'Confirm your new email address',
+    [
+      `The account ${currentEmail} asked to use this address as its email from now on.`,
+      'Confirm only if that account is yours: the address then signs in to it, and purchases made with this address move to it. The link works once, within 24 hours.',
+    ],
+    { label: 'Confirm my new email', url },
+  )
+
+export const emailChangeNotice = (productName: string, newEmail: string, resetUrl: string) =>
+  message(
+    productName,
+    'Your email address is being changed',
+    [
+      `Someone signed in to your account asked to change its email address to ${newEmail}. Nothing changes until a link sent to that address is opened.`,
+      'If this was not you, reset your password now: that signs every other device out.',
+    ],
+    { label: 'Reset my password', url: resetUrl },
+  )

@@ -15,5 +15,5 @@ export const createEmailAdapter = (env: ServiceEnv) =>
     skipVerify: true,
     transport: env.smtpUrl
       ? nodemailer.createTransport(env.smtpUrl)
-      : createOutboxTransport(path.join(env.dataDir, 'outbox'), (line) => console.info(`[outbox] ${line}`)),
+      : createOutboxTransport(path.join(env.dataDir, 'outbox'), (line) => console.info(`[outbox] ${line}`), { logLinks: !env.isProduction }),
   })

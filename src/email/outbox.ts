@@ -9,9 +9,10 @@ const LINK_PATTERN = /https?:\/\/[^\s"'<>]+/g
 
 /**
  * Development email: each message is written to `<dir>/<time>-<id>.eml` (open it with any mail
- * client) and the log gets one line with the recipient, the subject and the links it carries.
+ * client) and the log gets one line with the recipient, the subject and (outside production only,
+ * since sign-in links are credentials) the links it carries.
  */
-export const createOutboxTransport = (dir: string, log: (message: string) => void): Transporter => {
+export const createOutboxTransport = (dir: string, log: (message: string) => void, options: { logLinks: boolean }): Transporter => {
   const transport: Transport = {
     name: 'outbox',
     version: '1.0.0',
@@ -21,7 +22,7 @@ export const createOutboxTransport = (dir: string, log: (message: string) => voi
         const messageId = mail.message.messageId()
         const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomUUID()}.eml`)
         const text = typeof mail.data.text === 'string' ? mail.data.text : typeof mail.data.html === 'string' ? mail.data.html : ''
-        const links = [...new Set(text.match(LINK_PATTERN) ?? [])]
+        const links = options.logLinks ? [...new Set(text.match(LINK_PATTERN) ?? [])] : []
         fs.mkdir(dir, { recursive: true })
           .then(() => fs.writeFile(file, raw, { mode: 0o600 }))
           .then(() => {

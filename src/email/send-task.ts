@@ -1,4 +1,17 @@
-import type { TaskConfig } from 'payload'
+import type { PayloadRequest, TaskConfig } from 'payload'
+
+import { seal, unseal } from './sealed'
+
+export type EmailMessage = { to: string; subject: string; text: string; html: string }
+
+/**
+ * Queue one email in the caller's transaction. Only the recipient and subject are stored readable;
+ * the body (which may carry a sign-in link) is sealed until the job sends it.
+ */
+export const queueEmail = async (req: PayloadRequest, message: EmailMessage) => {
+  const body = seal(req.payload.secret, JSON.stringify({ text: message.text, html: message.html }))
+  await req.payload.jobs.queue({ task: 'sendEmail', input: { to: message.to, subject: message.subject, body }, req })
+}
 
 /**
  * Send one email. Account emails (magic links, verification) are queued in the transaction that
@@ -10,12 +23,12 @@ export const sendEmailTask = (retryDelayMs: number): TaskConfig<'sendEmail'> => 
   inputSchema: [
     { name: 'to', type: 'email', required: true },
     { name: 'subject', type: 'text', required: true },
-    { name: 'text', type: 'textarea', required: true },
-    { name: 'html', type: 'textarea', required: true },
+    { name: 'body', type: 'text', required: true, admin: { description: 'Sealed (AES-256-GCM): readable only by this job.' } },
   ],
   retries: { attempts: 8, backoff: { type: 'exponential', delay: retryDelayMs } },
   handler: async ({ input, req }) => {
-    await req.payload.sendEmail({ to: input.to, subject: input.subject, text: input.text, html: input.html })
+    const { text, html } = JSON.parse(unseal(req.payload.secret, input.body)) as { text: string; html: string }
+    await req.payload.sendEmail({ to: input.to, subject: input.subject, text, html })
     return { output: {} }
   },
 })

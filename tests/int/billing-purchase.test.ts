@@ -53,8 +53,8 @@ describe('buying each plan, from checkout to license and email', () => {
     await payload().jobs.run()
     await smtp.waitFor((message) => message.text?.includes(license!.key) ?? false)
 
-    // Signing in with the same email but unverified claims nothing.
-    const unverified = await createUser(payload(), 'customer', { email })
+    // An unverified account with the same email claims nothing (and cannot sign in with its password).
+    const unverified = await createUser(payload(), 'customer', { email, emailVerified: false })
     expect(await licenseOf(unverified.user.id)).toHaveLength(0)
 
     await payload().update({ collection: 'users', id: unverified.user.id, data: { emailVerified: true } })

@@ -29,19 +29,24 @@ export const usePayload = (): (() => Payload) => {
 
 export type TestUser = { user: User; token: string; email: string; password: string }
 
-/** A user of the given role, created as an admin would, and signed in. */
+/**
+ * A user of the given role, created as an admin would (email verified), and signed in. With
+ * `emailVerified: false` the user cannot sign in with the password: `token` is then empty.
+ */
 export const createUser = async (
   payload: Payload,
   role: Role,
-  overrides: Partial<Pick<User, 'name' | 'email'>> = {},
+  overrides: Partial<Pick<User, 'name' | 'email' | 'emailVerified'>> = {},
 ): Promise<TestUser> => {
   const email = overrides.email ?? `${role}-${crypto.randomBytes(5).toString('hex')}@example.test`
   const password = `pw-${crypto.randomBytes(9).toString('base64url')}`
-  await payload.create({
+  const emailVerified = overrides.emailVerified ?? true
+  const created = await payload.create({
     collection: 'users',
-    data: { email, password, name: overrides.name ?? `${role} user`, roles: [role] },
+    data: { email, password, name: overrides.name ?? `${role} user`, roles: [role], emailVerified },
     overrideAccess: true,
   })
+  if (!emailVerified) return { user: created, token: '', email, password }
   const login = await payload.login({ collection: 'users', data: { email, password } })
   if (!login.token || !login.user) throw new Error(`could not sign in ${email}`)
   return { user: login.user as User, token: login.token, email, password }

@@ -1,13 +1,13 @@
 import Link from 'next/link'
 
-import { sendMagicLink, signIn } from '../../../auth/actions'
+import { sendConfirmationAgain, sendMagicLink, signIn } from '../../../auth/actions'
 import { AUTH_ERRORS } from '../../../auth/messages'
 import { getPayloadClient } from '../../../auth/session'
 
-type Props = { searchParams: Promise<{ error?: string; next?: string; sent?: string }> }
+type Props = { searchParams: Promise<{ error?: string; next?: string; sent?: string; confirmation_sent?: string }> }
 
 const SignInPage = async ({ searchParams }: Props) => {
-  const { error, next, sent } = await searchParams
+  const { error, next, sent, confirmation_sent: confirmationSent } = await searchParams
   const payload = await getPayloadClient()
   const oauth = (payload.config.custom?.accounts as { oauth: { github?: unknown; google?: unknown } }).oauth
   const nextQuery = next ? `?next=${encodeURIComponent(next)}` : ''
@@ -16,6 +16,7 @@ const SignInPage = async ({ searchParams }: Props) => {
       <h1>Sign in</h1>
       {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
       {sent ? <p role="status" className="notice">If that address can sign in, a sign-in link is on its way. It works once, within 10 minutes.</p> : null}
+      {confirmationSent ? <p role="status" className="notice">If that address has an account waiting for confirmation, a new confirmation link is on its way.</p> : null}
       <form action={signIn}>
         <input type="hidden" name="next" value={next ?? ''} />
         <label>
@@ -36,6 +37,14 @@ const SignInPage = async ({ searchParams }: Props) => {
           Email <input type="email" name="email" autoComplete="email" required />
         </label>
         <button type="submit">Email me a link</button>
+      </form>
+      <h2>Signed up but not confirmed yet?</h2>
+      <p>A password works once the email address is confirmed.</p>
+      <form action={sendConfirmationAgain}>
+        <label>
+          Email <input type="email" name="email" autoComplete="email" required />
+        </label>
+        <button type="submit">Email me a new confirmation link</button>
       </form>
       {oauth.github || oauth.google ? <h2>Or continue with</h2> : null}
       <p className="oauth">
