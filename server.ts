@@ -104,6 +104,8 @@ const main = async () => {
   const { default: next } = await import('next')
   const { default: pg } = await import('pg')
   const { createHost } = await import('./src/server/host')
+  const { staffSessionCheck } = await import('./src/http/staff-session')
+  const sanitized = await config
   log(`starting Next.js (${dev ? 'development' : 'production'})`)
   const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
   await nextApp.prepare()
@@ -130,6 +132,12 @@ const main = async () => {
     },
     maxBodyBytes: env.maxBodyBytes,
     maxUploadBytes: env.maxUploadBytes,
+    // Payload's upload collections (releases, ...): create and update, by staff only, get the upload limit.
+    uploads: {
+      paths: sanitized.collections.filter((collection) => collection.upload).map((collection) => `${sanitized.routes.api}/${collection.slug}`),
+      isStaff: staffSessionCheck(sanitized.secret, `${sanitized.cookiePrefix}-token`),
+    },
+    trustedProxies: env.trustedProxies,
     log,
   })
   if (dev) host.server.on('upgrade', nextApp.getUpgradeHandler())

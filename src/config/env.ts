@@ -1,6 +1,9 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
+import type net from 'node:net'
 import path from 'node:path'
+
+import { parseTrustedProxies } from '../http/client-address'
 
 /**
  * Every environment variable the service reads, in one place. `.env.example` documents each one.
@@ -24,8 +27,12 @@ export type ServiceEnv = {
   emailFrom: string
   emailFromName: string
   embeddedPostgresPort: number
+  /** Largest request body (bytes actually read): JSON endpoints, the webhook, every other route. */
   maxBodyBytes: number
+  /** Largest body on staff upload routes (Payload's upload collections) with a staff session. */
   maxUploadBytes: number
+  /** Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES); empty: the socket's peer is the client. */
+  trustedProxies: net.BlockList
   payment: {
     secretKey: string | undefined
     webhookSecret: string | undefined
@@ -104,6 +111,7 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
     embeddedPostgresPort: intOr(source.EMBEDDED_POSTGRES_PORT, 54329, 'EMBEDDED_POSTGRES_PORT'),
     maxBodyBytes: intOr(source.MAX_BODY_BYTES, 1024 * 1024, 'MAX_BODY_BYTES'),
     maxUploadBytes: intOr(source.MAX_UPLOAD_BYTES, 512 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
+    trustedProxies: parseTrustedProxies(source.TRUSTED_PROXIES),
     payment: {
       secretKey: blank(source.PAYMENT_SECRET_KEY),
       webhookSecret: blank(source.PAYMENT_WEBHOOK_SECRET),

@@ -1,9 +1,10 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, BlockList } from 'node:net'
 import type { Duplex } from 'node:stream'
 
 import express, { type NextFunction, type Request, type Response } from 'express'
 
+import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from '../http/client-address'
 import { errorBody } from '../http/errors'
 
 export type HostOptions = {
@@ -11,8 +12,14 @@ export type HostOptions = {
   handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> | void
   /** Resolves when the database answers; rejects otherwise. */
   checkDatabase: () => Promise<void>
+  /** Largest body of any request, counted as it is read (chunked or not). */
   maxBodyBytes: number
+  /** Largest body on a staff upload route, for a request with a staff session. */
   maxUploadBytes: number
+  /** Where staff upload files (Payload's upload collections) and how to recognise a staff session. */
+  uploads?: { paths: string[]; isStaff: (headers: http.IncomingHttpHeaders) => Promise<boolean> }
+  /** Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES); none by default. */
+  trustedProxies?: BlockList
   /** How long shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs?: number
   log?: (message: string) => void
@@ -44,20 +51,120 @@ const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
   })
 
 /**
- * Refuse bodies over the limit by their declared length before anyone reads them. Uploads
- * (multipart) get their own, larger limit. No body is parsed here: Payload parses its own, and the
- * processor webhook needs the raw bytes.
+ * Derive the client address from the socket (and trusted proxies' X-Forwarded-For) and hand it on in
+ * one internal header, after deleting any copy the client sent.
  */
-const limitBodies =
-  (maxBodyBytes: number, maxUploadBytes: number) => (req: Request, res: Response, next: NextFunction) => {
-    const declared = req.headers['content-length']
-    const limit = req.headers['content-type']?.startsWith('multipart/form-data') ? maxUploadBytes : maxBodyBytes
-    if (declared !== undefined && Number(declared) > limit) {
-      res.status(413).json(errorBody('payload_too_large', `Request bodies are limited to ${limit} bytes.`))
-      return
-    }
-    next()
+const setClientAddress = (trusted: BlockList) => (req: Request, _res: Response, next: NextFunction) => {
+  delete req.headers[CLIENT_ADDRESS_HEADER]
+  req.rawHeaders = req.rawHeaders.filter((_value, index, raw) => raw[index - (index % 2)]!.toLowerCase() !== CLIENT_ADDRESS_HEADER)
+  const address = resolveClientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted)
+  if (address) {
+    req.headers[CLIENT_ADDRESS_HEADER] = address
+    req.rawHeaders.push(CLIENT_ADDRESS_HEADER, address)
   }
+  next()
+}
+
+/** How long a refused request's connection may stay open so its client reads the 413 before it closes. */
+const LINGER_MS = 2_000
+
+/**
+ * Answer 413 and stop reading the body. The handler may still be waiting for that body: its later
+ * writes go nowhere. The connection closes once the client stops sending (or after LINGER_MS):
+ * closing it while the client is still sending would reset it, and the client might lose the 413.
+ */
+const refuse = (req: http.IncomingMessage, res: http.ServerResponse, limit: number) => {
+  const socket = req.socket
+  if (res.headersSent) {
+    socket.destroy()
+    return
+  }
+  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' })
+  res.end(JSON.stringify(errorBody('payload_too_large', `Request bodies are limited to ${limit} bytes.`)))
+  const ignore = () => res
+  Object.assign(res, {
+    writeHead: ignore,
+    setHeader: ignore,
+    appendHeader: ignore,
+    removeHeader: ignore,
+    flushHeaders: ignore,
+    write: () => true,
+    end: (...args: unknown[]) => {
+      const callback = args.find((arg) => typeof arg === 'function') as (() => void) | undefined
+      if (callback) process.nextTick(callback)
+      return res
+    },
+  })
+  res.on('error', () => undefined)
+  // Node would destroy the socket as soon as the 413 is written: half-close instead, and linger.
+  Object.assign(socket, { destroySoon: () => socket.end() })
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS)
+  timer.unref()
+  socket.once('end', () => socket.destroy())
+  socket.once('close', () => clearTimeout(timer))
+}
+
+/**
+ * Count the body's bytes as the HTTP parser pushes them into the request, whatever Content-Length
+ * says (or when it says nothing: chunked). Past the limit, nothing more reaches the request. The
+ * limit may be lowered once the request is known better (a staff session checked).
+ */
+const countBody = (req: http.IncomingMessage, res: http.ServerResponse, initialLimit: number) => {
+  let limit = initialLimit
+  let received = 0
+  let refused = false
+  const check = () => {
+    const declared = Number(req.headers['content-length'] ?? 0)
+    if (!refused && (received > limit || declared > limit)) {
+      refused = true
+      refuse(req, res, limit)
+    }
+  }
+  const push = req.push.bind(req)
+  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    if (chunk === null) return refused ? false : push(chunk, encoding)
+    if (refused) return true
+    received += (chunk as Buffer).length
+    check()
+    return refused ? true : push(chunk, encoding)
+  }
+  check()
+  return {
+    lowerTo: (lower: number) => {
+      limit = Math.min(limit, lower)
+      check()
+    },
+  }
+}
+
+const UPLOAD_METHODS = new Set(['POST', 'PATCH'])
+
+/**
+ * Every body is limited to maxBodyBytes, counted as it is read. Only a staff upload route (create or
+ * update in an upload collection) with a staff session gets maxUploadBytes, whatever the content
+ * type says. No body is parsed here: Payload parses its own, and the processor webhook needs the
+ * raw bytes.
+ */
+const limitBodies = (options: HostOptions) => {
+  const uploadPaths = new Set(options.uploads?.paths ?? [])
+  const isUploadRoute = (method: string, path: string) => {
+    if (!UPLOAD_METHODS.has(method)) return false
+    if (method === 'POST') return uploadPaths.has(path)
+    const slash = path.lastIndexOf('/')
+    return slash > 0 && uploadPaths.has(path.slice(0, slash)) && /^[\w-]{1,64}$/.test(path.slice(slash + 1))
+  }
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const uploads = options.uploads && isUploadRoute(req.method, req.path) ? options.uploads : null
+    const body = countBody(req, res, uploads ? options.maxUploadBytes : options.maxBodyBytes)
+    try {
+      if (uploads && !(await uploads.isStaff(req.headers))) body.lowerTo(options.maxBodyBytes)
+    } catch (error) {
+      body.lowerTo(options.maxBodyBytes)
+      options.log?.(`staff session check failed: ${(error as Error).message}`)
+    }
+    if (!res.headersSent) next()
+  }
+}
 
 export const createHost = (options: HostOptions): Host => {
   const log = options.log ?? (() => undefined)
@@ -66,7 +173,8 @@ export const createHost = (options: HostOptions): Host => {
 
   const app = express()
   app.disable('x-powered-by')
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal')
+  app.use(setClientAddress(options.trustedProxies ?? new BlockList()))
+  app.use(limitBodies(options))
 
   app.use((_req, res, next) => {
     // While draining, ask keep-alive clients to reconnect elsewhere, and drop each connection as
@@ -98,7 +206,6 @@ export const createHost = (options: HostOptions): Host => {
     }
   })
 
-  app.use(limitBodies(options.maxBodyBytes, options.maxUploadBytes))
   app.use(async (req, res, next) => {
     try {
       await options.handle(req, res)

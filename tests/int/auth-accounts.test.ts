@@ -99,9 +99,9 @@ describe('password reset', () => {
     const email = `reset-limit-${Date.now()}@example.test`
     const [limit] = LIMITS.password_reset.account
     for (let attempt = 0; attempt < limit; attempt += 1) {
-      expect((await requestReset(email, { 'x-forwarded-for': `192.0.2.${attempt + 10}` })).status).toBe(200)
+      expect((await requestReset(email, { 'x-kit-client-address': `192.0.2.${attempt + 10}` })).status).toBe(200)
     }
-    const blocked = await requestReset(email, { 'x-forwarded-for': '192.0.2.250' })
+    const blocked = await requestReset(email, { 'x-kit-client-address': '192.0.2.250' })
     expect(blocked.status).toBe(429)
     expect(blocked.body.errors[0].code).toBe('rate_limited')
     expect(blocked.headers.get('retry-after')).toBeTruthy()

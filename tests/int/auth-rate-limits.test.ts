@@ -6,7 +6,7 @@ import { api, createUser, usePayload } from '../support/payload'
 const payload = usePayload()
 
 const login = (email: string, password: string, address: string) =>
-  api('POST', '/users/login', { body: { email, password }, headers: { 'x-forwarded-for': address } })
+  api('POST', '/users/login', { body: { email, password }, headers: { 'x-kit-client-address': address } })
 
 describe('sign-in rate limits (shared in PostgreSQL)', () => {
   it('per address: 429 with Retry-After once the address has used its attempts', async () => {
@@ -47,9 +47,9 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
     const [limit] = LIMITS.magic_link.account
     const email = `links-${Date.now()}@example.test`
     for (let attempt = 0; attempt < limit; attempt += 1) {
-      expect((await api('POST', '/auth/magic-link', { body: { email }, headers: { 'x-forwarded-for': `192.0.2.${attempt + 1}` } })).status).toBe(200)
+      expect((await api('POST', '/auth/magic-link', { body: { email }, headers: { 'x-kit-client-address': `192.0.2.${attempt + 1}` } })).status).toBe(200)
     }
-    const blocked = await api('POST', '/auth/magic-link', { body: { email }, headers: { 'x-forwarded-for': '192.0.2.99' } })
+    const blocked = await api('POST', '/auth/magic-link', { body: { email }, headers: { 'x-kit-client-address': '192.0.2.99' } })
     expect(blocked.status).toBe(429)
     expect(blocked.body.errors[0].code).toBe('rate_limited')
     expect(blocked.headers.get('retry-after')).toBeTruthy()
@@ -59,10 +59,10 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
     const [limit] = LIMITS.sign_up.address
     const address = '192.0.2.200'
     for (let attempt = 0; attempt < limit; attempt += 1) {
-      const response = await api('POST', '/auth/sign-up', { body: { email: `signup-${attempt}-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-forwarded-for': address } })
+      const response = await api('POST', '/auth/sign-up', { body: { email: `signup-${attempt}-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-kit-client-address': address } })
       expect(response.status).toBe(200)
     }
-    const blocked = await api('POST', '/auth/sign-up', { body: { email: `signup-x-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-forwarded-for': address } })
+    const blocked = await api('POST', '/auth/sign-up', { body: { email: `signup-x-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-kit-client-address': address } })
     expect(blocked.status).toBe(429)
   })
 })

@@ -177,7 +177,7 @@ describe('download history and counts', () => {
     const [release] = await rows(payload(), 'releases', { version: { equals: '0.9.0' } })
     const releaseBefore = release!.downloadCount ?? 0
     const responses = await Promise.all(
-      Array.from({ length: 50 }, () => api('GET', '/download?version=0.9.0', { as: buyer, headers: { 'x-forwarded-for': '203.0.113.77', 'user-agent': 'bench/1.0' } })),
+      Array.from({ length: 50 }, () => api('GET', '/download?version=0.9.0', { as: buyer, headers: { 'x-kit-client-address': '203.0.113.77', 'user-agent': 'bench/1.0' } })),
     )
     expect(responses.map((response) => response.status)).toEqual(Array(50).fill(200))
     const history = await rows(payload(), 'downloads', { user: { equals: buyer.user.id } })

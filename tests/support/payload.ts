@@ -5,6 +5,7 @@ import { afterAll, beforeAll } from 'vitest'
 
 import config from '../../payload.config'
 import type { Role } from '../../src/access/roles'
+import { CLIENT_ADDRESS_HEADER } from '../../src/http/client-address'
 import { closePayload } from '../../src/db/bootstrap'
 import type { User } from '../../src/payload-types'
 
@@ -56,6 +57,18 @@ export type ApiCall = {
   as?: { token: string } | null
   body?: unknown
   headers?: Record<string, string>
+  /**
+   * The client address, as the express host would pass it on (it derives it from the socket). By
+   * default each call comes from an address of its own; null sends none.
+   */
+  address?: string | null
+}
+
+let nextAddress = 0
+/** A fresh address from 198.18.0.0/15 (set aside for tests) for each call. */
+const freshAddress = () => {
+  nextAddress += 1
+  return `198.${18 + ((nextAddress >> 16) & 1)}.${(nextAddress >> 8) & 255}.${nextAddress & 255}`
 }
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers }
@@ -66,6 +79,8 @@ export type ApiResponse<T = any> = { status: number; body: T; headers: Headers }
  */
 export const api = async <T = any>(method: string, path: string, call: ApiCall = {}): Promise<ApiResponse<T>> => {
   const headers = new Headers(call.headers)
+  const address = call.address === undefined ? freshAddress() : call.address
+  if (address !== null && !headers.has(CLIENT_ADDRESS_HEADER)) headers.set(CLIENT_ADDRESS_HEADER, address)
   if (call.as) headers.set('authorization', `JWT ${call.as.token}`)
   let body: BodyInit | undefined
   if (call.body !== undefined) {
