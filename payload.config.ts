@@ -9,6 +9,7 @@ import { accountsPlugin } from './plugins/accounts'
 import { billingPlugin } from './plugins/billing'
 import { catalogPlugin } from './plugins/catalog'
 import { deliveryPlugin } from './plugins/delivery'
+import { jobsPlugin } from './plugins/jobs'
 import { licensingPlugin } from './plugins/licensing'
 import { admins, staff } from './src/access/roles'
 import { readEnv, resolvePayloadSecret } from './src/config/env'
@@ -112,5 +113,6 @@ export default buildConfig({
       serverUrl: env.serverUrl,
       graceDays: env.subscriptionGraceDays,
     }),
+    jobsPlugin(),
   ],
 })

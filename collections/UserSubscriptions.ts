@@ -24,7 +24,27 @@ export const UserSubscriptions: CollectionConfig = {
     { name: 'currentPeriodEnd', type: 'date' },
     { name: 'cancelAtPeriodEnd', type: 'checkbox', defaultValue: false },
     { name: 'canceledAt', type: 'date' },
-    { name: 'fullyRefunded', type: 'checkbox', defaultValue: false, admin: { description: 'Its latest payment was refunded in full.' } },
-    { name: 'disputeStatus', type: 'select', options: ['none', 'open', 'won', 'lost'], defaultValue: 'none' },
+    {
+      name: 'fullyRefunded',
+      type: 'checkbox',
+      defaultValue: false,
+      admin: { description: 'Its latest invoice was refunded in full. Access still follows the status: cancel to end it.' },
+    },
+    {
+      name: 'disputeStatus',
+      type: 'select',
+      options: ['none', 'open', 'won', 'lost'],
+      defaultValue: 'none',
+      admin: { description: 'The worst chargeback on any of its invoices: open suspends the license, lost revokes it.' },
+    },
+    {
+      name: 'processorSnapshotAt',
+      type: 'date',
+      admin: {
+        readOnly: true,
+        date: { pickerAppearance: 'dayAndTime' },
+        description: 'When the processor state recorded here was read; an older read never overwrites it.',
+      },
+    },
   ],
 }

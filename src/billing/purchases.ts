@@ -3,7 +3,7 @@ import type { PayloadRequest } from 'payload'
 import { track } from '../analytics/track'
 import { syncLicense } from '../licensing/sync'
 import type { OneTimePurchase, Plan, User, UserSubscription } from '../payload-types'
-import type { DisputeState } from '../licensing/status'
+import { type DisputeState, laterDisputeState, worstDisputeState } from '../licensing/status'
 import type { SubscriptionStatus } from './statuses'
 import { relationId as relId } from '../db/relations'
 
@@ -55,7 +55,7 @@ export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFac
     amount: facts.amount ?? existing?.amount ?? null,
     currency: facts.currency ?? existing?.currency ?? null,
     refundedAmount: Math.max(facts.refundedAmount ?? 0, existing?.refundedAmount ?? 0),
-    disputeStatus: facts.disputeStatus ?? existing?.disputeStatus ?? 'none',
+    disputeStatus: laterDisputeState(existing?.disputeStatus ?? 'none', facts.disputeStatus ?? 'none'),
     plan: relId(existing?.plan) ?? facts.plan?.id ?? null,
     user: relId(existing?.user) ?? facts.buyer?.id ?? null,
     email: existing?.email ?? facts.email?.toLowerCase() ?? null,
@@ -103,13 +103,15 @@ type SubscriptionFacts = {
   plan: Plan | null
   buyer: User | null
   email: string | null
-  fullyRefunded?: boolean
-  disputeStatus?: DisputeState
+  /** When these facts were read from the processor. */
+  snapshotAt: Date
 }
 
 /**
- * Record the current state of a subscription (always read fresh from the processor, so an old event
- * cannot roll it back) and bring its license in line.
+ * Record the current state of a subscription (read fresh from the processor) and bring its license
+ * in line. Reads race: two instances may apply two events of one subscription at once, and the one
+ * that read first may commit last. So each row keeps when its state was read, and under the
+ * subscription's lock (the caller holds it) a read older than the recorded one changes nothing.
  */
 export const applySubscriptionFacts = async (req: PayloadRequest, facts: SubscriptionFacts, settings: BillingSettings) => {
   const { payload } = req
@@ -122,6 +124,10 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
       req,
     })
   ).docs[0]
+  if (existing?.processorSnapshotAt && new Date(existing.processorSnapshotAt).getTime() > facts.snapshotAt.getTime()) {
+    payload.logger.info({ msg: 'older subscription state not applied', subscription: facts.subscriptionId })
+    return { subscription: existing, previous: existing, stale: true }
+  }
   const data: Partial<UserSubscription> = {
     processorCustomerId: facts.customerId,
     processorPriceId: facts.priceId,
@@ -133,8 +139,7 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
     plan: facts.plan?.id ?? relId(existing?.plan),
     user: relId(existing?.user) ?? facts.buyer?.id ?? null,
     email: existing?.email ?? facts.email?.toLowerCase() ?? null,
-    fullyRefunded: facts.fullyRefunded ?? existing?.fullyRefunded ?? false,
-    disputeStatus: facts.disputeStatus ?? existing?.disputeStatus ?? 'none',
+    processorSnapshotAt: facts.snapshotAt.toISOString(),
   }
   if (!data.plan) throw new Error(`subscription ${facts.subscriptionId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
   const subscription = existing
@@ -156,6 +161,15 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
       sourceId: facts.subscriptionId,
     })
   }
+  if (existing && relId(existing.plan) !== relId(subscription.plan)) {
+    await track(req, {
+      name: 'plan_changed',
+      userId: relId(subscription.user),
+      email: subscription.email,
+      properties: { from: relId(existing.plan), to: facts.plan?.slug ?? null, priceId: facts.priceId },
+      sourceId: `${facts.subscriptionId}:${facts.priceId}:${facts.snapshotAt.getTime()}`,
+    })
+  }
   if (facts.status === 'canceled') {
     await track(req, {
       name: 'subscription_canceled',
@@ -165,7 +179,41 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
       sourceId: facts.subscriptionId,
     })
   }
-  return { subscription, previous: existing ?? null }
+  return { subscription, previous: existing ?? null, stale: false }
+}
+
+/**
+ * Refunds and disputes of a subscription's invoices, summed up on the subscription: the worst dispute
+ * over all its payments (open suspends the license, lost revokes it, won restores it) and whether its
+ * latest payment was refunded in full (recorded; the license keeps following the subscription's
+ * status). The caller holds the subscription's lock.
+ */
+export const applySubscriptionChargebacks = async (req: PayloadRequest, subscription: UserSubscription, settings: BillingSettings) => {
+  const payments = (
+    await req.payload.find({
+      collection: 'payment_history',
+      where: { and: [{ subscription: { equals: subscription.id } }, { status: { equals: 'succeeded' } }] },
+      sort: '-paidAt',
+      limit: 1000,
+      depth: 0,
+      pagination: false,
+      req,
+    })
+  ).docs
+  const disputeStatus = worstDisputeState(payments.map((payment) => payment.disputeStatus ?? 'none'))
+  const latest = payments[0]
+  const fullyRefunded = Boolean(latest && latest.amount > 0 && (latest.refundedAmount ?? 0) >= latest.amount)
+  if (disputeStatus === (subscription.disputeStatus ?? 'none') && fullyRefunded === Boolean(subscription.fullyRefunded)) return subscription
+  const updated = await req.payload.update({
+    collection: 'user_subscriptions',
+    id: subscription.id,
+    data: { disputeStatus, fullyRefunded },
+    req,
+    overrideAccess: true,
+  })
+  const result = await syncLicense(req, { collection: 'user_subscriptions', doc: updated }, settings.graceDays)
+  await afterLicenseSync(req, result, updated.user, updated.email, updated.processorSubscriptionId)
+  return updated
 }
 
 /** A new license gets its email (through the jobs queue, in this transaction); a revoked one an analytics event. */

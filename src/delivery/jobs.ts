@@ -14,10 +14,14 @@ export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs:
   handler: async ({ input, req }) => ({ output: { result: await withdrawRepoAccess(req, codeHost, input.userId) } }),
 })
 
-/** A license that stops being active (revoked, refunded, expired, suspended) queues the withdrawal. */
+/**
+ * A license that stops being active (revoked, refunded, expired, suspended) or moves to another plan
+ * queues the withdrawal; it keeps access the user's other licenses still grant.
+ */
 export const queueRepoAccessWithdrawal: CollectionAfterChangeHook<License> = async ({ doc, previousDoc, operation, req }) => {
   const userId = relationId(doc.user)
-  if (operation !== 'update' || !userId || previousDoc?.status !== 'active' || doc.status === 'active') return doc
+  const planChanged = relationId(doc.plan) !== relationId(previousDoc?.plan)
+  if (operation !== 'update' || !userId || previousDoc?.status !== 'active' || (doc.status === 'active' && !planChanged)) return doc
   await req.payload.jobs.queue({ task: 'withdrawRepoAccess', input: { userId }, req })
   return doc
 }

@@ -64,7 +64,8 @@ export const recordStaffOverride: CollectionAfterChangeHook<License> = async ({ 
     data: {
       name: doc.status === 'revoked' ? 'license_revoked' : 'license_restored',
       user: relationId(doc.user),
-      properties: { licenseId: doc.id, by: 'staff', reason: doc.overrideReason ?? null },
+      // The reason is a staff note: it stays in the audit log, which customers cannot read.
+      properties: { licenseId: doc.id, by: 'staff', auditLogId: entry.id },
       occurredAt: new Date().toISOString(),
       sourceEventId: `audit:${entry.id}`,
     },

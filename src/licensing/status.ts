@@ -5,6 +5,18 @@ export type LicenseStatus = (typeof LICENSE_STATUSES)[number]
 
 export type DisputeState = 'none' | 'open' | 'won' | 'lost'
 
+const DISPUTE_RANK: Record<DisputeState, number> = { none: 0, open: 1, won: 2, lost: 2 }
+
+/** A dispute only moves forward (none, open, then closed won or lost), so an older read cannot reopen it. */
+export const laterDisputeState = (current: DisputeState, incoming: DisputeState): DisputeState =>
+  DISPUTE_RANK[incoming] >= DISPUTE_RANK[current] ? incoming : current
+
+const WORST_DISPUTE: DisputeState[] = ['lost', 'open', 'won', 'none']
+
+/** The state that decides a subscription's license when several of its payments were disputed. */
+export const worstDisputeState = (states: DisputeState[]): DisputeState =>
+  WORST_DISPUTE.find((state) => states.includes(state)) ?? 'none'
+
 /** What the processor told us about the purchase a license comes from. */
 export type LicenseFacts =
   | {
@@ -18,7 +30,6 @@ export type LicenseFacts =
       kind: 'subscription'
       status: SubscriptionStatus
       currentPeriodEnd: Date | null
-      fullyRefunded: boolean
       disputeStatus: DisputeState
     }
 
@@ -30,8 +41,12 @@ const DAY_MS = 24 * 60 * 60 * 1000
  * The license a purchase earns, from facts only, so that events applied in any order converge.
  * Returns null while no license is due yet (unpaid, incomplete). Every subscription status is
  * mapped explicitly: an unknown one would fall to the compiler, never to "active".
+ *
+ * Chargebacks decide before anything else (open suspends, lost revokes). A refunded subscription
+ * invoice does not: the subscription's own status does (the merchant cancels it to end access), and
+ * a paid period whose grace has run out without news (no renewal arrived) has lapsed.
  */
-export const licenseStateFor = (facts: LicenseFacts, graceDays: number): LicenseState | null => {
+export const licenseStateFor = (facts: LicenseFacts, graceDays: number, now: Date = new Date()): LicenseState | null => {
   if (facts.disputeStatus === 'lost') return { status: 'revoked', validUntil: null, reason: 'dispute_lost' }
   if (facts.kind === 'one_time_purchase') {
     if (facts.status !== 'succeeded') return null
@@ -41,13 +56,13 @@ export const licenseStateFor = (facts: LicenseFacts, graceDays: number): License
     if (facts.disputeStatus === 'open') return { status: 'suspended', validUntil: null, reason: 'dispute_open' }
     return { status: 'active', validUntil: null, reason: null }
   }
-  if (facts.fullyRefunded) return { status: 'revoked', validUntil: null, reason: 'refunded' }
   if (facts.disputeStatus === 'open') return { status: 'suspended', validUntil: null, reason: 'dispute_open' }
   const graceEnd = facts.currentPeriodEnd ? new Date(facts.currentPeriodEnd.getTime() + graceDays * DAY_MS) : null
   switch (facts.status) {
     case 'active':
     case 'trialing':
     case 'past_due':
+      if (graceEnd && graceEnd.getTime() <= now.getTime()) return { status: 'expired', validUntil: graceEnd, reason: 'lapsed' }
       return { status: 'active', validUntil: graceEnd, reason: facts.status === 'past_due' ? 'past_due' : null }
     case 'canceled':
     case 'unpaid':

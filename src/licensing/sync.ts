@@ -22,7 +22,6 @@ export const factsOf = (source: LicenseSource): LicenseFacts =>
         kind: 'subscription',
         status: source.doc.status,
         currentPeriodEnd: source.doc.currentPeriodEnd ? new Date(source.doc.currentPeriodEnd) : null,
-        fullyRefunded: Boolean(source.doc.fullyRefunded),
         disputeStatus: source.doc.disputeStatus ?? 'none',
       }
 
@@ -45,17 +44,18 @@ export type SyncResult = { license: License | null; created: boolean; previousSt
 
 /**
  * Make the license of a purchase or subscription match its facts: create it when one is first due,
- * update status and validity after. A staff override wins until staff clear it. Runs inside the
- * caller's transaction (`req`).
+ * update status, validity and plan after (a plan change in the portal moves the license to the new
+ * plan). A staff override wins over the status until staff clear it. Runs inside the caller's
+ * transaction (`req`).
  */
-export const syncLicense = async (req: PayloadRequest, source: LicenseSource, graceDays: number): Promise<SyncResult> => {
+export const syncLicense = async (req: PayloadRequest, source: LicenseSource, graceDays: number, at = new Date()): Promise<SyncResult> => {
   const { payload } = req
   const link = source.collection === 'one_time_purchases' ? 'oneTimePurchase' : 'subscription'
   const existing = (
     await payload.find({ collection: 'licenses', where: { [link]: { equals: source.doc.id } }, limit: 1, depth: 0, req })
   ).docs[0]
-  const state = licenseStateFor(factsOf(source), graceDays)
-  const now = new Date().toISOString()
+  const state = licenseStateFor(factsOf(source), graceDays, at)
+  const now = at.toISOString()
   const owner = { user: relId(source.doc.user), email: source.doc.email ?? null }
   const revocation = (status: LicenseStatus, reason: string | null) =>
     status === 'revoked' ? { revokedAt: now, revokedReason: reason } : { revokedAt: null, revokedReason: null, revokedBy: null }
@@ -90,6 +90,8 @@ export const syncLicense = async (req: PayloadRequest, source: LicenseSource, gr
   if (status !== existing.status) Object.assign(changes, { status }, existing.override === 'none' ? revocation(status, state?.reason ?? null) : {})
   if ((validUntil ?? null) !== (existing.validUntil ?? null)) changes.validUntil = validUntil
   if (owner.user !== null && relId(existing.user) === null) changes.user = owner.user
+  const plan = relId(source.doc.plan)
+  if (plan !== null && plan !== relId(existing.plan)) changes.plan = plan
   if (Object.keys(changes).length === 0) return { license: existing, created: false, previousStatus: existing.status }
   const license = await payload.update({ collection: 'licenses', id: existing.id, data: changes, req, overrideAccess: true })
   return { license, created: false, previousStatus: existing.status }

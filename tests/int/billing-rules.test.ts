@@ -60,7 +60,7 @@ describe('webhook signatures', () => {
 
 describe('license state', () => {
   const subscription = (status: (typeof SUBSCRIPTION_STATUSES)[number]) =>
-    licenseStateFor({ kind: 'subscription', status, currentPeriodEnd: new Date('2030-01-01T00:00:00Z'), fullyRefunded: false, disputeStatus: 'none' }, 7)
+    licenseStateFor({ kind: 'subscription', status, currentPeriodEnd: new Date('2030-01-01T00:00:00Z'), disputeStatus: 'none' }, 7)
 
   it('maps every subscription status explicitly', () => {
     const mapped = Object.fromEntries(SUBSCRIPTION_STATUSES.map((status) => [status, subscription(status)?.status ?? null]))

@@ -35,6 +35,7 @@ const startHost = async (databaseUrl: string, slowMs = 400) => {
     },
     maxBodyBytes: 1_000,
     maxUploadBytes: 5_000,
+    uploads: { paths: ['/api/releases'], isStaff: async (headers) => headers.authorization === 'JWT staff-token' },
     shutdownTimeoutMs: 3_000,
     log: (message) => logs.push(message),
   })
@@ -83,15 +84,19 @@ describe('body limits', () => {
     expect(small.status).toBe(200)
   })
 
-  it('gives uploads their own larger limit', async () => {
+  it('gives staff uploads their own larger limit, and only them', async () => {
     const { base } = await startHost(process.env.DATABASE_URL!)
     const form = (size: number) => {
       const data = new FormData()
       data.append('file', new Blob(['y'.repeat(size)]), 'kit.zip')
       return data
     }
-    expect((await fetch(`${base}/api/releases`, { method: 'POST', body: form(2_000) })).status).toBe(200)
-    expect((await fetch(`${base}/api/releases`, { method: 'POST', body: form(6_000) })).status).toBe(413)
+    const upload = (path: string, size: number, authorization?: string) =>
+      fetch(`${base}${path}`, { method: 'POST', body: form(size), headers: authorization ? { authorization } : {} }).then((response) => response.status)
+    expect(await upload('/api/releases', 2_000, 'JWT staff-token')).toBe(200)
+    expect(await upload('/api/releases', 6_000, 'JWT staff-token')).toBe(413)
+    expect(await upload('/api/releases', 2_000)).toBe(413)
+    expect(await upload('/api/users', 2_000, 'JWT staff-token')).toBe(413)
   })
 })
 

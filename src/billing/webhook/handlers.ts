@@ -3,10 +3,11 @@ import type Stripe from 'stripe'
 
 import { track } from '../../analytics/track'
 import { lockKey } from '../../db/transaction'
-import type { DisputeState } from '../../licensing/status'
+import { type DisputeState, laterDisputeState } from '../../licensing/status'
+import type { UserSubscription } from '../../payload-types'
 import { planForPrice, rememberCustomer, resolveBuyer } from '../customers'
 import { idOf } from '../processor'
-import { applyPurchaseFacts, applySubscriptionFacts, type BillingSettings } from '../purchases'
+import { applyPurchaseFacts, applySubscriptionChargebacks, applySubscriptionFacts, type BillingSettings } from '../purchases'
 import { isSubscriptionStatus } from '../statuses'
 import { relationId } from '../../db/relations'
 
@@ -44,16 +45,18 @@ const customerEmail = async (processor: Stripe, customer: Stripe.Subscription['c
   return 'deleted' in loaded && loaded.deleted ? null : ((loaded as Stripe.Customer).email ?? null)
 }
 
-type LoadedSubscription = { subscription: Stripe.Subscription; email: string | null }
+/** `fetchedAt`: when the read was sent; the state it returns is at least that recent. */
+type LoadedSubscription = { subscription: Stripe.Subscription; email: string | null; fetchedAt: Date }
 
 const loadSubscription = async (processor: Stripe, id: string): Promise<LoadedSubscription> => {
+  const fetchedAt = new Date()
   const subscription = await processor.subscriptions.retrieve(id)
-  return { subscription, email: await customerEmail(processor, subscription.customer) }
+  return { subscription, email: await customerEmail(processor, subscription.customer), fetchedAt }
 }
 
 const applySubscription = async (
   { req, settings }: HandlerContext,
-  { subscription, email }: LoadedSubscription,
+  { subscription, email, fetchedAt }: LoadedSubscription,
   hints: { userId?: string | null; email?: string | null } = {},
 ) => {
   await lockKey(req, subscription.id)
@@ -76,6 +79,7 @@ const applySubscription = async (
       plan: (await planForPrice(req, price?.id)) ?? null,
       buyer,
       email: buyerEmail,
+      snapshotAt: fetchedAt,
     },
     settings,
   )
@@ -151,6 +155,46 @@ const invoiceSubscriptionId = (invoice: Stripe.Invoice): string | null => {
 
 type LoadedInvoice = { invoice: Stripe.Invoice; subscription: LoadedSubscription | null }
 
+/** What a charge's refund or dispute changes on the payment it belongs to. */
+type ChargeChanges = { refundedAmount?: number; disputeStatus?: DisputeState }
+
+/**
+ * The payment_history row of an invoice, created or brought up to date: amounts and status from the
+ * invoice, refunds and disputes from its charge. A paid invoice stays paid and a refund never shrinks,
+ * whatever order the events arrive in.
+ */
+const recordInvoicePayment = async (
+  { req, event }: HandlerContext,
+  invoice: Stripe.Invoice,
+  owner: UserSubscription | null,
+  facts: { succeeded: boolean } & ChargeChanges,
+) => {
+  await lockKey(req, invoice.id ?? event.id)
+  const existing = (
+    await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: invoice.id } }, limit: 1, depth: 0, req })
+  ).docs[0]
+  const succeeded = facts.succeeded || existing?.status === 'succeeded'
+  const data = {
+    user: relationId(owner?.user) ?? relationId(existing?.user),
+    email: owner?.email ?? existing?.email ?? invoice.customer_email ?? null,
+    subscription: owner?.id ?? relationId(existing?.subscription),
+    amount: succeeded ? invoice.amount_paid : invoice.amount_due,
+    currency: invoice.currency,
+    paymentType: owner || invoiceSubscriptionId(invoice) ? ('recurring' as const) : ('one_time' as const),
+    status: succeeded ? ('succeeded' as const) : ('failed' as const),
+    invoiceUrl: invoice.hosted_invoice_url ?? null,
+    paidAt:
+      facts.succeeded && !existing?.paidAt
+        ? new Date((invoice.status_transitions?.paid_at ?? event.created) * 1000).toISOString()
+        : (existing?.paidAt ?? null),
+    refundedAmount: Math.max(facts.refundedAmount ?? 0, existing?.refundedAmount ?? 0),
+    disputeStatus: laterDisputeState(existing?.disputeStatus ?? 'none', facts.disputeStatus ?? 'none'),
+  }
+  return existing
+    ? req.payload.update({ collection: 'payment_history', id: existing.id, data, req, overrideAccess: true })
+    : req.payload.create({ collection: 'payment_history', data: { ...data, processorPaymentId: invoice.id! }, req, overrideAccess: true })
+}
+
 const invoicePayment = handler<LoadedInvoice>({
   load: async (processor, event) => {
     const invoice = event.data.object as Stripe.Invoice
@@ -158,38 +202,23 @@ const invoicePayment = handler<LoadedInvoice>({
     return { invoice, subscription: subscriptionId ? await loadSubscription(processor, subscriptionId) : null }
   },
   apply: async (context, { invoice, subscription }) => {
-    const { req, event } = context
+    const { req, event, settings } = context
     const succeeded = event.type === 'invoice.payment_succeeded'
     const synced = subscription ? await applySubscription(context, subscription) : null
-    const owner = synced?.subscription
+    const owner = synced?.subscription ?? null
     const userId = owner ? relationId(owner.user) : null
     const email = owner?.email ?? invoice.customer_email ?? null
     if (!succeeded) {
       req.payload.logger.warn({ msg: 'invoice payment failed', invoice: invoice.id, subscription: subscription?.subscription.id, attempt: invoice.attempt_count })
     }
-    await lockKey(req, invoice.id ?? event.id)
-    const existing = (
-      await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: invoice.id } }, limit: 1, depth: 0, req })
-    ).docs[0]
-    const data = {
-      user: userId,
-      email,
-      subscription: owner?.id ?? null,
-      amount: succeeded ? invoice.amount_paid : invoice.amount_due,
-      currency: invoice.currency,
-      paymentType: subscription ? ('recurring' as const) : ('one_time' as const),
-      // A paid invoice stays paid, whatever order its events arrive in.
-      status: succeeded || existing?.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const),
-      invoiceUrl: invoice.hosted_invoice_url ?? null,
-      paidAt: succeeded ? new Date((invoice.status_transitions?.paid_at ?? event.created) * 1000).toISOString() : (existing?.paidAt ?? null),
-    }
-    if (existing) await req.payload.update({ collection: 'payment_history', id: existing.id, data, req, overrideAccess: true })
-    else await req.payload.create({ collection: 'payment_history', data: { ...data, processorPaymentId: invoice.id! }, req, overrideAccess: true })
+    const payment = await recordInvoicePayment(context, invoice, owner, { succeeded })
+    // A newly paid invoice is now the latest: whether "the latest was refunded" still holds changes.
+    if (owner) await applySubscriptionChargebacks(req, owner, settings)
     await track(req, {
       name: succeeded ? 'payment_succeeded' : 'payment_failed',
       userId,
       email,
-      properties: { invoiceId: invoice.id, amount: data.amount, currency: invoice.currency, attempt: invoice.attempt_count },
+      properties: { invoiceId: invoice.id, amount: payment.amount, currency: invoice.currency, attempt: invoice.attempt_count },
       sourceId: succeeded ? invoice.id! : event.id,
     })
   },
@@ -258,6 +287,8 @@ const paymentIntentSucceeded = handler<LoadedPaymentIntent>({
           currency: loaded.paymentIntent.currency,
           paymentType: 'one_time',
           status: 'succeeded',
+          refundedAmount: purchase.refundedAmount ?? 0,
+          disputeStatus: purchase.disputeStatus ?? 'none',
           invoiceUrl: loaded.charge?.receipt_url ?? null,
           paidAt: new Date(loaded.paymentIntent.created * 1000).toISOString(),
         },
@@ -275,23 +306,64 @@ const paymentIntentSucceeded = handler<LoadedPaymentIntent>({
   },
 })
 
-const chargeRefunded = handler<LoadedPaymentIntent | null>({
-  load: async (processor, event) => {
-    const charge = await processor.charges.retrieve((event.data.object as Stripe.Charge).id)
-    const paymentIntentId = idOf(charge.payment_intent)
-    if (!paymentIntentId) return null
-    const loaded = await loadPaymentIntent(processor, paymentIntentId)
-    return { ...loaded, charge }
-  },
+/** A charge of a subscription invoice, with the invoice and the subscription it paid. */
+type LoadedInvoiceCharge = { charge: Stripe.Charge; invoice: Stripe.Invoice; subscription: LoadedSubscription }
+
+/** What paid for a charge: a one-time purchase, or a subscription's invoice (found through its invoice payment). */
+type LoadedCharge = { oneTime: LoadedPaymentIntent } | { invoice: LoadedInvoiceCharge } | null
+
+const loadChargeOwner = async (processor: Stripe, charge: Stripe.Charge): Promise<LoadedCharge> => {
+  const paymentIntentId = idOf(charge.payment_intent)
+  if (!paymentIntentId) return null
+  const loaded = await loadPaymentIntent(processor, paymentIntentId)
+  if (isOneTimePayment(loaded.paymentIntent)) return { oneTime: { ...loaded, charge } }
+  const payments = await processor.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntentId }, limit: 1 })
+  const invoiceId = idOf(payments.data[0]?.invoice as string | { id: string } | undefined)
+  if (!invoiceId) return null
+  const invoice = await processor.invoices.retrieve(invoiceId)
+  const subscriptionId = invoiceSubscriptionId(invoice)
+  if (!subscriptionId) return null
+  return { invoice: { charge, invoice, subscription: await loadSubscription(processor, subscriptionId) } }
+}
+
+/**
+ * A refund or dispute on a subscription invoice's charge: recorded on the invoice's payment, then the
+ * subscription's chargeback state (the worst dispute over all its invoices) decides its license.
+ */
+const applyInvoiceCharge = async (context: HandlerContext, { charge, invoice, subscription }: LoadedInvoiceCharge, changes: ChargeChanges) => {
+  const { subscription: owner } = await applySubscription(context, subscription)
+  const payment = await recordInvoicePayment(context, invoice, owner, { succeeded: charge.paid && charge.status === 'succeeded', ...changes })
+  const updated = await applySubscriptionChargebacks(context.req, owner, context.settings)
+  return { owner: updated, payment }
+}
+
+const chargeRefunded = handler<LoadedCharge>({
+  load: async (processor, event) => loadChargeOwner(processor, await processor.charges.retrieve((event.data.object as Stripe.Charge).id)),
   apply: async (context, loaded) => {
-    if (!loaded || !isOneTimePayment(loaded.paymentIntent)) return
-    const { purchase } = await recordOneTimePayment(context, loaded)
+    if (!loaded) return
+    const charge = 'oneTime' in loaded ? loaded.oneTime.charge! : loaded.invoice.charge
+    let owner: { user?: unknown; email?: string | null }
+    let amount: number | null | undefined
+    if ('oneTime' in loaded) {
+      const { purchase } = await recordOneTimePayment(context, loaded.oneTime)
+      await recordChargeChanges(context.req, loaded.oneTime.paymentIntent.id, { refundedAmount: charge.amount_refunded })
+      owner = purchase
+      amount = purchase.amount
+    } else {
+      const applied = await applyInvoiceCharge(context, loaded.invoice, { refundedAmount: charge.amount_refunded })
+      owner = applied.owner
+      amount = applied.payment.amount
+    }
     await track(context.req, {
-      name: loaded.charge?.refunded ? 'refund_full' : 'refund_partial',
-      userId: relationId(purchase.user),
-      email: purchase.email,
-      properties: { amountRefunded: loaded.charge?.amount_refunded ?? 0, amount: purchase.amount },
-      sourceId: `${loaded.charge?.id}:${loaded.charge?.amount_refunded ?? 0}`,
+      name: charge.refunded ? 'refund_full' : 'refund_partial',
+      userId: relationId(owner.user),
+      email: owner.email ?? null,
+      properties: {
+        amountRefunded: charge.amount_refunded,
+        amount,
+        ...('invoice' in loaded ? { invoiceId: loaded.invoice.invoice.id, subscriptionId: loaded.invoice.subscription.subscription.id } : {}),
+      },
+      sourceId: `${charge.id}:${charge.amount_refunded}`,
     })
   },
 })
@@ -299,35 +371,62 @@ const chargeRefunded = handler<LoadedPaymentIntent | null>({
 const DISPUTE_STATES: Record<string, DisputeState> = {
   won: 'won',
   warning_closed: 'won',
+  prevented: 'won',
   lost: 'lost',
 }
 
-type LoadedDispute = { dispute: Stripe.Dispute; payment: LoadedPaymentIntent | null }
+type LoadedDispute = { dispute: Stripe.Dispute; payment: LoadedCharge }
 
 const disputeChanged = handler<LoadedDispute>({
   load: async (processor, event) => {
     const dispute = await processor.disputes.retrieve((event.data.object as Stripe.Dispute).id)
-    let paymentIntentId = idOf(dispute.payment_intent)
-    if (!paymentIntentId) {
-      const charge = await processor.charges.retrieve(idOf(dispute.charge)!)
-      paymentIntentId = idOf(charge.payment_intent)
-    }
-    return { dispute, payment: paymentIntentId ? await loadPaymentIntent(processor, paymentIntentId) : null }
+    const charge = await processor.charges.retrieve(idOf(dispute.charge)!)
+    return { dispute, payment: await loadChargeOwner(processor, charge) }
   },
   apply: async (context, { dispute, payment }) => {
-    if (!payment || !isOneTimePayment(payment.paymentIntent)) return
+    if (!payment) return
     const disputeStatus = DISPUTE_STATES[dispute.status] ?? 'open'
     const { req } = context
-    const { purchase } = await recordOneTimePayment(context, payment, disputeStatus)
+    let owner: { user?: unknown; email?: string | null }
+    if ('oneTime' in payment) {
+      const { purchase } = await recordOneTimePayment(context, payment.oneTime, disputeStatus)
+      await recordChargeChanges(req, payment.oneTime.paymentIntent.id, { disputeStatus })
+      owner = purchase
+    } else {
+      owner = (await applyInvoiceCharge(context, payment.invoice, { disputeStatus })).owner
+    }
     await track(req, {
       name: `dispute_${disputeStatus === 'open' ? 'opened' : disputeStatus}`,
-      userId: relationId(purchase.user),
-      email: purchase.email,
-      properties: { disputeId: dispute.id, reason: dispute.reason, amount: dispute.amount },
+      userId: relationId(owner.user),
+      email: owner.email ?? null,
+      properties: {
+        disputeId: dispute.id,
+        reason: dispute.reason,
+        amount: dispute.amount,
+        ...('invoice' in payment ? { invoiceId: payment.invoice.invoice.id, subscriptionId: payment.invoice.subscription.subscription.id } : {}),
+      },
       sourceId: dispute.id,
     })
   },
 })
+
+/** A one-time payment's refund or dispute, also on its payment_history row when that exists. */
+const recordChargeChanges = async (req: PayloadRequest, paymentIntentId: string, changes: ChargeChanges) => {
+  const existing = (
+    await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: paymentIntentId } }, limit: 1, depth: 0, req })
+  ).docs[0]
+  if (!existing) return
+  await req.payload.update({
+    collection: 'payment_history',
+    id: existing.id,
+    data: {
+      refundedAmount: Math.max(changes.refundedAmount ?? 0, existing.refundedAmount ?? 0),
+      disputeStatus: laterDisputeState(existing.disputeStatus ?? 'none', changes.disputeStatus ?? 'none'),
+    },
+    req,
+    overrideAccess: true,
+  })
+}
 
 export const EVENT_HANDLERS: Record<string, EventHandler<unknown>> = {
   'checkout.session.completed': checkoutSession,

@@ -20,6 +20,7 @@ import {
   requireRefund,
   requireSession,
   requireSubscription,
+  type LegacyInvoice,
 } from './state'
 import { cancelSubscription, updateSubscriptionFromApi } from './subscriptions'
 
@@ -179,6 +180,39 @@ const retrieveEvent =
     return { body: record.event }
   }
 
+/**
+ * An invoice's payment, as `GET /v1/invoice_payments` lists it: how a charge or payment intent is traced
+ * back to the invoice (and so the subscription) it paid, now that they no longer name the invoice.
+ */
+const invoicePaymentOf = (invoice: LegacyInvoice) => ({
+  id: `inpay_${invoice.id.slice(3)}`,
+  object: 'invoice_payment',
+  amount_paid: invoice.paid ? invoice.amount_paid : null,
+  amount_requested: invoice.amount_due,
+  created: invoice.created,
+  currency: invoice.currency,
+  invoice: invoice.id,
+  is_default: true,
+  livemode: invoice.livemode,
+  payment: { type: 'payment_intent', payment_intent: invoice.payment_intent },
+  status: invoice.paid ? 'paid' : 'open',
+  status_transitions: { canceled_at: null, paid_at: invoice.status_transitions.paid_at },
+})
+
+const invoicePayments =
+  (processor: Processor): ApiHandler =>
+  ({ params }) => {
+    const invoiceId = nonEmptyText(params.invoice)
+    const paymentIntentId = nonEmptyText(object(params.payment).payment_intent)
+    const matching = [...processor.state.invoices.values()].filter(
+      (invoice) =>
+        invoice.payment_intent !== null &&
+        (invoiceId === undefined || invoice.id === invoiceId) &&
+        (paymentIntentId === undefined || invoice.payment_intent === paymentIntentId),
+    )
+    return { body: page(matching.map(invoicePaymentOf), params, '/v1/invoice_payments') }
+  }
+
 const retrieve =
   (find: (id: string) => object): ApiHandler =>
   ({ path }) => ({ body: find(path('id')) })
@@ -209,6 +243,7 @@ export const apiRoutes = (processor: Processor): express.Router => {
   router.get('/v1/payment_intents/:id', on(retrieve((id) => requirePaymentIntent(state, id))))
   router.get('/v1/charges/:id', on(retrieve((id) => requireCharge(state, id))))
   router.get('/v1/invoices/:id', on(retrieve((id) => requireInvoice(state, id))))
+  router.get('/v1/invoice_payments', on(invoicePayments(processor)))
   router.get('/v1/disputes/:id', on(retrieve((id) => requireDispute(state, id))))
   router.post('/v1/refunds', on(refunds(processor)))
   router.get('/v1/refunds/:id', on(retrieve((id) => requireRefund(state, id))))

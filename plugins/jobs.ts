@@ -1,0 +1,57 @@
+import type { Config, Plugin, TaskConfig } from 'payload'
+
+import { admins } from '../src/access/roles'
+import { DEFAULT_REAPER_OPTIONS, reapStuckJobs, type ReaperOptions } from '../src/jobs/reaper'
+
+/** Payload adds this global once a task has a schedule: when each schedule last queued its job. */
+const JOB_STATS_GLOBAL = 'payload-jobs-stats'
+
+const reapStuckJobsTask = (options: ReaperOptions): TaskConfig<'reapStuckJobs'> => ({
+  slug: 'reapStuckJobs',
+  label: 'Hand interrupted jobs back to the queue',
+  inputSchema: [],
+  outputSchema: [{ name: 'reaped', type: 'number' }],
+  schedule: [
+    {
+      cron: '* * * * *',
+      queue: 'default',
+      hooks: {
+        // Payload skips a schedule while its last job is unfinished; a reaper stuck in processing
+        // (its worker died) must not stop the reaping, so only a reaper still waiting to run counts.
+        beforeSchedule: async ({ queueable, req }) => {
+          const waiting = await req.payload.db.count({
+            collection: 'payload-jobs',
+            where: { and: [{ taskSlug: { equals: 'reapStuckJobs' } }, { completedAt: { exists: false } }, { processing: { equals: false } }, { hasError: { not_equals: true } }] },
+            req,
+          })
+          return { shouldSchedule: waiting.totalDocs === 0, input: {}, waitUntil: queueable.waitUntil }
+        },
+      },
+    },
+  ],
+  handler: async ({ req }) => ({ output: { reaped: (await reapStuckJobs(req.payload, options)).length } }),
+})
+
+/**
+ * The jobs queue's upkeep: jobs a crashed process left `processing` run again (reaped at start-up
+ * and every minute), and the schedules' bookkeeping global is admins-only.
+ */
+export const jobsPlugin =
+  (options: Partial<ReaperOptions> = {}): Plugin =>
+  (config: Config): Config => {
+    const reaper = { ...DEFAULT_REAPER_OPTIONS, ...options }
+    return {
+      ...config,
+      jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), reapStuckJobsTask(reaper)] },
+      onInit: async (payload) => {
+        await config.onInit?.(payload)
+        // Payload creates the global after plugins run, with "any signed-in user" access: a customer
+        // could rewrite when schedules last ran and stop them.
+        const stats = payload.config.globals.find((global) => global.slug === JOB_STATS_GLOBAL)
+        if (stats) stats.access = { ...stats.access, read: admins, update: admins, readVersions: admins }
+        await reapStuckJobs(payload, reaper).catch((error: unknown) =>
+          payload.logger.warn({ msg: 'could not reap interrupted jobs at start-up', error: error instanceof Error ? error.message : String(error) }),
+        )
+      },
+    }
+  }
