@@ -58,8 +58,24 @@ const limitAttempts: CollectionBeforeOperationHook = async ({ args, operation, r
   if (action && req.payloadAPI !== 'local' && !(operation === 'create' && req.user)) {
     await enforceRateLimit(req.payload, action, { address: clientAddress(req.headers), email: typeof email === 'string' ? email : null })
   }
-  if (operation === 'login' && typeof email === 'string') await refuseUnusableAccount(req, email)
   return args
+}
+
+/** Which accounts a password opens, and how a reset token is matched: for every API alike. */
+const guardCredentials: CollectionBeforeOperationHook = async ({ args, operation, req }) => {
+  const data = (args as { data?: { email?: unknown; token?: unknown } }).data
+  if (operation === 'login' && typeof data?.email === 'string') await refuseUnusableAccount(req, data.email)
+  if (operation === 'resetPassword' && data) presentResetTokenHashed(data)
+  return args
+}
+
+/**
+ * The users row keeps only a reset token's SHA-256 (hashResetToken), so whoever presents a token is
+ * matched by its hash: the stored value itself is no key. Payload read `data` before this hook runs,
+ * so the token is replaced in that same object.
+ */
+const presentResetTokenHashed = (data: { token?: unknown }) => {
+  if (typeof data.token === 'string') data.token = storedResetToken(data.token)
 }
 
 /**
@@ -81,9 +97,7 @@ const refuseUnusableAccount = async (req: PayloadRequest, email: string) => {
 
 /** Payload's forgot-password writes its token through update: keep only the token's SHA-256. */
 const hashResetToken: CollectionBeforeChangeHook = ({ data }) =>
-  typeof data.resetPasswordToken === 'string' && !data.resetPasswordToken.startsWith('sha256:')
-    ? { ...data, resetPasswordToken: storedResetToken(data.resetPasswordToken) }
-    : data
+  typeof data.resetPasswordToken === 'string' ? { ...data, resetPasswordToken: storedResetToken(data.resetPasswordToken) } : data
 
 /**
  * A user does not change their own email directly: POST /api/account/email confirms the new address
@@ -126,7 +140,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
     unlock: admins,
   },
   hooks: {
-    beforeOperation: [limitAttempts],
+    beforeOperation: [limitAttempts, guardCredentials],
     beforeChange: [assignRoles, guardEmailChange, hashResetToken],
   },
   fields: [

@@ -56,7 +56,7 @@ export const completePasswordReset = async (payload: Payload, token: string, pas
   if (!/^[A-Za-z0-9]{10,200}$/.test(token)) throw new ServiceError(400, 'invalid_link', 'This reset link was used or has expired. Ask for a new one.')
   try {
     return await inTransaction(payload, async (req) => {
-      const result = await payload.resetPassword({ collection: 'users', data: { token: storedResetToken(token), password }, overrideAccess: true, req })
+      const result = await payload.resetPassword({ collection: 'users', data: { token, password }, overrideAccess: true, req })
       const user = await payload.findByID({ collection: 'users', id: (result.user as { id: number }).id, depth: 0, overrideAccess: true, req })
       // The link reached the address: it is verified now, and whatever an earlier holder set up ends.
       const verified = await proveOwnership(req, user, { keepPassword: true })
