@@ -1,39 +1,41 @@
 import type { Endpoint } from 'payload'
+import { z } from 'zod'
 
-import { clientAddress } from '../src/auth/rate-limit'
 import { requestPasswordReset } from '../src/auth/recovery'
 import { signUpWithPassword } from '../src/auth/sign-up'
-import { errorResponse } from '../src/http/errors'
-import { readJsonObject } from '../src/http/json'
+import { endpoint } from '../src/http/endpoint'
 
 type Options = { serverUrl: string; productName: string }
 
-/** POST /api/auth/sign-up {email, password, name?, next?}: 200 {ok: true} for new and existing emails alike. */
-export const signUpEndpoint = (options: Options): Endpoint => ({
-  path: '/auth/sign-up',
-  method: 'post',
-  handler: async (req) => {
-    try {
-      const body = await readJsonObject(req)
-      await signUpWithPassword(req.payload, body, { ...options, address: clientAddress(req.headers) })
-      return Response.json({ ok: true })
-    } catch (error) {
-      return errorResponse(error)
-    }
-  },
+// Shapes only: the address and password rules live with the operations, which the forms call too.
+const signUpBody = z.object({
+  email: z.string().max(320),
+  password: z.string().max(1024),
+  name: z.string().max(1024).nullish(),
+  next: z.string().max(2048).nullish(),
 })
+const forgotPasswordBody = z.object({ email: z.string().max(320) })
+
+/** POST /api/auth/sign-up {email, password, name?, next?}: 200 {ok: true} for new and existing emails alike. */
+export const signUpEndpoint = (options: Options): Endpoint =>
+  endpoint({
+    path: '/auth/sign-up',
+    method: 'post',
+    body: signUpBody,
+    handler: async ({ req, body, address }) => {
+      await signUpWithPassword(req.payload, body, { ...options, address })
+      return { ok: true }
+    },
+  })
 
 /** POST /api/auth/forgot-password {email}: 200 {ok: true} for known and unknown emails alike. */
-export const forgotPasswordEndpoint = (options: Options): Endpoint => ({
-  path: '/auth/forgot-password',
-  method: 'post',
-  handler: async (req) => {
-    try {
-      const body = await readJsonObject(req)
-      await requestPasswordReset(req.payload, body, { ...options, address: clientAddress(req.headers) })
-      return Response.json({ ok: true })
-    } catch (error) {
-      return errorResponse(error)
-    }
-  },
-})
+export const forgotPasswordEndpoint = (options: Options): Endpoint =>
+  endpoint({
+    path: '/auth/forgot-password',
+    method: 'post',
+    body: forgotPasswordBody,
+    handler: async ({ req, body, address }) => {
+      await requestPasswordReset(req.payload, body, { ...options, address })
+      return { ok: true }
+    },
+  })

@@ -1,36 +1,32 @@
 import type { Endpoint } from 'payload'
+import { z } from 'zod'
 
 import { createPortalSession } from '../src/billing/portal'
 import type { BillingRuntime } from '../src/billing/runtime'
-import { errorResponse, ServiceError } from '../src/http/errors'
-import { readJsonObject } from '../src/http/json'
+import { endpoint } from '../src/http/endpoint'
+
+const SIGN_IN = 'Sign in to manage billing.'
 
 /** POST /api/customer_portal {return_url}: 200 {url} of the processor's billing portal. */
-export const customerPortalPostEndpoint = (runtime: BillingRuntime): Endpoint => ({
-  path: '/customer_portal',
-  method: 'post',
-  handler: async (req) => {
-    try {
-      if (!req.user) throw new ServiceError(401, 'unauthenticated', 'Sign in to manage billing.')
-      const body = req.headers.get('content-length') === '0' ? {} : await readJsonObject(req)
-      return Response.json(await createPortalSession(req, runtime.require(), body.return_url))
-    } catch (error) {
-      return errorResponse(error)
-    }
-  },
-})
+export const customerPortalPostEndpoint = (runtime: BillingRuntime): Endpoint =>
+  endpoint({
+    path: '/customer_portal',
+    method: 'post',
+    auth: SIGN_IN,
+    // The portal session checks the path itself (400 invalid_return_url), as for the GET form.
+    body: z.object({ return_url: z.unknown().optional() }),
+    handler: ({ req, body }) => createPortalSession(req, runtime.require(), body.return_url),
+  })
 
 /** GET /api/customer_portal?return_url=: 303 to the portal (a link or a plain form can open it). */
-export const customerPortalGetEndpoint = (runtime: BillingRuntime): Endpoint => ({
-  path: '/customer_portal',
-  method: 'get',
-  handler: async (req) => {
-    try {
-      const returnUrl = req.searchParams.get('return_url')
-      const { url } = await createPortalSession(req, runtime.require(), returnUrl ?? undefined)
+export const customerPortalGetEndpoint = (runtime: BillingRuntime): Endpoint =>
+  endpoint({
+    path: '/customer_portal',
+    method: 'get',
+    auth: SIGN_IN,
+    query: z.object({ return_url: z.string().optional() }),
+    handler: async ({ req, query }) => {
+      const { url } = await createPortalSession(req, runtime.require(), query.return_url)
       return new Response(null, { status: 303, headers: { Location: url, 'Cache-Control': 'no-store' } })
-    } catch (error) {
-      return errorResponse(error)
-    }
-  },
-})
+    },
+  })

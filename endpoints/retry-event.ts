@@ -1,37 +1,38 @@
 import type { Endpoint } from 'payload'
 import type Stripe from 'stripe'
+import { z } from 'zod'
 
 import { isStaffUser } from '../src/access/roles'
 import type { BillingRuntime } from '../src/billing/runtime'
 import { processEvent } from '../src/billing/webhook/process'
-import { errorResponse, ServiceError } from '../src/http/errors'
+import { endpoint } from '../src/http/endpoint'
+import { ServiceError } from '../src/http/errors'
+
+const notFound = () => new ServiceError(404, 'not_found', 'No such event.')
 
 /**
  * POST /api/processor_events/:id/retry (staff): run a failed event again from its stored payload,
  * which was verified when it arrived. Exactly-once rules apply as for a redelivery.
  */
-export const retryEventEndpoint = (runtime: BillingRuntime): Endpoint => ({
-  path: '/:id/retry',
-  method: 'post',
-  handler: async (req) => {
-    try {
-      if (!req.user) throw new ServiceError(401, 'unauthenticated', 'Sign in first.')
-      if (!isStaffUser(req.user)) throw new ServiceError(403, 'forbidden', 'Only staff can re-run processor events.')
-      const id = Number(req.routeParams?.id)
-      if (!Number.isInteger(id) || id <= 0) throw new ServiceError(404, 'not_found', 'No such event.')
-      const row = await req.payload.findByID({ collection: 'processor_events', id, depth: 0, disableErrors: true })
-      if (!row) throw new ServiceError(404, 'not_found', 'No such event.')
-      if (row.status === 'processed' || row.status === 'ignored') {
-        return Response.json({ outcome: 'duplicate', status: row.status })
-      }
+export const retryEventEndpoint = (runtime: BillingRuntime): Endpoint =>
+  endpoint({
+    path: '/:id/retry',
+    method: 'post',
+    auth: 'Sign in first.',
+    params: z.object({ id: z.string().regex(/^\d{1,15}$/).transform(Number) }),
+    invalid: notFound(),
+    handler: async ({ req, params, user }) => {
+      if (!isStaffUser(user)) throw new ServiceError(403, 'forbidden', 'Only staff can re-run processor events.')
+      const row = await req.payload.findByID({ collection: 'processor_events', id: params.id, depth: 0, disableErrors: true })
+      if (!row) throw notFound()
+      if (row.status === 'processed' || row.status === 'ignored') return { outcome: 'duplicate', status: row.status }
       const { processor, settings } = runtime.require()
-      const outcome = await processEvent(req.payload, processor, row.payload as unknown as Stripe.Event, settings)
-      return Response.json({ outcome, status: 'processed' })
-    } catch (error) {
-      if (!(error instanceof ServiceError)) {
-        return Response.json({ errors: [{ code: 'event_failed', message: 'The event failed again; see its last error.' }] }, { status: 500 })
+      try {
+        return { outcome: await processEvent(req.payload, processor, row.payload as unknown as Stripe.Event, settings), status: 'processed' }
+      } catch (error) {
+        if (error instanceof ServiceError) throw error
+        // The event's row keeps the failure (its last error) for staff to read.
+        throw new ServiceError(500, 'event_failed', 'The event failed again; see its last error.')
       }
-      return errorResponse(error)
-    }
-  },
-})
+    },
+  })

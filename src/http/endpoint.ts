@@ -1,0 +1,144 @@
+import type { Endpoint, PayloadRequest } from 'payload'
+import type { z } from 'zod'
+
+import type { User } from '../payload-types'
+import { clientAddress } from './client-address'
+import { errorResponse, ServiceError } from './errors'
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
+
+/** What a handler gets: the request, its validated body and query, the user and the client address. */
+export type EndpointContext<Body, Query, Params> = {
+  req: PayloadRequest
+  body: Body
+  query: Query
+  params: Params
+  /** The signed-in user (Payload's session or JWT), or null. */
+  user: User | null
+  /** The client address the host derived (see src/http/client-address.ts), or null. */
+  address: string | null
+}
+
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined
+
+export type EndpointSpec<
+  BodySchema extends z.ZodType | 'raw' | undefined,
+  QuerySchema extends z.ZodType | undefined,
+  ParamsSchema extends z.ZodType | undefined,
+> = {
+  path: string
+  method: Method
+  /**
+   * The JSON body's schema (an empty body is validated as `{}`), or 'raw' to leave the body unread
+   * for the handler (the processor webhook verifies the exact bytes). No body is read without one.
+   */
+  body?: BodySchema
+  /** The query's schema: each parameter is a string, or an array of strings when it is repeated. */
+  query?: QuerySchema
+  /** The path parameters' schema (`:id` in the path). */
+  params?: ParamsSchema
+  /** Answer this instead of 400 `invalid_request` when the body, query or params are not valid. */
+  invalid?: ServiceError
+  /** Refuse anonymous requests with 401 `unauthenticated` and this message. */
+  auth?: string
+  /** Returns a Response, or a value sent as JSON with 200. */
+  handler: (
+    context: EndpointContext<Output<BodySchema>, Output<QuerySchema>, Output<ParamsSchema>>,
+  ) => Promise<Response | object> | Response | object
+}
+
+const invalid = (message: string) => new ServiceError(400, 'invalid_request', message)
+
+/** `priceId: Invalid input: expected string, received number`: every issue names its field. */
+const validationResponse = (error: z.ZodError, where: 'body' | 'query' | 'path'): Response =>
+  Response.json(
+    {
+      errors: error.issues.slice(0, 10).map((issue) => ({
+        code: 'invalid_request',
+        message: `${issue.path.length > 0 ? issue.path.join('.') : where}: ${issue.message}`,
+      })),
+    },
+    { status: 400 },
+  )
+
+const readJson = async (req: PayloadRequest): Promise<unknown> => {
+  const text = await req.text!()
+  if (text.trim() === '') return {}
+  const type = req.headers.get('content-type') ?? ''
+  // Also a CSRF guard: a cross-site form cannot send application/json without a CORS preflight.
+  if (!type.toLowerCase().startsWith('application/json')) throw invalid('Send a JSON body with Content-Type: application/json.')
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw invalid('The body is not valid JSON.')
+  }
+}
+
+const queryOf = (req: PayloadRequest): Record<string, string | string[]> => {
+  const query: Record<string, string | string[]> = {}
+  for (const key of new Set(req.searchParams.keys())) {
+    const values = req.searchParams.getAll(key)
+    query[key] = values.length === 1 ? values[0]! : values
+  }
+  return query
+}
+
+/** Long runs of token-like characters (keys, tokens, signatures) and SQL parameters never reach a log. */
+const scrub = (text: string | undefined) =>
+  (text ?? '').replace(/\nparams: [\s\S]*/g, '\nparams: [redacted]').replace(/[A-Za-z0-9_+/=-]{24,}/g, '[redacted]')
+
+const logFailure = (req: PayloadRequest, spec: { method: Method; path: string }, error: unknown) => {
+  const failure = error instanceof Error ? error : new Error(String(error))
+  req.payload.logger.error(
+    { endpoint: `${spec.method.toUpperCase()} ${spec.path}`, error: { name: failure.name, message: scrub(failure.message), stack: scrub(failure.stack) } },
+    'endpoint failed',
+  )
+}
+
+/**
+ * The one request adapter of the custom endpoints: validates the body and query (400
+ * `invalid_request` naming the field), resolves the user (401 `unauthenticated` when `auth` is set),
+ * reads the client address, and turns every failure into the error shape: a ServiceError keeps its
+ * status and code; anything else is logged (without secrets) and answers 500 `internal_error`.
+ */
+export const endpoint = <
+  BodySchema extends z.ZodType | 'raw' | undefined = undefined,
+  QuerySchema extends z.ZodType | undefined = undefined,
+  ParamsSchema extends z.ZodType | undefined = undefined,
+>(
+  spec: EndpointSpec<BodySchema, QuerySchema, ParamsSchema>,
+): Endpoint => ({
+  path: spec.path,
+  method: spec.method,
+  handler: async (req) => {
+    try {
+      const user = req.user && req.user.collection === 'users' ? (req.user as User) : null
+      if (spec.auth && !user) throw new ServiceError(401, 'unauthenticated', spec.auth)
+      const validate = async (schema: z.ZodType | undefined, input: () => unknown, where: 'body' | 'query' | 'path') => {
+        if (!schema) return { data: undefined }
+        const parsed = schema.safeParse(await input())
+        if (parsed.success) return { data: parsed.data }
+        if (spec.invalid) throw spec.invalid
+        return { failed: validationResponse(parsed.error, where) }
+      }
+      const params = await validate(spec.params, () => ({ ...req.routeParams }), 'path')
+      if (params.failed) return params.failed
+      const query = await validate(spec.query, () => queryOf(req), 'query')
+      if (query.failed) return query.failed
+      const body = await validate(spec.body === 'raw' ? undefined : spec.body, () => readJson(req), 'body')
+      if (body.failed) return body.failed
+      const result = await spec.handler({
+        req,
+        body: body.data as Output<BodySchema>,
+        query: query.data as Output<QuerySchema>,
+        params: params.data as Output<ParamsSchema>,
+        user,
+        address: clientAddress(req.headers),
+      })
+      return result instanceof Response ? result : Response.json(result)
+    } catch (error) {
+      if (!(error instanceof ServiceError)) logFailure(req, spec, error)
+      return errorResponse(error)
+    }
+  },
+})
