@@ -4,7 +4,9 @@ import { headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { createLocalReq } from 'payload'
 
+import { enforceRateLimit } from '../auth/rate-limit'
 import { currentUser, getPayloadClient } from '../auth/session'
+import { clientAddress } from '../http/client-address'
 import { ServiceError } from '../http/errors'
 import { createCheckoutSession } from './checkout'
 import { billingRuntimeOf } from './runtime'
@@ -17,13 +19,15 @@ export async function startCheckout(form: FormData) {
   const user = await currentUser()
   const requestHeaders = await headers()
   const req = await createLocalReq({ user: user ? { ...user, collection: 'users' } : undefined }, payload)
+  const address = clientAddress(requestHeaders)
   let url: string
   try {
     const billing = billingRuntimeOf(payload).require()
+    await enforceRateLimit(payload, 'checkout', { address, email: user?.email })
     ;({ url } = await createCheckoutSession(req, billing, {
       priceId: priceId as string,
       idempotencyKey: null,
-      clientFingerprint: `${requestHeaders.get('x-forwarded-for') ?? ''}|${requestHeaders.get('user-agent') ?? ''}`,
+      clientFingerprint: `${address ?? ''}|${requestHeaders.get('user-agent') ?? ''}`,
     }))
   } catch (error) {
     redirect(`/?checkout_error=${error instanceof ServiceError ? error.code : 'processor_unavailable'}#pricing`)

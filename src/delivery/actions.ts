@@ -6,6 +6,7 @@ import { redirect } from 'next/navigation'
 import { createLocalReq } from 'payload'
 
 import { currentUser, getPayloadClient } from '../auth/session'
+import { clientAddress } from '../http/client-address'
 import { ServiceError } from '../http/errors'
 import { type DownloadSettings, requestDownload } from './download'
 import { type CodeHostProvider, requestRepoAccess } from './repo-access'
@@ -34,7 +35,7 @@ export async function downloadKit(form: FormData) {
   let url: string
   try {
     ;({ url } = await requestDownload(req, runtime.downloads, typeof version === 'string' && version ? [version] : [], {
-      address: requestHeaders.get('x-forwarded-for'),
+      address: clientAddress(requestHeaders),
       userAgent: requestHeaders.get('user-agent'),
     }))
   } catch (error) {
