@@ -72,12 +72,13 @@ describe('OAuth sign-in', () => {
     expect(await rows(payload(), 'oauth_identities', { user: { equals: existing.user.id } })).toHaveLength(0)
   })
 
-  it('does not link to an account whose own email is unverified', async () => {
-    const existing = await createUser(payload(), 'customer')
+  it('a provider-verified email takes over an account whose own email is unverified: its password stops working', async () => {
+    const existing = await createUser(payload(), 'customer', { emailVerified: false })
     oauth.setAccount('github', { id: `gh-prehijack-${Date.now()}`, email: existing.email, emailVerified: true, login: 'owner' })
     const { result } = await signIn('github')
-    expect(result.cookie).toBeUndefined()
-    expect(result.location).toBe(`${SERVER}/sign-in?error=account_unverified`)
+    expect((await userOf(result.cookie))?.id).toBe(existing.user.id)
+    expect((await payload().findByID({ collection: 'users', id: existing.user.id })).emailVerified).toBe(true)
+    expect((await api('POST', '/users/login', { body: { email: existing.email, password: existing.password } })).status).toBe(401)
   })
 
   it('a mismatched or missing state gives an error and no session', async () => {
