@@ -22,7 +22,7 @@ export async function up({ db, payload, req }: MigrateUpArgs): Promise<void> {
   await db.execute(sql`
    INSERT INTO "repo_usernames" ("username_key", "user_id")
    SELECT lower("username"), "user_id" FROM "repo_access"
-   WHERE "status" IN ('pending', 'collaborator') AND "user_id" IS NOT NULL
+   WHERE "status" <> 'revoked' AND "user_id" IS NOT NULL
    ORDER BY "created_at"
    ON CONFLICT ("username_key") DO NOTHING;`)
 }

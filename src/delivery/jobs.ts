@@ -8,10 +8,18 @@ import { relationId } from '../db/relations'
 export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs: number): TaskConfig<'withdrawRepoAccess'> => ({
   slug: 'withdrawRepoAccess',
   label: 'Withdraw repository access',
-  inputSchema: [{ name: 'userId', type: 'number', required: true }],
+  // With `username`: take off the code host that one username the user replaced (and its invitation).
+  inputSchema: [
+    { name: 'userId', type: 'number', required: true },
+    { name: 'username', type: 'text' },
+    { name: 'invitationId', type: 'number' },
+  ],
   outputSchema: [{ name: 'result', type: 'text' }],
   retries: { attempts: 12, backoff: { type: 'exponential', delay: retryDelayMs } },
-  handler: async ({ input, req }) => ({ output: { result: await withdrawRepoAccess(req, codeHost, input.userId) } }),
+  handler: async ({ input, req }) => {
+    const replaced = input.username ? { username: input.username, invitationId: input.invitationId ?? null } : null
+    return { output: { result: await withdrawRepoAccess(req, codeHost, input.userId, replaced) } }
+  },
 })
 
 /**

@@ -1,10 +1,11 @@
-import type { PayloadRequest } from 'payload'
+import { createLocalReq, type Payload, type PayloadRequest } from 'payload'
 
-import { inTransaction, lockKey } from '../db/transaction'
+import { execute, inTransaction, lockKey, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { entitlementsOf } from '../licensing/entitlements'
 import type { RepoAccess, User } from '../payload-types'
-import { type CodeHost, codeHostFailure, USERNAME_PATTERN } from './code-host'
+import { type CodeHost, codeHostFailure, type InviteResult, USERNAME_PATTERN } from './code-host'
+import { countUsernameChange, refundUsernameChange } from './username-limit'
 
 /** Plans whose license opens the kit's repository: the top, lifetime plan. */
 export const REPO_ACCESS_PLANS = ['ultimate']
@@ -12,9 +13,19 @@ export const REPO_ACCESS_PLANS = ['ultimate']
 /** GET refreshes from the code host at most this often per user. */
 export const REFRESH_INTERVAL_MS = 60_000
 
+/** A claim whose request never wrote its row (the process died in between) gives way after this. */
+export const ABANDONED_CLAIM_MS = 10 * 60_000
+
 export type RepoAccessStatus = { status: 'none' | 'pending' | 'collaborator' | 'revoked' | 'failed'; username: string | null }
 
 export type CodeHostProvider = () => CodeHost
+
+/*
+ * No code-host call is made while a transaction or a lock is open: a slow code host must not hold
+ * database connections or block the user's other requests. The order is always: claim the username
+ * (a row in `repo_usernames`, unique on the lower-cased name), ask the code host, then lock, re-read
+ * and write; when the write cannot happen, what the code host was asked is undone.
+ */
 
 const signedInUser = (req: PayloadRequest): User => {
   const user = req.user && req.user.collection === 'users' ? (req.user as User) : null
@@ -39,10 +50,71 @@ const rowOf = async (req: PayloadRequest, userId: number): Promise<RepoAccess | 
 
 const view = (row: RepoAccess | null): RepoAccessStatus => ({ status: row?.status ?? 'none', username: row?.username ?? null })
 
+const keyOf = (username: string) => username.toLowerCase()
+
+/** A row that is not revoked holds its username on the code host (and its claim). */
+const holds = (row: RepoAccess | null, key?: string): row is RepoAccess =>
+  row !== null && row.status !== 'revoked' && (key === undefined || keyOf(row.username) === key)
+
+const usernameTaken = () => new ServiceError(409, 'username_taken', 'That username already has access through another account.')
+
+/** A request of its own, outside any transaction. */
+const plainReq = (payload: Payload) => createLocalReq({}, payload)
+
 /**
- * POST /api/repo-access: invite `username` as a collaborator (read access). One username per user: a
- * new one replaces the old (its invitation is withdrawn, its collaborator role removed). Requests of
- * one user are serialised; a code-host failure changes nothing, so the request can be retried.
+ * Claim `key` for the user before the code host is asked: `claimed` when this call took it, `held`
+ * when the user held it already; 409 `username_taken` when another account holds it.
+ */
+const claimUsername = async (payload: Payload, userId: number, key: string): Promise<'claimed' | 'held'> => {
+  const req = await plainReq(payload)
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const inserted = await execute(
+      req,
+      sql`INSERT INTO repo_usernames (username_key, user_id) VALUES (${key}, ${userId}) ON CONFLICT (username_key) DO NOTHING RETURNING id`,
+    )
+    if (inserted.length > 0) return 'claimed'
+    const [holder] = await execute<{ user_id: number }>(req, sql`SELECT user_id FROM repo_usernames WHERE username_key = ${key}`)
+    if (holder && Number(holder.user_id) === userId) return 'held'
+    if (holder) {
+      const cutoff = new Date(Date.now() - ABANDONED_CLAIM_MS).toISOString()
+      await execute(
+        req,
+        sql`DELETE FROM repo_usernames c WHERE c.username_key = ${key} AND c.created_at < ${cutoff}::timestamptz
+          AND NOT EXISTS (SELECT 1 FROM repo_access a WHERE a.user_id = c.user_id AND lower(a.username) = c.username_key AND a.status <> 'revoked')`,
+      )
+    }
+  }
+  throw usernameTaken()
+}
+
+/** Inside the write's transaction: the user must still hold the claim (taking it again if it was given back meanwhile). */
+const holdClaim = async (tx: PayloadRequest, userId: number, key: string): Promise<void> => {
+  await execute(tx, sql`INSERT INTO repo_usernames (username_key, user_id) VALUES (${key}, ${userId}) ON CONFLICT (username_key) DO NOTHING`)
+  const [holder] = await execute<{ user_id: number }>(tx, sql`SELECT user_id FROM repo_usernames WHERE username_key = ${key}`)
+  if (!holder || Number(holder.user_id) !== userId) throw usernameTaken()
+}
+
+/** Give a claim back, unless the user's row holds that username again. */
+const releaseUsername = async (req: PayloadRequest, userId: number, key: string): Promise<void> => {
+  await execute(
+    req,
+    sql`DELETE FROM repo_usernames c WHERE c.username_key = ${key} AND c.user_id = ${userId}
+      AND NOT EXISTS (SELECT 1 FROM repo_access a WHERE a.user_id = c.user_id AND lower(a.username) = c.username_key AND a.status <> 'revoked')`,
+  )
+}
+
+const holdsClaim = async (payload: Payload, userId: number, key: string): Promise<boolean> =>
+  (await execute(await plainReq(payload), sql`SELECT 1 FROM repo_usernames WHERE username_key = ${key} AND user_id = ${userId}`)).length > 0
+
+const invitationIdOf = (result: InviteResult): number | null => (result.status === 'pending' ? result.invitationId : null)
+
+type Replaced = { username: string; invitationId: number | null }
+
+/**
+ * POST /api/repo-access: invite `username` as a collaborator (read access). One username per user,
+ * and per username one account: a new one replaces the old (its invitation is withdrawn, its
+ * collaborator role removed), at most USERNAME_CHANGES new ones a day. A code-host failure changes
+ * nothing, so the request can be retried.
  */
 export const requestRepoAccess = async (req: PayloadRequest, codeHost: CodeHostProvider, username: unknown): Promise<RepoAccessStatus> => {
   const user = signedInUser(req)
@@ -50,45 +122,76 @@ export const requestRepoAccess = async (req: PayloadRequest, codeHost: CodeHostP
   if (typeof username !== 'string' || !USERNAME_PATTERN.test(username)) {
     throw new ServiceError(400, 'invalid_username', 'A username has 1 to 39 letters, digits or single hyphens, and does not start or end with a hyphen.')
   }
-  return inTransaction(req.payload, async (tx) => {
-    await lockKey(tx, `repo-access:${user.id}`)
-    const taken = await tx.payload.find({
-      collection: 'repo_access',
-      where: { and: [{ username: { like: username } }, { user: { not_equals: user.id } }, { status: { in: ['pending', 'collaborator'] } }] },
-      limit: 10,
-      depth: 0,
-      req: tx,
-      overrideAccess: true,
-    })
-    if (taken.docs.some((row) => row.username.toLowerCase() === username.toLowerCase())) {
-      throw new ServiceError(409, 'username_taken', 'That username already has access through another account.')
-    }
-    const existing = await rowOf(tx, user.id)
-    const host = codeHost()
-    try {
-      if (existing && existing.username.toLowerCase() !== username.toLowerCase() && existing.status !== 'revoked') {
-        await host.remove(existing.username, existing.invitationId ?? null)
-      }
-      const result = await host.invite(username)
+  const { payload } = req
+  const key = keyOf(username)
+  // Asking again for the username one already holds renews its invitation: not a change.
+  const renewal = holds(await rowOf(req, user.id), key)
+  let claimed = false
+  if (!renewal) {
+    await countUsernameChange(payload, user.id)
+    claimed = (await claimUsername(payload, user.id, key)) === 'claimed'
+  }
+  const host = codeHost()
+  let invited: InviteResult
+  try {
+    invited = await host.invite(username)
+  } catch (error) {
+    const failure = codeHostFailure(error)
+    if (claimed) await releaseUsername(await plainReq(payload), user.id, key)
+    if (!renewal && failure.code === 'code_host_unavailable') await refundUsernameChange(payload, user.id)
+    throw failure
+  }
+  let written: { row: RepoAccess; replaced: Replaced | null }
+  try {
+    written = await inTransaction(payload, async (tx) => {
+      await lockKey(tx, `repo-access:${user.id}`)
+      await holdClaim(tx, user.id, key)
+      // Re-read under the lock: a concurrent request may have written another username meanwhile.
+      const existing = await rowOf(tx, user.id)
       const now = new Date().toISOString()
       const data = {
         user: user.id,
         username,
-        status: result.status,
-        invitationId: result.status === 'pending' ? result.invitationId : null,
-        invitedAt: result.status === 'pending' ? now : (existing?.invitedAt ?? null),
-        acceptedAt: result.status === 'collaborator' ? (existing?.acceptedAt ?? now) : null,
+        status: invited.status,
+        invitationId: invitationIdOf(invited),
+        invitedAt: invited.status === 'pending' ? now : (existing?.invitedAt ?? null),
+        acceptedAt: invited.status === 'collaborator' ? (existing?.acceptedAt ?? now) : null,
         lastCheckedAt: now,
         lastError: null,
       }
       const row = existing
         ? await tx.payload.update({ collection: 'repo_access', id: existing.id, data, req: tx, overrideAccess: true })
         : await tx.payload.create({ collection: 'repo_access', data, req: tx, overrideAccess: true })
-      return view(row)
-    } catch (error) {
-      throw codeHostFailure(error)
+      const replaced = holds(existing) && keyOf(existing.username) !== key ? { username: existing.username, invitationId: existing.invitationId ?? null } : null
+      // The replaced username is taken off the code host below; this job finishes it if that fails.
+      if (replaced) await tx.payload.jobs.queue({ task: 'withdrawRepoAccess', input: { userId: user.id, ...replaced }, req: tx })
+      return { row, replaced }
+    })
+  } catch (error) {
+    // The invitation went out but is not recorded: take it back, unless the username was the user's already.
+    if (claimed) {
+      await host.remove(username, invitationIdOf(invited)).catch(() => undefined)
+      await releaseUsername(await plainReq(payload), user.id, key)
     }
-  })
+    throw error
+  }
+  if (written.replaced) {
+    await releaseReplaced(payload, host, user.id, written.replaced).catch((error: unknown) => {
+      payload.logger.warn({ msg: 'repository access: the replaced username stays until the queued job removes it', userId: user.id, err: error })
+    })
+  }
+  return view(written.row)
+}
+
+/** Take a username the user no longer holds off the code host, then give its claim back. */
+const releaseReplaced = async (payload: Payload, host: CodeHost, userId: number, replaced: Replaced): Promise<'withdrawn' | 'kept' | 'none'> => {
+  const key = keyOf(replaced.username)
+  const req = await plainReq(payload)
+  if (holds(await rowOf(req, userId), key)) return 'kept'
+  if (!(await holdsClaim(payload, userId, key))) return 'none'
+  await host.remove(replaced.username, replaced.invitationId)
+  await releaseUsername(req, userId, key)
+  return 'withdrawn'
 }
 
 /**
@@ -99,71 +202,98 @@ export const requestRepoAccess = async (req: PayloadRequest, codeHost: CodeHostP
 export const repoAccessStatus = async (req: PayloadRequest, codeHost: CodeHostProvider, now = new Date()): Promise<RepoAccessStatus> => {
   const user = signedInUser(req)
   await requirePlan(req, user)
+  const { payload } = req
   const row = await rowOf(req, user.id)
   if (!row || row.status !== 'pending') return view(row)
   if (row.lastCheckedAt && now.getTime() - new Date(row.lastCheckedAt).getTime() < REFRESH_INTERVAL_MS) return view(row)
-  return inTransaction(req.payload, async (tx) => {
+  const plain = await plainReq(payload)
+  const checkedAt = now.toISOString()
+  const cutoff = new Date(now.getTime() - REFRESH_INTERVAL_MS).toISOString()
+  // Of concurrent GETs, the one that moves lastCheckedAt asks the code host; the others answer the stored state.
+  const turn = await execute(
+    plain,
+    sql`UPDATE repo_access SET last_checked_at = ${checkedAt}::timestamptz
+      WHERE id = ${row.id} AND status = 'pending' AND username = ${row.username}
+        AND (last_checked_at IS NULL OR last_checked_at < ${cutoff}::timestamptz) RETURNING id`,
+  )
+  if (turn.length === 0) return view(await rowOf(req, user.id))
+  const host = codeHost()
+  let data: Partial<RepoAccess> = {}
+  let sent: InviteResult | null = null
+  try {
+    if (await host.isCollaborator(row.username)) {
+      data = { status: 'collaborator', acceptedAt: checkedAt, invitationId: null }
+    } else {
+      const invitation = row.invitationId ? await host.invitation(row.invitationId) : null
+      if (!invitation || invitation.expired) {
+        if (invitation?.expired) await host.remove(row.username, row.invitationId ?? null)
+        sent = await host.invite(row.username)
+        data =
+          sent.status === 'pending'
+            ? { status: 'pending', invitationId: sent.invitationId, invitedAt: checkedAt }
+            : { status: 'collaborator', acceptedAt: checkedAt, invitationId: null }
+      }
+    }
+  } catch (error) {
+    await execute(plain, sql`UPDATE repo_access SET last_error = ${codeHostFailure(error).code} WHERE id = ${row.id} AND username = ${row.username}`)
+    return view(row)
+  }
+  const updated = await inTransaction(payload, async (tx) => {
     await lockKey(tx, `repo-access:${user.id}`)
     const current = await rowOf(tx, user.id)
-    if (!current || current.status !== 'pending') return view(current)
-    const host = codeHost()
-    const checkedAt = now.toISOString()
-    try {
-      let data: Partial<RepoAccess>
-      if (await host.isCollaborator(current.username)) {
-        data = { status: 'collaborator', acceptedAt: checkedAt, invitationId: null }
-      } else {
-        const invitation = current.invitationId ? await host.invitation(current.invitationId) : null
-        if (!invitation || invitation.expired) {
-          if (invitation?.expired) await host.remove(current.username, current.invitationId ?? null)
-          const result = await host.invite(current.username)
-          data =
-            result.status === 'pending'
-              ? { status: 'pending', invitationId: result.invitationId, invitedAt: checkedAt }
-              : { status: 'collaborator', acceptedAt: checkedAt, invitationId: null }
-        } else {
-          data = {}
-        }
-      }
-      const updated = await tx.payload.update({
-        collection: 'repo_access',
-        id: current.id,
-        data: { ...data, lastCheckedAt: checkedAt, lastError: null },
-        req: tx,
-        overrideAccess: true,
-      })
-      return view(updated)
-    } catch (error) {
-      await tx.payload.update({
-        collection: 'repo_access',
-        id: current.id,
-        data: { lastCheckedAt: checkedAt, lastError: codeHostFailure(error).code },
-        req: tx,
-        overrideAccess: true,
-      })
-      return view(current)
-    }
+    const unchanged =
+      current?.id === row.id && current.username === row.username && current.status === 'pending' && (current.invitationId ?? null) === (row.invitationId ?? null)
+    if (!unchanged) return null
+    return tx.payload.update({
+      collection: 'repo_access',
+      id: row.id,
+      data: { ...data, lastCheckedAt: checkedAt, lastError: null },
+      req: tx,
+      overrideAccess: true,
+    })
   })
+  if (updated) return view(updated)
+  // A request changed the row while we asked: an invitation sent for a username the user let go is taken back.
+  const current = await rowOf(req, user.id)
+  if (sent && !holds(current, keyOf(row.username))) await host.remove(row.username, invitationIdOf(sent)).catch(() => undefined)
+  return view(current)
 }
 
 /**
  * Take repository access back from a user who no longer holds a license that grants it (revoked,
- * refunded, expired). Run by a job, which retries while the code host fails.
+ * refunded, expired), or, given `replaced`, take that one username off the code host after the user
+ * replaced it. Run by a job, which retries while the code host fails.
  */
-export const withdrawRepoAccess = async (req: PayloadRequest, codeHost: CodeHostProvider, userId: number): Promise<'withdrawn' | 'kept' | 'none'> => {
-  if (await hasRepoAccessPlan(req, userId)) return 'kept'
-  return inTransaction(req.payload, async (tx) => {
-    await lockKey(tx, `repo-access:${userId}`)
-    const row = await rowOf(tx, userId)
-    if (!row || row.status === 'revoked') return 'none'
+export const withdrawRepoAccess = async (
+  req: PayloadRequest,
+  codeHost: CodeHostProvider,
+  userId: number,
+  replaced: Replaced | null = null,
+): Promise<'withdrawn' | 'kept' | 'none'> => {
+  const { payload } = req
+  if (replaced) return releaseReplaced(payload, codeHost(), userId, replaced)
+  const plain = await plainReq(payload)
+  // A concurrent request may write another username while the code host is asked: then look again.
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    if (await hasRepoAccessPlan(plain, userId)) return 'kept'
+    const row = await rowOf(plain, userId)
+    if (!holds(row)) return 'none'
     await codeHost().remove(row.username, row.invitationId ?? null)
-    await tx.payload.update({
-      collection: 'repo_access',
-      id: row.id,
-      data: { status: 'revoked', invitationId: null, lastCheckedAt: new Date().toISOString(), lastError: null },
-      req: tx,
-      overrideAccess: true,
+    const done = await inTransaction(payload, async (tx) => {
+      await lockKey(tx, `repo-access:${userId}`)
+      const current = await rowOf(tx, userId)
+      if (!holds(current) || current.id !== row.id || current.username !== row.username) return false
+      await tx.payload.update({
+        collection: 'repo_access',
+        id: row.id,
+        data: { status: 'revoked', invitationId: null, lastCheckedAt: new Date().toISOString(), lastError: null },
+        req: tx,
+        overrideAccess: true,
+      })
+      await releaseUsername(tx, userId, keyOf(row.username))
+      return true
     })
-    return 'withdrawn'
-  })
+    if (done) return 'withdrawn'
+  }
+  throw new Error('repository access kept changing while it was being withdrawn; the job tries again')
 }
