@@ -1,6 +1,6 @@
 import './../support/billing-env'
 
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 
 import { handleAuthCallback } from '../../src/auth/callback'
 import { completePasswordReset, RECOVERY_COOKIE } from '../../src/auth/recovery'
@@ -101,18 +101,26 @@ describe('no sign-in token or link is stored in clear text', () => {
     expectNowhere(link, queued, await dump())
   })
 
-  it('a failed send keeps the job (and its retries) but not the link', async () => {
+  it("a failed send keeps the job (and its retries) but not the link, and Payload's log of the failed job holds none", async () => {
     const email = `at-rest-failed-${Date.now()}@example.test`
+    const logged: string[] = []
+    const logger = payload().logger
+    const record = (...args: unknown[]) => {
+      logged.push(JSON.stringify(args, (_key, value) => (value instanceof Error ? value.message : value)))
+    }
+    const spies = (['error', 'warn', 'info'] as const).map((level) => vi.spyOn(logger, level).mockImplementation(record as never))
     smtp.setDown(true)
     try {
       await api('POST', '/auth/magic-link', { body: { email }, headers: from() })
       await payload().jobs.run({ limit: 100 })
     } finally {
       smtp.setDown(false)
+      for (const spy of spies) spy.mockRestore()
     }
+    expect(logged.join('\n')).toContain(email)
     const failed = await dump()
     expect(failed).toContain(email)
     const link = linkIn((await mail(email, 'Your sign-in link')).text)
-    expectNowhere(link, failed, await dump())
+    expectNowhere(link, failed, await dump(), logged.join('\n'))
   })
 })
