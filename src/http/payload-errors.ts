@@ -1,15 +1,85 @@
-import type { AfterErrorHook } from 'payload'
+import {
+  type AfterErrorHook,
+  APIError,
+  AuthenticationError,
+  Forbidden,
+  LockedAuth,
+  NotFound,
+  UnauthorizedError,
+  UnverifiedEmail,
+  ValidationError,
+} from 'payload'
 
-import { errorBody, ServiceError } from './errors'
+import { errorBody, type ErrorBody, ServiceError } from './errors'
 
 /**
- * A ServiceError thrown inside one of Payload's own operations (a hook on login, say) answers with
- * our error shape and status, and Retry-After when it has one.
+ * A wrong password, a locked account and an unverified one answer exactly alike: telling them
+ * apart would say which emails have accounts (and which are locked).
+ */
+export const INVALID_CREDENTIALS = { status: 401, code: 'invalid_credentials', message: 'The email or password is incorrect.' } as const
+
+type FieldError = { path: string; message: string }
+
+/** `{code, message}` plus Payload's own fields, so the admin UI still marks each invalid field. */
+const validationBody = (error: ValidationError): ErrorBody => {
+  const fields = ((error.data as { errors?: FieldError[] } | undefined)?.errors ?? []).map(({ path, message }) => ({ path, message }))
+  return {
+    errors: [
+      {
+        code: 'validation_error',
+        message: fields.length > 0 ? fields.map(({ path, message }) => `${path}: ${message}`).join('; ') : error.message,
+        name: 'ValidationError',
+        data: { errors: fields },
+      } as ErrorBody['errors'][number],
+    ],
+  }
+}
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  423: 'locked',
+  429: 'rate_limited',
+}
+
+/** A named Payload error (QueryError, MissingFile) is its own code; a bare APIError's code follows its status. */
+const codeOf = (error: Error, status: number) =>
+  error.name && error.name !== 'APIError' && error.name !== 'Error'
+    ? error.name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()
+    : (STATUS_CODES[status] ?? 'bad_request')
+
+type Mapped = { status: number; body: ErrorBody }
+
+const mapError = (error: Error): Mapped => {
+  if (error instanceof ServiceError) return { status: error.status, body: errorBody(error.code, error.message) }
+  if (error instanceof AuthenticationError || error instanceof LockedAuth || error instanceof UnverifiedEmail) {
+    return { status: INVALID_CREDENTIALS.status, body: errorBody(INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.message) }
+  }
+  if (error instanceof UnauthorizedError) return { status: 401, body: errorBody('unauthenticated', 'Sign in first.') }
+  if (error instanceof Forbidden) return { status: 403, body: errorBody('forbidden', 'You are not allowed to do this.') }
+  if (error instanceof NotFound) return { status: 404, body: errorBody('not_found', 'Not found.') }
+  if (error instanceof ValidationError) return { status: 400, body: validationBody(error) }
+  const status = (error as { status?: unknown }).status
+  if (typeof status === 'number' && status >= 400 && status < 500 && (!(error instanceof APIError) || error.isPublic)) {
+    return { status, body: errorBody(codeOf(error, status), error.message) }
+  }
+  return { status: 500, body: errorBody('internal_error', 'Something went wrong on our side. Please try again.') }
+}
+
+/**
+ * Payload's own errors (REST and the admin) answer in our error shape with a `code`: a ServiceError
+ * thrown inside one of its operations keeps its status and code (and Retry-After), Payload's
+ * forbidden, not found, validation and credential errors get stable codes, other client errors a
+ * code from their name or status, and anything else is a 500 `internal_error` with no details.
  */
 export const serviceErrorResponse: AfterErrorHook = ({ error, req }) => {
-  if (!(error instanceof ServiceError)) return
-  if (error.retryAfterSeconds !== undefined) {
+  const { status, body } = mapError(error)
+  if (error instanceof ServiceError && error.retryAfterSeconds !== undefined) {
     req.responseHeaders = new Headers({ 'Retry-After': String(error.retryAfterSeconds) })
   }
-  return { response: errorBody(error.code, error.message) as never, status: error.status }
+  return { response: body as never, status }
 }

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest'
+
+import { api, createUser, usePayload } from '../support/payload'
+
+const payload = usePayload()
+
+const shaped = (body: { errors?: { code?: unknown; message?: unknown }[] }) =>
+  Array.isArray(body.errors) && body.errors.length > 0 && body.errors.every((error) => typeof error.code === 'string' && typeof error.message === 'string')
+
+describe("Payload's own errors answer in the error shape with a code", () => {
+  it('404 not_found for a missing document', async () => {
+    const admin = await createUser(payload(), 'admin')
+    const response = await api('GET', '/users/99999999', { as: admin })
+    expect(response.status).toBe(404)
+    expect(response.body).toEqual({ errors: [{ code: 'not_found', message: expect.any(String) }] })
+  })
+
+  it('403 forbidden when access refuses, anonymous or signed in', async () => {
+    const customer = await createUser(payload(), 'customer')
+    for (const as of [null, customer]) {
+      const response = await api('POST', '/plans', { as, body: { slug: 'sneaky', name: 'Sneaky' } })
+      expect(response.status).toBe(403)
+      expect(response.body).toEqual({ errors: [{ code: 'forbidden', message: expect.any(String) }] })
+    }
+    const jobs = await api('GET', '/payload-jobs', { as: customer })
+    expect(jobs.status).toBe(403)
+    expect(jobs.body.errors[0].code).toBe('forbidden')
+  })
+
+  it('400 validation_error naming each invalid field, with the field list the admin UI reads', async () => {
+    const admin = await createUser(payload(), 'admin')
+    const response = await api('POST', '/plans', { as: admin, body: { slug: 'half-a-plan' } })
+    expect(response.status).toBe(400)
+    expect(shaped(response.body)).toBe(true)
+    const [error] = response.body.errors
+    expect(error.code).toBe('validation_error')
+    const fields: { path: string; message: string }[] = error.data.errors
+    expect(fields.length).toBeGreaterThan(0)
+    for (const field of fields) expect(error.message).toContain(`${field.path}: ${field.message}`)
+  })
+
+  it('400 with a code for a query on a field that does not exist', async () => {
+    const admin = await createUser(payload(), 'admin')
+    const response = await api('GET', '/plans?where[noSuchField][equals]=1', { as: admin })
+    expect(response.status).toBe(400)
+    expect(response.body).toEqual({ errors: [{ code: 'query_error', message: expect.stringContaining('noSuchField') }] })
+  })
+
+  it('a wrong password, an unknown email and a locked account answer exactly alike: 401 invalid_credentials', async () => {
+    const user = await createUser(payload(), 'customer')
+    const login = (email: string, password: string) => api('POST', '/users/login', { body: { email, password } })
+    const wrong = await login(user.email, 'not-the-password')
+    expect(wrong.status).toBe(401)
+    expect(wrong.body).toEqual({ errors: [{ code: 'invalid_credentials', message: expect.any(String) }] })
+    const unknown = await login(`nobody-${Date.now()}@example.test`, 'not-the-password')
+    // Lock the account (maxLoginAttempts 5), then try the right password.
+    for (let attempt = 0; attempt < 5; attempt += 1) await login(user.email, 'not-the-password')
+    const locked = await login(user.email, user.password)
+    for (const other of [unknown, locked]) {
+      expect(other.status).toBe(wrong.status)
+      expect(other.body).toEqual(wrong.body)
+    }
+  })
+})
