@@ -141,6 +141,7 @@ describe('the address\'s owner takes an unverified account over', () => {
     await api('POST', '/auth/forgot-password', { body: { email }, headers: from() })
     const link = await mailTo(email, 'Reset your password', 'recovery')
     await completePasswordReset(payload(), link.searchParams.get('token')!, 'the-owners-password-1')
+    expect((await payload().findByID({ collection: 'users', id: squatter.account.id })).emailVerified).toBe(true)
     expect(await me(squatterSession)).toBeNull()
     expect((await login(email, squatter.password)).status).toBe(401)
     expect((await login(email, 'the-owners-password-1')).status).toBe(200)
