@@ -142,6 +142,19 @@ describe('refunds of subscription invoices', () => {
   })
 })
 
+describe('one-time purchases', () => {
+  it('their refunds and disputes are on their payment history row too', async () => {
+    const buyer = await createUser(payload(), 'customer')
+    const { events } = await buy(PRICES.ultimate, { as: buyer })
+    const charge = objectOf<Stripe.Charge>(events, 'charge.succeeded')
+    await standIn.refund(charge.id, 4900)
+    await standIn.openDispute(charge.id)
+    const [payment] = await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })
+    expect(payment).toMatchObject({ paymentType: 'one_time', refundedAmount: 4900, disputeStatus: 'open' })
+    expect((await stateOf(buyer)).license.status).toBe('suspended')
+  })
+})
+
 describe('concurrent and stale state', () => {
   it('an older read of the subscription committed after a newer one does not roll it back', async () => {
     const { buyer, subscriptionId } = await subscribe()

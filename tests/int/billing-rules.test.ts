@@ -8,7 +8,7 @@ import { SUBSCRIPTION_STATUSES } from '../../src/billing/statuses'
 import { verifyEvent } from '../../src/billing/webhook/verify'
 import { sameSitePath } from '../../src/http/paths'
 import { generateLicenseKey, LICENSE_KEY_PATTERN } from '../../src/licensing/keys'
-import { licenseStateFor } from '../../src/licensing/status'
+import { type DisputeState, laterDisputeState, licenseStateFor, worstDisputeState } from '../../src/licensing/status'
 
 const processor = new Stripe('sk_test_rules', { apiVersion: '2026-10-28.endive' })
 const SECRET = 'whsec_rules_secret'
@@ -92,6 +92,41 @@ describe('license state', () => {
     expect(purchase({ disputeStatus: 'open' })).toBe('suspended')
     expect(purchase({ disputeStatus: 'won' })).toBe('active')
     expect(purchase({ disputeStatus: 'lost' })).toBe('revoked')
+  })
+})
+
+describe('chargebacks and lapses', () => {
+  const facts = (over: Partial<{ status: (typeof SUBSCRIPTION_STATUSES)[number]; currentPeriodEnd: Date; disputeStatus: DisputeState }>) => ({
+    kind: 'subscription' as const,
+    status: 'active' as const,
+    currentPeriodEnd: new Date('2030-01-01T00:00:00Z'),
+    disputeStatus: 'none' as const,
+    ...over,
+  })
+
+  it('a subscription\'s dispute suspends or revokes before its status counts; won, the status decides again', () => {
+    expect(licenseStateFor(facts({ disputeStatus: 'open' }), 7)?.status).toBe('suspended')
+    expect(licenseStateFor(facts({ disputeStatus: 'lost' }), 7)).toMatchObject({ status: 'revoked', reason: 'dispute_lost' })
+    expect(licenseStateFor(facts({ disputeStatus: 'won' }), 7)?.status).toBe('active')
+    expect(licenseStateFor(facts({ disputeStatus: 'won', status: 'canceled' }), 7)?.status).toBe('expired')
+  })
+
+  it('a paid period whose grace days are over has lapsed, whatever the last status said', () => {
+    const end = new Date('2030-01-01T00:00:00Z')
+    expect(licenseStateFor(facts({ status: 'past_due', currentPeriodEnd: end }), 7, new Date('2030-01-07T23:59:59Z'))?.status).toBe('active')
+    expect(licenseStateFor(facts({ status: 'past_due', currentPeriodEnd: end }), 7, new Date('2030-01-08T00:00:00Z'))).toMatchObject({ status: 'expired', reason: 'lapsed' })
+    expect(licenseStateFor(facts({ status: 'active', currentPeriodEnd: end }), 7, new Date('2030-02-01T00:00:00Z'))?.status).toBe('expired')
+  })
+
+  it('a dispute only moves forward, and the worst of several decides', () => {
+    expect(laterDisputeState('none', 'open')).toBe('open')
+    expect(laterDisputeState('lost', 'open')).toBe('lost')
+    expect(laterDisputeState('won', 'none')).toBe('won')
+    expect(laterDisputeState('open', 'won')).toBe('won')
+    expect(worstDisputeState(['won', 'lost', 'open'])).toBe('lost')
+    expect(worstDisputeState(['won', 'open', 'none'])).toBe('open')
+    expect(worstDisputeState(['none', 'won'])).toBe('won')
+    expect(worstDisputeState([])).toBe('none')
   })
 })
 
