@@ -19,7 +19,7 @@ export const expireLapsedLicenses = async (payload: Payload, graceDays: number, 
       and: [
         { status: { equals: 'active' } },
         { validUntil: { less_than_equal: now.toISOString() } },
-        { override: { not_equals: 'active' } },
+        { or: [{ override: { not_equals: 'active' } }, { override: { exists: false } }] },
       ],
     },
     sort: 'validUntil',
