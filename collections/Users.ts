@@ -3,9 +3,10 @@ import { promisify } from 'node:util'
 
 import { AuthenticationError, type CollectionBeforeChangeHook, type CollectionBeforeOperationHook, type CollectionConfig, type PayloadRequest } from 'payload'
 
-import { clientAddress, enforceRateLimit, type LimitedAction } from '../src/auth/rate-limit'
+import { enforceRateLimit, type LimitedAction } from '../src/auth/rate-limit'
 import { storedResetToken } from '../src/auth/tokens'
 import { passwordResetEmail } from '../src/email/account-emails'
+import { clientAddress } from '../src/http/client-address'
 import { ServiceError } from '../src/http/errors'
 
 import { or, ownRows } from '../src/access/compose'

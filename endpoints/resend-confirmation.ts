@@ -1,23 +1,19 @@
 import type { Endpoint } from 'payload'
+import { z } from 'zod'
 
-import { clientAddress } from '../src/auth/rate-limit'
 import { resendConfirmation } from '../src/auth/sign-up'
-import { errorResponse } from '../src/http/errors'
-import { readJsonObject } from '../src/http/json'
+import { endpoint } from '../src/http/endpoint'
 
 type Options = { serverUrl: string; productName: string }
 
 /** POST /api/auth/resend-confirmation {email}: 200 {ok: true} for every email; a new link only to an unverified account. */
-export const resendConfirmationEndpoint = (options: Options): Endpoint => ({
-  path: '/auth/resend-confirmation',
-  method: 'post',
-  handler: async (req) => {
-    try {
-      const body = await readJsonObject(req)
-      await resendConfirmation(req.payload, body, { ...options, address: clientAddress(req.headers) })
-      return Response.json({ ok: true })
-    } catch (error) {
-      return errorResponse(error)
-    }
-  },
-})
+export const resendConfirmationEndpoint = (options: Options): Endpoint =>
+  endpoint({
+    path: '/auth/resend-confirmation',
+    method: 'post',
+    body: z.object({ email: z.string().max(320) }),
+    handler: async ({ req, body, address }) => {
+      await resendConfirmation(req.payload, body, { ...options, address })
+      return { ok: true }
+    },
+  })

@@ -3,11 +3,12 @@
 import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 
+import { clientAddress } from '../http/client-address'
 import { sameSitePath } from '../http/paths'
 import { ServiceError } from '../http/errors'
 import { endCurrentSession, issueSession } from './issue-session'
 import { requestMagicLink, normaliseEmail } from './magic-link'
-import { clientAddress, enforceRateLimit } from './rate-limit'
+import { enforceRateLimit } from './rate-limit'
 import { completePasswordReset, RECOVERY_COOKIE, requestPasswordReset } from './recovery'
 import { clearSessionCookie, getPayloadClient, pageAuthHeaders, setSessionCookie } from './session'
 import { resendConfirmation, signUpWithPassword } from './sign-up'

@@ -51,8 +51,6 @@ const limitersOf = (payload: Payload): Limiters => {
   return limiters
 }
 
-export { clientAddress } from '../http/client-address'
-
 /** Requests with no usable client address are counted together, never skipped. */
 const UNKNOWN_ADDRESS = 'unknown'
 

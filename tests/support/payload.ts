@@ -65,10 +65,10 @@ export type ApiCall = {
 }
 
 let nextAddress = 0
-/** A fresh address from 198.18.0.0/15 (set aside for tests) for each call. */
+/** A fresh address for each call, from 100.64.0.0/10 (shared address space: no test picks its own there). */
 const freshAddress = () => {
   nextAddress += 1
-  return `198.${18 + ((nextAddress >> 16) & 1)}.${(nextAddress >> 8) & 255}.${nextAddress & 255}`
+  return `100.${64 + ((nextAddress >> 16) & 63)}.${(nextAddress >> 8) & 255}.${nextAddress & 255}`
 }
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers }
