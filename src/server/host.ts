@@ -149,7 +149,8 @@ const limitBodies = (options: HostOptions) => {
   const uploadPaths = new Set(options.uploads?.paths ?? [])
   const isUploadRoute = (method: string, path: string) => {
     if (!UPLOAD_METHODS.has(method)) return false
-    if (method === 'POST') return uploadPaths.has(path)
+    if (uploadPaths.has(path)) return true
+    if (method === 'POST') return false
     const slash = path.lastIndexOf('/')
     return slash > 0 && uploadPaths.has(path.slice(0, slash)) && /^[\w-]{1,64}$/.test(path.slice(slash + 1))
   }
