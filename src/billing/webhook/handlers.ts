@@ -178,7 +178,7 @@ const recordInvoicePayment = async (
     user: relationId(owner?.user) ?? relationId(existing?.user),
     email: owner?.email ?? existing?.email ?? invoice.customer_email ?? null,
     subscription: owner?.id ?? relationId(existing?.subscription),
-    amount: succeeded ? invoice.amount_paid : invoice.amount_due,
+    amount: facts.succeeded ? invoice.amount_paid : (existing?.amount ?? invoice.amount_due),
     currency: invoice.currency,
     paymentType: owner || invoiceSubscriptionId(invoice) ? ('recurring' as const) : ('one_time' as const),
     status: succeeded ? ('succeeded' as const) : ('failed' as const),
