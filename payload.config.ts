@@ -11,7 +11,7 @@ import { catalogPlugin } from './plugins/catalog'
 import { deliveryPlugin } from './plugins/delivery'
 import { jobsPlugin } from './plugins/jobs'
 import { licensingPlugin } from './plugins/licensing'
-import { admins, staff } from './src/access/roles'
+import { restrictPayloadCollections } from './src/access/payload-collections'
 import { readEnv, resolvePayloadSecret } from './src/config/env'
 import { embeddedDatabaseUrl } from './src/db/embedded'
 import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
@@ -24,6 +24,7 @@ const env = readEnv()
 // Production start-up refuses to run without PAYLOAD_SECRET (server.ts); `next build` needs none.
 const secret = env.payloadSecret ?? (env.isProduction ? '' : resolvePayloadSecret(env))
 
+// Payload's own collections (jobs, migrations, locks, preferences) get explicit access once sanitizing added them.
 export default buildConfig({
   serverURL: env.serverUrl,
   secret,
@@ -60,10 +61,6 @@ export default buildConfig({
     autoRun: [{ cron: '*/10 * * * * *', queue: 'default', limit: 20 }],
     shouldAutoRun: (payload) => process.env.NODE_ENV !== 'test' && isJobsWorker(payload),
     access: { run: ({ req }) => Boolean(req.user?.roles?.includes('admin')), queue: () => false, cancel: ({ req }) => Boolean(req.user?.roles?.includes('admin')) },
-    jobsCollectionOverrides: ({ defaultJobsCollection }) => ({
-      ...defaultJobsCollection,
-      access: { read: staff, create: () => false, update: admins, delete: admins },
-    }),
   },
   typescript: { outputFile: path.resolve(dirname, 'src/payload-types.ts') },
   plugins: [
@@ -115,4 +112,4 @@ export default buildConfig({
     }),
     jobsPlugin(),
   ],
-})
+}).then(restrictPayloadCollections)
