@@ -16,6 +16,6 @@ export const accountEmailEndpoint = (options: Options): Endpoint =>
     body: z.object({ email: z.string().max(320) }),
     handler: async ({ req, body, user, address }) => ({
       ok: true,
-      pending: await requestEmailChange(req.payload, user!, body, { ...options, address }),
+      pending: await requestEmailChange(req.payload, user, body, { ...options, address }),
     }),
   })

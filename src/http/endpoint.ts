@@ -8,13 +8,13 @@ import { errorResponse, ServiceError } from './errors'
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 
 /** What a handler gets: the request, its validated body and query, the user and the client address. */
-export type EndpointContext<Body, Query, Params> = {
+export type EndpointContext<Body, Query, Params, Auth extends string | undefined = undefined> = {
   req: PayloadRequest
   body: Body
   query: Query
   params: Params
-  /** The signed-in user (Payload's session or JWT), or null. */
-  user: User | null
+  /** The signed-in user (Payload's session or JWT); null only on endpoints without `auth`. */
+  user: Auth extends string ? User : User | null
   /** The client address the host derived (see src/http/client-address.ts), or null. */
   address: string | null
 }
@@ -25,6 +25,7 @@ export type EndpointSpec<
   BodySchema extends z.ZodType | 'raw' | undefined,
   QuerySchema extends z.ZodType | undefined,
   ParamsSchema extends z.ZodType | undefined,
+  Auth extends string | undefined,
 > = {
   path: string
   method: Method
@@ -40,10 +41,10 @@ export type EndpointSpec<
   /** Answer this instead of 400 `invalid_request` when the body, query or params are not valid. */
   invalid?: ServiceError
   /** Refuse anonymous requests with 401 `unauthenticated` and this message. */
-  auth?: string
+  auth?: Auth
   /** Returns a Response, or a value sent as JSON with 200. */
   handler: (
-    context: EndpointContext<Output<BodySchema>, Output<QuerySchema>, Output<ParamsSchema>>,
+    context: EndpointContext<Output<BodySchema>, Output<QuerySchema>, Output<ParamsSchema>, Auth>,
   ) => Promise<Response | object> | Response | object
 }
 
@@ -105,8 +106,9 @@ export const endpoint = <
   BodySchema extends z.ZodType | 'raw' | undefined = undefined,
   QuerySchema extends z.ZodType | undefined = undefined,
   ParamsSchema extends z.ZodType | undefined = undefined,
+  Auth extends string | undefined = undefined,
 >(
-  spec: EndpointSpec<BodySchema, QuerySchema, ParamsSchema>,
+  spec: EndpointSpec<BodySchema, QuerySchema, ParamsSchema, Auth>,
 ): Endpoint => ({
   path: spec.path,
   method: spec.method,
@@ -132,7 +134,7 @@ export const endpoint = <
         body: body.data as Output<BodySchema>,
         query: query.data as Output<QuerySchema>,
         params: params.data as Output<ParamsSchema>,
-        user,
+        user: user as EndpointContext<unknown, unknown, unknown, Auth>['user'],
         address: clientAddress(req.headers),
       })
       return result instanceof Response ? result : Response.json(result)
