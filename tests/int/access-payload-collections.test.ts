@@ -17,7 +17,7 @@ const graphql = async (query: string, as: TestUser | null) => {
 }
 
 /** Payload's "any signed-in user may" defaults: a collection still using one has no explicit rule. */
-const DEFAULTS = new Set<unknown>([collectionDefaults.access.read, collectionDefaults.access.unlock])
+const DEFAULTS = new Set<unknown>([collectionDefaults.access?.read, collectionDefaults.access?.unlock])
 
 let customer: TestUser
 let otherCustomer: TestUser
@@ -170,7 +170,11 @@ describe('payload-locked-documents: staff only', () => {
 
 describe('payload-preferences: their owner only', () => {
   const preferenceOf = async (who: TestUser, key: string) =>
-    payload().create({ collection: 'payload-preferences', data: { key, value: { who: who.email } }, user: { ...who.user, collection: 'users' } })
+    payload().create({
+      collection: 'payload-preferences',
+      data: { key, value: { who: who.email }, user: { relationTo: 'users', value: who.user.id } },
+      user: { ...who.user, collection: 'users' },
+    })
 
   let adminPreference: { id: number | string }
   let customerPreference: { id: number | string }
