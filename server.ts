@@ -19,7 +19,13 @@ const fail = (message: string): never => {
   process.exit(1)
 }
 
-const env = readEnv()
+const env = (() => {
+  try {
+    return readEnv()
+  } catch (error) {
+    return fail(`invalid configuration: ${(error as Error).message}`)
+  }
+})()
 if (env.isProduction) {
   const problems = productionProblems()
   if (problems.length > 0) fail(`refusing to start in production:\n  - ${problems.join('\n  - ')}`)

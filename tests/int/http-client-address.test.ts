@@ -1,5 +1,8 @@
+import { spawn } from 'node:child_process'
 import http from 'node:http'
 import type { BlockList } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
 
 import { afterAll, describe, expect, it } from 'vitest'
 
@@ -70,6 +73,25 @@ describe('the one client address', () => {
   it('TRUSTED_PROXIES refuses entries it cannot read', () => {
     for (const bad of ['10.0.0.0/33', 'example.com', '10.0.0.0/8/1', '::1/129']) expect(() => parseTrustedProxies(bad)).toThrow(/TRUSTED_PROXIES/)
     expect(() => parseTrustedProxies(' 10.0.0.0/8 , 192.168.1.1 ,::1')).not.toThrow()
+  })
+
+  it('the server does not start with a TRUSTED_PROXIES it cannot read, and says why', async () => {
+    const root = path.resolve(import.meta.dirname, '../..')
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'server.ts')], {
+        cwd: os.tmpdir(),
+        env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', TRUSTED_PROXIES: '10.0.0.0/8, the-load-balancer' },
+      })
+      let output = ''
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+      child.on('close', (exitCode) => {
+        clearTimeout(timer)
+        resolve({ code: exitCode, stderr: output })
+      })
+    })
+    expect(code).toBe(1)
+    expect(stderr).toContain('TRUSTED_PROXIES: "the-load-balancer" is not an IP address or CIDR')
   })
 })
 
