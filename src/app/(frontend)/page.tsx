@@ -11,6 +11,7 @@ const CHECKOUT_ERRORS: Record<string, string> = {
   processor_unavailable: 'The payment processor is not reachable right now. Please try again in a minute.',
   processor_not_configured: 'Payments are not configured on this server.',
   invalid_request: 'Something was wrong with that request. Please try again.',
+  rate_limited: 'Too many checkout attempts from here. Please wait a few minutes and try again.',
 }
 
 type Props = { searchParams: Promise<{ checkout_error?: string }> }
