@@ -23,23 +23,33 @@ export const LIMITS: Record<LimitedAction, { address: [number, number]; account:
 /** The table (created by a migration) every instance shares, so limits hold across instances. */
 export const RATE_LIMIT_TABLE = 'rate_limits'
 
+/** A limiter on the shared table: `points` per `duration` seconds for each key under `keyPrefix`. */
+export const sharedLimiter = (payload: Payload, keyPrefix: string, [points, duration]: [number, number]): RateLimiterPostgres =>
+  new RateLimiterPostgres({
+    storeClient: payload.db.pool,
+    storeType: 'pool',
+    tableName: RATE_LIMIT_TABLE,
+    tableCreated: true,
+    clearExpiredByTimeout: false,
+    keyPrefix,
+    points,
+    duration,
+  })
+
+/** A limiter's refusal as 429 `rate_limited` with Retry-After ("Too many `what`"); any other error as it is. */
+export const asRateLimited = (error: unknown, what = 'attempts'): unknown => {
+  if (!(error instanceof RateLimiterRes)) return error
+  const retryAfter = Math.max(1, Math.ceil(error.msBeforeNext / 1000))
+  return new ServiceError(429, 'rate_limited', `Too many ${what}. Try again in ${retryAfter} seconds.`, retryAfter)
+}
+
 type Limiters = Record<LimitedAction, { address: RateLimiterPostgres; account: RateLimiterPostgres }>
 const cache = new WeakMap<Payload, Limiters>()
 
 const limitersOf = (payload: Payload): Limiters => {
   let limiters = cache.get(payload)
   if (!limiters) {
-    const make = (prefix: string, [points, duration]: [number, number]) =>
-      new RateLimiterPostgres({
-        storeClient: payload.db.pool,
-        storeType: 'pool',
-        tableName: RATE_LIMIT_TABLE,
-        tableCreated: true,
-        clearExpiredByTimeout: false,
-        keyPrefix: prefix,
-        points,
-        duration,
-      })
+    const make = (prefix: string, limit: [number, number]) => sharedLimiter(payload, prefix, limit)
     limiters = Object.fromEntries(
       (Object.keys(LIMITS) as LimitedAction[]).map((action) => [
         action,
@@ -85,10 +95,6 @@ export const enforceRateLimit = async (
     await limiters.address.consume(addressBucket(subject.address))
     if (subject.email) await limiters.account.consume(accountKey(subject.email))
   } catch (error) {
-    if (error instanceof RateLimiterRes) {
-      const retryAfter = Math.max(1, Math.ceil(error.msBeforeNext / 1000))
-      throw new ServiceError(429, 'rate_limited', `Too many attempts. Try again in ${retryAfter} seconds.`, retryAfter)
-    }
-    throw error
+    throw asRateLimited(error)
   }
 }

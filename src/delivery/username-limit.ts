@@ -1,8 +1,7 @@
 import type { Payload } from 'payload'
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
+import type { RateLimiterPostgres } from 'rate-limiter-flexible'
 
-import { RATE_LIMIT_TABLE } from '../auth/rate-limit'
-import { ServiceError } from '../http/errors'
+import { asRateLimited, sharedLimiter } from '../auth/rate-limit'
 
 /**
  * New usernames one account may ask for per window (seconds): each one is an invitation on the code
@@ -15,16 +14,7 @@ const cache = new WeakMap<Payload, RateLimiterPostgres>()
 const limiterOf = (payload: Payload): RateLimiterPostgres => {
   let limiter = cache.get(payload)
   if (!limiter) {
-    limiter = new RateLimiterPostgres({
-      storeClient: payload.db.pool,
-      storeType: 'pool',
-      tableName: RATE_LIMIT_TABLE,
-      tableCreated: true,
-      clearExpiredByTimeout: false,
-      keyPrefix: 'repo_username:user',
-      points: USERNAME_CHANGES.points,
-      duration: USERNAME_CHANGES.durationSeconds,
-    })
+    limiter = sharedLimiter(payload, 'repo_username:user', [USERNAME_CHANGES.points, USERNAME_CHANGES.durationSeconds])
     cache.set(payload, limiter)
   }
   return limiter
@@ -35,11 +25,7 @@ export const countUsernameChange = async (payload: Payload, userId: number): Pro
   try {
     await limiterOf(payload).consume(String(userId))
   } catch (error) {
-    if (error instanceof RateLimiterRes) {
-      const retryAfter = Math.max(1, Math.ceil(error.msBeforeNext / 1000))
-      throw new ServiceError(429, 'rate_limited', `Too many username changes. Try again in ${retryAfter} seconds.`, retryAfter)
-    }
-    throw error
+    throw asRateLimited(error, 'username changes')
   }
 }
 
