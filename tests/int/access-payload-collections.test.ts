@@ -125,8 +125,11 @@ describe('payload-migrations: admins only', () => {
     expect(found.totalDocs).toBeGreaterThan(0)
   })
 
-  it('REST has no route for them', async () => {
+  it('REST has no route for them and GraphQL no query', async () => {
     expect((await api('GET', '/payload-migrations', { as: customer })).status).toBe(501)
+    const result = await graphql('{ PayloadMigrations { docs { id name } } }', admin)
+    expect(result.data).toBeUndefined()
+    expect(result.errors?.[0]?.message).toMatch(/Cannot query field/)
   })
 })
 
