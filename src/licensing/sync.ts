@@ -1,6 +1,7 @@
 import type { PayloadRequest } from 'payload'
 
 import type { License, OneTimePurchase, UserSubscription } from '../payload-types'
+import { execute, sql } from '../db/transaction'
 import { generateLicenseKey } from './keys'
 import { type LicenseFacts, licenseStateFor, type LicenseStatus } from './status'
 import { relationId as relId } from '../db/relations'
@@ -51,6 +52,10 @@ export type SyncResult = { license: License | null; created: boolean; previousSt
 export const syncLicense = async (req: PayloadRequest, source: LicenseSource, graceDays: number, at = new Date()): Promise<SyncResult> => {
   const { payload } = req
   const link = source.collection === 'one_time_purchases' ? 'oneTimePurchase' : 'subscription'
+  // Lock the license row before reading it: a staff override committed meanwhile must be read, not
+  // overwritten by a status computed from the row as it was.
+  const column = sql.raw(source.collection === 'one_time_purchases' ? 'one_time_purchase_id' : 'subscription_id')
+  await execute(req, sql`SELECT id FROM licenses WHERE ${column} = ${source.doc.id} FOR UPDATE`)
   const existing = (
     await payload.find({ collection: 'licenses', where: { [link]: { equals: source.doc.id } }, limit: 1, depth: 0, req })
   ).docs[0]

@@ -200,6 +200,35 @@ describe('concurrent and stale state', () => {
     expect(await hasAccess(payload(), buyer.user.id)).toBe(false)
   })
 
+  it('a staff revoke committed while an event is being applied is not overwritten by it', async () => {
+    const buyer = await createUser(payload(), 'customer')
+    const { events } = await buy(PRICES.standard, { as: buyer })
+    const [opened] = await standIn.openDispute(objectOf<Stripe.Charge>(events, 'charge.succeeded').id)
+    const { license } = await stateOf(buyer)
+    expect(license.status).toBe('suspended')
+    // Support's change, not committed yet: it holds the license row.
+    const client = await payload().db.pool.connect()
+    try {
+      await client.query('BEGIN')
+      await client.query(`UPDATE licenses SET override = 'revoked', override_reason = 'fraud', status = 'revoked' WHERE id = $1`, [license.id])
+      // The bank rules for the customer meanwhile; the webhook waits for the row.
+      const closing = standIn.closeDispute((opened!.data.object as Stripe.Dispute).id, 'won')
+      for (let waited = 0; ; waited += 50) {
+        const { rows: waiting } = await client.query(`SELECT 1 FROM pg_locks WHERE NOT granted`)
+        if (waiting.length > 0) break
+        if (waited > 15_000) throw new Error('the webhook never waited for the license row')
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      await client.query('COMMIT')
+      await closing
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined)
+      client.release()
+    }
+    expect((await stateOf(buyer)).license).toMatchObject({ override: 'revoked', status: 'revoked' })
+    expect(await hasAccess(payload(), buyer.user.id)).toBe(false)
+  })
+
   it('a plan change in the portal moves the license to the new plan\'s entitlements', async () => {
     const { processor } = billingRuntimeOf(payload()).require()
     const price = await processor.prices.create({ currency: 'usd', unit_amount: 900, recurring: { interval: 'month' }, product_data: { name: 'Lite (monthly)' } })
