@@ -8,7 +8,7 @@ import { api, createUser, type TestUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
 
-const LOGINS = ['kit-slow-a', 'kit-slow-b', 'kit-slow-c', 'kit-slow-d', 'kit-slow-e', 'kit-write-fail']
+const LOGINS = ['kit-slow-a', 'kit-slow-b', 'kit-slow-c', 'kit-slow-d', 'kit-slow-e', 'kit-slow-f', 'kit-write-fail']
 /** Longer than a database round trip, shorter than the code host's timeout in tests (REPO_TIMEOUT_MS). */
 const SLOW_MS = 600
 
@@ -109,6 +109,23 @@ describe('no lock or transaction is held while the code host is asked', () => {
     expect(seen).toEqual(noLockHeld)
     expect(codeHost.state.collaborators.has('kit-slow-e')).toBe(false)
     expect((await rows(payload(), 'repo_access', { user: { equals: buyer.user.id } }))[0]?.status).toBe('revoked')
+  })
+})
+
+describe('without a lock, still one code-host check at a time', () => {
+  it('concurrent GETs of a stale row: one asks the code host, the others answer the stored state', async () => {
+    const buyer = await ultimateBuyer()
+    // Not accepted yet: the row stays pending after a check, so only the check's turn keeps the others off the code host.
+    await request(buyer, 'kit-slow-f')
+    const [row] = await rows(payload(), 'repo_access', { user: { equals: buyer.user.id } })
+    await payload().update({ collection: 'repo_access', id: row!.id, data: { lastCheckedAt: new Date(Date.now() - 120_000).toISOString() } })
+    const checks = () => codeHost.state.requests.filter((entry) => entry.method === 'GET' && entry.path.endsWith('/collaborators/kit-slow-f')).length
+    const before = checks()
+    const answers = await Promise.all(Array.from({ length: 4 }, () => api('GET', '/repo-access', { as: buyer })))
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200])
+    expect(checks() - before).toBe(1)
+    expect((await api('GET', '/repo-access', { as: buyer })).body).toEqual({ status: 'pending', username: 'kit-slow-f' })
+    expect(checks() - before).toBe(1)
   })
 })
 
