@@ -139,6 +139,9 @@ const countBody = (req: http.IncomingMessage, res: http.ServerResponse, initialL
 
 const UPLOAD_METHODS = new Set(['POST', 'PATCH'])
 
+/** Requests whose client waits for 100 Continue before sending the body (marked by the server). */
+const expectsContinue = new WeakSet<http.IncomingMessage>()
+
 /**
  * Every body is limited to maxBodyBytes, counted as it is read. Only a staff upload route (create or
  * update in an upload collection) with a staff session gets maxUploadBytes, whatever the content
@@ -163,9 +166,13 @@ const limitBodies = (options: HostOptions) => {
       body.lowerTo(options.maxBodyBytes)
       options.log?.(`staff session check failed: ${(error as Error).message}`)
     }
-    if (!res.headersSent) next()
+    if (res.headersSent) return
+    // A client that asked before sending (Expect: 100-continue) sends its body only now.
+    if (expectsContinue.has(req)) res.writeContinue()
+    next()
   }
 }
+
 
 export const createHost = (options: HostOptions): Host => {
   const log = options.log ?? (() => undefined)
@@ -220,6 +227,11 @@ export const createHost = (options: HostOptions): Host => {
   })
 
   const server = http.createServer(app)
+  // Answer Expect: 100-continue only once the body's limit allows it, so an oversized body is never sent.
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    expectsContinue.add(req)
+    server.emit('request', req, res)
+  })
   // Upgraded connections (websockets: Next's dev reloader) leave the server's own bookkeeping, so
   // server.close() would wait for them forever. They carry no request to finish: end them at once.
   const upgraded = new Set<Duplex>()

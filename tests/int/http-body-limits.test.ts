@@ -125,6 +125,33 @@ describe('bodies are counted as they are read', () => {
     expect(seen.length).toBe(before)
   })
 
+  it('a client that waits for 100 Continue is told 413 before it sends an oversized body', async () => {
+    const ask = (size: number) =>
+      new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+        const { port } = new URL(base)
+        let continued = false
+        const request = http.request({
+          host: '127.0.0.1',
+          port,
+          path: '/api/auth/magic-link',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': String(size), expect: '100-continue' },
+        })
+        request.on('continue', () => {
+          continued = true
+          request.end(Buffer.alloc(size, 'x'))
+        })
+        request.on('response', (response) => {
+          response.resume()
+          resolve({ status: response.statusCode ?? 0, continued })
+        })
+        request.on('error', reject)
+        request.flushHeaders()
+      })
+    expect(await ask(2 * MiB)).toEqual({ status: 413, continued: false })
+    expect(await ask(1_000)).toEqual({ status: 200, continued: true })
+  })
+
   it('within the limits everything passes: JSON up to 1 MiB, staff uploads (session cookie or JWT) up to the upload limit', async () => {
     const json = await send(base, '/api/auth/magic-link', { method: 'POST', headers: { 'content-type': 'application/json' }, chunks: chunksOf(LIMIT) })
     expect(json.status).toBe(200)
