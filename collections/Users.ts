@@ -1,8 +1,6 @@
-import crypto from 'node:crypto'
-import { promisify } from 'node:util'
-
 import { AuthenticationError, type CollectionBeforeChangeHook, type CollectionBeforeOperationHook, type CollectionConfig, type PayloadRequest } from 'payload'
 
+import { passwordMatches, spendOnePasswordHash } from '../src/auth/password-hash'
 import { enforceRateLimit, type LimitedAction } from '../src/auth/rate-limit'
 import { storedResetToken } from '../src/auth/tokens'
 import { passwordResetEmail } from '../src/email/account-emails'
@@ -38,8 +36,6 @@ const assignRoles: CollectionBeforeChangeHook = ({ data, operation, req }) => {
   if (!Array.isArray(data.roles) || data.roles.length === 0) return { ...data, roles: ['customer'] }
   return data
 }
-
-const pbkdf2 = promisify(crypto.pbkdf2)
 
 const LIMITED_OPERATIONS: Partial<Record<string, LimitedAction>> = {
   login: 'sign_in',
@@ -81,8 +77,8 @@ const presentResetTokenHashed = (data: { token?: unknown }) => {
 
 /**
  * A password signs in only to an existing, verified, unlocked account. The other three get exactly a
- * wrong password's answer (Payload's AuthenticationError) at its cost (one PBKDF2-SHA256 hash,
- * 25,000 rounds, as Payload), so the answer tells nothing about whether or how the account exists.
+ * wrong password's answer (Payload's AuthenticationError) at its cost (one password hash as
+ * Payload computes it), so the answer tells nothing about whether or how the account exists.
  */
 const refuseUnusableAccount = async (req: PayloadRequest, email: string) => {
   const user = await req.payload.db.findOne<{ id: number; emailVerified?: boolean | null; lockUntil?: string | null }>({
@@ -92,8 +88,26 @@ const refuseUnusableAccount = async (req: PayloadRequest, email: string) => {
   })
   const locked = Boolean(user?.lockUntil && new Date(user.lockUntil).getTime() > Date.now())
   if (user && user.emailVerified && !locked) return
-  await pbkdf2(email, crypto.randomBytes(32), 25_000, 512, 'sha256')
+  await spendOnePasswordHash()
   throw new AuthenticationError(req.t)
+}
+
+/**
+ * A customer (or support user) changing their own password proves the current one in the same request
+ * (`currentPassword`), so a stolen session cannot turn into a permanent takeover. Accounts that have
+ * no password they know (magic link, OAuth) set one through the reset email. Admins are exempt: they
+ * set passwords for others in the admin.
+ */
+const requireCurrentPassword: CollectionBeforeOperationHook = async ({ args, operation, req }) => {
+  const data = (args as { data?: { password?: unknown; currentPassword?: unknown } }).data
+  if (operation !== 'update' || !data || typeof data.password !== 'string' || !req.user || isAdminUser(req.user)) return args
+  const current = data.currentPassword
+  delete data.currentPassword
+  const stored = await req.payload.db.findOne<{ salt?: string | null; hash?: string | null }>({ collection: 'users', where: { id: { equals: req.user.id } }, req })
+  if (!(await passwordMatches(stored, current))) {
+    throw new ServiceError(400, 'current_password_incorrect', 'To set a new password, send your current one as currentPassword (or use "Forgot your password?").')
+  }
+  return args
 }
 
 /** Payload's forgot-password writes its token through update: keep only the token's SHA-256. */
@@ -141,7 +155,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
     unlock: admins,
   },
   hooks: {
-    beforeOperation: [limitAttempts, guardCredentials],
+    beforeOperation: [limitAttempts, guardCredentials, requireCurrentPassword],
     beforeChange: [assignRoles, guardEmailChange, hashResetToken],
   },
   fields: [

@@ -1,5 +1,3 @@
-import crypto from 'node:crypto'
-
 import type { Payload, PayloadRequest } from 'payload'
 
 import { inTransaction } from '../db/transaction'
@@ -9,6 +7,7 @@ import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
 import { claimPurchases } from '../billing/customers'
 import type { User } from '../payload-types'
+import { spendOnePasswordHash } from './password-hash'
 import { normaliseEmail } from './magic-link'
 import { proveOwnership } from './ownership'
 import { enforceRateLimit } from './rate-limit'
@@ -39,8 +38,8 @@ export const signUpWithPassword = async (
   await inTransaction(payload, async (req) => {
     const existing = (await payload.find({ collection: 'users', where: { email: { equals: email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
     if (existing) {
-      // Payload hashes with PBKDF2-SHA256, 25,000 rounds: spend the same here.
-      crypto.pbkdf2Sync(password, crypto.randomBytes(32), 25_000, 512, 'sha256')
+      // Creating the account would hash the password: spend the same here (and off the event loop).
+      await spendOnePasswordHash()
       await queueEmail(req, { to: email, ...existingAccountEmail(context.productName, `${context.serverUrl}/sign-in`) })
       return
     }

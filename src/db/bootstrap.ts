@@ -47,6 +47,15 @@ export const closePayload = async (payload: Payload): Promise<void> => {
   const busy = (pool._clients ?? []).filter((client) => !idle.has(client))
   const ending = pool.end()
   for (const client of busy) {
+    // A query still in flight releases its client again when it fails on the closed connection,
+    // and pg-pool throws that second release as an uncaught exception: make releasing idempotent.
+    const release = client.release.bind(client)
+    let released = false
+    client.release = (destroy?: boolean) => {
+      if (released) return
+      released = true
+      release(destroy)
+    }
     try {
       client.release(true)
     } catch {

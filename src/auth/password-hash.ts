@@ -1,0 +1,31 @@
+import crypto from 'node:crypto'
+import { promisify } from 'node:util'
+
+const pbkdf2 = promisify(crypto.pbkdf2)
+
+/**
+ * Payload 3.90's password hashes: `pbkdf2-sha256-v1:<hex>` (600,000 rounds, 32 bytes), or a legacy
+ * bare hex hash (25,000 rounds, 512 bytes). Mirrors payload/dist/auth/strategies/local, which Payload
+ * does not export.
+ */
+const CURRENT_PREFIX = 'pbkdf2-sha256-v1:'
+const CURRENT = { iterations: 600_000, keyLength: 32 }
+const LEGACY = { iterations: 25_000, keyLength: 512 }
+
+/** Whether `password` is the one behind a user's stored `salt` and `hash`. */
+export const passwordMatches = async (stored: { salt?: string | null; hash?: string | null } | null | undefined, password: unknown): Promise<boolean> => {
+  if (!stored?.salt || !stored.hash || typeof password !== 'string' || password.length > 1_000) return false
+  const current = stored.hash.startsWith(CURRENT_PREFIX)
+  const { iterations, keyLength } = current ? CURRENT : LEGACY
+  const expected = Buffer.from(current ? stored.hash.slice(CURRENT_PREFIX.length) : stored.hash, 'hex')
+  const given = await pbkdf2(password, stored.salt, iterations, keyLength, 'sha256')
+  return given.length === expected.length && crypto.timingSafeEqual(given, expected)
+}
+
+/**
+ * Spend what checking or setting one password costs, for answers that must take as long as a real
+ * check (unknown or unusable accounts, a sign-up with an email that has an account).
+ */
+export const spendOnePasswordHash = async (): Promise<void> => {
+  await pbkdf2(crypto.randomBytes(16), crypto.randomBytes(32).toString('hex'), CURRENT.iterations, CURRENT.keyLength, 'sha256')
+}
