@@ -103,7 +103,7 @@ const requireCurrentPassword: CollectionBeforeOperationHook = async ({ args, ope
   if (operation !== 'update' || !data || typeof data.password !== 'string' || !req.user || isAdminUser(req.user)) return args
   const current = data.currentPassword
   delete data.currentPassword
-  const stored = await req.payload.db.findOne<{ salt?: string | null; hash?: string | null }>({ collection: 'users', where: { id: { equals: req.user.id } }, req })
+  const stored = await req.payload.db.findOne<{ id: number; salt?: string | null; hash?: string | null }>({ collection: 'users', where: { id: { equals: req.user.id } }, req })
   if (!(await passwordMatches(stored, current))) {
     throw new ServiceError(400, 'current_password_incorrect', 'To set a new password, send your current one as currentPassword (or use "Forgot your password?").')
   }
