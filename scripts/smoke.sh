@@ -51,6 +51,32 @@ echo "$headers" | grep -qi '^set-cookie: payload-token=.*; *Secure' || fail "fir
 echo "$headers" | grep -qi '^set-cookie: payload-token=.*HttpOnly' || fail "first-register cookie is not HttpOnly"
 echo "smoke: first admin created, session cookie is Secure and HttpOnly"
 
+# Hostile requests against the production build (issue 8): each must fail, and the server stay healthy.
+big=$(mktemp)
+head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' 'a' >"$big"
+status=$(curl -sS -o /dev/null -w '%{http_code}' -H 'content-type: application/json' -H 'transfer-encoding: chunked' \
+  --data-binary @"$big" "http://localhost:$port/api/auth/magic-link") || true
+[ "$status" = 413 ] || fail "a chunked 2 MiB JSON body answered $status, expected 413"
+status=$(curl -sS -o /dev/null -w '%{http_code}' -F "file=@$big" "http://localhost:$port/api/plans") || true
+[ "$status" = 413 ] || fail "a 2 MiB multipart body to a non-upload route answered $status, expected 413"
+rm -f "$big"
+check /healthz 200 '"status":"ok"'
+echo "smoke: oversized chunked and multipart bodies -> 413, still healthy"
+
+limited=0
+for i in $(seq 1 15); do
+  status=$(curl -sS -o /dev/null -w '%{http_code}' -H 'content-type: application/json' -H "x-forwarded-for: 203.0.113.$i" \
+    -H "x-kit-client-address: 198.51.100.$i" -d "{\"email\":\"victim$i@example.com\"}" "http://localhost:$port/api/auth/magic-link")
+  [ "$status" = 429 ] && limited=$((limited + 1))
+done
+[ "$limited" -ge 5 ] || fail "15 magic-link requests with 15 spoofed addresses from one socket: only $limited limited (the limit is 10 per address)"
+echo "smoke: spoofed X-Forwarded-For and client-address headers do not lift the per-address limit ($limited of 15 limited)"
+
+body=$(curl -sS "http://localhost:$port/api/payload-jobs")
+echo "$body" | grep -q '"code":"' || fail "anonymous GET /api/payload-jobs did not answer our error shape: $body"
+echo "$body" | grep -q '"docs"' && fail "anonymous GET /api/payload-jobs listed jobs"
+echo "smoke: payload-jobs closed to anonymous callers, in our error shape"
+
 kill -TERM "$pid"
 for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
 kill -0 "$pid" 2>/dev/null && fail "still running 30 s after SIGTERM"
