@@ -1,6 +1,7 @@
 import type { CollectionConfig } from 'payload'
 
 import { customerRowsAccess } from '../src/access/customer-rows'
+import { staffField } from '../src/access/roles'
 
 /** Repository collaborator requests: one per user, the code-host username and where the invitation stands. */
 export const RepoAccess: CollectionConfig = {
@@ -19,6 +20,7 @@ export const RepoAccess: CollectionConfig = {
     { name: 'invitedAt', type: 'date' },
     { name: 'acceptedAt', type: 'date' },
     { name: 'lastCheckedAt', type: 'date' },
-    { name: 'lastError', type: 'text' },
+    // The code host's own error text is for staff: customers see the status.
+    { name: 'lastError', type: 'text', access: { read: staffField } },
   ],
 }

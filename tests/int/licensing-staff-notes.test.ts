@@ -59,3 +59,23 @@ describe('staff notes on licenses', () => {
     expect((await api('GET', '/globals/payload-jobs-stats', { as: admin })).status).toBe(200)
   })
 })
+
+describe('staff notes on repository access', () => {
+  it('customers read their repository access without the code host\'s last error; support reads it', async () => {
+    const customer = await createUser(payload(), 'customer')
+    const support = await createUser(payload(), 'support')
+    const error = 'code host answered 502 for kit-org/starter-kit at https://internal.example/api'
+    const row = await payload().create({
+      collection: 'repo_access',
+      data: { user: customer.user.id, username: `octo-${customer.user.id}`, status: 'failed', lastError: error },
+      overrideAccess: true,
+    })
+    const own = await api('GET', `/repo_access/${row.id}`, { as: customer })
+    expect(own.status).toBe(200)
+    expect(own.body).toMatchObject({ status: 'failed' })
+    expect(own.body).not.toHaveProperty('lastError')
+    const graphql = await api('POST', '/graphql', { as: customer, body: { query: '{ RepoAccesses { docs { id status lastError } } }' } })
+    expect(JSON.stringify(graphql.body)).not.toContain('internal.example')
+    expect((await api('GET', `/repo_access/${row.id}`, { as: support })).body.lastError).toBe(error)
+  })
+})
