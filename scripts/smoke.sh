@@ -76,6 +76,9 @@ body=$(curl -sS "http://localhost:$port/api/payload-jobs")
 echo "$body" | grep -q '"code":"' || fail "anonymous GET /api/payload-jobs did not answer our error shape: $body"
 echo "$body" | grep -q '"docs"' && fail "anonymous GET /api/payload-jobs listed jobs"
 echo "smoke: payload-jobs closed to anonymous callers, in our error shape"
+body=$(curl -sS "http://localhost:$port/api/no-such-path")
+echo "$body" | grep -q '"code":"not_found"' || fail "an unknown API path did not answer 404 not_found in our error shape: $body"
+echo "smoke: unknown API path -> not_found in our error shape"
 
 kill -TERM "$pid"
 for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done

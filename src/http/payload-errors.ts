@@ -83,3 +83,24 @@ export const serviceErrorResponse: AfterErrorHook = ({ error, req }) => {
   }
   return { response: body as never, status }
 }
+
+type RouteHandler = (request: Request, context: { params: Promise<{ slug: string[] }> }) => Promise<Response>
+
+/**
+ * Payload answers an unknown `/api` path with `{message}` before any hook runs: give it our error
+ * shape too (404 `not_found`). Only 404s are read; every other response passes through untouched.
+ */
+export const withErrorShape =
+  (handler: RouteHandler): RouteHandler =>
+  async (request, context) => {
+    const response = await handler(request, context)
+    if (response.status !== 404 || !response.headers.get('content-type')?.includes('application/json')) return response
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => null)) as { message?: unknown; errors?: unknown } | null
+    if (!body || body.errors !== undefined || typeof body.message !== 'string') return response
+    const headers = new Headers(response.headers)
+    headers.delete('content-length')
+    return Response.json(errorBody('not_found', 'There is no such API path.'), { status: 404, headers })
+  }

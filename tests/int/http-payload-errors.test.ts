@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { api, createUser, usePayload } from '../support/payload'
+import { api, createUser, SERVER_URL, usePayload } from '../support/payload'
 
 const payload = usePayload()
 
@@ -60,5 +60,27 @@ describe("Payload's own errors answer in the error shape with a code", () => {
       expect(other.status).toBe(wrong.status)
       expect(other.body).toEqual(wrong.body)
     }
+  })
+})
+
+describe('unknown API paths', () => {
+  it('answer 404 not_found in the error shape through the REST route, for every method', async () => {
+    const { REST_GET, REST_POST } = await import('@payloadcms/next/routes')
+    const { default: config } = await import('../../payload.config')
+    const { withErrorShape } = await import('../../src/http/payload-errors')
+    for (const [method, handler] of [['GET', REST_GET], ['POST', REST_POST]] as const) {
+      const route = withErrorShape(handler(config))
+      const response = await route(new Request(`${SERVER_URL}/api/no-such-path`, { method }), { params: Promise.resolve({ slug: ['no-such-path'] }) })
+      expect(response.status).toBe(404)
+      expect(await response.json()).toEqual({ errors: [{ code: 'not_found', message: 'There is no such API path.' }] })
+    }
+    // Payload's own 404 for a missing document keeps its message.
+    const admin = await createUser(payload(), 'admin')
+    const response = await withErrorShape(REST_GET(config))(
+      new Request(`${SERVER_URL}/api/users/99999999`, { headers: { authorization: `JWT ${admin.token}` } }),
+      { params: Promise.resolve({ slug: ['users', '99999999'] }) },
+    )
+    expect(response.status).toBe(404)
+    expect((await response.json()).errors[0]).toMatchObject({ code: 'not_found' })
   })
 })
