@@ -7,6 +7,7 @@ import { queueEmail } from '../email/send-task'
 import { ServiceError } from '../http/errors'
 import type { User } from '../payload-types'
 import { normaliseEmail } from './magic-link'
+import { passwordMatches } from './password-hash'
 import { endEverySession } from './ownership'
 import { enforceRateLimit } from './rate-limit'
 import type { Context } from './sign-up'
@@ -15,13 +16,23 @@ import { consumeAuthToken, issueAuthToken } from './tokens'
 export const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60 * 1000
 
 /**
- * A signed-in user asks for a new email address. Nothing changes yet: the address is recorded as
+ * A signed-in user asks for a new email address, proving their current password. Nothing changes yet: the address is recorded as
  * pending, a link bound to it goes to the new address, and the current address gets a notice. An
  * address that already has an account gets no link, but the same answer (no enumeration).
  */
-export const requestEmailChange = async (payload: Payload, user: User, input: { email?: unknown }, context: Context): Promise<string> => {
+export const requestEmailChange = async (
+  payload: Payload,
+  user: User,
+  input: { email?: unknown; currentPassword?: unknown },
+  context: Context,
+): Promise<string> => {
   const email = normaliseEmail(input.email)
   await enforceRateLimit(payload, 'email_change', { address: context.address, email: user.email })
+  // A session alone (perhaps a stolen one) does not move the account to another address.
+  const stored = await payload.db.findOne<{ id: number; salt?: string | null; hash?: string | null }>({ collection: 'users', where: { id: { equals: user.id } } })
+  if (!(await passwordMatches(stored, input.currentPassword))) {
+    throw new ServiceError(400, 'current_password_incorrect', 'Send your current password as currentPassword (no password yet? Set one with "Forgot your password?").')
+  }
   if (email === user.email) throw new ServiceError(400, 'email_unchanged', 'That is already your email address.')
   await inTransaction(payload, async (req) => {
     await payload.update({ collection: 'users', id: user.id, data: { pendingEmail: email }, req, overrideAccess: true })

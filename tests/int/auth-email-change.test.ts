@@ -19,7 +19,8 @@ const from = () => ({ 'x-kit-client-address': `198.19.${Math.floor(addressCounte
 
 const me = async (token: string | undefined) => (token ? (await api('GET', '/users/me', { headers: { authorization: `JWT ${token}` } })).body.user : null)
 const tokenIn = (cookie: string | undefined) => /payload-token=([^;]+)/.exec(cookie ?? '')?.[1]
-const changeEmail = (user: TestUser | null, email: unknown) => api('POST', '/account/email', { as: user, body: { email }, headers: from() })
+const changeEmail = (user: TestUser | null, email: unknown, currentPassword: unknown = user?.password) =>
+  api('POST', '/account/email', { as: user, body: { email, currentPassword }, headers: from() })
 const stored = (user: TestUser) => payload().findByID({ collection: 'users', id: user.user.id })
 
 const messagesTo = (email: string, subject: string) => smtp.messages.filter((m) => JSON.stringify(m.to).includes(email) && (m.subject ?? '').startsWith(subject))
@@ -123,5 +124,22 @@ describe('a customer changes their email', () => {
     expect(response.status).toBe(200)
     const after = await stored(customer)
     expect([after.processorCustomerId ?? null, after.emailVerified, after.pendingEmail ?? null]).toEqual([null, true, null])
+  })
+
+  it('a session alone (perhaps a stolen one) cannot move the account: the current password is required', async () => {
+    const customer = await createUser(payload(), 'customer')
+    const newEmail = `thief-${Date.now()}@example.test`
+    const attempts = [
+      api('POST', '/account/email', { as: customer, body: { email: newEmail }, headers: from() }),
+      changeEmail(customer, newEmail, ''),
+      changeEmail(customer, newEmail, 'not-the-password'),
+    ]
+    for (const response of await Promise.all(attempts)) {
+      expect(response.status).toBe(400)
+      expect(response.body.errors[0].code).toBe('current_password_incorrect')
+    }
+    expect((await stored(customer)).pendingEmail ?? null).toBeNull()
+    await payload().jobs.run({ limit: 100 })
+    expect(messagesTo(newEmail, 'Confirm your new email address')).toHaveLength(0)
   })
 })

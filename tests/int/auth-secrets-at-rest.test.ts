@@ -95,7 +95,7 @@ describe('no sign-in token or link is stored in clear text', () => {
   it('email change', async () => {
     const customer: TestUser = await createUser(payload(), 'customer')
     const newEmail = `at-rest-change-${Date.now()}@example.test`
-    await api('POST', '/account/email', { as: customer, body: { email: newEmail }, headers: from() })
+    await api('POST', '/account/email', { as: customer, body: { email: newEmail, currentPassword: customer.password }, headers: from() })
     const queued = await dump()
     const link = linkIn((await mail(newEmail, 'Confirm your new email address')).text)
     expectNowhere(link, queued, await dump())
