@@ -14,5 +14,10 @@ export const RepoUsernames: CollectionConfig = {
   fields: [
     { name: 'usernameKey', type: 'text', required: true, unique: true, admin: { description: 'The username, lower-cased.' } },
     { name: 'user', type: 'relationship', relationTo: 'users', required: true, index: true },
+    {
+      name: 'removingSince',
+      type: 'date',
+      admin: { description: 'Set while the username is being taken off the code host: nobody may write it meanwhile.' },
+    },
   ],
 }

@@ -8,6 +8,7 @@ import * as migration_20261122_032430_oauth_identities from './20261122_032430_o
 import * as migration_20261122_140743_repo_usernames from './20261122_140743_repo_usernames';
 import * as migration_20261122_140808_account_security from './20261122_140808_account_security';
 import * as migration_20261122_141018_scheduled_jobs from './20261122_141018_scheduled_jobs';
+import * as migration_20261122_160454 from './20261122_160454_repo_username_removal';
 
 export const migrations = [
   {
@@ -58,6 +59,11 @@ export const migrations = [
   {
     up: migration_20261122_141018_scheduled_jobs.up,
     down: migration_20261122_141018_scheduled_jobs.down,
-    name: '20261122_141018_scheduled_jobs'
+    name: '20261122_141018_scheduled_jobs',
+  },
+  {
+    up: migration_20261122_160454.up,
+    down: migration_20261122_160454.down,
+    name: '20261122_160454_repo_username_removal'
   },
 ];

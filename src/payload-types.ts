@@ -513,6 +513,10 @@ export interface RepoUsername {
    */
   usernameKey: string;
   user: number | User;
+  /**
+   * Set while the username is being taken off the code host: nobody may write it meanwhile.
+   */
+  removingSince?: string | null;
   updatedAt: string;
   createdAt: string;
 }
@@ -1025,6 +1029,7 @@ export interface RepoAccessSelect<T extends boolean = true> {
 export interface RepoUsernamesSelect<T extends boolean = true> {
   usernameKey?: T;
   user?: T;
+  removingSince?: T;
   updatedAt?: T;
   createdAt?: T;
 }

@@ -73,8 +73,14 @@ const claimUsername = async (payload: Payload, userId: number, key: string): Pro
       sql`INSERT INTO repo_usernames (username_key, user_id) VALUES (${key}, ${userId}) ON CONFLICT (username_key) DO NOTHING RETURNING id`,
     )
     if (inserted.length > 0) return 'claimed'
-    const [holder] = await execute<{ user_id: number }>(req, sql`SELECT user_id FROM repo_usernames WHERE username_key = ${key}`)
-    if (holder && Number(holder.user_id) === userId) return 'held'
+    const [holder] = await execute<{ user_id: number; removing_since: string | null }>(
+      req,
+      sql`SELECT user_id, removing_since FROM repo_usernames WHERE username_key = ${key}`,
+    )
+    if (holder && Number(holder.user_id) === userId) {
+      if (removalUnderWay(holder.removing_since)) throw beingRemoved()
+      return 'held'
+    }
     if (holder) {
       const cutoff = new Date(Date.now() - ABANDONED_CLAIM_MS).toISOString()
       await execute(
@@ -87,11 +93,26 @@ const claimUsername = async (payload: Payload, userId: number, key: string): Pro
   throw usernameTaken()
 }
 
-/** Inside the write's transaction: the user must still hold the claim (taking it again if it was given back meanwhile). */
+const beingRemoved = () =>
+  new ServiceError(409, 'username_being_removed', 'That username is being taken off the repository right now. Try again in a minute.')
+
+/** Whether a removal of the username (releaseReplaced) is under way and not abandoned. */
+const removalUnderWay = (removingSince: string | Date | null | undefined) =>
+  removingSince !== null && removingSince !== undefined && Date.now() - new Date(removingSince).getTime() < ABANDONED_CLAIM_MS
+
+/**
+ * Inside the write's transaction: the user must still hold the claim (taking it again if it was given
+ * back meanwhile), and no removal of that username may be under way: a row written now could say
+ * `collaborator` about a username the code host is about to drop.
+ */
 const holdClaim = async (tx: PayloadRequest, userId: number, key: string): Promise<void> => {
   await execute(tx, sql`INSERT INTO repo_usernames (username_key, user_id) VALUES (${key}, ${userId}) ON CONFLICT (username_key) DO NOTHING`)
-  const [holder] = await execute<{ user_id: number }>(tx, sql`SELECT user_id FROM repo_usernames WHERE username_key = ${key}`)
+  const [holder] = await execute<{ user_id: number; removing_since: string | null }>(
+    tx,
+    sql`SELECT user_id, removing_since FROM repo_usernames WHERE username_key = ${key} FOR UPDATE`,
+  )
   if (!holder || Number(holder.user_id) !== userId) throw usernameTaken()
+  if (removalUnderWay(holder.removing_since)) throw beingRemoved()
 }
 
 /** Give a claim back, unless the user's row holds that username again. */
@@ -168,11 +189,13 @@ export const requestRepoAccess = async (req: PayloadRequest, codeHost: CodeHostP
       return { row, replaced }
     })
   } catch (error) {
-    // The invitation went out but is not recorded: take it back, unless the username was the user's already.
-    if (claimed) {
+    // The invitation went out but is not recorded: take it back, unless the username was the user's
+    // already (and is not being removed: then the new invitation must not outlive the removal).
+    const removing = error instanceof ServiceError && error.code === 'username_being_removed'
+    if (claimed || (removing && invited.status === 'pending')) {
       await host.remove(username, invitationIdOf(invited)).catch(() => undefined)
-      await releaseUsername(await plainReq(payload), user.id, key)
     }
+    if (claimed) await releaseUsername(await plainReq(payload), user.id, key)
     throw error
   }
   if (written.replaced) {
@@ -188,7 +211,19 @@ const releaseReplaced = async (payload: Payload, host: CodeHost, userId: number,
   const key = keyOf(replaced.username)
   const req = await plainReq(payload)
   if (holds(await rowOf(req, userId), key)) return 'kept'
-  if (!(await holdsClaim(payload, userId, key))) return 'none'
+  // Mark the claim as being removed (unless the user's row holds the username again): no request
+  // writes it until the code host has dropped it and the claim is gone.
+  // Under the user's lock, which every write takes first, so a write is either seen here or refused.
+  const marked = await inTransaction(payload, async (tx) => {
+    await lockKey(tx, `repo-access:${userId}`)
+    return execute(
+      tx,
+      sql`UPDATE repo_usernames c SET removing_since = now(), updated_at = now() WHERE c.username_key = ${key} AND c.user_id = ${userId}
+        AND NOT EXISTS (SELECT 1 FROM repo_access a WHERE a.user_id = c.user_id AND lower(a.username) = c.username_key AND a.status <> 'revoked')
+        RETURNING c.id`,
+    )
+  })
+  if (marked.length === 0) return (await holdsClaim(payload, userId, key)) ? 'kept' : 'none'
   await host.remove(replaced.username, replaced.invitationId)
   await releaseUsername(req, userId, key)
   return 'withdrawn'

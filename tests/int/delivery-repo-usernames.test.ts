@@ -9,7 +9,7 @@ import { api, createUser, type TestUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
 
-const LOGINS = ['kit-race', 'kit-race-many', 'kit-freed', 'kit-keep-old', 'kit-keep-new', 'kit-swap-old', 'kit-swap-new', 'kit-outage']
+const LOGINS = ['kit-back-old', 'kit-back-new', 'kit-race', 'kit-race-many', 'kit-freed', 'kit-keep-old', 'kit-keep-new', 'kit-swap-old', 'kit-swap-new', 'kit-outage']
 const CHANGES = Array.from({ length: USERNAME_CHANGES.points + 1 }, (_, index) => `kit-change-${index}`)
 
 beforeAll(async () => {
@@ -103,6 +103,30 @@ describe('one code-host username per account, across all accounts', () => {
     expect((await request(other, 'kit-keep-old')).status).toBe(200)
     // the new username was not touched
     expect(pendingLogins()).toContain('kit-keep-new')
+  })
+
+  it('asking for the old username again while the code host is removing it: refused until it is gone, then a fresh invitation (row and code host agree)', async () => {
+    const { buyer } = await ultimateBuyer()
+    await request(buyer, 'kit-back-old')
+    codeHost.accept('kit-back-old')
+    // The code host takes its time to drop the old collaborator.
+    codeHost.failNext({ method: 'DELETE', path: /\/collaborators\/kit-back-old$/, delayMs: 600 })
+    const swapping = request(buyer, 'kit-back-new')
+    for (let waited = 0; waited < 100 && !codeHost.state.requests.some((entry) => entry.method === 'DELETE' && entry.path.endsWith('/collaborators/kit-back-old')); waited += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const meanwhile = await request(buyer, 'kit-back-old')
+    expect(meanwhile.status).toBe(409)
+    expect(meanwhile.body.errors[0].code).toBe('username_being_removed')
+    expect((await swapping).body).toEqual({ status: 'pending', username: 'kit-back-new' })
+    codeHost.clearFailures()
+    expect(codeHost.state.collaborators.has('kit-back-old')).toBe(false)
+    expect(await claimsOf('kit-back-old')).toHaveLength(0)
+
+    const back = await request(buyer, 'kit-back-old')
+    expect(back.body).toEqual({ status: 'pending', username: 'kit-back-old' })
+    expect(pendingLogins()).toContain('kit-back-old')
+    expect(pendingLogins()).not.toContain('kit-back-new')
   })
 
   it('replacing a username gives its claim back at once when the code host answers', async () => {
