@@ -1,6 +1,6 @@
 import { AuthenticationError, type CollectionBeforeChangeHook, type CollectionBeforeOperationHook, type CollectionConfig, type PayloadRequest } from 'payload'
 
-import { passwordMatches, spendOnePasswordHash } from '../src/auth/password-hash'
+import { requireCurrentPassword, spendOnePasswordHash } from '../src/auth/password-hash'
 import { enforceRateLimit, type LimitedAction } from '../src/auth/rate-limit'
 import { storedResetToken } from '../src/auth/tokens'
 import { passwordResetEmail } from '../src/email/account-emails'
@@ -98,15 +98,16 @@ const refuseUnusableAccount = async (req: PayloadRequest, email: string) => {
  * no password they know (magic link, OAuth) set one through the reset email. Admins are exempt: they
  * set passwords for others in the admin.
  */
-const requireCurrentPassword: CollectionBeforeOperationHook = async ({ args, operation, req }) => {
+const currentPasswordForNewPassword: CollectionBeforeOperationHook = async ({ args, operation, req }) => {
   const data = (args as { data?: { password?: unknown; currentPassword?: unknown } }).data
   if (operation !== 'update' || !data || typeof data.password !== 'string' || !req.user || isAdminUser(req.user)) return args
   const current = data.currentPassword
   delete data.currentPassword
-  const stored = await req.payload.db.findOne<{ id: number; salt?: string | null; hash?: string | null }>({ collection: 'users', where: { id: { equals: req.user.id } }, req })
-  if (!(await passwordMatches(stored, current))) {
-    throw new ServiceError(400, 'current_password_incorrect', 'To set a new password, send your current one as currentPassword (or use "Forgot your password?").')
-  }
+  await requireCurrentPassword(req.payload, req.user as { id: number; email: string }, current, {
+    address: clientAddress(req.headers),
+    req,
+    hint: 'To set a new password, send your current one as currentPassword (or use "Forgot your password?").',
+  })
   return args
 }
 
@@ -155,7 +156,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
     unlock: admins,
   },
   hooks: {
-    beforeOperation: [limitAttempts, guardCredentials, requireCurrentPassword],
+    beforeOperation: [limitAttempts, guardCredentials, currentPasswordForNewPassword],
     beforeChange: [assignRoles, guardEmailChange, hashResetToken],
   },
   fields: [

@@ -7,7 +7,7 @@ import { queueEmail } from '../email/send-task'
 import { ServiceError } from '../http/errors'
 import type { User } from '../payload-types'
 import { normaliseEmail } from './magic-link'
-import { passwordMatches } from './password-hash'
+import { requireCurrentPassword } from './password-hash'
 import { endEverySession } from './ownership'
 import { enforceRateLimit } from './rate-limit'
 import type { Context } from './sign-up'
@@ -29,10 +29,10 @@ export const requestEmailChange = async (
   const email = normaliseEmail(input.email)
   await enforceRateLimit(payload, 'email_change', { address: context.address, email: user.email })
   // A session alone (perhaps a stolen one) does not move the account to another address.
-  const stored = await payload.db.findOne<{ id: number; salt?: string | null; hash?: string | null }>({ collection: 'users', where: { id: { equals: user.id } } })
-  if (!(await passwordMatches(stored, input.currentPassword))) {
-    throw new ServiceError(400, 'current_password_incorrect', 'Send your current password as currentPassword (no password yet? Set one with "Forgot your password?").')
-  }
+  await requireCurrentPassword(payload, user, input.currentPassword, {
+    address: context.address,
+    hint: 'Send your current password as currentPassword (no password yet? Set one with "Forgot your password?").',
+  })
   if (email === user.email) throw new ServiceError(400, 'email_unchanged', 'That is already your email address.')
   await inTransaction(payload, async (req) => {
     await payload.update({ collection: 'users', id: user.id, data: { pendingEmail: email }, req, overrideAccess: true })

@@ -1,6 +1,11 @@
 import crypto from 'node:crypto'
 import { promisify } from 'node:util'
 
+import type { Payload, PayloadRequest } from 'payload'
+
+import { ServiceError } from '../http/errors'
+import { enforceRateLimit } from './rate-limit'
+
 const pbkdf2 = promisify(crypto.pbkdf2)
 
 /**
@@ -28,4 +33,26 @@ export const passwordMatches = async (stored: { salt?: string | null; hash?: str
  */
 export const spendOnePasswordHash = async (): Promise<void> => {
   await pbkdf2(crypto.randomBytes(16), crypto.randomBytes(32).toString('hex'), CURRENT.iterations, CURRENT.keyLength, 'sha256')
+}
+
+/**
+ * A signed-in user proves their current password before a sensitive change (password, email), so a
+ * stolen session is no permanent takeover. Each guess counts as a sign-in attempt on the account
+ * (429 `rate_limited` past it); a wrong or missing one is 400 `current_password_incorrect`.
+ */
+export const requireCurrentPassword = async (
+  payload: Payload,
+  user: { id: number | string; email: string },
+  currentPassword: unknown,
+  context: { address: string | null; req?: PayloadRequest; hint: string },
+): Promise<void> => {
+  await enforceRateLimit(payload, 'sign_in', { address: context.address, email: user.email })
+  const stored = await payload.db.findOne<{ id: number; salt?: string | null; hash?: string | null }>({
+    collection: 'users',
+    where: { id: { equals: user.id } },
+    ...(context.req ? { req: context.req } : {}),
+  })
+  if (!(await passwordMatches(stored, currentPassword))) {
+    throw new ServiceError(400, 'current_password_incorrect', context.hint)
+  }
 }

@@ -53,4 +53,19 @@ describe('changing one’s own password', () => {
     expect(response.status).toBe(200)
     expect((await login(customer.email, 'set-by-the-admin-1')).status).toBe(200)
   })
+
+  it('guessing the current password with a session counts as sign-in attempts: 429 after the account limit', async () => {
+    const customer = await createUser(payload(), 'customer')
+    const guess = (currentPassword: string) =>
+      api('PATCH', `/users/${customer.user.id}`, { as: customer, body: { password: 'taken-over-password-3', currentPassword } })
+    const answers = []
+    for (let attempt = 0; attempt < 11; attempt += 1) answers.push((await guess(`guess-${attempt}`)).status)
+    expect(answers.slice(0, 10)).toEqual(Array(10).fill(400))
+    expect(answers[10]).toBe(429)
+    // the right password is refused too while the limit lasts: guessing gains nothing
+    const right = await guess(customer.password)
+    expect(right.status).toBe(429)
+    expect(right.body.errors[0].code).toBe('rate_limited')
+  })
 })
+
