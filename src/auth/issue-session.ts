@@ -1,6 +1,8 @@
 import { createLocalReq, getFieldsToSign, jwtSign, logoutOperation, type Payload } from 'payload'
 import { addSessionToUser } from 'payload/shared'
 
+import { endEverySession } from './ownership'
+
 /**
  * Sign a user in without a password (magic link, OAuth, password recovery): a session exactly like
  * Payload's own login creates, and the JWT for its cookie. `endOtherSessions` signs every other
@@ -13,9 +15,7 @@ export const issueSession = async (
 ): Promise<{ token: string; exp: number }> => {
   const collectionConfig = payload.collections.users.config
   const req = await createLocalReq({}, payload)
-  if (options.endOtherSessions) {
-    await payload.db.updateOne({ collection: 'users', where: { id: { equals: userId } }, data: { sessions: [] }, req })
-  }
+  if (options.endOtherSessions) await endEverySession(req, userId)
   const user = await payload.findByID({ collection: 'users', id: userId, depth: 0, showHiddenFields: true, overrideAccess: true, req })
   const { sid } = await addSessionToUser({ collectionConfig, payload, req, user: { ...user, collection: 'users' } })
   const fieldsToSign = getFieldsToSign({ collectionConfig, email: user.email, user: { ...user, collection: 'users' }, ...(sid ? { sid } : {}) })
