@@ -1,10 +1,6 @@
 import type { Config, Plugin, TaskConfig } from 'payload'
 
-import { admins } from '../src/access/roles'
 import { DEFAULT_REAPER_OPTIONS, reapStuckJobs, type ReaperOptions } from '../src/jobs/reaper'
-
-/** Payload adds this global once a task has a schedule: when each schedule last queued its job. */
-const JOB_STATS_GLOBAL = 'payload-jobs-stats'
 
 const reapStuckJobsTask = (options: ReaperOptions): TaskConfig<'reapStuckJobs'> => ({
   slug: 'reapStuckJobs',
@@ -34,7 +30,8 @@ const reapStuckJobsTask = (options: ReaperOptions): TaskConfig<'reapStuckJobs'> 
 
 /**
  * The jobs queue's upkeep: jobs a crashed process left `processing` run again (reaped at start-up
- * and every minute), and the schedules' bookkeeping global is admins-only.
+ * and every minute). The schedules' bookkeeping global gets its access with Payload's own
+ * collections (src/access/payload-collections.ts).
  */
 export const jobsPlugin =
   (options: Partial<ReaperOptions> = {}): Plugin =>
@@ -45,10 +42,6 @@ export const jobsPlugin =
       jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), reapStuckJobsTask(reaper)] },
       onInit: async (payload) => {
         await config.onInit?.(payload)
-        // Payload creates the global after plugins run, with "any signed-in user" access: a customer
-        // could rewrite when schedules last ran and stop them.
-        const stats = payload.config.globals.find((global) => global.slug === JOB_STATS_GLOBAL)
-        if (stats) stats.access = { ...stats.access, read: admins, update: admins, readVersions: admins }
         await reapStuckJobs(payload, reaper).catch((error: unknown) =>
           payload.logger.warn({ msg: 'could not reap interrupted jobs at start-up', error: error instanceof Error ? error.message : String(error) }),
         )

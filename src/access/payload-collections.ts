@@ -1,4 +1,4 @@
-import type { Access, CollectionConfig, SanitizedConfig, Where } from 'payload'
+import type { Access, CollectionConfig, GlobalConfig, SanitizedConfig, Where } from 'payload'
 
 import { admins, nobody, signedIn, staff } from './roles'
 
@@ -25,13 +25,26 @@ export const PAYLOAD_COLLECTIONS_ACCESS: Record<string, CollectionAccess> = {
 }
 
 /**
- * Payload adds its collections while sanitizing the config, after every plugin ran: their access is
- * set on the sanitized config, before Payload starts (REST, GraphQL and the admin read it from there).
+ * Payload's own global, added once a task has a schedule: when each schedule last queued its job. Its
+ * default lets any signed-in user rewrite it (and so stop the schedules): admins only.
+ */
+export const PAYLOAD_GLOBALS_ACCESS: Record<string, NonNullable<GlobalConfig['access']>> = {
+  'payload-jobs-stats': { read: admins, update: admins, readVersions: admins },
+}
+
+/**
+ * Payload adds its collections and globals while sanitizing the config, after every plugin ran: their
+ * access is set on the sanitized config, before Payload starts (REST, GraphQL and the admin read it
+ * from there).
  */
 export const restrictPayloadCollections = (config: SanitizedConfig): SanitizedConfig => {
   for (const collection of config.collections) {
     const access = PAYLOAD_COLLECTIONS_ACCESS[collection.slug]
     if (access) collection.access = { ...collection.access, ...access }
+  }
+  for (const global of config.globals) {
+    const access = PAYLOAD_GLOBALS_ACCESS[global.slug]
+    if (access) global.access = { ...global.access, ...access }
   }
   return config
 }
