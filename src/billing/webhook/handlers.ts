@@ -337,32 +337,31 @@ const applyInvoiceCharge = async (context: HandlerContext, { charge, invoice, su
   return { owner: updated, payment }
 }
 
+/**
+ * A refund or dispute, applied to what the charge paid for (a one-time purchase or a subscription's
+ * invoice): who owns it, and the amount and source ids its analytics event names.
+ */
+const applyChargeChanges = async (context: HandlerContext, loaded: NonNullable<LoadedCharge>, changes: ChargeChanges) => {
+  if ('oneTime' in loaded) {
+    const { purchase } = await recordOneTimePayment(context, loaded.oneTime, changes.disputeStatus)
+    await recordChargeChanges(context.req, loaded.oneTime.paymentIntent.id, changes)
+    return { owner: purchase as { user?: unknown; email?: string | null }, amount: purchase.amount, source: {} }
+  }
+  const { owner, payment } = await applyInvoiceCharge(context, loaded.invoice, changes)
+  return { owner, amount: payment.amount, source: { invoiceId: loaded.invoice.invoice.id, subscriptionId: loaded.invoice.subscription.subscription.id } }
+}
+
 const chargeRefunded = handler<LoadedCharge>({
   load: async (processor, event) => loadChargeOwner(processor, await processor.charges.retrieve((event.data.object as Stripe.Charge).id)),
   apply: async (context, loaded) => {
     if (!loaded) return
     const charge = 'oneTime' in loaded ? loaded.oneTime.charge! : loaded.invoice.charge
-    let owner: { user?: unknown; email?: string | null }
-    let amount: number | null | undefined
-    if ('oneTime' in loaded) {
-      const { purchase } = await recordOneTimePayment(context, loaded.oneTime)
-      await recordChargeChanges(context.req, loaded.oneTime.paymentIntent.id, { refundedAmount: charge.amount_refunded })
-      owner = purchase
-      amount = purchase.amount
-    } else {
-      const applied = await applyInvoiceCharge(context, loaded.invoice, { refundedAmount: charge.amount_refunded })
-      owner = applied.owner
-      amount = applied.payment.amount
-    }
+    const { owner, amount, source } = await applyChargeChanges(context, loaded, { refundedAmount: charge.amount_refunded })
     await track(context.req, {
       name: charge.refunded ? 'refund_full' : 'refund_partial',
       userId: relationId(owner.user),
       email: owner.email ?? null,
-      properties: {
-        amountRefunded: charge.amount_refunded,
-        amount,
-        ...('invoice' in loaded ? { invoiceId: loaded.invoice.invoice.id, subscriptionId: loaded.invoice.subscription.subscription.id } : {}),
-      },
+      properties: { amountRefunded: charge.amount_refunded, amount, ...source },
       sourceId: `${charge.id}:${charge.amount_refunded}`,
     })
   },
@@ -386,25 +385,12 @@ const disputeChanged = handler<LoadedDispute>({
   apply: async (context, { dispute, payment }) => {
     if (!payment) return
     const disputeStatus = DISPUTE_STATES[dispute.status] ?? 'open'
-    const { req } = context
-    let owner: { user?: unknown; email?: string | null }
-    if ('oneTime' in payment) {
-      const { purchase } = await recordOneTimePayment(context, payment.oneTime, disputeStatus)
-      await recordChargeChanges(req, payment.oneTime.paymentIntent.id, { disputeStatus })
-      owner = purchase
-    } else {
-      owner = (await applyInvoiceCharge(context, payment.invoice, { disputeStatus })).owner
-    }
-    await track(req, {
+    const { owner, source } = await applyChargeChanges(context, payment, { disputeStatus })
+    await track(context.req, {
       name: `dispute_${disputeStatus === 'open' ? 'opened' : disputeStatus}`,
       userId: relationId(owner.user),
       email: owner.email ?? null,
-      properties: {
-        disputeId: dispute.id,
-        reason: dispute.reason,
-        amount: dispute.amount,
-        ...('invoice' in payment ? { invoiceId: payment.invoice.invoice.id, subscriptionId: payment.invoice.subscription.subscription.id } : {}),
-      },
+      properties: { disputeId: dispute.id, reason: dispute.reason, amount: dispute.amount, ...source },
       sourceId: dispute.id,
     })
   },
