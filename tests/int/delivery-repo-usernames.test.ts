@@ -168,3 +168,26 @@ describe('a limit on username changes', () => {
     expect((await request(buyer, 'kit-outage')).status).toBe(200)
   })
 })
+
+describe('who may read or write the username claims', () => {
+  it("customers neither read (REST or GraphQL) nor write claims, their own or others'; support reads; only admins delete", async () => {
+    const { buyer } = await ultimateBuyer()
+    const claim = await payload().create({ collection: 'repo_usernames', data: { usernameKey: `kit-private-${buyer.user.id}`, user: buyer.user.id } })
+    const support = await createUser(payload(), 'support')
+    const admin = await createUser(payload(), 'admin')
+
+    for (const who of [null, buyer]) {
+      expect((await api('GET', '/repo_usernames', { as: who })).status).toBe(403)
+      expect((await api('GET', `/repo_usernames/${claim.id}`, { as: who })).status).toBe(403)
+      expect((await api('POST', '/repo_usernames', { as: who, body: { usernameKey: 'kit-grab', user: buyer.user.id } })).status).toBe(403)
+      expect((await api('PATCH', `/repo_usernames/${claim.id}`, { as: who, body: { usernameKey: 'kit-moved' } })).status).toBe(403)
+      expect((await api('DELETE', `/repo_usernames/${claim.id}`, { as: who })).status).toBe(403)
+      const graphql = await api('POST', '/graphql', { as: who, body: { query: '{ RepoUsernames { docs { id usernameKey } } }' } })
+      expect(JSON.stringify(graphql.body)).not.toContain('kit-private')
+    }
+    expect((await api('GET', `/repo_usernames/${claim.id}`, { as: support })).body.usernameKey).toBe(`kit-private-${buyer.user.id}`)
+    expect((await api('PATCH', `/repo_usernames/${claim.id}`, { as: support, body: { usernameKey: 'kit-moved' } })).status).toBe(403)
+    expect((await api('DELETE', `/repo_usernames/${claim.id}`, { as: support })).status).toBe(403)
+    expect((await api('DELETE', `/repo_usernames/${claim.id}`, { as: admin })).status).toBe(200)
+  })
+})
