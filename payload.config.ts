@@ -19,6 +19,9 @@ import { createEmailAdapter } from './src/email/adapter'
 import { serviceErrorResponse } from './src/http/payload-errors'
 import { isJobsWorker } from './src/jobs/worker'
 
+// Our 4xx ServiceErrors are named ClientError (src/http/errors.ts), a name Payload's type does not list.
+const CLIENT_ERROR_LOGGING: Record<string, 'info'> = { ClientError: 'info' }
+
 const dirname = path.dirname(fileURLToPath(import.meta.url))
 const env = readEnv()
 // Production start-up refuses to run without PAYLOAD_SECRET (server.ts); `next build` needs none.
@@ -54,8 +57,8 @@ export default buildConfig({
   hooks: { afterError: [serviceErrorResponse] },
   upload: { limits: { fileSize: env.maxUploadBytes } },
   logger: { options: { level: env.logLevel } },
-  // A wrong password or a locked account is the client's mistake, not an error of the service.
-  loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info', APIError: 'warn' },
+  // A wrong password, a locked account or any 4xx ServiceError is the client's mistake, not an error of the service.
+  loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info', APIError: 'warn', ...CLIENT_ERROR_LOGGING },
   jobs: {
     // The process's jobs worker (server.ts) works the queue every 10 seconds; tests run it explicitly.
     autoRun: [{ cron: '*/10 * * * * *', queue: 'default', limit: 20 }],

@@ -3,7 +3,11 @@
  * Codes are stable snake_case identifiers clients can branch on; messages are for people.
  */
 export class ServiceError extends Error {
-  override name = 'ServiceError'
+  /**
+   * `ClientError` for 4xx (the caller's mistake: Payload logs it at info, message only, through
+   * `loggingLevels`), `ServiceError` for 5xx (logged as an error with its stack).
+   */
+  override name: 'ClientError' | 'ServiceError'
   constructor(
     readonly status: number,
     readonly code: string,
@@ -12,6 +16,7 @@ export class ServiceError extends Error {
     readonly retryAfterSeconds?: number,
   ) {
     super(message)
+    this.name = status < 500 ? 'ClientError' : 'ServiceError'
   }
 }
 

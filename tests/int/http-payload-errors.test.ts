@@ -84,3 +84,15 @@ describe('unknown API paths', () => {
     expect((await response.json()).errors[0]).toMatchObject({ code: 'not_found' })
   })
 })
+
+describe('logging of our own errors', () => {
+  it("a client's mistake is logged at info (message only); a failure of ours as an error", async () => {
+    const { ServiceError } = await import('../../src/http/errors')
+    const levels = payload().config.loggingLevels as Record<string, string | false | undefined>
+    expect(levels[new ServiceError(400, 'email_change_requires_confirmation', 'x').name]).toBe('info')
+    expect(levels[new ServiceError(429, 'rate_limited', 'x').name]).toBe('info')
+    expect(levels[new ServiceError(502, 'processor_unavailable', 'x').name]).toBeUndefined()
+    // the class is still what every handler checks
+    expect(new ServiceError(400, 'x', 'y')).toBeInstanceOf(ServiceError)
+  })
+})
