@@ -4,16 +4,21 @@ import { fileURLToPath } from 'node:url'
 import { postgresAdapter } from '@payloadcms/db-postgres'
 import { lexicalEditor } from '@payloadcms/richtext-lexical'
 import { buildConfig } from 'payload'
+import sharp from 'sharp'
 
 import { accountsPlugin } from './plugins/accounts'
 import { billingPlugin } from './plugins/billing'
 import { catalogPlugin } from './plugins/catalog'
+import { contentPlugin } from './plugins/content'
 import { deliveryPlugin } from './plugins/delivery'
 import { jobsPlugin } from './plugins/jobs'
 import { licensingPlugin } from './plugins/licensing'
+import { staffPlugin } from './plugins/staff'
+import { supportPlugin } from './plugins/support'
 import { restrictPayloadCollections } from './src/access/payload-collections'
 import { readEnv, resolvePayloadSecret } from './src/config/env'
 import { embeddedDatabaseUrl } from './src/db/embedded'
+import { guardedPg } from './src/db/pool-errors'
 import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
 import { createEmailAdapter } from './src/email/adapter'
 import { serviceErrorResponse } from './src/http/payload-errors'
@@ -39,6 +44,8 @@ export default buildConfig({
     meta: { titleSuffix: ' | Starter Kit' },
   },
   db: postgresAdapter({
+    // Each instance's pool logs a lost connection (a database restart) instead of crashing the process.
+    pg: guardedPg,
     pool: {
       connectionString: env.databaseUrl ?? embeddedDatabaseUrl(env.embeddedPostgresPort, EMBEDDED_DATABASE_NAME),
       max: env.databasePoolMax,
@@ -50,6 +57,8 @@ export default buildConfig({
     tablesFilter: ['!rate_limits'],
   }),
   editor: lexicalEditor(),
+  // Resizes uploaded images (blog covers) into the media collection's sizes.
+  sharp,
   email: createEmailAdapter(env),
   cors: [env.serverUrl],
   csrf: [env.serverUrl],
@@ -92,11 +101,18 @@ export default buildConfig({
       serverUrl: env.serverUrl,
       retryDelayMs: env.jobsRetryDelayMs,
       graceDays: env.subscriptionGraceDays,
+      signingKey: {
+        configured: env.licenseSigningKey,
+        generatedFile: path.join(env.dataDir, 'license-signing-key.pem'),
+        isProduction: env.isProduction,
+        issuer: env.serverUrl,
+      },
     }),
     deliveryPlugin({
       serverUrl: env.serverUrl,
       secret,
       releasesDir: env.releasesDir,
+      templatesDir: env.templatesDir,
       downloadUrlTtlSeconds: env.downloadUrlTtlSeconds,
       s3: env.s3.bucket ? { ...env.s3, bucket: env.s3.bucket } : null,
       codeHost:
@@ -113,6 +129,15 @@ export default buildConfig({
       serverUrl: env.serverUrl,
       graceDays: env.subscriptionGraceDays,
     }),
+    contentPlugin({
+      serverUrl: env.serverUrl,
+      productName: 'Starter Kit',
+      mediaDir: env.mediaDir,
+      s3: env.s3.bucket ? { ...env.s3, bucket: env.s3.bucket } : null,
+    }),
+    supportPlugin({ productName: 'Starter Kit', serverUrl: env.serverUrl, retryDelayMs: env.jobsRetryDelayMs }),
+    // After delivery: its support actions use the code host.
+    staffPlugin(),
     jobsPlugin(),
   ],
 }).then(restrictPayloadCollections)

@@ -4,11 +4,16 @@
  * development database, migrations and plan seeding before the first request, /healthz and
  * /readyz, request body limits and graceful shutdown.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
+
 import nextEnv from '@next/env'
 
 import { productionProblems, readEnv, resolvePayloadSecret } from './src/config/env'
 
 const dev = process.env.NODE_ENV !== 'production'
+// Next's request storage (next/cache, loaded by the content hooks through the Payload config) is built
+// on this global, which Next itself sets only when its server loads: after the config, here.
+;(globalThis as { AsyncLocalStorage?: typeof AsyncLocalStorage }).AsyncLocalStorage ??= AsyncLocalStorage
 // The service runs offline by default; Next's telemetry would only try the network.
 process.env.NEXT_TELEMETRY_DISABLED ??= '1'
 nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: console.error })
@@ -90,12 +95,19 @@ const main = async () => {
   // A short-lived instance for migrations and seeding; Next's route handlers boot their own.
   log('connecting to the database')
   const bootstrap = await getPayload({ config, key: 'bootstrap' })
-  log('applying migrations and seeding plans')
+  log('applying migrations, seeding plans and importing content')
   try {
-    // Read again: the development stand-in may have supplied price IDs.
-    const seeded = await prepareDatabase(bootstrap, { priceIds: readEnv().priceIds })
+    const { describeImport } = await import('./src/content/import')
+    const { seeded, content } = await prepareDatabase(bootstrap, {
+      // Read again: the development stand-in may have supplied price IDs.
+      priceIds: readEnv().priceIds,
+      content: env.contentImportOnStart
+        ? { root: env.contentDir, onError: (error) => console.error(`[server] content import skipped: ${error.message}`) }
+        : undefined,
+    })
     if (seeded?.created.length) log(`seeded plans: ${seeded.created.join(', ')}`)
     if (seeded?.updatedPriceIds.length) log(`price IDs updated from configuration: ${seeded.updatedPriceIds.join(', ')}`)
+    if (content) for (const line of describeImport(content)) log(`content: ${line}`)
   } finally {
     await closePayload(bootstrap)
   }
@@ -108,7 +120,7 @@ const main = async () => {
   closers.push({ name: 'jobs worker', close: () => closePayload(worker) })
 
   const { default: next } = await import('next')
-  const { default: pg } = await import('pg')
+  const { createReadinessCheck } = await import('./src/db/readiness')
   const { createHost } = await import('./src/server/host')
   const { staffSessionCheck } = await import('./src/http/staff-session')
   const sanitized = await config
@@ -117,9 +129,8 @@ const main = async () => {
   await nextApp.prepare()
   closers.push({ name: 'next', close: () => nextApp.close() })
 
-  const readinessPool = new pg.Pool({ connectionString: database.url, max: 2, connectionTimeoutMillis: 2_000 })
-  readinessPool.on('error', () => undefined)
-  closers.push({ name: 'readiness pool', close: () => readinessPool.end() })
+  const readiness = createReadinessCheck(database.url)
+  closers.push({ name: 'readiness pool', close: readiness.close })
   closers.push({
     name: 'payload',
     close: async () => {
@@ -133,9 +144,7 @@ const main = async () => {
 
   const host = createHost({
     handle: nextApp.getRequestHandler(),
-    checkDatabase: async () => {
-      await readinessPool.query('SELECT 1')
-    },
+    checkDatabase: readiness.check,
     maxBodyBytes: env.maxBodyBytes,
     maxUploadBytes: env.maxUploadBytes,
     // Payload's upload collections (releases, ...): create and update, by staff only, get the upload limit.

@@ -4,6 +4,7 @@ import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, staff, staffField } from '../src/access/roles'
 import { applyStaffOverride, recordStaffOverride } from '../src/licensing/hooks'
 import { LICENSE_STATUSES } from '../src/licensing/status'
+import { staffActionsField } from './staff-actions'
 
 /**
  * Licenses: the single source of access. The webhook grants and updates them from purchases and
@@ -16,7 +17,7 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
     defaultColumns: ['key', 'user', 'email', 'plan', 'status', 'source', 'grantedAt'],
     group: 'Licensing',
     listSearchableFields: ['key', 'email'],
-    description: 'Support: open a license and set "Staff override" with a reason to revoke or restore it.',
+    description: 'Support: open a license to revoke or restore it, or to send its email again (Support actions, with a reason).',
   },
   access: {
     read: or(staff, ownRows('user')),
@@ -29,6 +30,7 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
     afterChange: [recordStaffOverride],
   },
   fields: [
+    staffActionsField(['license.revoke', 'license.restore', 'license.resendEmail']),
     {
       name: 'key',
       type: 'text',

@@ -2,6 +2,7 @@ import type { CollectionConfig } from 'payload'
 
 import { customerRowsAccess } from '../src/access/customer-rows'
 import { staffField } from '../src/access/roles'
+import { staffActionsField } from './staff-actions'
 
 /** Repository collaborator requests: one per user, the code-host username and where the invitation stands. */
 export const RepoAccess: CollectionConfig = {
@@ -13,6 +14,7 @@ export const RepoAccess: CollectionConfig = {
   },
   access: customerRowsAccess(),
   fields: [
+    staffActionsField(['repoAccess.resendInvitation']),
     { name: 'user', type: 'relationship', relationTo: 'users', required: true, unique: true },
     { name: 'username', type: 'text', required: true, index: true },
     { name: 'status', type: 'select', required: true, options: ['pending', 'collaborator', 'revoked', 'failed'] },

@@ -6,9 +6,11 @@ import { storedResetToken } from '../src/auth/tokens'
 import { passwordResetEmail } from '../src/email/account-emails'
 import { clientAddress } from '../src/http/client-address'
 import { ServiceError } from '../src/http/errors'
+import { WITHOUT_JOINS } from '../src/db/no-joins'
 
 import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, isAdminUser, isStaffUser, ROLES, staff } from '../src/access/roles'
+import { customerJoinsForStaffOnly, customerViewTab } from './CustomerView'
 
 export type UsersOptions = {
   /** The public address: the host of every emailed link. */
@@ -84,6 +86,7 @@ const refuseUnusableAccount = async (req: PayloadRequest, email: string) => {
   const user = await req.payload.db.findOne<{ id: number; emailVerified?: boolean | null; lockUntil?: string | null }>({
     collection: 'users',
     where: { email: { equals: email.trim().toLowerCase() } },
+    ...WITHOUT_JOINS,
     req,
   })
   const locked = Boolean(user?.lockUntil && new Date(user.lockUntil).getTime() > Date.now())
@@ -156,11 +159,17 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
     unlock: admins,
   },
   hooks: {
-    beforeOperation: [limitAttempts, guardCredentials, currentPasswordForNewPassword],
+    beforeOperation: [limitAttempts, guardCredentials, currentPasswordForNewPassword, customerJoinsForStaffOnly],
     beforeChange: [assignRoles, guardEmailChange, hashResetToken],
   },
   fields: [
-    { name: 'name', type: 'text', maxLength: 120 },
+    {
+      type: 'tabs',
+      tabs: [
+        { label: 'Account', fields: [{ name: 'name', type: 'text', maxLength: 120 }] },
+        customerViewTab,
+      ],
+    },
     {
       name: 'roles',
       type: 'select',

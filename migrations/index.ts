@@ -8,7 +8,10 @@ import * as migration_20261122_032430_oauth_identities from './20261122_032430_o
 import * as migration_20261122_140743_repo_usernames from './20261122_140743_repo_usernames';
 import * as migration_20261122_140808_account_security from './20261122_140808_account_security';
 import * as migration_20261122_141018_scheduled_jobs from './20261122_141018_scheduled_jobs';
-import * as migration_20261122_160454 from './20261122_160454_repo_username_removal';
+import * as migration_20261122_160454_repo_username_removal from './20261122_160454_repo_username_removal';
+import * as migration_20261122_164704_content from './20261122_164704_content';
+import * as migration_20261122_171554_api_keys from './20261122_171554_api_keys';
+import * as migration_20261122_172007_templates_and_support from './20261122_172007_templates_and_support';
 
 export const migrations = [
   {
@@ -62,8 +65,23 @@ export const migrations = [
     name: '20261122_141018_scheduled_jobs',
   },
   {
-    up: migration_20261122_160454.up,
-    down: migration_20261122_160454.down,
-    name: '20261122_160454_repo_username_removal'
+    up: migration_20261122_160454_repo_username_removal.up,
+    down: migration_20261122_160454_repo_username_removal.down,
+    name: '20261122_160454_repo_username_removal',
+  },
+  {
+    up: migration_20261122_164704_content.up,
+    down: migration_20261122_164704_content.down,
+    name: '20261122_164704_content',
+  },
+  {
+    up: migration_20261122_171554_api_keys.up,
+    down: migration_20261122_171554_api_keys.down,
+    name: '20261122_171554_api_keys',
+  },
+  {
+    up: migration_20261122_172007_templates_and_support.up,
+    down: migration_20261122_172007_templates_and_support.down,
+    name: '20261122_172007_templates_and_support',
   },
 ];

@@ -1,5 +1,6 @@
 import type { Config, Plugin } from 'payload'
 
+import { ApiKeys } from '../collections/ApiKeys'
 import { AuthTokens } from '../collections/AuthTokens'
 import { OAuthIdentities } from '../collections/OAuthIdentities'
 import { oauthStartEndpoint } from '../endpoints/oauth-start'
@@ -8,12 +9,18 @@ import { createUsersCollection, type UsersOptions } from '../collections/Users'
 import { forgotPasswordEndpoint, signUpEndpoint } from '../endpoints/account'
 import { magicLinkEndpoint } from '../endpoints/magic-link'
 import { accountEmailEndpoint } from '../endpoints/account-email'
+import { createApiKeyEndpoint, listApiKeysEndpoint, revokeApiKeyEndpoint } from '../endpoints/account-api-keys'
+import { graphQLWithJoinAccess } from '../src/access/graphql-join-access'
+import { apiKeyRefusalResponse, withApiKeys } from '../src/auth/api-keys'
 import { resendConfirmationEndpoint } from '../endpoints/resend-confirmation'
 import { sendEmailTask } from '../src/email/send-task'
 
 export type AccountsOptions = UsersOptions & { retryDelayMs: number; oauth: OAuthSettings }
 
-/** Accounts: the `users` auth collection (roles, lockout, cookies) and the admin's user. */
+/**
+ * Accounts: the `users` auth collection (roles, lockout, cookies, personal API keys as an auth
+ * strategy, the staff-only customer view) and the admin's user.
+ */
 export const accountsPlugin =
   (options: AccountsOptions): Plugin =>
   (config: Config): Config => ({
@@ -21,7 +28,7 @@ export const accountsPlugin =
     admin: { ...config.admin, user: 'users' },
     // Server-only: /auth/callback (a Next route) reads the OAuth settings from here.
     custom: { ...config.custom, accounts: { oauth: options.oauth } },
-    collections: [...(config.collections ?? []), createUsersCollection(options), AuthTokens, OAuthIdentities],
+    collections: [...(config.collections ?? []), withApiKeys(createUsersCollection(options)), AuthTokens, OAuthIdentities, ApiKeys],
     endpoints: [
       ...(config.endpoints ?? []),
       magicLinkEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
@@ -30,7 +37,14 @@ export const accountsPlugin =
       forgotPasswordEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
       resendConfirmationEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
       accountEmailEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
+      createApiKeyEndpoint,
+      listApiKeysEndpoint,
+      revokeApiKeyEndpoint,
     ],
+    // GraphQL answers the customer view's joins to staff only, as REST does.
+    graphQL: graphQLWithJoinAccess(config.graphQL),
+    // After the service's error shape: a refused API key answers for the access error it caused.
+    hooks: { ...config.hooks, afterError: [...(config.hooks?.afterError ?? []), apiKeyRefusalResponse] },
     // A locked account answers exactly like a wrong password (no existence oracle): the users hook
     // refuses locked accounts itself, and Payload's own lock message, should it surface, reads the same.
     i18n: {

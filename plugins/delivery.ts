@@ -5,18 +5,24 @@ import { Downloads } from '../collections/Downloads'
 import { createReleasesCollection } from '../collections/Releases'
 import { RepoAccess } from '../collections/RepoAccess'
 import { RepoUsernames } from '../collections/RepoUsernames'
+import { createTemplatesCollection, withStaffOnlyArchive } from '../collections/Templates'
+import { TemplateDownloads } from '../collections/TemplateDownloads'
 import { downloadEndpoint, downloadFileEndpoint } from '../endpoints/download'
+import { templateDownloadEndpoint, templateFileEndpoint } from '../endpoints/templates'
 import { repoAccessGetEndpoint, repoAccessPostEndpoint } from '../endpoints/repo-access'
 import { type CodeHost, type CodeHostOptions, createCodeHost } from '../src/delivery/code-host'
 import { queueRepoAccessWithdrawal, withdrawRepoAccessTask } from '../src/delivery/jobs'
 import { ServiceError } from '../src/http/errors'
-import { localStorage, S3_PREFIX, type S3Settings, s3Storage } from '../src/delivery/storage'
+import { localStorage, S3_PREFIX, s3ClientConfig, type S3Settings, s3Storage } from '../src/delivery/storage'
+import { localTemplateStorage, TEMPLATES_S3_PREFIX } from '../src/delivery/templates'
 
 export type DeliveryOptions = {
   serverUrl: string
   /** Signs local download links (derived from PAYLOAD_SECRET). */
   secret: string
   releasesDir: string
+  /** Template archives on local disk when S3 is not configured (like releases, never public). */
+  templatesDir: string
   downloadUrlTtlSeconds: number
   s3: S3Settings | null
   /** The kit's repository on the code host; null when not configured (repo access answers 503). */
@@ -25,13 +31,14 @@ export type DeliveryOptions = {
 }
 
 /**
- * Delivery: releases (archives on S3 when configured, otherwise on local disk outside any public
- * folder), licensed downloads through short-lived signed links, the download history, and repository
- * access requests. The S3 fields are always in the schema, so turning S3 on needs no migration.
+ * Delivery: releases and the template library (archives on S3 when configured, otherwise on local
+ * disk outside any public folder), licensed downloads through short-lived signed links, the download
+ * histories, and repository access requests. The S3 fields are always in the schema, so turning S3
+ * on needs no migration.
  */
 export const deliveryPlugin =
   (options: DeliveryOptions): Plugin =>
-  (incoming: Config): Config | Promise<Config> => {
+  async (incoming: Config): Promise<Config> => {
     let client: CodeHost | null = null
     const codeHost = () => {
       if (!options.codeHost) throw new ServiceError(503, 'code_host_not_configured', 'Repository access is not configured on this server.')
@@ -40,6 +47,9 @@ export const deliveryPlugin =
     }
     const storage = options.s3 ? s3Storage(options.s3) : localStorage({ serverUrl: options.serverUrl, secret: options.secret })
     const downloads = { storage, ttlSeconds: options.downloadUrlTtlSeconds }
+    // On S3 a template's link is presigned like a release's (each record names its own prefix).
+    const templateStorage = options.s3 ? storage : localTemplateStorage({ serverUrl: options.serverUrl, secret: options.secret })
+    const templateDownloads = { storage: templateStorage, ttlSeconds: options.downloadUrlTtlSeconds }
     const config: Config = {
       ...incoming,
       // Server-only: the dashboard's server actions use the same settings as the endpoints.
@@ -54,6 +64,11 @@ export const deliveryPlugin =
         Downloads,
         RepoAccess,
         RepoUsernames,
+        createTemplatesCollection({
+          staticDir: options.templatesDir,
+          endpoints: [templateDownloadEndpoint(templateDownloads), templateFileEndpoint({ secret: options.secret, staticDir: options.templatesDir })],
+        }),
+        TemplateDownloads,
       ],
       endpoints: [
         ...(incoming.endpoints ?? []),
@@ -67,19 +82,13 @@ export const deliveryPlugin =
         tasks: [...(incoming.jobs?.tasks ?? []), withdrawRepoAccessTask(codeHost, options.retryDelayMs)],
       },
     }
-    return s3StoragePlugin({
+    const stored = await s3StoragePlugin({
       enabled: Boolean(options.s3),
       alwaysInsertFields: true,
       bucket: options.s3?.bucket ?? 'unused',
-      collections: { releases: { prefix: S3_PREFIX } },
-      config: {
-        region: options.s3?.region ?? 'us-east-1',
-        ...(options.s3?.endpoint ? { endpoint: options.s3.endpoint, forcePathStyle: true } : {}),
-        ...(options.s3?.accessKeyId && options.s3.secretAccessKey
-          ? { credentials: { accessKeyId: options.s3.accessKeyId, secretAccessKey: options.s3.secretAccessKey } }
-          : {}),
-        // Checksums of streamed uploads are not understood by every S3-compatible server.
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-      },
+      collections: { releases: { prefix: S3_PREFIX }, templates: { prefix: TEMPLATES_S3_PREFIX } },
+      config: s3ClientConfig(options.s3),
     })(config)
+    // After the storage plugin, whose S3 fields name the template archive too.
+    return { ...stored, collections: stored.collections?.map((collection) => (collection.slug === 'templates' ? withStaffOnlyArchive(collection) : collection)) }
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Production smoke test, after `npm run build`: start `npm start` against a scratch database,
-# check /healthz, /readyz, /api/plans and /admin, then SIGTERM it and expect a clean exit.
+# check /healthz, /readyz, /api/plans, /admin and the content pages, then SIGTERM it and expect a clean exit.
 # Usage: SMOKE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/kit_smoke bash scripts/smoke.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,7 @@ db_url=${SMOKE_DATABASE_URL:?set SMOKE_DATABASE_URL to a scratch database (it is
 admin_url="${db_url%/*}/postgres"
 db_name="${db_url##*/}"
 log=$(mktemp)
+media_dir=$(mktemp -d)
 
 psql "$admin_url" -qc "DROP DATABASE IF EXISTS \"$db_name\" WITH (FORCE)" -c "CREATE DATABASE \"$db_name\""
 
@@ -18,7 +19,8 @@ NODE_ENV=production PORT=$port DATABASE_URL="$db_url" SERVER_URL="http://localho
   PUBLIC_PRICE_ID_STANDARD_LIFETIME=price_smoke_standard \
   PAYMENT_SECRET_KEY=sk_test_smoke PAYMENT_WEBHOOK_SECRET=whsec_smoke PUBLIC_PAYMENT_PUBLISHABLE_KEY=pk_test_smoke \
   REPO_ACCESS_TOKEN=smoke-token REPO_OWNER=kit-org REPO_NAME=starter-kit REPO_API_URL=http://127.0.0.1:9 \
-  node_modules/.bin/tsx server.ts >"$log" 2>&1 &
+  LICENSE_SIGNING_KEY="$(openssl genpkey -algorithm ed25519)" MEDIA_DIR="$media_dir" \
+  node_modules/.bin/tsx --conditions=production server.ts >"$log" 2>&1 &
 pid=$!
 
 fail() { echo "smoke: $*"; echo "--- server log"; cat "$log"; kill -9 "$pid" 2>/dev/null || true; exit 1; }
@@ -50,6 +52,56 @@ headers=$(curl -sS -D - -o /dev/null -H 'content-type: application/json' -H "ori
 echo "$headers" | grep -qi '^set-cookie: payload-token=.*; *Secure' || fail "first-register cookie is not Secure: $headers"
 echo "$headers" | grep -qi '^set-cookie: payload-token=.*HttpOnly' || fail "first-register cookie is not HttpOnly"
 echo "smoke: first admin created, session cookie is Secure and HttpOnly"
+
+# Content pages (issue 9): rendered on first request from the imported MDX, then cached by Next.
+check /blog 200 'data-slug="introducing-the-starter-kit"'
+cache=$(curl -sS -o /dev/null -D - "http://localhost:$port/blog" | tr -d '\r' | grep -i '^x-nextjs-cache:' || true)
+echo "$cache" | grep -qi 'HIT' || fail "a second GET /blog was not served from Next's cache ($cache)"
+check /blog/introducing-the-starter-kit 200 '"@type":"BlogPosting"'
+og=$(curl -sS "http://localhost:$port/blog/introducing-the-starter-kit" | grep -o '<meta property="og:image" content="[^"]*"' | sed 's/.*content="//; s/"$//; s/&amp;/\&/g')
+[ -n "$og" ] || fail "the post page has no og:image"
+png=$(mktemp)
+type=$(curl -sS -o "$png" -w '%{content_type}' "$og")
+[ "$type" = image/png ] || fail "og:image $og answered $type"
+# PNG: 8-byte signature, then IHDR with the width at byte 16 and the height at byte 20 (big-endian).
+size=$(od -An -tu1 -j16 -N8 "$png" | awk '{ printf "%dx%d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }')
+[ "$size" = 1200x630 ] || fail "og:image is $size, expected 1200x630"
+rm -f "$png"
+echo "smoke: GET /blog (cached on the second request), a post with JSON-LD, its og:image a 1200x630 PNG"
+check /blog/rss.xml 200 '/blog/introducing-the-starter-kit</link>'
+check /sitemap.xml 200 '/blog/introducing-the-starter-kit</loc>'
+check /robots.txt 200 "Sitemap: http://localhost:$port/sitemap.xml"
+check /changelog 200 '"@type":"SoftwareApplication"'
+token=$(echo "$headers" | grep -io 'payload-token=[^;]*' | head -1 | cut -d= -f2)
+status=$(curl -sS -o /dev/null -w '%{http_code}' -H "authorization: JWT $token" -H 'content-type: application/json' \
+  -d '{"title":"Smoke draft","slug":"smoke-draft","summary":"Not published.","author":"Smoke","_status":"draft"}' \
+  "http://localhost:$port/api/posts?draft=true")
+[ "$status" = 201 ] || fail "creating a draft post answered $status"
+check /blog/smoke-draft 404 '<html'
+status=$(curl -sS -o /dev/null -w '%{http_code}' -b '__prerender_bypass=forged' "http://localhost:$port/blog/smoke-draft")
+[ "$status" = 404 ] || fail "a draft with a forged draft-mode cookie answered $status"
+curl -sS "http://localhost:$port/blog" | grep -q 'smoke-draft' && fail "the draft is listed on /blog"
+echo "smoke: a draft post is 404 (also with a forged draft-mode cookie) and not listed"
+
+# Publishing the draft revalidates the cached pages: the post is on /blog, in the feed and the sitemap at once;
+# unpublishing takes it off them again.
+draft_id=$(curl -sS -H "authorization: JWT $token" "http://localhost:$port/api/posts?where%5Bslug%5D%5Bequals%5D=smoke-draft&draft=true" | grep -o '"id":[0-9]*' | head -1 | cut -d: -f2)
+publish() {
+  local code
+  code=$(curl -sS -o /dev/null -w '%{http_code}' -X PATCH -H "authorization: JWT $token" -H 'content-type: application/json' \
+    -d "{\"_status\":\"$1\"}" "http://localhost:$port/api/posts/$draft_id")
+  [ "$code" = 200 ] || fail "setting the post to $1 answered $code"
+}
+publish published
+check /blog 200 'data-slug="smoke-draft"'
+check /blog/smoke-draft 200 'Smoke draft'
+check /blog/rss.xml 200 '/blog/smoke-draft</link>'
+check /sitemap.xml 200 '/blog/smoke-draft</loc>'
+publish draft
+check /blog/smoke-draft 404 '<html'
+curl -sS "http://localhost:$port/blog" | grep -q 'smoke-draft' && fail "an unpublished post is still listed on /blog"
+curl -sS "http://localhost:$port/blog/rss.xml" | grep -q 'smoke-draft' && fail "an unpublished post is still in the feed"
+echo "smoke: publishing shows a post on /blog, the feed and the sitemap at once; unpublishing removes it"
 
 # Hostile requests against the production build (issue 8): each must fail, and the server stay healthy.
 big=$(mktemp)

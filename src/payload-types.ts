@@ -70,6 +70,7 @@ export interface Config {
     users: User;
     auth_tokens: AuthToken;
     oauth_identities: OauthIdentity;
+    api_keys: ApiKey;
     plans: Plan;
     licenses: License;
     audit_log: AuditLog;
@@ -77,22 +78,45 @@ export interface Config {
     downloads: Download;
     repo_access: RepoAccess;
     repo_usernames: RepoUsername;
+    templates: Template;
+    template_downloads: TemplateDownload;
     user_subscriptions: UserSubscription;
     one_time_purchases: OneTimePurchase;
     payment_history: PaymentHistory;
     processor_events: ProcessorEvent;
     analytics_events: AnalyticsEvent;
+    posts: Post;
+    changelog_entries: ChangelogEntry;
+    media: Media;
+    support_requests: SupportRequest;
+    support_replies: SupportReply;
     'payload-kv': PayloadKv;
     'payload-jobs': PayloadJob;
     'payload-locked-documents': PayloadLockedDocument;
     'payload-preferences': PayloadPreference;
     'payload-migrations': PayloadMigration;
   };
-  collectionsJoins: {};
+  collectionsJoins: {
+    users: {
+      licenses: 'licenses';
+      oneTimePurchases: 'one_time_purchases';
+      subscriptions: 'user_subscriptions';
+      payments: 'payment_history';
+      downloads: 'downloads';
+      templateDownloads: 'template_downloads';
+      repoAccess: 'repo_access';
+      supportRequests: 'support_requests';
+      apiKeys: 'api_keys';
+    };
+    support_requests: {
+      replies: 'support_replies';
+    };
+  };
   collectionsSelect: {
     users: UsersSelect<false> | UsersSelect<true>;
     auth_tokens: AuthTokensSelect<false> | AuthTokensSelect<true>;
     oauth_identities: OauthIdentitiesSelect<false> | OauthIdentitiesSelect<true>;
+    api_keys: ApiKeysSelect<false> | ApiKeysSelect<true>;
     plans: PlansSelect<false> | PlansSelect<true>;
     licenses: LicensesSelect<false> | LicensesSelect<true>;
     audit_log: AuditLogSelect<false> | AuditLogSelect<true>;
@@ -100,11 +124,18 @@ export interface Config {
     downloads: DownloadsSelect<false> | DownloadsSelect<true>;
     repo_access: RepoAccessSelect<false> | RepoAccessSelect<true>;
     repo_usernames: RepoUsernamesSelect<false> | RepoUsernamesSelect<true>;
+    templates: TemplatesSelect<false> | TemplatesSelect<true>;
+    template_downloads: TemplateDownloadsSelect<false> | TemplateDownloadsSelect<true>;
     user_subscriptions: UserSubscriptionsSelect<false> | UserSubscriptionsSelect<true>;
     one_time_purchases: OneTimePurchasesSelect<false> | OneTimePurchasesSelect<true>;
     payment_history: PaymentHistorySelect<false> | PaymentHistorySelect<true>;
     processor_events: ProcessorEventsSelect<false> | ProcessorEventsSelect<true>;
     analytics_events: AnalyticsEventsSelect<false> | AnalyticsEventsSelect<true>;
+    posts: PostsSelect<false> | PostsSelect<true>;
+    changelog_entries: ChangelogEntriesSelect<false> | ChangelogEntriesSelect<true>;
+    media: MediaSelect<false> | MediaSelect<true>;
+    support_requests: SupportRequestsSelect<false> | SupportRequestsSelect<true>;
+    support_replies: SupportRepliesSelect<false> | SupportRepliesSelect<true>;
     'payload-kv': PayloadKvSelect<false> | PayloadKvSelect<true>;
     'payload-jobs': PayloadJobsSelect<false> | PayloadJobsSelect<true>;
     'payload-locked-documents': PayloadLockedDocumentsSelect<false> | PayloadLockedDocumentsSelect<true>;
@@ -132,6 +163,7 @@ export interface Config {
       sendLicenseEmail: TaskSendLicenseEmail;
       expireLapsedLicenses: TaskExpireLapsedLicenses;
       withdrawRepoAccess: TaskWithdrawRepoAccess;
+      sendSupportReply: TaskSendSupportReply;
       reapStuckJobs: TaskReapStuckJobs;
       inline: {
         input: unknown;
@@ -166,6 +198,51 @@ export interface UserAuthOperations {
 export interface User {
   id: number;
   name?: string | null;
+  licenses?: {
+    docs?: (number | License)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  oneTimePurchases?: {
+    docs?: (number | OneTimePurchase)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  subscriptions?: {
+    docs?: (number | UserSubscription)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  payments?: {
+    docs?: (number | PaymentHistory)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  downloads?: {
+    docs?: (number | Download)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  templateDownloads?: {
+    docs?: (number | TemplateDownload)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  repoAccess?: {
+    docs?: (number | RepoAccess)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  supportRequests?: {
+    docs?: (number | SupportRequest)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  apiKeys?: {
+    docs?: (number | ApiKey)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
   /**
    * Only admins change roles.
    */
@@ -203,35 +280,43 @@ export interface User {
   collection: 'users';
 }
 /**
+ * Support: open a license to revoke or restore it, or to send its email again (Support actions, with a reason).
+ *
  * This interface was referenced by `Config`'s JSON-Schema
- * via the `definition` "auth_tokens".
+ * via the `definition` "licenses".
  */
-export interface AuthToken {
+export interface License {
   id: number;
-  tokenHash: string;
-  purpose: 'magic_link' | 'verify_email' | 'email_change';
-  email: string;
+  key: string;
   user?: (number | null) | User;
-  next?: string | null;
-  expiresAt: string;
-  consumedAt?: string | null;
-  supersededAt?: string | null;
-  updatedAt: string;
-  createdAt: string;
-}
-/**
- * This interface was referenced by `Config`'s JSON-Schema
- * via the `definition` "oauth_identities".
- */
-export interface OauthIdentity {
-  id: number;
-  provider: 'github' | 'google';
-  /**
-   * The provider's stable account id.
-   */
-  subject: string;
   email?: string | null;
-  user: number | User;
+  plan: number | Plan;
+  source: 'one_time_purchase' | 'subscription' | 'manual';
+  oneTimePurchase?: (number | null) | OneTimePurchase;
+  subscription?: (number | null) | UserSubscription;
+  /**
+   * Follows the purchase or subscription, unless staff override it.
+   */
+  status: 'active' | 'suspended' | 'revoked' | 'expired';
+  /**
+   * Subscriptions: end of the paid period plus the grace period.
+   */
+  validUntil?: string | null;
+  override?: ('none' | 'revoked' | 'active') | null;
+  /**
+   * Required when the override changes; kept in the audit log. Staff only.
+   */
+  overrideReason?: string | null;
+  grantedAt?: string | null;
+  revokedAt?: string | null;
+  revokedReason?: string | null;
+  revokedBy?: (number | null) | User;
+  /**
+   * When the license email went out.
+   */
+  emailSentAt?: string | null;
+  downloadCount?: number | null;
+  lastDownloadedAt?: string | null;
   updatedAt: string;
   createdAt: string;
 }
@@ -276,47 +361,6 @@ export interface Plan {
   buttonText: string;
   order: number;
   active?: boolean | null;
-  updatedAt: string;
-  createdAt: string;
-}
-/**
- * Support: open a license and set "Staff override" with a reason to revoke or restore it.
- *
- * This interface was referenced by `Config`'s JSON-Schema
- * via the `definition` "licenses".
- */
-export interface License {
-  id: number;
-  key: string;
-  user?: (number | null) | User;
-  email?: string | null;
-  plan: number | Plan;
-  source: 'one_time_purchase' | 'subscription' | 'manual';
-  oneTimePurchase?: (number | null) | OneTimePurchase;
-  subscription?: (number | null) | UserSubscription;
-  /**
-   * Follows the purchase or subscription, unless staff override it.
-   */
-  status: 'active' | 'suspended' | 'revoked' | 'expired';
-  /**
-   * Subscriptions: end of the paid period plus the grace period.
-   */
-  validUntil?: string | null;
-  override?: ('none' | 'revoked' | 'active') | null;
-  /**
-   * Required when the override changes; kept in the audit log. Staff only.
-   */
-  overrideReason?: string | null;
-  grantedAt?: string | null;
-  revokedAt?: string | null;
-  revokedReason?: string | null;
-  revokedBy?: (number | null) | User;
-  /**
-   * When the license email went out.
-   */
-  emailSentAt?: string | null;
-  downloadCount?: number | null;
-  lastDownloadedAt?: string | null;
   updatedAt: string;
   createdAt: string;
 }
@@ -390,33 +434,52 @@ export interface UserSubscription {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
- * via the `definition` "audit_log".
+ * via the `definition` "payment_history".
  */
-export interface AuditLog {
+export interface PaymentHistory {
   id: number;
-  actor?: (number | null) | User;
-  action: string;
-  targetCollection: string;
-  targetId: string;
-  reason?: string | null;
-  before?:
-    | {
-        [k: string]: unknown;
-      }
-    | unknown[]
-    | string
-    | number
-    | boolean
-    | null;
-  after?:
-    | {
-        [k: string]: unknown;
-      }
-    | unknown[]
-    | string
-    | number
-    | boolean
-    | null;
+  user?: (number | null) | User;
+  email?: string | null;
+  /**
+   * The invoice id (recurring) or the payment intent id (one-time).
+   */
+  processorPaymentId: string;
+  subscription?: (number | null) | UserSubscription;
+  /**
+   * In cents.
+   */
+  amount: number;
+  currency: string;
+  paymentType: 'recurring' | 'one_time';
+  status: 'succeeded' | 'failed';
+  /**
+   * In cents: how much of it was refunded.
+   */
+  refundedAmount?: number | null;
+  /**
+   * A chargeback on its charge.
+   */
+  disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
+  invoiceUrl?: string | null;
+  paidAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "downloads".
+ */
+export interface Download {
+  id: number;
+  user: number | User;
+  license: number | License;
+  release: number | Release;
+  version: string;
+  /**
+   * Truncated: IPv4 /24, IPv6 /48.
+   */
+  clientAddress?: string | null;
+  userAgent?: string | null;
   updatedAt: string;
   createdAt: string;
 }
@@ -469,14 +532,16 @@ export interface Release {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
- * via the `definition` "downloads".
+ * via the `definition` "template_downloads".
  */
-export interface Download {
+export interface TemplateDownload {
   id: number;
   user: number | User;
-  license: number | License;
-  release: number | Release;
-  version: string;
+  template: number | Template;
+  /**
+   * The license whose plan grants the template library.
+   */
+  license?: (number | null) | License;
   /**
    * Truncated: IPv4 /24, IPv6 /48.
    */
@@ -484,6 +549,93 @@ export interface Download {
   userAgent?: string | null;
   updatedAt: string;
   createdAt: string;
+}
+/**
+ * Template archives for customers whose plan includes the template library. Visible in the catalogue once the publish date has passed.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "templates".
+ */
+export interface Template {
+  id: number;
+  name: string;
+  /**
+   * The address of the entry. Changing it breaks links people already have.
+   */
+  slug: string;
+  description?: string | null;
+  category: 'dashboard' | 'marketing' | 'auth' | 'billing' | 'email';
+  /**
+   * A screenshot for the catalogue (public).
+   */
+  preview?: (number | null) | Media;
+  /**
+   * Empty or in the future: not in the catalogue.
+   */
+  publishedAt?: string | null;
+  downloadCount?: number | null;
+  prefix?: string | null;
+  _objectKey?: string | null;
+  updatedAt: string;
+  createdAt: string;
+  url?: string | null;
+  thumbnailURL?: string | null;
+  filename?: string | null;
+  mimeType?: string | null;
+  filesize?: number | null;
+  width?: number | null;
+  height?: number | null;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "media".
+ */
+export interface Media {
+  id: number;
+  /**
+   * What the image shows, for readers who cannot see it.
+   */
+  alt: string;
+  sourceHash?: string | null;
+  prefix?: string | null;
+  _objectKey?: string | null;
+  updatedAt: string;
+  createdAt: string;
+  url?: string | null;
+  thumbnailURL?: string | null;
+  filename?: string | null;
+  mimeType?: string | null;
+  filesize?: number | null;
+  width?: number | null;
+  height?: number | null;
+  focalX?: number | null;
+  focalY?: number | null;
+  sizes?: {
+    thumbnail?: {
+      url?: string | null;
+      width?: number | null;
+      height?: number | null;
+      mimeType?: string | null;
+      filesize?: number | null;
+      filename?: string | null;
+    };
+    card?: {
+      url?: string | null;
+      width?: number | null;
+      height?: number | null;
+      mimeType?: string | null;
+      filesize?: number | null;
+      filename?: string | null;
+    };
+    og?: {
+      url?: string | null;
+      width?: number | null;
+      height?: number | null;
+      mimeType?: string | null;
+      filesize?: number | null;
+      filename?: string | null;
+    };
+  };
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
@@ -503,6 +655,142 @@ export interface RepoAccess {
   createdAt: string;
 }
 /**
+ * The queue: high priority first, then the oldest. Open a request and add a reply under "Replies" to answer it; the customer gets it by email.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "support_requests".
+ */
+export interface SupportRequest {
+  id: number;
+  subject: string;
+  message: string;
+  /**
+   * From the customer's plan when filed: high with priority support.
+   */
+  priority: 'high' | 'normal';
+  status: 'open' | 'answered' | 'closed';
+  user: number | User;
+  replies?: {
+    docs?: (number | SupportReply)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * Answer a request from the request itself (its "Replies"); each staff reply is emailed to the customer.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "support_replies".
+ */
+export interface SupportReply {
+  id: number;
+  request: number | SupportRequest;
+  body: string;
+  fromStaff?: boolean | null;
+  author?: (number | null) | User;
+  /**
+   * The request's customer: who may read this reply.
+   */
+  customer?: (number | null) | User;
+  /**
+   * When the reply was emailed to the customer (staff replies only).
+   */
+  emailedAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "api_keys".
+ */
+export interface ApiKey {
+  id: number;
+  name: string;
+  /**
+   * The start of the key (kit_ and 8 characters), what the customer sees in their list.
+   */
+  prefix: string;
+  keyHash: string;
+  user: number | User;
+  /**
+   * Updated at most once a minute.
+   */
+  lastUsedAt?: string | null;
+  /**
+   * Set when the key was revoked: it opens nothing since.
+   */
+  revokedAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "auth_tokens".
+ */
+export interface AuthToken {
+  id: number;
+  tokenHash: string;
+  purpose: 'magic_link' | 'verify_email' | 'email_change';
+  email: string;
+  user?: (number | null) | User;
+  next?: string | null;
+  expiresAt: string;
+  consumedAt?: string | null;
+  supersededAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "oauth_identities".
+ */
+export interface OauthIdentity {
+  id: number;
+  provider: 'github' | 'google';
+  /**
+   * The provider's stable account id.
+   */
+  subject: string;
+  email?: string | null;
+  user: number | User;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "audit_log".
+ */
+export interface AuditLog {
+  id: number;
+  actor?: (number | null) | User;
+  action: string;
+  targetCollection: string;
+  targetId: string;
+  reason?: string | null;
+  before?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  after?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "repo_usernames".
  */
@@ -517,39 +805,6 @@ export interface RepoUsername {
    * Set while the username is being taken off the code host: nobody may write it meanwhile.
    */
   removingSince?: string | null;
-  updatedAt: string;
-  createdAt: string;
-}
-/**
- * This interface was referenced by `Config`'s JSON-Schema
- * via the `definition` "payment_history".
- */
-export interface PaymentHistory {
-  id: number;
-  user?: (number | null) | User;
-  email?: string | null;
-  /**
-   * The invoice id (recurring) or the payment intent id (one-time).
-   */
-  processorPaymentId: string;
-  subscription?: (number | null) | UserSubscription;
-  /**
-   * In cents.
-   */
-  amount: number;
-  currency: string;
-  paymentType: 'recurring' | 'one_time';
-  status: 'succeeded' | 'failed';
-  /**
-   * In cents: how much of it was refunded.
-   */
-  refundedAmount?: number | null;
-  /**
-   * A chargeback on its charge.
-   */
-  disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
-  invoiceUrl?: string | null;
-  paidAt?: string | null;
   updatedAt: string;
   createdAt: string;
 }
@@ -607,6 +862,135 @@ export interface AnalyticsEvent {
   sourceEventId: string;
   updatedAt: string;
   createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "posts".
+ */
+export interface Post {
+  id: number;
+  title: string;
+  /**
+   * One or two sentences: shown in lists, feeds and search results.
+   */
+  summary: string;
+  body?: {
+    root: {
+      type: string;
+      children: {
+        type: any;
+        version: number;
+        [k: string]: unknown;
+      }[];
+      direction: ('ltr' | 'rtl') | null;
+      format: 'left' | 'start' | 'center' | 'right' | 'end' | 'justify' | '';
+      indent: number;
+      version: number;
+    };
+    [k: string]: unknown;
+  } | null;
+  /**
+   * The address of the entry. Changing it breaks links people already have.
+   */
+  slug: string;
+  /**
+   * The date readers see. Set on first publish when empty.
+   */
+  publishedAt?: string | null;
+  author: string;
+  /**
+   * Lowercase words, such as payments or deployment.
+   */
+  tags?: string[] | null;
+  cover?: (number | null) | Media;
+  /**
+   * Premium post: only holders of this feature key read the body.
+   */
+  requiredFeature?: ('basic' | 'templates' | 'support' | 'api' | 'analytics' | 'custom_domain' | 'advanced') | null;
+  /**
+   * Imported from this MDX file. Once edited here, later changes of the file are reported as conflicts and not applied.
+   */
+  source?: {
+    path?: string | null;
+    contentHash?: string | null;
+    importedAt?: string | null;
+    editedAfterImport?: boolean | null;
+  };
+  meta?: {
+    title?: string | null;
+    description?: string | null;
+    /**
+     * Maximum upload file size: 12MB. Recommended file size for images is <500KB.
+     */
+    image?: (number | null) | Media;
+  };
+  updatedAt: string;
+  createdAt: string;
+  _status?: ('draft' | 'published') | null;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "changelog_entries".
+ */
+export interface ChangelogEntry {
+  id: number;
+  title: string;
+  /**
+   * The kit version this entry describes, such as 1.4.0.
+   */
+  version: string;
+  /**
+   * One or two sentences: shown in lists, feeds and search results.
+   */
+  summary: string;
+  body?: {
+    root: {
+      type: string;
+      children: {
+        type: any;
+        version: number;
+        [k: string]: unknown;
+      }[];
+      direction: ('ltr' | 'rtl') | null;
+      format: 'left' | 'start' | 'center' | 'right' | 'end' | 'justify' | '';
+      indent: number;
+      version: number;
+    };
+    [k: string]: unknown;
+  } | null;
+  /**
+   * The address of the entry. Changing it breaks links people already have.
+   */
+  slug: string;
+  /**
+   * The date readers see. Set on first publish when empty.
+   */
+  publishedAt?: string | null;
+  changeTypes?: ('added' | 'changed' | 'fixed' | 'security')[] | null;
+  /**
+   * The release of this version, linked automatically.
+   */
+  release?: (number | null) | Release;
+  /**
+   * Imported from this MDX file. Once edited here, later changes of the file are reported as conflicts and not applied.
+   */
+  source?: {
+    path?: string | null;
+    contentHash?: string | null;
+    importedAt?: string | null;
+    editedAfterImport?: boolean | null;
+  };
+  meta?: {
+    title?: string | null;
+    description?: string | null;
+    /**
+     * Maximum upload file size: 12MB. Recommended file size for images is <500KB.
+     */
+    image?: (number | null) | Media;
+  };
+  updatedAt: string;
+  createdAt: string;
+  _status?: ('draft' | 'published') | null;
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
@@ -678,7 +1062,13 @@ export interface PayloadJob {
         executedAt: string;
         completedAt: string;
         taskSlug:
-          'inline' | 'sendEmail' | 'sendLicenseEmail' | 'expireLapsedLicenses' | 'withdrawRepoAccess' | 'reapStuckJobs';
+          | 'inline'
+          | 'sendEmail'
+          | 'sendLicenseEmail'
+          | 'expireLapsedLicenses'
+          | 'withdrawRepoAccess'
+          | 'sendSupportReply'
+          | 'reapStuckJobs';
         taskID: string;
         input?:
           | {
@@ -712,7 +1102,15 @@ export interface PayloadJob {
       }[]
     | null;
   taskSlug?:
-    | ('inline' | 'sendEmail' | 'sendLicenseEmail' | 'expireLapsedLicenses' | 'withdrawRepoAccess' | 'reapStuckJobs')
+    | (
+        | 'inline'
+        | 'sendEmail'
+        | 'sendLicenseEmail'
+        | 'expireLapsedLicenses'
+        | 'withdrawRepoAccess'
+        | 'sendSupportReply'
+        | 'reapStuckJobs'
+      )
     | null;
   queue?: string | null;
   waitUntil?: string | null;
@@ -749,6 +1147,10 @@ export interface PayloadLockedDocument {
         value: number | OauthIdentity;
       } | null)
     | ({
+        relationTo: 'api_keys';
+        value: number | ApiKey;
+      } | null)
+    | ({
         relationTo: 'plans';
         value: number | Plan;
       } | null)
@@ -777,6 +1179,14 @@ export interface PayloadLockedDocument {
         value: number | RepoUsername;
       } | null)
     | ({
+        relationTo: 'templates';
+        value: number | Template;
+      } | null)
+    | ({
+        relationTo: 'template_downloads';
+        value: number | TemplateDownload;
+      } | null)
+    | ({
         relationTo: 'user_subscriptions';
         value: number | UserSubscription;
       } | null)
@@ -795,6 +1205,26 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'analytics_events';
         value: number | AnalyticsEvent;
+      } | null)
+    | ({
+        relationTo: 'posts';
+        value: number | Post;
+      } | null)
+    | ({
+        relationTo: 'changelog_entries';
+        value: number | ChangelogEntry;
+      } | null)
+    | ({
+        relationTo: 'media';
+        value: number | Media;
+      } | null)
+    | ({
+        relationTo: 'support_requests';
+        value: number | SupportRequest;
+      } | null)
+    | ({
+        relationTo: 'support_replies';
+        value: number | SupportReply;
       } | null);
   globalSlug?: string | null;
   user: {
@@ -844,6 +1274,15 @@ export interface PayloadMigration {
  */
 export interface UsersSelect<T extends boolean = true> {
   name?: T;
+  licenses?: T;
+  oneTimePurchases?: T;
+  subscriptions?: T;
+  payments?: T;
+  downloads?: T;
+  templateDownloads?: T;
+  repoAccess?: T;
+  supportRequests?: T;
+  apiKeys?: T;
   roles?: T;
   emailVerified?: T;
   pendingEmail?: T;
@@ -891,6 +1330,20 @@ export interface OauthIdentitiesSelect<T extends boolean = true> {
   subject?: T;
   email?: T;
   user?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "api_keys_select".
+ */
+export interface ApiKeysSelect<T extends boolean = true> {
+  name?: T;
+  prefix?: T;
+  keyHash?: T;
+  user?: T;
+  lastUsedAt?: T;
+  revokedAt?: T;
   updatedAt?: T;
   createdAt?: T;
 }
@@ -1035,6 +1488,43 @@ export interface RepoUsernamesSelect<T extends boolean = true> {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "templates_select".
+ */
+export interface TemplatesSelect<T extends boolean = true> {
+  name?: T;
+  slug?: T;
+  description?: T;
+  category?: T;
+  preview?: T;
+  publishedAt?: T;
+  downloadCount?: T;
+  prefix?: T;
+  _objectKey?: T;
+  updatedAt?: T;
+  createdAt?: T;
+  url?: T;
+  thumbnailURL?: T;
+  filename?: T;
+  mimeType?: T;
+  filesize?: T;
+  width?: T;
+  height?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "template_downloads_select".
+ */
+export interface TemplateDownloadsSelect<T extends boolean = true> {
+  user?: T;
+  template?: T;
+  license?: T;
+  clientAddress?: T;
+  userAgent?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "user_subscriptions_select".
  */
 export interface UserSubscriptionsSelect<T extends boolean = true> {
@@ -1127,6 +1617,154 @@ export interface AnalyticsEventsSelect<T extends boolean = true> {
   properties?: T;
   occurredAt?: T;
   sourceEventId?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "posts_select".
+ */
+export interface PostsSelect<T extends boolean = true> {
+  title?: T;
+  summary?: T;
+  body?: T;
+  slug?: T;
+  publishedAt?: T;
+  author?: T;
+  tags?: T;
+  cover?: T;
+  requiredFeature?: T;
+  source?:
+    | T
+    | {
+        path?: T;
+        contentHash?: T;
+        importedAt?: T;
+        editedAfterImport?: T;
+      };
+  meta?:
+    | T
+    | {
+        title?: T;
+        description?: T;
+        image?: T;
+      };
+  updatedAt?: T;
+  createdAt?: T;
+  _status?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "changelog_entries_select".
+ */
+export interface ChangelogEntriesSelect<T extends boolean = true> {
+  title?: T;
+  version?: T;
+  summary?: T;
+  body?: T;
+  slug?: T;
+  publishedAt?: T;
+  changeTypes?: T;
+  release?: T;
+  source?:
+    | T
+    | {
+        path?: T;
+        contentHash?: T;
+        importedAt?: T;
+        editedAfterImport?: T;
+      };
+  meta?:
+    | T
+    | {
+        title?: T;
+        description?: T;
+        image?: T;
+      };
+  updatedAt?: T;
+  createdAt?: T;
+  _status?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "media_select".
+ */
+export interface MediaSelect<T extends boolean = true> {
+  alt?: T;
+  sourceHash?: T;
+  prefix?: T;
+  _objectKey?: T;
+  updatedAt?: T;
+  createdAt?: T;
+  url?: T;
+  thumbnailURL?: T;
+  filename?: T;
+  mimeType?: T;
+  filesize?: T;
+  width?: T;
+  height?: T;
+  focalX?: T;
+  focalY?: T;
+  sizes?:
+    | T
+    | {
+        thumbnail?:
+          | T
+          | {
+              url?: T;
+              width?: T;
+              height?: T;
+              mimeType?: T;
+              filesize?: T;
+              filename?: T;
+            };
+        card?:
+          | T
+          | {
+              url?: T;
+              width?: T;
+              height?: T;
+              mimeType?: T;
+              filesize?: T;
+              filename?: T;
+            };
+        og?:
+          | T
+          | {
+              url?: T;
+              width?: T;
+              height?: T;
+              mimeType?: T;
+              filesize?: T;
+              filename?: T;
+            };
+      };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "support_requests_select".
+ */
+export interface SupportRequestsSelect<T extends boolean = true> {
+  subject?: T;
+  message?: T;
+  priority?: T;
+  status?: T;
+  user?: T;
+  replies?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "support_replies_select".
+ */
+export interface SupportRepliesSelect<T extends boolean = true> {
+  request?: T;
+  body?: T;
+  fromStaff?: T;
+  author?: T;
+  customer?: T;
+  emailedAt?: T;
   updatedAt?: T;
   createdAt?: T;
 }
@@ -1293,6 +1931,18 @@ export interface TaskWithdrawRepoAccess {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskSendSupportReply".
+ */
+export interface TaskSendSupportReply {
+  input: {
+    replyId: number;
+  };
+  output: {
+    to?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "TaskReapStuckJobs".
  */
 export interface TaskReapStuckJobs {
@@ -1300,6 +1950,17 @@ export interface TaskReapStuckJobs {
   output: {
     reaped?: number | null;
   };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "CalloutBlock".
+ */
+export interface CalloutBlock {
+  kind: 'info' | 'tip' | 'warning';
+  text: string;
+  id?: string | null;
+  blockName?: string | null;
+  blockType: 'Callout';
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema

@@ -3,6 +3,7 @@ import { promisify } from 'node:util'
 
 import type { Payload, PayloadRequest } from 'payload'
 
+import { WITHOUT_JOINS } from '../db/no-joins'
 import { ServiceError } from '../http/errors'
 import { enforceRateLimit } from './rate-limit'
 
@@ -50,6 +51,7 @@ export const requireCurrentPassword = async (
   const stored = await payload.db.findOne<{ id: number; salt?: string | null; hash?: string | null }>({
     collection: 'users',
     where: { id: { equals: user.id } },
+    ...WITHOUT_JOINS,
     ...(context.req ? { req: context.req } : {}),
   })
   if (!(await passwordMatches(stored, currentPassword))) {

@@ -4,6 +4,7 @@ import type net from 'node:net'
 import path from 'node:path'
 
 import { parseTrustedProxies } from '../http/client-address'
+import { parseSigningKey } from '../licensing/certificates'
 
 /**
  * Every environment variable the service reads, in one place. `.env.example` documents each one.
@@ -44,10 +45,20 @@ export type ServiceEnv = {
   }
   /** Days a past_due subscription keeps its license after the period ended. */
   subscriptionGraceDays: number
+  /** Signs license certificates: Ed25519, PKCS#8 PEM or private JWK. Unset in development: generated into the data dir. */
+  licenseSigningKey: string | undefined
   /** First retry delay of background jobs (emails); doubles on each further attempt. */
   jobsRetryDelayMs: number
   /** Where release archives live when S3 is not configured: outside every publicly served folder. */
   releasesDir: string
+  /** Where template archives live when S3 is not configured: outside every publicly served folder. */
+  templatesDir: string
+  /** The MDX sources of the blog and the changelog (blog/, changelog/ inside). */
+  contentDir: string
+  /** Import them at start-up (after migrations, under the start-up lock). */
+  contentImportOnStart: boolean
+  /** Where uploaded images (blog covers, ...) live when S3 is not configured; served publicly by Payload. */
+  mediaDir: string
   downloadUrlTtlSeconds: number
   s3: {
     bucket: string | undefined
@@ -120,8 +131,13 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
       timeoutMs: intOr(source.PAYMENT_TIMEOUT_MS, 10_000, 'PAYMENT_TIMEOUT_MS'),
     },
     subscriptionGraceDays: intOr(source.SUBSCRIPTION_GRACE_DAYS, 7, 'SUBSCRIPTION_GRACE_DAYS'),
+    licenseSigningKey: blank(source.LICENSE_SIGNING_KEY),
     jobsRetryDelayMs: intOr(source.JOBS_RETRY_DELAY_MS, 30_000, 'JOBS_RETRY_DELAY_MS'),
     releasesDir: path.resolve(rootDir, blank(source.RELEASES_DIR) ?? path.join(dataDir, 'releases')),
+    templatesDir: path.resolve(rootDir, blank(source.TEMPLATES_DIR) ?? path.join(dataDir, 'templates')),
+    mediaDir: path.resolve(rootDir, blank(source.MEDIA_DIR) ?? 'media'),
+    contentDir: path.resolve(rootDir, blank(source.CONTENT_DIR) ?? 'src/content'),
+    contentImportOnStart: blank(source.CONTENT_IMPORT_ON_START) !== 'false',
     downloadUrlTtlSeconds: Math.min(intOr(source.DOWNLOAD_URL_TTL_SECONDS, 300, 'DOWNLOAD_URL_TTL_SECONDS'), 3600),
     s3: {
       bucket: blank(source.S3_BUCKET),
@@ -191,6 +207,16 @@ export const productionProblems = (source: Source = process.env): string[] => {
   const mode = (key: string | undefined) => /_(test|live)_/.exec(key ?? '')?.[1]
   if (secretKey && publishableKey && mode(secretKey) && mode(publishableKey) && mode(secretKey) !== mode(publishableKey)) {
     problems.push('PAYMENT_SECRET_KEY and PUBLIC_PAYMENT_PUBLISHABLE_KEY are of different modes (test and live keys must not be mixed)')
+  }
+  const signingKey = blank(source.LICENSE_SIGNING_KEY)
+  if (!signingKey) problems.push('LICENSE_SIGNING_KEY is not set (Ed25519 private key, PKCS#8 PEM or JWK, that signs license certificates)')
+  else {
+    try {
+      parseSigningKey(signingKey)
+    } catch (error) {
+      // The parser's message names the variable, never its value.
+      problems.push((error as Error).message)
+    }
   }
   for (const name of ['REPO_ACCESS_TOKEN', 'REPO_OWNER', 'REPO_NAME'] as const) {
     if (!blank(source[name])) problems.push(`${name} is not set (the code host's token and the kit's repository; production never uses the stand-in)`)

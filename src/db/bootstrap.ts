@@ -3,29 +3,52 @@ import type { Migration, Payload } from 'payload'
 import { migrations } from '../../migrations'
 import type { ConfiguredPriceIds } from '../plans/catalog'
 import { seedPlans, type SeedResult } from '../plans/seed'
+import { importContent, type ImportReport } from '../content/import'
 
 /** Any constant works; it only has to be the same for every instance of this service. */
 const BOOTSTRAP_LOCK_KEY = 7_301_943_112
 
 /**
- * Bring a database up to date: apply the committed migrations, then seed the plans. Instances that
- * start together take turns through a PostgreSQL advisory lock, so each migration runs once.
+ * Run `work` while holding the start-up lock, a PostgreSQL advisory lock: instances that start
+ * together (and command-line tasks such as the content import) take turns.
  */
-export const prepareDatabase = async (
-  payload: Payload,
-  options: { priceIds: ConfiguredPriceIds; seed?: boolean },
-): Promise<SeedResult | null> => {
+export const withBootstrapLock = async <T>(payload: Payload, work: () => Promise<T>): Promise<T> => {
   const client = await payload.db.pool.connect()
   try {
     await client.query('SELECT pg_advisory_lock($1)', [BOOTSTRAP_LOCK_KEY])
-    // The generated index types its entries with the adapter's argument types; Payload's are wider.
-    await payload.db.migrate({ migrations: migrations as unknown as Migration[] })
-    return options.seed === false ? null : await seedPlans(payload, options.priceIds)
+    return await work()
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [BOOTSTRAP_LOCK_KEY]).catch(() => undefined)
     client.release()
   }
 }
+
+export type PreparedDatabase = { seeded: SeedResult | null; content: ImportReport | null }
+
+/**
+ * Bring a database up to date under the start-up lock, so each step runs once however many
+ * instances start together: apply the committed migrations, seed the plans, and import the MDX
+ * content when `content` names its folder. Invalid content sources do not stop the start: the
+ * import is skipped and `onContentError` says why (`npm run content:import` fails on them).
+ */
+export const prepareDatabase = async (
+  payload: Payload,
+  options: { priceIds: ConfiguredPriceIds; seed?: boolean; content?: { root: string; onError: (error: Error) => void } },
+): Promise<PreparedDatabase> =>
+  withBootstrapLock(payload, async () => {
+    // The generated index types its entries with the adapter's argument types; Payload's are wider.
+    await payload.db.migrate({ migrations: migrations as unknown as Migration[] })
+    const seeded = options.seed === false ? null : await seedPlans(payload, options.priceIds)
+    let content: ImportReport | null = null
+    if (options.content) {
+      try {
+        content = await importContent(payload, { root: options.content.root })
+      } catch (error) {
+        options.content.onError(error as Error)
+      }
+    }
+    return { seeded, content }
+  })
 
 type InternalPool = {
   ended?: boolean

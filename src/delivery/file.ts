@@ -8,10 +8,14 @@ import type { Release } from '../payload-types'
 import { attachmentDisposition } from './storage'
 
 /**
- * Stream a release archive from local disk, honouring a single `Range` (resumable downloads).
- * The path comes from the release record only, and must stay inside the releases folder.
+ * Stream an archive (a release or a template) from local disk, honouring a single `Range`
+ * (resumable downloads). The path comes from the record only, and must stay inside its folder.
  */
-export const streamReleaseFile = async (release: Release, staticDir: string, rangeHeader: string | null): Promise<Response> => {
+export const streamReleaseFile = async (
+  release: Pick<Release, 'filename' | 'mimeType'>,
+  staticDir: string,
+  rangeHeader: string | null,
+): Promise<Response> => {
   const root = path.resolve(staticDir)
   const file = path.resolve(root, release.filename ?? '')
   if (!release.filename || path.dirname(file) !== root) return new Response(null, { status: 404 })

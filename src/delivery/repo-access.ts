@@ -1,9 +1,11 @@
 import { createLocalReq, type Payload, type PayloadRequest } from 'payload'
 
+import { relationId } from '../db/relations'
 import { execute, inTransaction, lockKey, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { entitlementsOf } from '../licensing/entitlements'
 import type { RepoAccess, User } from '../payload-types'
+import { inStaffTransaction, recordAudit } from '../staff/audit'
 import { type CodeHost, codeHostFailure, type InviteResult, USERNAME_PATTERN } from './code-host'
 import { countUsernameChange, refundUsernameChange } from './username-limit'
 
@@ -331,4 +333,79 @@ export const withdrawRepoAccess = async (
     if (done) return 'withdrawn'
   }
   throw new Error('repository access kept changing while it was being withdrawn; the job tries again')
+}
+
+export type RepoInvitationResult = { repoAccess: RepoAccessStatus & { id: number }; auditLogId: number }
+
+/**
+ * Support sends a customer's repository invitation again (it expired, or the email went astray).
+ * Only a `pending` or `failed` request of a customer who still holds a plan with repository access:
+ * the code host is asked first (an invitation accepted meanwhile makes a collaborator; otherwise the
+ * old invitation is withdrawn and a new one sent), then, under the user's lock, the row and the audit
+ * row are written in one transaction. If the request changed meanwhile, the new invitation is taken
+ * back unless the user still holds that username, and the answer is 409.
+ */
+export const resendRepoInvitation = async (req: PayloadRequest, codeHost: CodeHostProvider, id: number, reason: string): Promise<RepoInvitationResult> => {
+  const { payload } = req
+  const plain = await plainReq(payload)
+  const row = await payload.findByID({ collection: 'repo_access', id, depth: 0, req: plain, overrideAccess: true, disableErrors: true })
+  if (!row) throw new ServiceError(404, 'repo_access_not_found', 'There is no repository access request with this id.')
+  if (row.status === 'revoked') {
+    throw new ServiceError(409, 'repo_access_revoked', 'This access was withdrawn; the customer asks again from their dashboard.')
+  }
+  if (row.status === 'collaborator') throw new ServiceError(409, 'already_collaborator', 'This user is a collaborator already: there is no invitation to send.')
+  const userId = relationId(row.user)
+  if (!userId || !(await hasRepoAccessPlan(plain, userId))) {
+    throw new ServiceError(409, 'plan_required', 'The customer no longer holds a license that includes repository access.')
+  }
+  const host = codeHost()
+  let result: InviteResult
+  try {
+    if (await host.isCollaborator(row.username)) {
+      result = { status: 'collaborator' }
+    } else {
+      if (row.invitationId) await host.remove(row.username, row.invitationId)
+      result = await host.invite(row.username)
+    }
+  } catch (error) {
+    const failure = codeHostFailure(error)
+    await execute(plain, sql`UPDATE repo_access SET last_error = ${failure.code} WHERE id = ${row.id} AND username = ${row.username}`)
+    throw failure
+  }
+  const now = new Date().toISOString()
+  const written = await inStaffTransaction(req, async (tx) => {
+    await lockKey(tx, `repo-access:${userId}`)
+    const current = await rowOf(tx, userId)
+    const unchanged =
+      current?.id === row.id && current.username === row.username && current.status === row.status && (current.invitationId ?? null) === (row.invitationId ?? null)
+    if (!unchanged) return null
+    const data =
+      result.status === 'pending'
+        ? { status: 'pending' as const, invitationId: result.invitationId, invitedAt: now }
+        : { status: 'collaborator' as const, invitationId: null, acceptedAt: now }
+    const updated = await tx.payload.update({
+      collection: 'repo_access',
+      id: row.id,
+      data: { ...data, lastCheckedAt: now, lastError: null },
+      depth: 0,
+      req: tx,
+      overrideAccess: true,
+    })
+    const auditLogId = await recordAudit(tx, {
+      action: 'repo_access.resend_invitation',
+      targetCollection: 'repo_access',
+      targetId: String(row.id),
+      reason,
+      before: { status: row.status, invitationId: row.invitationId ?? null },
+      after: { status: updated.status, invitationId: updated.invitationId ?? null },
+    })
+    return { updated, auditLogId }
+  })
+  if (!written) {
+    if (result.status === 'pending' && !holds(await rowOf(plain, userId), keyOf(row.username))) {
+      await host.remove(row.username, result.invitationId).catch(() => undefined)
+    }
+    throw new ServiceError(409, 'repo_access_changed', 'The request changed while the invitation was being sent. Reload and look again.')
+  }
+  return { repoAccess: { id: written.updated.id, ...view(written.updated) }, auditLogId: written.auditLogId }
 }

@@ -6,7 +6,8 @@ export type LicenseEmailInput = {
   recipientName?: string | null
 }
 
-const escapeHtml = (value: string) =>
+/** Text for an HTML body: the five characters HTML gives meaning, as entities. */
+export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char)
 
 /** The email that delivers a license key after a purchase, in plain text and HTML. */

@@ -1,6 +1,7 @@
 import type { Endpoint, PayloadRequest } from 'payload'
 import type { z } from 'zod'
 
+import { isStaffUser } from '../access/roles'
 import type { User } from '../payload-types'
 import { clientAddress } from './client-address'
 import { errorResponse, ServiceError } from './errors'
@@ -42,6 +43,11 @@ export type EndpointSpec<
   invalid?: ServiceError
   /** Refuse anonymous requests with 401 `unauthenticated` and this message. */
   auth?: Auth
+  /**
+   * Staff only (with `auth`): refuse other signed-in users with 403 `forbidden` and this message,
+   * before the body is read or validated.
+   */
+  staff?: Auth extends string ? string : never
   /** Returns a Response, or a value sent as JSON with 200. */
   handler: (
     context: EndpointContext<Output<BodySchema>, Output<QuerySchema>, Output<ParamsSchema>, Auth>,
@@ -49,6 +55,17 @@ export type EndpointSpec<
 }
 
 const invalid = (message: string) => new ServiceError(400, 'invalid_request', message)
+
+/**
+ * The `req.context` entry where an auth strategy records why it refused the credentials a request
+ * presented (src/auth/api-keys.ts: an unknown key is 401 `invalid_api_key`, not `unauthenticated`).
+ */
+export const AUTH_REFUSAL = 'authRefusal'
+
+const refusalOf = (req: PayloadRequest): ServiceError | null => {
+  const refusal = req.context?.[AUTH_REFUSAL]
+  return refusal instanceof ServiceError ? refusal : null
+}
 
 /** `priceId: Invalid input: expected string, received number`: every issue names its field. */
 const validationResponse = (error: z.ZodError, where: 'body' | 'query' | 'path'): Response =>
@@ -98,7 +115,8 @@ const logFailure = (req: PayloadRequest, spec: { method: Method; path: string },
 
 /**
  * The one request adapter of the custom endpoints: validates the body and query (400
- * `invalid_request` naming the field), resolves the user (401 `unauthenticated` when `auth` is set),
+ * `invalid_request` naming the field), resolves the user (401 `unauthenticated` when `auth` is set,
+ * 403 `forbidden` for non-staff when `staff` is),
  * reads the client address, and turns every failure into the error shape: a ServiceError keeps its
  * status and code; anything else is logged (without secrets) and answers 500 `internal_error`.
  */
@@ -115,7 +133,8 @@ export const endpoint = <
   handler: async (req) => {
     try {
       const user = req.user && req.user.collection === 'users' ? (req.user as User) : null
-      if (spec.auth && !user) throw new ServiceError(401, 'unauthenticated', spec.auth)
+      if (spec.auth && !user) throw refusalOf(req) ?? new ServiceError(401, 'unauthenticated', spec.auth)
+      if (spec.staff && !isStaffUser(user)) throw new ServiceError(403, 'forbidden', spec.staff)
       const validate = async (schema: z.ZodType | undefined, input: () => unknown, where: 'body' | 'query' | 'path') => {
         if (!schema) return { data: undefined }
         const parsed = schema.safeParse(await input())

@@ -16,12 +16,20 @@ const NO_ENTITLEMENTS: Entitlements = { licenses: [], features: new Set(), hasPa
 
 const planRank = (plan: Plan) => plan.featureAccess?.length ?? 0
 
-/**
- * What a user may use right now: their usable licenses (active, not past their validity) and the
- * union of those plans' feature keys, plus the free plan's keys for every signed-in user.
- */
-export const entitlementsOf = async (payload: Payload, userId: number | null | undefined, req?: PayloadRequest): Promise<Entitlements> => {
-  if (!userId) return NO_ENTITLEMENTS
+/** The `req.context` key of a request's entitlements, one lookup per user however many checks run. */
+const CACHE_KEY = 'entitlements'
+
+type EntitlementsCache = Map<number, Promise<Entitlements>>
+
+const cacheOf = (req: PayloadRequest): EntitlementsCache => {
+  const existing = req.context[CACHE_KEY]
+  if (existing instanceof Map) return existing as EntitlementsCache
+  const cache: EntitlementsCache = new Map()
+  req.context[CACHE_KEY] = cache
+  return cache
+}
+
+const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<Entitlements> => {
   const [licenses, free] = await Promise.all([
     payload.find({ collection: 'licenses', where: { and: [{ user: { equals: userId } }, { status: { equals: 'active' } }] }, depth: 1, limit: 100, req }),
     payload.find({ collection: 'plans', where: { and: [{ isFree: { equals: true } }, { active: { equals: true } }] }, depth: 0, limit: 10, req }),
@@ -37,31 +45,52 @@ export const entitlementsOf = async (payload: Payload, userId: number | null | u
   return { licenses: usable, features, hasPaidAccess: usable.some((license) => !license.plan.isFree) }
 }
 
+/**
+ * What a user may use right now: their usable licenses (active, not past their validity) and the
+ * union of those plans' feature keys, plus the free plan's keys for every signed-in user. Given a
+ * request, the answer is looked up once per user and kept in `req.context` for the request's life
+ * (a failed lookup is not kept).
+ */
+export const entitlementsOf = (payload: Payload, userId: number | null | undefined, req?: PayloadRequest): Promise<Entitlements> => {
+  if (!userId) return Promise.resolve(NO_ENTITLEMENTS)
+  if (!req) return lookUp(payload, userId)
+  const cache = cacheOf(req)
+  let pending = cache.get(userId)
+  if (!pending) {
+    pending = lookUp(payload, userId, req)
+    cache.set(userId, pending)
+    pending.catch(() => cache.delete(userId))
+  }
+  return pending
+}
+
+/** The signed-in account's id (API users of other collections have no licenses). */
+const accountIdOf = (req: PayloadRequest): number | null =>
+  req.user && req.user.collection === 'users' ? (req.user.id as number) : null
+
+/** The entitlements of the request's signed-in user (none when anonymous), from the request's cache. */
+export const requestEntitlements = (req: PayloadRequest): Promise<Entitlements> => entitlementsOf(req.payload, accountIdOf(req), req)
+
 /** Whether the user has an active license of a paid plan. */
-export const hasAccess = async (payload: Payload, userId: number | null | undefined): Promise<boolean> =>
-  (await entitlementsOf(payload, userId)).hasPaidAccess
+export const hasAccess = async (payload: Payload, userId: number | null | undefined, req?: PayloadRequest): Promise<boolean> =>
+  (await entitlementsOf(payload, userId, req)).hasPaidAccess
 
 /** Whether the user's plans (or the free plan) grant the feature key. */
-export const canAccessFeature = async (payload: Payload, userId: number | null | undefined, key: FeatureKey): Promise<boolean> =>
-  (await entitlementsOf(payload, userId)).features.has(key)
+export const canAccessFeature = async (payload: Payload, userId: number | null | undefined, key: FeatureKey, req?: PayloadRequest): Promise<boolean> =>
+  (await entitlementsOf(payload, userId, req)).features.has(key)
 
 /** Throws a 403 `feature_required` unless the user's plans grant the feature key. */
-export const requireFeature = async (payload: Payload, userId: number | null | undefined, key: FeatureKey): Promise<void> => {
-  if (!(await canAccessFeature(payload, userId, key))) {
+export const requireFeature = async (payload: Payload, userId: number | null | undefined, key: FeatureKey, req?: PayloadRequest): Promise<void> => {
+  if (!(await canAccessFeature(payload, userId, key, req))) {
     throw new ServiceError(403, 'feature_required', `Your plan does not include "${key}".`)
   }
 }
 
 /**
- * A Payload access rule that lets a collection (or operation) through only for users whose plans
- * grant the feature key. Computed once per request.
+ * The access factory of every gated collection and operation: lets the request through only for a
+ * signed-in user whose plans grant the feature key. Every check in one request shares one lookup.
  */
 export const featureAccess =
   (key: FeatureKey): Access =>
-  async ({ req }) => {
-    if (!req.user) return false
-    const cache = (req.context.entitlements ??= new Map<number, Promise<Entitlements>>()) as Map<number, Promise<Entitlements>>
-    const userId = req.user.id as number
-    if (!cache.has(userId)) cache.set(userId, entitlementsOf(req.payload, userId, req))
-    return (await cache.get(userId)!).features.has(key)
-  }
+  async ({ req }) =>
+    accountIdOf(req) !== null && (await requestEntitlements(req)).features.has(key)

@@ -7,6 +7,18 @@ import { factsForLicense } from './sync'
 import { relationId } from '../db/relations'
 
 /**
+ * `req.context` key of a staff action (src/staff/licenses.ts): its reason was given with the request,
+ * so it may repeat an earlier one, and the audit entry's id is handed back in it.
+ */
+export const STAFF_ACTION = 'staffAction'
+export type StaffActionContext = { auditLogId?: number }
+
+const staffActionOf = (context: Record<string, unknown>): StaffActionContext | null => {
+  const action = context[STAFF_ACTION]
+  return action && typeof action === 'object' ? (action as StaffActionContext) : null
+}
+
+/**
  * Support revokes or restores a license by changing `override`, with a reason. The status follows:
  * revoked, active, or (override back to none) whatever the purchase itself earns.
  */
@@ -17,7 +29,9 @@ export const applyStaffOverride =
     return data
   }
   const reason = typeof data.overrideReason === 'string' ? data.overrideReason.trim() : ''
-  if (!reason || reason === (originalDoc.overrideReason ?? '').trim()) {
+  // In the admin's form the last reason is still in the field: a change there needs a new one.
+  const repeated = reason === (originalDoc.overrideReason ?? '').trim() && !staffActionOf(req.context)
+  if (!reason || repeated) {
     throw new ValidationError(
       { collection: 'licenses', errors: [{ path: 'overrideReason', message: 'Say why the license is revoked or restored.' }] },
       req.t,
@@ -59,6 +73,8 @@ export const recordStaffOverride: CollectionAfterChangeHook<License> = async ({ 
     req,
     overrideAccess: true,
   })
+  const staffAction = staffActionOf(req.context)
+  if (staffAction) staffAction.auditLogId = entry.id
   await req.payload.create({
     collection: 'analytics_events',
     data: {

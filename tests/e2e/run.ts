@@ -31,7 +31,7 @@ const recreateDatabase = async () => {
 }
 
 const startServer = async (): Promise<ChildProcess> => {
-  const server = spawn(path.join(root, 'node_modules/.bin/tsx'), ['server.ts'], {
+  const server = spawn(path.join(root, 'node_modules/.bin/tsx'), ['--conditions=development', 'server.ts'], {
     cwd: root,
     env: {
       ...process.env,
@@ -40,6 +40,7 @@ const startServer = async (): Promise<ChildProcess> => {
       SERVER_URL: base,
       DATABASE_URL: databaseUrl,
       DATA_DIR: dataDir,
+      MEDIA_DIR: path.join(dataDir, 'media'),
       PROCESSOR_STANDIN_PORT: String(port + 11),
       CODE_HOST_STANDIN_PORT: String(port + 12),
       OAUTH_STANDIN_PORT: String(port + 13),
@@ -162,6 +163,42 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
         await new Promise((resolve) => setTimeout(resolve, 500))
       }
       throw new Error('the license email did not arrive')
+    },
+  ],
+  [
+    'read the blog: a post carries BlogPosting JSON-LD and a 1200x630 PNG social image, and is in the feed and the sitemap',
+    async (page) => {
+      await page.goto(`${base}/blog`)
+      const firstPost = page.locator('.post-card-title a').first()
+      const title = (await firstPost.textContent())?.trim() ?? ''
+      await firstPost.click()
+      await page.waitForURL(/\/blog\/[a-z0-9-]+$/)
+      const url = page.url()
+      if ((await page.locator('h1').textContent())?.trim() !== title) throw new Error(`the post page's h1 is not "${title}"`)
+
+      const jsonLd = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent()) ?? '{}') as Record<string, unknown>
+      if (jsonLd['@type'] !== 'BlogPosting' || jsonLd.headline !== title || jsonLd.url !== url) {
+        throw new Error(`unexpected JSON-LD: ${JSON.stringify(jsonLd).slice(0, 300)}`)
+      }
+      const ogImage = (await page.locator('meta[property="og:image"]').getAttribute('content')) ?? ''
+      const twitterImage = await page.locator('meta[name="twitter:image"]').getAttribute('content')
+      if (!ogImage || twitterImage !== ogImage) throw new Error(`og:image "${ogImage}" and twitter:image "${twitterImage}" differ`)
+      if (new URL(ogImage).pathname !== new URL(String(jsonLd.image)).pathname) throw new Error(`JSON-LD image ${String(jsonLd.image)} is not og:image ${ogImage}`)
+
+      const image = await page.request.get(ogImage)
+      const png = await image.body()
+      const signature = png.subarray(0, 8).toString('hex')
+      // A PNG starts with its 8-byte signature, then the IHDR chunk: width and height at bytes 16 and 20.
+      if (image.status() !== 200 || !image.headers()['content-type']?.startsWith('image/png') || signature !== '89504e470d0a1a0a') {
+        throw new Error(`og:image answered ${image.status()} ${image.headers()['content-type']}`)
+      }
+      const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)]
+      if (width !== 1200 || height !== 630) throw new Error(`og:image is ${width}x${height}, expected 1200x630`)
+
+      const feed = await page.request.get(`${base}/blog/rss.xml`)
+      if (!(await feed.text()).includes(`<link>${url}</link>`)) throw new Error('the post is not in /blog/rss.xml')
+      const sitemap = await page.request.get(`${base}/sitemap.xml`)
+      if (!(await sitemap.text()).includes(`<loc>${url}</loc>`)) throw new Error('the post is not in /sitemap.xml')
     },
   ],
 ]

@@ -1,20 +1,10 @@
-import { GRAPHQL_POST } from '@payloadcms/next/routes'
 import { Forbidden } from 'payload'
 import { collectionDefaults } from 'payload/shared'
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import config from '../../payload.config'
-import { api, createUser, SERVER_URL, type TestUser, usePayload } from '../support/payload'
+import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
-
-/** POST /api/graphql in-process, through the route handler Next serves. */
-const graphql = async (query: string, as: TestUser | null) => {
-  const headers = new Headers({ 'content-type': 'application/json' })
-  if (as) headers.set('authorization', `JWT ${as.token}`)
-  const response = await GRAPHQL_POST(config)(new Request(`${SERVER_URL}/api/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }))
-  return (await response.json()) as { data?: Record<string, { docs: Record<string, unknown>[] } | null>; errors?: { message: string }[] }
-}
 
 /** Payload's "any signed-in user may" defaults: a collection still using one has no explicit rule. */
 const DEFAULTS = new Set<unknown>([collectionDefaults.access?.read, collectionDefaults.access?.unlock])

@@ -78,7 +78,7 @@ describe('the one client address', () => {
   it('the server does not start with a TRUSTED_PROXIES it cannot read, and says why', async () => {
     const root = path.resolve(import.meta.dirname, '../..')
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'server.ts')], {
+      const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['--conditions=production', path.join(root, 'server.ts')], {
         cwd: os.tmpdir(),
         env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', TRUSTED_PROXIES: '10.0.0.0/8, the-load-balancer' },
       })

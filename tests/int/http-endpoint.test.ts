@@ -68,6 +68,21 @@ describe('the request adapter', () => {
     expect(signedIn.body).toEqual({ user: { id: 4, collection: 'users' }, address: '192.0.2.5' })
   })
 
+  it('staff only when asked: 403 forbidden for other users, before the body is validated', async () => {
+    const spec = { path: '/x', method: 'post' as const, auth: 'Sign in first.', staff: 'Staff only.', body: z.object({ reason: z.string().min(1) }), handler: () => ({ ok: true }) }
+    const json = { 'content-type': 'application/json' }
+    expect((await run(spec as never, { body: '{}', headers: json })).status).toBe(401)
+    for (const body of ['{}', '{"reason":"x"}', 'not json']) {
+      const customer = await run(spec as never, { body, headers: json, user: { id: 4, collection: 'users', roles: ['customer'] } })
+      expect(customer).toMatchObject({ status: 403, body: { errors: [{ code: 'forbidden', message: 'Staff only.' }] } })
+    }
+    for (const roles of [['support'], ['admin']]) {
+      const user = { id: 5, collection: 'users', roles }
+      expect((await run(spec as never, { body: '{}', headers: json, user })).status).toBe(400)
+      expect(await run(spec as never, { body: '{"reason":"x"}', headers: json, user })).toMatchObject({ status: 200, body: { ok: true } })
+    }
+  })
+
   it('leaves the body unread in raw mode (the webhook verifies the exact bytes)', async () => {
     const raw = 'not json at all {'
     const result = await run({ path: '/x', method: 'post', body: 'raw', handler: async ({ req }) => ({ got: await req.text!() }) }, { body: raw, headers: { 'content-type': 'text/plain' } })

@@ -81,7 +81,7 @@ describe('seeding', () => {
       prepareDatabase(payload(), { priceIds: PRICES }),
       prepareDatabase(payload(), { priceIds: PRICES }),
     ])
-    expect(results.map((result) => result?.created.length).sort()).toEqual([0, 3])
+    expect(results.map((result) => result.seeded?.created.length).sort()).toEqual([0, 3])
     const slugs = (await payload().find({ collection: 'plans', limit: 100 })).docs.map((plan) => plan.slug)
     expect(slugs.sort()).toEqual(['free', 'standard', 'ultimate'])
     await seedPlans(payload(), { ...PRICES, standardLifetime: 'price_standard_live', proMonthly: 'price_pro_m', proYearly: 'price_pro_y' })

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -12,7 +13,7 @@ const tsx = path.join(root, 'node_modules/.bin/tsx')
 const startProduction = (vars: Record<string, string>) =>
   new Promise<{ code: number | null; stderr: string }>((resolve) => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-prod-'))
-    const child = spawn(tsx, [path.join(root, 'server.ts')], {
+    const child = spawn(tsx, ['--conditions=production', path.join(root, 'server.ts')], {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', ...vars },
     })
@@ -39,6 +40,7 @@ const COMPLETE = {
   REPO_ACCESS_TOKEN: 'ghp_0123456789abcdef',
   REPO_OWNER: 'kit-org',
   REPO_NAME: 'starter-kit',
+  LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
 }
 
 describe('production start-up checks', () => {
@@ -73,5 +75,14 @@ describe('production start-up checks', () => {
     expect(code).toBe(1)
     expect(stderr).toContain('PAYLOAD_SECRET is too short (18 characters, need at least 32)')
     expect(stderr).not.toContain('short-secret-value')
+  })
+
+  it('refuses a license signing key that is not an Ed25519 private key, and never prints it', async () => {
+    const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string
+    const { code, stderr } = await startProduction({ ...COMPLETE, LICENSE_SIGNING_KEY: rsa })
+    expect(code).toBe(1)
+    expect(stderr).toContain('LICENSE_SIGNING_KEY is not an Ed25519 private key (PKCS#8 PEM or private JWK)')
+    expect(stderr).not.toContain(rsa.split('\n')[1])
+    for (const other of Object.keys(COMPLETE)) expect(stderr).not.toContain(`${other} is not set`)
   })
 })

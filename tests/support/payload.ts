@@ -1,5 +1,6 @@
 import crypto from 'node:crypto'
 
+import { GRAPHQL_POST } from '@payloadcms/next/routes'
 import { getPayload, handleEndpoints, type Payload } from 'payload'
 import { afterAll, beforeAll } from 'vitest'
 
@@ -97,4 +98,12 @@ export const api = async <T = any>(method: string, path: string, call: ApiCall =
     // not JSON: keep the text
   }
   return { status: response.status, body: parsed as T, headers: response.headers }
+}
+
+/** POST /api/graphql in-process, through the route handler Next serves. */
+export const graphql = async (query: string, as: { token: string } | null) => {
+  const headers = new Headers({ 'content-type': 'application/json' })
+  if (as) headers.set('authorization', `JWT ${as.token}`)
+  const response = await GRAPHQL_POST(config)(new Request(`${SERVER_URL}/api/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }))
+  return (await response.json()) as { data?: Record<string, { docs: Record<string, unknown>[] } | null>; errors?: { message: string }[] }
 }

@@ -17,6 +17,8 @@ const RootLayout = ({ children }: { children: React.ReactNode }) => (
         </a>
         <nav>
           <a href="/#pricing">Pricing</a>
+          <a href="/blog">Blog</a>
+          <a href="/changelog">Changelog</a>
           <a href="/dashboard">Dashboard</a>
           <a href="/sign-in">Sign in</a>
         </nav>

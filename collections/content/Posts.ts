@@ -1,0 +1,59 @@
+import type { CollectionConfig, FieldAccess } from 'payload'
+
+import { isStaffUser } from '../../src/access/roles'
+import { CONTENT_TAGS } from '../../src/content/cache-tags'
+import { contentEditor } from '../../src/content/editor'
+import { featureAccess } from '../../src/licensing/entitlements'
+import { FEATURE_KEYS, type FeatureKey } from '../../src/plans/features'
+import { contentCollection, type PreviewUrl, publishedAtField, slugField, sourceField, summaryField } from './shared'
+
+/** Paths under /blog that are pages of their own, not posts. */
+export const RESERVED_POST_SLUGS = ['page', 'tag', 'rss.xml', 'feed'] as const
+
+/**
+ * A premium post (one with `requiredFeature`) shows its title and summary to everyone and its body
+ * only to staff and to holders of that feature key: REST, GraphQL and the pages alike, since they all
+ * read through this rule. The entitlements lookup is shared by every check of one request.
+ */
+const premiumBodyAccess: FieldAccess = async ({ req, doc }) => {
+  const required = (doc as { requiredFeature?: FeatureKey | null } | undefined)?.requiredFeature
+  if (!required || isStaffUser(req.user)) return true
+  return (await featureAccess(required)({ req })) === true
+}
+
+/**
+ * Blog posts: written in the admin or imported from src/content/blog/*.mdx. Drafts and versions
+ * are staff only; anyone reads what is published.
+ */
+export const createPostsCollection = (options: { previewUrl: PreviewUrl }): CollectionConfig => ({
+  ...contentCollection({
+    slug: 'posts',
+    tag: CONTENT_TAGS.posts,
+    previewUrl: options.previewUrl,
+    admin: { defaultColumns: ['title', 'slug', '_status', 'publishedAt', 'updatedAt'], listSearchableFields: ['title', 'slug', 'summary'] },
+  }),
+  labels: { singular: 'Post', plural: 'Posts' },
+  fields: [
+    { name: 'title', type: 'text', required: true, maxLength: 120 },
+    summaryField,
+    { name: 'body', type: 'richText', editor: contentEditor, access: { read: premiumBodyAccess } },
+    slugField(RESERVED_POST_SLUGS),
+    publishedAtField,
+    { name: 'author', type: 'text', required: true, admin: { position: 'sidebar' } },
+    {
+      name: 'tags',
+      type: 'text',
+      hasMany: true,
+      maxRows: 8,
+      admin: { position: 'sidebar', description: 'Lowercase words, such as payments or deployment.' },
+    },
+    { name: 'cover', type: 'upload', relationTo: 'media', admin: { position: 'sidebar' } },
+    {
+      name: 'requiredFeature',
+      type: 'select',
+      options: [...FEATURE_KEYS],
+      admin: { position: 'sidebar', description: 'Premium post: only holders of this feature key read the body.' },
+    },
+    sourceField,
+  ],
+})

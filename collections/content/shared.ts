@@ -1,0 +1,136 @@
+import type { Access, CollectionAfterChangeHook, CollectionBeforeChangeHook as BeforeChange, CollectionConfig, CollectionAfterDeleteHook, CollectionBeforeChangeHook, Field, TextFieldSingleValidation } from 'payload'
+
+import { admins, isStaffUser, staff, staffField } from '../../src/access/roles'
+import { revalidateContent } from '../../src/content/revalidate'
+import type { ContentTag } from '../../src/content/cache-tags'
+
+/** Set on `req.context` by the MDX importer: its writes are not "edits in the admin". */
+export const CONTENT_IMPORT_CONTEXT = 'contentImport'
+/** Set by the service's own bookkeeping writes (linking a release): not edits either. */
+export const CONTENT_SYSTEM_CONTEXT = 'contentSystemChange'
+
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+
+/** Anyone reads published entries; drafts and the versions history are for staff. */
+export const publishedOrStaff: Access = ({ req }) => isStaffUser(req.user) || { _status: { equals: 'published' } }
+
+/** A lowercase, dash-separated slug, unique in its collection and clear of the routes beside it. */
+export const slugField = (reserved: readonly string[] = []): Field => {
+  const validate: TextFieldSingleValidation = (value) => {
+    if (typeof value !== 'string' || !SLUG_PATTERN.test(value)) return 'Use lowercase letters, digits and single dashes, such as my-first-post.'
+    if (value.length > 96) return 'Keep the slug to 96 characters or fewer.'
+    if (reserved.includes(value)) return `"${value}" is taken by a page of the site; choose another slug.`
+    return true
+  }
+  return {
+    name: 'slug',
+    type: 'text',
+    required: true,
+    unique: true,
+    index: true,
+    validate,
+    admin: { position: 'sidebar', description: 'The address of the entry. Changing it breaks links people already have.' },
+  }
+}
+
+/**
+ * Where an imported entry came from. Only the importer writes it (see markEdits); staff read it
+ * to see which file owns an entry and whether someone edited it in the admin since.
+ */
+export const sourceField: Field = {
+  name: 'source',
+  type: 'group',
+  access: { read: staffField },
+  admin: {
+    position: 'sidebar',
+    readOnly: true,
+    condition: (data) => Boolean(data?.source?.path),
+    description: 'Imported from this MDX file. Once edited here, later changes of the file are reported as conflicts and not applied.',
+  },
+  fields: [
+    { name: 'path', type: 'text' },
+    { name: 'contentHash', type: 'text' },
+    { name: 'importedAt', type: 'date' },
+    { name: 'editedAfterImport', type: 'checkbox', defaultValue: false },
+  ],
+}
+
+type SourceData = { path?: string | null; contentHash?: string | null; importedAt?: string | null; editedAfterImport?: boolean | null }
+
+/**
+ * Keep `source` the importer's: a save from anywhere else (the admin, REST, GraphQL) cannot set it,
+ * and a save of an imported entry marks it as edited, so the importer never overwrites that work.
+ * Publishing a date-less entry stamps `publishedAt`.
+ */
+export const guardContentChange: CollectionBeforeChangeHook = ({ data, originalDoc, req }) => {
+  const next = { ...data }
+  if (!req.context[CONTENT_IMPORT_CONTEXT] && !req.context[CONTENT_SYSTEM_CONTEXT]) {
+    const previous = (originalDoc?.source ?? {}) as SourceData
+    next.source = previous.path ? { ...previous, editedAfterImport: true } : { path: null, contentHash: null, importedAt: null, editedAfterImport: false }
+  }
+  if (next._status === 'published' && !next.publishedAt) next.publishedAt = new Date().toISOString()
+  return next
+}
+
+/** Published content changed (or stopped being published): refresh the pages that show it. */
+export const revalidateOnChange =
+  (tag: ContentTag): CollectionAfterChangeHook =>
+  ({ doc, previousDoc, req }) => {
+    if (doc?._status === 'published' || previousDoc?._status === 'published') revalidateContent(tag, req.payload.logger)
+    return doc
+  }
+
+export const revalidateOnDelete =
+  (tag: ContentTag): CollectionAfterDeleteHook =>
+  ({ doc, req }) => {
+    if (doc?._status === 'published') revalidateContent(tag, req.payload.logger)
+    return doc
+  }
+
+export const summaryField: Field = {
+  name: 'summary',
+  type: 'textarea',
+  required: true,
+  maxLength: 300,
+  admin: { description: 'One or two sentences: shown in lists, feeds and search results.' },
+}
+
+export const publishedAtField: Field = {
+  name: 'publishedAt',
+  type: 'date',
+  index: true,
+  admin: { position: 'sidebar', date: { pickerAppearance: 'dayOnly' }, description: 'The date readers see. Set on first publish when empty.' },
+}
+
+export type ContentSlug = 'posts' | 'changelog_entries'
+export type PreviewUrl = (collection: ContentSlug, slug: string) => string
+
+/**
+ * What posts and changelog entries share: the admin's preview and live preview of an entry's page,
+ * access (published to anyone, drafts and versions to staff, writes to admins), drafts with
+ * autosave, the source guard and the revalidation of the pages that show them.
+ */
+export const contentCollection = (options: {
+  slug: ContentSlug
+  tag: ContentTag
+  previewUrl: PreviewUrl
+  admin: Pick<NonNullable<CollectionConfig['admin']>, 'defaultColumns' | 'listSearchableFields'>
+  beforeChange?: BeforeChange[]
+}): Pick<CollectionConfig, 'slug' | 'admin' | 'defaultSort' | 'access' | 'versions' | 'hooks'> => ({
+  slug: options.slug,
+  admin: {
+    group: 'Content',
+    useAsTitle: 'title',
+    ...options.admin,
+    preview: (doc) => (typeof doc?.slug === 'string' ? options.previewUrl(options.slug, doc.slug) : null),
+    livePreview: { url: ({ data }) => (typeof data?.slug === 'string' ? options.previewUrl(options.slug, data.slug) : '') },
+  },
+  defaultSort: '-publishedAt',
+  access: { read: publishedOrStaff, readVersions: staff, create: admins, update: admins, delete: admins },
+  versions: { drafts: { autosave: { interval: 1500 } }, maxPerDoc: 50 },
+  hooks: {
+    beforeChange: [guardContentChange, ...(options.beforeChange ?? [])],
+    afterChange: [revalidateOnChange(options.tag)],
+    afterDelete: [revalidateOnDelete(options.tag)],
+  },
+})

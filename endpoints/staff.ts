@@ -1,0 +1,73 @@
+import type { Endpoint, PayloadRequest } from 'payload'
+import { z } from 'zod'
+
+import { type CodeHostProvider, resendRepoInvitation } from '../src/delivery/repo-access'
+import { endpoint } from '../src/http/endpoint'
+import { ServiceError } from '../src/http/errors'
+import { revokeApiKeyByStaff } from '../src/staff/api-keys'
+import { staffReasonBody } from '../src/staff/audit'
+import { overrideLicense, resendLicenseEmail } from '../src/staff/licenses'
+
+const SIGN_IN = 'Sign in as staff first.'
+const STAFF_ONLY = 'Only staff (admin or support) take support actions.'
+
+/** The path's id: anything but a row id names no row (404 with the action's code). */
+const idParam = z.object({ id: z.string() })
+const rowId = (raw: string, notFound: () => ServiceError): number => {
+  if (!/^\d{1,15}$/.test(raw)) throw notFound()
+  return Number(raw)
+}
+
+const licenseNotFound = () => new ServiceError(404, 'license_not_found', 'There is no license with this id.')
+
+/** A support action: POST {reason} by staff on `/staff/<what>/:id/<action>`. */
+const staffAction = <Result extends object>(path: string, run: (args: { req: PayloadRequest; id: string; reason: string }) => Promise<Result>): Endpoint =>
+  endpoint({
+    path: `/staff${path}`,
+    method: 'post',
+    auth: SIGN_IN,
+    staff: STAFF_ONLY,
+    params: idParam,
+    body: staffReasonBody,
+    handler: ({ req, params, body }) => run({ req, id: params.id, reason: body.reason }),
+  })
+
+/** POST /api/staff/licenses/:id/revoke {reason}: 200 {license: {id, status, override}, auditLogId}. */
+export const staffRevokeLicenseEndpoint = staffAction('/licenses/:id/revoke', ({ req, id, reason }) =>
+  overrideLicense(req, rowId(id, licenseNotFound), 'revoked', reason),
+)
+
+/** POST /api/staff/licenses/:id/restore {reason}: 200 {license: {id, status, override}, auditLogId}. */
+export const staffRestoreLicenseEndpoint = staffAction('/licenses/:id/restore', ({ req, id, reason }) =>
+  overrideLicense(req, rowId(id, licenseNotFound), 'active', reason),
+)
+
+/** POST /api/staff/licenses/:id/resend-email {reason}: 200 {license: {id}, to, auditLogId}; the job sends it. */
+export const staffResendLicenseEmailEndpoint = staffAction('/licenses/:id/resend-email', ({ req, id, reason }) =>
+  resendLicenseEmail(req, rowId(id, licenseNotFound), reason),
+)
+
+/** POST /api/staff/repo-access/:id/resend-invitation {reason}: 200 {repoAccess: {id, status, username}, auditLogId}. */
+export const staffResendRepoInvitationEndpoint = (codeHost: CodeHostProvider): Endpoint =>
+  staffAction('/repo-access/:id/resend-invitation', ({ req, id, reason }) =>
+    resendRepoInvitation(
+      req,
+      codeHost,
+      rowId(id, () => new ServiceError(404, 'repo_access_not_found', 'There is no repository access request with this id.')),
+      reason,
+    ),
+  )
+
+/** POST /api/staff/api-keys/:id/revoke {reason}: 200 {apiKey: {id, prefix, revokedAt}, auditLogId}. */
+export const staffRevokeApiKeyEndpoint = staffAction('/api-keys/:id/revoke', ({ req, id, reason }) =>
+  revokeApiKeyByStaff(req, rowId(id, () => new ServiceError(404, 'api_key_not_found', 'There is no API key with this id.')), reason),
+)
+
+/** Every support action endpoint. */
+export const staffEndpoints = (codeHost: CodeHostProvider): Endpoint[] => [
+  staffRevokeLicenseEndpoint,
+  staffRestoreLicenseEndpoint,
+  staffResendLicenseEmailEndpoint,
+  staffResendRepoInvitationEndpoint(codeHost),
+  staffRevokeApiKeyEndpoint,
+]

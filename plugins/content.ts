@@ -1,0 +1,75 @@
+import { seoPlugin } from '@payloadcms/plugin-seo'
+import { s3Storage as s3StoragePlugin } from '@payloadcms/storage-s3'
+import type { CollectionConfig, Config, Plugin } from 'payload'
+
+import { createChangelogCollection, linkChangelogToRelease } from '../collections/content/ChangelogEntries'
+import { createMediaCollection } from '../collections/content/Media'
+import { createPostsCollection } from '../collections/content/Posts'
+import type { PreviewUrl } from '../collections/content/shared'
+import { s3ClientConfig, type S3Settings } from '../src/delivery/storage'
+
+export type ContentOptions = {
+  serverUrl: string
+  productName: string
+  /** Local folder of uploaded images when S3 is not configured. */
+  mediaDir: string
+  s3: S3Settings | null
+}
+
+/** The releases collection (delivery plugin) links to its changelog entry: fail loudly when it is missing. */
+const extendReleases = (collections: CollectionConfig[]): CollectionConfig[] => {
+  if (!collections.some((collection) => collection.slug === 'releases')) {
+    throw new Error('contentPlugin: the releases collection is missing; add deliveryPlugin before contentPlugin')
+  }
+  return collections.map((collection) =>
+    collection.slug === 'releases'
+      ? { ...collection, hooks: { ...collection.hooks, afterChange: [...(collection.hooks?.afterChange ?? []), linkChangelogToRelease] } }
+      : collection,
+  )
+}
+
+/**
+ * Content: blog posts, the changelog and their images, edited in the admin with drafts and live
+ * preview, imported from src/content/**.mdx (src/content/import), and shown by the site's /blog and
+ * /changelog pages, which the collections' hooks revalidate on every published change.
+ */
+export const contentPlugin =
+  (options: ContentOptions): Plugin =>
+  async (incoming: Config): Promise<Config> => {
+    const previewUrl: PreviewUrl = (collection, slug) =>
+      `${options.serverUrl}/preview?${new URLSearchParams({ collection, slug }).toString()}`
+    const config: Config = {
+      ...incoming,
+      collections: [
+        ...extendReleases(incoming.collections ?? []),
+        createPostsCollection({ previewUrl }),
+        createChangelogCollection({ previewUrl }),
+        createMediaCollection({ staticDir: options.mediaDir }),
+      ],
+      admin: {
+        ...incoming.admin,
+        livePreview: {
+          ...incoming.admin?.livePreview,
+          breakpoints: [
+            { name: 'mobile', label: 'Phone', width: 375, height: 667 },
+            { name: 'desktop', label: 'Desktop', width: 1280, height: 800 },
+          ],
+        },
+      },
+    }
+    const withSeo = seoPlugin({
+      collections: ['posts', 'changelog_entries'],
+      uploadsCollection: 'media',
+      generateTitle: ({ doc }) => `${String(doc?.title ?? '')} | ${options.productName}`,
+      generateDescription: ({ doc }) => String(doc?.summary ?? ''),
+      generateURL: ({ doc, collectionSlug }) =>
+        `${options.serverUrl}${collectionSlug === 'posts' ? `/blog/${String(doc?.slug ?? '')}` : `/changelog#${String(doc?.slug ?? '')}`}`,
+    })(config)
+    return s3StoragePlugin({
+      enabled: Boolean(options.s3),
+      alwaysInsertFields: true,
+      bucket: options.s3?.bucket ?? 'unused',
+      collections: { media: { prefix: 'media' } },
+      config: s3ClientConfig(options.s3),
+    })(await withSeo)
+  }

@@ -1,0 +1,100 @@
+/**
+ * One benchmarked path: a short warm-up, then `seconds` at `connections` with autocannon. A path that
+ * varies per request (rotating keys, client addresses, events) builds each request in `vary`.
+ */
+import autocannon, { type RequestSpec, type Result } from 'autocannon'
+
+import { SETTINGS, serverUrl } from './settings'
+
+/** Not measured, right before each path's run: the pools and caches settle on that path. */
+export const WARMUP_SECONDS = 2
+
+export type Variation = { path?: string; headers?: Record<string, string>; body?: string; last?: boolean }
+
+export type Target = {
+  name: string
+  method: 'GET' | 'POST'
+  path: string
+  headers?: Record<string, string>
+  body?: string
+  /** The n-th request of the path (warm-up included); `last` ends the run after it (nothing left to send). */
+  vary?: (n: number) => Variation
+}
+
+export type Measured = {
+  name: string
+  requestsPerSecond: number
+  p50: number
+  p99: number
+  completed: number
+  non2xx: number
+  /** Connection errors and timeouts (no answer at all). */
+  errors: number
+  statuses: Record<string, number>
+  seconds: number
+  ranOut: boolean
+}
+
+const drive = async (target: Target, seconds: number, next: () => number): Promise<{ result: Result; ranOut: boolean }> => {
+  let ranOut = false
+  const base: RequestSpec = { method: target.method, path: target.path, headers: target.headers, body: target.body }
+  const vary = target.vary
+  const instance = autocannon({
+    url: serverUrl,
+    connections: SETTINGS.connections,
+    duration: seconds,
+    timeout: 30,
+    requests: [
+      vary
+        ? {
+            ...base,
+            setupRequest: (request) => {
+              const variation = vary(next())
+              if (variation.last && !ranOut) {
+                ranOut = true
+                setImmediate(() => instance.stop())
+              }
+              return {
+                ...request,
+                path: variation.path ?? request.path,
+                headers: { ...request.headers, ...variation.headers },
+                body: variation.body ?? request.body,
+              }
+            },
+          }
+        : base,
+    ],
+  })
+  return { result: await instance, ranOut }
+}
+
+/** Each path's request counter, kept across its warm-ups and its run, so a rotating path never repeats itself. */
+const counters = new WeakMap<Target, number>()
+const counterOf = (target: Target) => () => {
+  const n = counters.get(target) ?? 0
+  counters.set(target, n + 1)
+  return n
+}
+
+/** Load without measuring: after start-up the first seconds of any path are much slower (JIT, Next's route modules). */
+export const warm = async (target: Target, seconds: number): Promise<void> => {
+  await drive(target, seconds, counterOf(target))
+}
+
+export const measure = async (target: Target): Promise<Measured> => {
+  await warm(target, WARMUP_SECONDS)
+  const { result, ranOut } = await drive(target, SETTINGS.seconds, counterOf(target))
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]))
+  return {
+    name: target.name,
+    requestsPerSecond: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    completed: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statuses,
+    seconds: result.duration,
+    ranOut,
+  }
+}

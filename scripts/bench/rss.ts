@@ -1,0 +1,62 @@
+/**
+ * Resident memory of a process group (the server: tsx and the Node process under it), summed over its
+ * members from /proc once a second.
+ */
+import fs from 'node:fs'
+
+const MIB = 1024 * 1024
+
+/** The process group of a /proc/<pid>/stat line: the fifth field, counted after the name in parentheses. */
+const processGroup = (stat: string): number => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])
+
+const residentBytes = (pid: string): number => {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return match ? Number(match[1]) * 1024 : 0
+}
+
+export const groupRss = (pgid: number): number => {
+  let total = 0
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      if (processGroup(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')) === pgid) total += residentBytes(pid)
+    } catch {
+      // the process ended between listing and reading
+    }
+  }
+  return total
+}
+
+export type RssSampler = {
+  /** Highest sum seen since the last `mark`, then starts a new window (per benchmarked path). */
+  mark: () => number
+  stop: () => { maxMiB: number; endMiB: number; samples: number }
+}
+
+export const sampleRss = (pgid: number, intervalMs = 1000): RssSampler => {
+  let max = 0
+  let windowMax = 0
+  let last = 0
+  let samples = 0
+  const sample = () => {
+    last = groupRss(pgid)
+    samples += 1
+    max = Math.max(max, last)
+    windowMax = Math.max(windowMax, last)
+  }
+  sample()
+  const timer = setInterval(sample, intervalMs)
+  return {
+    mark: () => {
+      sample()
+      const value = windowMax / MIB
+      windowMax = last
+      return value
+    },
+    stop: () => {
+      clearInterval(timer)
+      sample()
+      return { maxMiB: max / MIB, endMiB: last / MIB, samples }
+    },
+  }
+}

@@ -1,0 +1,290 @@
+/**
+ * `npm run bench`: the production server against a scratch PostgreSQL database, with the stand-ins in a
+ * process of their own, driven by autocannon path by path. Prints req/s, p50, p99 and the ratio to the
+ * floor (Payload's own authenticated read), the server's memory, checks that webhook effects happen
+ * exactly once, and writes the table to docs/PERFORMANCE.md. See README "Benchmark".
+ */
+import { spawnSync } from 'node:child_process'
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+import pg from 'pg'
+
+import { countEffects, deliverAll, deliveryHeaders, type Effects, prepareEvents, type PreparedEvent, WEBHOOK_PATH } from './events'
+import { clientAddress } from './http'
+import { type Measured, measure, type Target, warm, WARMUP_SECONDS } from './load'
+import { type Child, logSays, logTail, requireFreePorts, ROOT, startTsx, stopGroup, waitFor } from './processes'
+import { notes, render, type Row, table, writePerformance } from './report'
+import { sampleRss } from './rss'
+import { RELEASE_VERSION, seed, type Seeded } from './seed'
+import { CODE_HOST, controlUrl, PORTS, PRICES, PROCESSOR, SETTINGS, serverUrl } from './settings'
+
+/** Keys and client addresses are seeded so that this rate stays under the service's rate limits. */
+const CAPACITY_PER_SECOND = 1000
+const CLIENT_ADDRESSES = 250
+
+const log = (line: string) => console.info(`[bench] ${line}`)
+const startedAt = Date.now()
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-bench-'))
+const children: Child[] = []
+
+const database = (() => {
+  const url = new URL(SETTINGS.databaseUrl)
+  const name = url.pathname.slice(1)
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`BENCH_DATABASE_URL must name a plain database (letters, digits, _): "${name}"`)
+  url.pathname = '/postgres'
+  return { name, url: SETTINGS.databaseUrl, maintenanceUrl: url.toString() }
+})()
+
+const onMaintenance = async (sql: string) => {
+  const client = new pg.Client({ connectionString: database.maintenanceUrl })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+/** `npm run build` unless .next holds a production build; says which build runs. */
+const ensureBuild = (): string => {
+  const buildId = path.join(ROOT, '.next/BUILD_ID')
+  if (fs.existsSync(buildId) && !SETTINGS.forceBuild) {
+    const built = fs.statSync(buildId).mtime.toISOString()
+    return `production build ${fs.readFileSync(buildId, 'utf8').trim()} found in .next (built ${built})`
+  }
+  log(SETTINGS.forceBuild ? 'BENCH_BUILD=1: npm run build' : 'no production build in .next: npm run build')
+  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' })
+  if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status})`)
+  return `production build ${fs.readFileSync(buildId, 'utf8').trim()} made by this run`
+}
+
+/** Only what a shell needs, in production mode; every setting of the service is explicit below. */
+const baseEnv = (): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(['PATH', 'HOME', 'LANG', 'TMPDIR', 'TERM'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []))),
+  NODE_ENV: 'production',
+})
+
+const serverEnv = (): NodeJS.ProcessEnv => {
+  const dir = (name: string) => {
+    const folder = path.join(workDir, name)
+    fs.mkdirSync(folder, { recursive: true })
+    return folder
+  }
+  return {
+    ...baseEnv(),
+    PORT: String(PORTS.server),
+    SERVER_URL: `http://localhost:${PORTS.server}`,
+    DATABASE_URL: database.url,
+    PAYLOAD_SECRET: crypto.randomBytes(32).toString('hex'),
+    SMTP_URL: `smtp://127.0.0.1:${PORTS.smtp}`,
+    PAYMENT_SECRET_KEY: PROCESSOR.secretKey,
+    PAYMENT_WEBHOOK_SECRET: PROCESSOR.webhookSecret,
+    PUBLIC_PAYMENT_PUBLISHABLE_KEY: PROCESSOR.publishableKey,
+    PAYMENT_API_URL: `http://127.0.0.1:${PORTS.processor}`,
+    PUBLIC_PRICE_ID_STANDARD_LIFETIME: PRICES.standardLifetime,
+    PUBLIC_PRICE_ID_ULTIMATE_LIFETIME: PRICES.ultimateLifetime,
+    PUBLIC_PRICE_ID_PRO_MONTHLY: PRICES.proMonthly,
+    PUBLIC_PRICE_ID_PRO_YEARLY: PRICES.proYearly,
+    REPO_ACCESS_TOKEN: CODE_HOST.token,
+    REPO_OWNER: CODE_HOST.owner,
+    REPO_NAME: CODE_HOST.repo,
+    REPO_API_URL: `http://127.0.0.1:${PORTS.codeHost}`,
+    LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    DATA_DIR: dir('data'),
+    MEDIA_DIR: dir('media'),
+    TEMPLATES_DIR: dir('templates'),
+    RELEASES_DIR: dir('releases'),
+    // The driver is the proxy in front of many clients (X-Forwarded-For), as a load balancer would be.
+    TRUSTED_PROXIES: '127.0.0.1',
+  }
+}
+
+const answers = (url: string) => async () => (await fetch(url)).ok
+
+let cleaned = false
+const cleanup = async (keepLogs: boolean) => {
+  if (cleaned) return
+  cleaned = true
+  for (const child of children.reverse()) await stopGroup(child)
+  await onMaintenance(`DROP DATABASE IF EXISTS "${database.name}" WITH (FORCE)`).catch((error: unknown) =>
+    log(`could not drop ${database.name}: ${(error as Error).message}`),
+  )
+  if (keepLogs) log(`logs kept in ${workDir}`)
+  else fs.rmSync(workDir, { recursive: true, force: true })
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping`)
+    void cleanup(true).finally(() => process.exit(130))
+  })
+}
+
+const targets = (seeded: Seeded): Target[] => {
+  const jwt = { authorization: seeded.customerJwt }
+  const json = { 'content-type': 'application/json' }
+  return [
+    { name: 'floor: `GET /api/users/me` (JWT)', method: 'GET', path: '/api/users/me', headers: jwt },
+    { name: `\`GET /api/download?version=${RELEASE_VERSION}\` (JWT)`, method: 'GET', path: `/api/download?version=${RELEASE_VERSION}`, headers: jwt },
+    {
+      name: `\`GET /api/download?version=${RELEASE_VERSION}\` (API key)`,
+      method: 'GET',
+      path: `/api/download?version=${RELEASE_VERSION}`,
+      vary: (n) => ({ headers: { authorization: `Bearer ${seeded.apiKeys[n % seeded.apiKeys.length]}` } }),
+    },
+    {
+      name: '`POST /api/licenses/validate` (valid key)',
+      method: 'POST',
+      path: '/api/licenses/validate',
+      headers: json,
+      vary: (n) => ({
+        body: JSON.stringify({ key: seeded.licenseKeys[n % seeded.licenseKeys.length] }),
+        headers: { 'x-forwarded-for': clientAddress(n % CLIENT_ADDRESSES) },
+      }),
+    },
+    { name: `page \`${seeded.pagePath}\``, method: 'GET', path: seeded.pagePath },
+    { name: `page \`${seeded.blogPath}\``, method: 'GET', path: seeded.blogPath },
+  ]
+}
+
+const signed = (event: PreparedEvent) => ({ body: event.body, headers: deliveryHeaders(event.body) })
+
+const checkExactlyOnce = (stage: string, effects: Effects, expected: number) => {
+  const wrong = (['events', 'purchases', 'licenses'] as const).filter((name) => effects[name] !== expected)
+  if (wrong.length > 0) {
+    throw new Error(
+      `EXACTLY-ONCE VIOLATED ${stage}: ${expected} distinct events were delivered, the database holds ${JSON.stringify(effects)}`,
+    )
+  }
+  log(`exactly-once ${stage}: ${expected} events -> ${effects.purchases} one-time purchases, ${effects.licenses} licenses`)
+}
+
+const main = async () => {
+  const loadBefore = os.loadavg()
+  await requireFreePorts(Object.values(PORTS))
+  const build = ensureBuild()
+  const runSeconds = SETTINGS.seconds + WARMUP_SECONDS + SETTINGS.firstWarmupSeconds
+  log(`scratch database ${database.name} (dropped and recreated), work folder ${workDir}`)
+  await onMaintenance(`DROP DATABASE IF EXISTS "${database.name}" WITH (FORCE)`)
+  await onMaintenance(`CREATE DATABASE "${database.name}"`)
+  const db = new pg.Client({ connectionString: database.url })
+  // A dropped connection must fail the next query (and the run), not crash the process before cleanup.
+  db.on('error', (error) => log(`database connection lost: ${error.message}`))
+
+  const env = serverEnv()
+  const standIns = startTsx('stand-ins', 'scripts/bench/standins.ts', { ...baseEnv(), BENCH_PORT: String(PORTS.server) }, path.join(workDir, 'standins.log'))
+  children.push(standIns)
+  await waitFor(standIns, logSays(standIns, 'ready'), 60_000)
+  log('starting the production server')
+  const serverStart = Date.now()
+  const server = startTsx('server', 'server.ts', env, path.join(workDir, 'server.log'))
+  children.push(server)
+  await waitFor(server, logSays(server, '[server] ready on'), 300_000)
+  await waitFor(server, answers(`${serverUrl}/readyz`), 30_000)
+  const startupSeconds = (Date.now() - serverStart) / 1000
+  log(`server ready in ${startupSeconds.toFixed(1)} s`)
+  const rss = sampleRss(server.pgid)
+  const rssAfterStart = rss.mark()
+  await db.connect()
+  const postgres = (await db.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? 'unknown'
+
+  // Enough API keys (60 a minute each) and license keys (60 validations in 10 minutes each) for the capacity.
+  const apiKeysNeeded = Math.ceil((CAPACITY_PER_SECOND * Math.min(runSeconds, 60)) / 60)
+  const seedStart = Date.now()
+  const seeded = await seed({
+    customers: Math.ceil(apiKeysNeeded / 10),
+    licenseKeys: Math.ceil((CAPACITY_PER_SECOND * runSeconds) / 60),
+  })
+  log(`seeded ${seeded.apiKeys.length} API keys, ${seeded.licenseKeys.length} licenses, release ${RELEASE_VERSION} in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`)
+
+  const measured: { result: Measured; rssMiB: number }[] = []
+  const run = async (target: Target) => {
+    rss.mark()
+    log(`${target.name}: ${WARMUP_SECONDS} s warm-up, ${SETTINGS.seconds} s measured`)
+    const result = await measure(target)
+    measured.push({ result, rssMiB: rss.mark() })
+    log(`  ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`)
+    return result
+  }
+
+  const sessionPaths = targets(seeded)
+  log(`warming up every path for ${SETTINGS.firstWarmupSeconds} s`)
+  for (const target of sessionPaths) await warm(target, SETTINGS.firstWarmupSeconds)
+  const [floorTarget, ...others] = sessionPaths
+  const floor = await run(floorTarget as Target)
+  for (const target of others) await run(target)
+
+  const eventCount = SETTINGS.events ?? Math.min(20_000, Math.max(500, Math.ceil(2 * floor.requestsPerSecond * (SETTINGS.seconds + WARMUP_SECONDS))))
+  const prepStart = Date.now()
+  const events = await prepareEvents(eventCount)
+  log(`prepared ${events.length} paid checkouts' events in ${((Date.now() - prepStart) / 1000).toFixed(1)} s`)
+  let used = 0
+  await run({
+    name: 'unique signed `checkout.session.completed`',
+    method: 'POST',
+    path: WEBHOOK_PATH,
+    vary: (n) => {
+      used = Math.max(used, Math.min(n + 1, events.length))
+      return { ...signed(events[Math.min(n, events.length - 1)] as PreparedEvent), last: n >= events.length - 1 }
+    },
+  })
+  const delivered = events.slice(0, used)
+  // Requests cut off when the run stopped may or may not have been applied: deliver every one again.
+  await deliverAll(delivered)
+  const afterUnique = await countEffects(db, events)
+  checkExactlyOnce('after the unique events', afterUnique, delivered.length)
+  await run({
+    name: 'the same events again (duplicates)',
+    method: 'POST',
+    path: WEBHOOK_PATH,
+    vary: (n) => signed(delivered[n % delivered.length] as PreparedEvent),
+  })
+  checkExactlyOnce('after the duplicates', await countEffects(db, events), delivered.length)
+  const floorAgain = await run({ ...(floorTarget as Target), name: 'floor again, last' })
+
+  const memory = rss.stop()
+  const mails = ((await (await fetch(`${controlUrl}/mail`)).json()) as { received: number }).received
+  await db.end()
+
+  // The faster floor run: neither a slow start nor a neighbour's burst during one of them flatters the other paths.
+  const floorRate = Math.max(floor.requestsPerSecond, floorAgain.requestsPerSecond)
+  const rows: Row[] = measured.map(({ result, rssMiB }) => ({ ...result, rssMiB, ratio: result.requestsPerSecond / floorRate }))
+  const extra = [
+    ...notes(rows),
+    `Server RSS (its process group: tsx and Node, summed over /proc every second): ${rssAfterStart.toFixed(0)} MiB after start-up, max ${memory.maxMiB.toFixed(0)} MiB, ${memory.endMiB.toFixed(0)} MiB at the end.`,
+    `Exactly-once: ${delivered.length} distinct events delivered (of ${events.length} prepared; each sent once more after its run, then in rotation by the duplicates run) -> ${afterUnique.purchases} one-time purchases and ${afterUnique.licenses} licenses, unchanged after the duplicates.`,
+    `Start-up: the server answered /readyz ${startupSeconds.toFixed(1)} s after it was launched (migrations on an empty database, plans, content import).`,
+    `Emails received by the SMTP sink by the end: ${mails} (license emails go out through the jobs queue, also during the later runs).`,
+  ]
+  const elapsed = (Date.now() - startedAt) / 1000
+  // The BENCH_* settings of this run, so the line can be repeated (a database password is not written).
+  const overrides = Object.entries(process.env)
+    .filter(([name]) => name.startsWith('BENCH_'))
+    .map(([name, value]) => `${name}=${(value ?? '').replace(/:[^:@/]+@/, ':***@')}`)
+  const command = [...overrides, 'npm run bench'].join(' ')
+  const generated = render(rows, [...extra, `The whole run took ${elapsed.toFixed(0)} s.`], {
+    command,
+    date: new Date(startedAt),
+    build,
+    postgres,
+    loadBefore,
+    settings: `${SETTINGS.connections} connections; every path warmed up for ${SETTINGS.firstWarmupSeconds} s first, then per path ${WARMUP_SECONDS} s warm-up and ${SETTINGS.seconds} s measured, one run; ratios against the faster of the two floor runs; the floor's auth (JWT of an Ultimate customer) on every session path; API keys and license keys rotate over ${seeded.apiKeys.length} and ${seeded.licenseKeys.length} keys and ${CLIENT_ADDRESSES} client addresses (X-Forwarded-For from a trusted proxy) to stay under the per-key and per-address rate limits`,
+  })
+  console.info(`\n${table(rows)}\n`)
+  for (const line of extra) console.info(`- ${line}`)
+  log(`wrote ${path.relative(ROOT, writePerformance(generated))} (${elapsed.toFixed(0)} s)`)
+}
+
+try {
+  await main()
+  await cleanup(false)
+} catch (error) {
+  console.error(`[bench] FAILED: ${error instanceof Error ? error.message : String(error)}`)
+  const server = children.find((child) => child.name === 'server')
+  if (server) console.error(`--- server log (tail)\n${logTail(server)}`)
+  await cleanup(true)
+  // The RSS sampler or a half-open connection would keep the process alive.
+  process.exit(1)
+}

@@ -1,0 +1,62 @@
+/**
+ * What the bench's processes agree on: ports, the stand-ins' credentials and prices. Read from the
+ * environment once, so the driver and the stand-ins process (started with the same environment) match.
+ */
+import { DEFAULT_PRICES } from '../../src/standins/processor'
+
+const intFrom = (name: string, fallback: number): number => {
+  const raw = process.env[name]?.trim()
+  if (!raw) return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`)
+  return value
+}
+
+const priceId = (suffix: string): string => {
+  const price = DEFAULT_PRICES.find((candidate) => candidate.id.endsWith(suffix))
+  if (!price) throw new Error(`the processor stand-in has no *${suffix} price`)
+  return price.id
+}
+
+/** BENCH_PORT is the server's; the stand-ins take the four ports after it. */
+const base = intFrom('BENCH_PORT', 4150)
+
+export const PORTS = {
+  server: base,
+  processor: base + 1,
+  codeHost: base + 2,
+  smtp: base + 3,
+  control: base + 4,
+}
+
+export const PROCESSOR = {
+  secretKey: 'sk_test_bench_0123456789',
+  publishableKey: 'pk_test_bench_0123456789',
+  webhookSecret: 'whsec_bench_0123456789',
+}
+
+export const CODE_HOST = { token: 'ghp_bench_0123456789', owner: 'kit-org', repo: 'starter-kit' }
+
+export const PRICES = {
+  standardLifetime: priceId('standard_lifetime'),
+  ultimateLifetime: priceId('ultimate_lifetime'),
+  proMonthly: priceId('pro_monthly'),
+  proYearly: priceId('pro_yearly'),
+}
+
+export const SETTINGS = {
+  /** Seconds per path (BENCH_SECONDS). */
+  seconds: intFrom('BENCH_SECONDS', 10),
+  connections: intFrom('BENCH_CONNECTIONS', 16),
+  /** Seconds of unmeasured load on every path before the first run (BENCH_WARMUP_SECONDS). */
+  firstWarmupSeconds: intFrom('BENCH_WARMUP_SECONDS', 5),
+  /** Prepared checkout.session.completed events; default: enough for twice the floor's rate. */
+  events: process.env.BENCH_EVENTS ? intFrom('BENCH_EVENTS', 1) : null,
+  databaseUrl: process.env.BENCH_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/kit_bench',
+  /** BENCH_BUILD=1 builds even when .next holds a production build. */
+  forceBuild: process.env.BENCH_BUILD === '1',
+}
+
+/** The bench's own processes: where the driver reaches the stand-ins' control server. */
+export const controlUrl = `http://127.0.0.1:${PORTS.control}`
+export const serverUrl = `http://127.0.0.1:${PORTS.server}`

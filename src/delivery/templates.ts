@@ -1,0 +1,92 @@
+import crypto from 'node:crypto'
+
+import type { PayloadRequest } from 'payload'
+
+import { execute, inTransaction, sql } from '../db/transaction'
+import { ServiceError } from '../http/errors'
+import { requestEntitlements, requireFeature } from '../licensing/entitlements'
+import type { Template } from '../payload-types'
+import type { FeatureKey } from '../plans/features'
+import { truncatedAddress } from './client-address'
+import { signDownload, verifyDownload } from './signing'
+import type { ReleaseStorage } from './storage'
+
+/** The feature key that opens the template library's downloads. */
+export const TEMPLATES_FEATURE: FeatureKey = 'templates'
+
+/** Where template archives live in the S3 bucket (releases are under `releases/`). */
+export const TEMPLATES_S3_PREFIX = 'templates'
+
+export type TemplateDownloadSettings = { storage: ReleaseStorage; ttlSeconds: number }
+
+export type TemplateLink = { url: string; expiresAt: string }
+
+/**
+ * Template links are signed with their own key (derived from the secret for this purpose only), so a
+ * release link's signature never opens the template of the same id, nor the other way round.
+ */
+const linkSecret = (secret: string) => crypto.createHmac('sha256', secret).update('template-download-links').digest('base64url')
+
+export const signTemplateLink = (secret: string, templateId: number, userId: number, expires: number): string =>
+  signDownload(linkSecret(secret), templateId, userId, expires)
+
+export const verifyTemplateLink = (secret: string, link: { templateId: number; userId: number; expires: number; signature: string }) =>
+  verifyDownload(linkSecret(secret), { releaseId: link.templateId, userId: link.userId, expires: link.expires, signature: link.signature })
+
+/** Local disk: a link to /api/templates/:id/file, signed with an HMAC (user, expiry). */
+export const localTemplateStorage = (settings: { serverUrl: string; secret: string }): ReleaseStorage => ({
+  kind: 'local',
+  linkFor: async (template, userId, expires) => {
+    const signature = signTemplateLink(settings.secret, template.id, userId, expires)
+    const query = new URLSearchParams({ user: String(userId), expires: String(expires), signature })
+    return `${settings.serverUrl}/api/templates/${template.id}/file?${query.toString()}`
+  },
+})
+
+export const isPublishedTemplate = (template: Pick<Template, 'publishedAt'>, now = new Date()) =>
+  Boolean(template.publishedAt && new Date(template.publishedAt).getTime() <= now.getTime())
+
+/**
+ * A signed, short-lived link to a published template's archive for a user whose plans grant
+ * `templates`. Each link handed out is one `template_downloads` row and one more on the count.
+ * Unknown and unpublished templates answer alike (404), after the feature check.
+ */
+export const requestTemplateDownload = async (
+  req: PayloadRequest,
+  settings: TemplateDownloadSettings,
+  templateId: number,
+  client: { address: string | null; userAgent: string | null },
+): Promise<TemplateLink> => {
+  const user = req.user && req.user.collection === 'users' ? req.user : null
+  if (!user) throw new ServiceError(401, 'unauthenticated', 'Sign in to download templates.')
+  await requireFeature(req.payload, user.id as number, TEMPLATES_FEATURE, req)
+  const now = new Date()
+  const template = await req.payload.findByID({ collection: 'templates', id: templateId, depth: 0, req, overrideAccess: true, disableErrors: true })
+  if (!template || !template.filename || !isPublishedTemplate(template, now)) {
+    throw new ServiceError(404, 'template_not_found', 'There is no such template.')
+  }
+  // The same request's entitlements again: answered from the request's cache, not the database.
+  const license = (await requestEntitlements(req)).licenses.find((candidate) => candidate.plan.featureAccess?.includes(TEMPLATES_FEATURE))
+  const nowSeconds = Math.floor(now.getTime() / 1000)
+  const expires = nowSeconds + settings.ttlSeconds
+  const url = await settings.storage.linkFor(template, user.id as number, expires, nowSeconds)
+  await inTransaction(req.payload, async (tx) => {
+    await tx.payload.create({
+      collection: 'template_downloads',
+      data: {
+        user: user.id as number,
+        template: template.id,
+        license: license?.id ?? null,
+        clientAddress: truncatedAddress(client.address),
+        userAgent: client.userAgent?.slice(0, 256) ?? null,
+      },
+      req: tx,
+      overrideAccess: true,
+      // Nothing reads the row back: no relations to populate.
+      depth: 0,
+    })
+    // In SQL, so concurrent downloads never lose a count.
+    await execute(tx, sql`UPDATE templates SET download_count = COALESCE(download_count, 0) + 1 WHERE id = ${template.id}`)
+  })
+  return { url, expiresAt: new Date(expires * 1000).toISOString() }
+}

@@ -1,0 +1,86 @@
+import type { PayloadRequest } from 'payload'
+
+import type { Plan } from '../payload-types'
+import { type FeatureKey, isFeatureKey } from '../plans/features'
+import { LICENSE_KEY_PATTERN } from './keys'
+import type { LicenseStatus } from './status'
+
+export const VALIDATION_CODES = ['VALID', 'NOT_FOUND', 'SUSPENDED', 'REVOKED', 'EXPIRED'] as const
+export type ValidationCode = (typeof VALIDATION_CODES)[number]
+
+export type LicenseValidation = {
+  code: ValidationCode
+  /** The stored key (null for NOT_FOUND). */
+  key: string | null
+  /** The plan's slug (null for NOT_FOUND). */
+  plan: string | null
+  /** The plan's feature keys while the license is valid; empty otherwise. */
+  features: FeatureKey[]
+  /** When the license stops (ISO 8601); null for a perpetual license and for NOT_FOUND. */
+  validUntil: string | null
+}
+
+const NOT_FOUND: LicenseValidation = { code: 'NOT_FOUND', key: null, plan: null, features: [], validUntil: null }
+
+/** Longer than any key with room for stray spaces: anything longer is malformed without more work. */
+const MAX_KEY_LENGTH = 64
+/** Not a key a license can have (I and L are not in the keys' alphabet), looked up for malformed input. */
+const NO_SUCH_KEY = 'KIT-INVALID'
+
+/** Keys are read aloud and pasted: surrounding spaces and lower case are forgiven. */
+const lookupKey = (raw: string): string => {
+  if (raw.length > MAX_KEY_LENGTH) return NO_SUCH_KEY
+  const key = raw.trim().toUpperCase()
+  return LICENSE_KEY_PATTERN.test(key) ? key : NO_SUCH_KEY
+}
+
+/**
+ * Why a license is or is not valid now. Every status is mapped explicitly; an active license past its
+ * validity end (a lapse the scheduled job has not marked yet) is already EXPIRED.
+ */
+export const validationCodeOf = (license: { status: LicenseStatus; validUntil?: string | null }, now: Date): ValidationCode => {
+  switch (license.status) {
+    case 'active':
+      return license.validUntil && new Date(license.validUntil).getTime() <= now.getTime() ? 'EXPIRED' : 'VALID'
+    case 'suspended':
+      return 'SUSPENDED'
+    case 'revoked':
+      return 'REVOKED'
+    case 'expired':
+      return 'EXPIRED'
+    default: {
+      const unmapped: never = license.status
+      throw new Error(`unmapped license status ${String(unmapped)}`)
+    }
+  }
+}
+
+/**
+ * The license behind a key and why it is (not) valid. One lookup by the unique key index whatever
+ * the input (a malformed key looks up a key no license has), and the plan populated with only the
+ * fields the answer needs: two queries for a known key, one otherwise.
+ */
+export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: Date = new Date()): Promise<LicenseValidation> => {
+  const found = await req.payload.find({
+    collection: 'licenses',
+    where: { key: { equals: lookupKey(raw) } },
+    select: { key: true, status: true, validUntil: true, plan: true },
+    populate: { plans: { slug: true, featureAccess: true } },
+    depth: 1,
+    limit: 1,
+    pagination: false,
+    overrideAccess: true,
+    req,
+  })
+  const license = found.docs[0]
+  if (!license) return NOT_FOUND
+  const plan = typeof license.plan === 'object' && license.plan !== null ? (license.plan as Pick<Plan, 'slug' | 'featureAccess'>) : null
+  const code = validationCodeOf(license, now)
+  return {
+    code,
+    key: license.key,
+    plan: plan?.slug ?? null,
+    features: code === 'VALID' ? (plan?.featureAccess ?? []).filter(isFeatureKey) : [],
+    validUntil: license.validUntil ?? null,
+  }
+}
