@@ -31,7 +31,7 @@ const recreateDatabase = async () => {
 }
 
 const startServer = async (): Promise<ChildProcess> => {
-  const server = spawn(path.join(root, 'node_modules/.bin/tsx'), ['--conditions=development', 'server.ts'], {
+  const server = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'server.ts'], {
     cwd: root,
     env: {
       ...process.env,

@@ -87,7 +87,7 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
       webhookSecret: WEBHOOK_SECRET,
       webhookUrl: `${base}/api/webhooks/processor`,
     })
-    server = spawn(path.join(root, 'node_modules/.bin/tsx'), ['--conditions=production', 'server.ts'], {
+    server = spawn(process.execPath, ['--conditions=production', '--import', 'tsx', 'server.ts'], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '',

@@ -7,13 +7,12 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const root = path.resolve(import.meta.dirname, '../..')
-const tsx = path.join(root, 'node_modules/.bin/tsx')
 
 /** Start `server.ts` in production from an empty folder (no .env) with exactly these variables. */
 const startProduction = (vars: Record<string, string>) =>
   new Promise<{ code: number | null; stderr: string }>((resolve) => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-prod-'))
-    const child = spawn(tsx, ['--conditions=production', path.join(root, 'server.ts')], {
+    const child = spawn(process.execPath, ['--conditions=production', '--import', import.meta.resolve('tsx'), path.join(root, 'server.ts')], {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', ...vars },
     })
