@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process'
 import path from 'node:path'
 
 import type { TestProject } from 'vitest/node'
@@ -41,17 +42,27 @@ export default async function setup(project: TestProject) {
     const building = `${template}_building_${process.pid}`
     await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${ident(building)}`)
     await adminQuery(adminUrl, `CREATE DATABASE ${ident(building)}`)
-    process.env.DATABASE_URL = withDatabase(serverUrl, building)
-    process.env.PAYLOAD_SECRET ??= 'template-build-secret-0123456789abcdef'
-    const { default: config } = await import('../../payload.config')
-    const { getPayload } = await import('payload')
-    const { prepareDatabase, closePayload } = await import('../../src/db/bootstrap')
-    const payload = await getPayload({ config, key: 'template' })
-    try {
-      await prepareDatabase(payload, { priceIds: { standardLifetime: null, ultimateLifetime: null, proMonthly: null, proYearly: null }, seed: false })
-    } finally {
-      await closePayload(payload)
-    }
+    // In a child Node with --conditions, as `npm run migrate` runs: importing the Payload config here, in
+    // vitest's own process (no condition), can deadlock Node's ESM loader on Lexical's top-level await,
+    // and the run then ends with exit code 0 and no test run (docs/STARTUP.md).
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--conditions=development', '--import', 'tsx', 'scripts/migrate.ts'],
+        {
+          cwd: rootDir,
+          timeout: 180_000,
+          env: {
+            ...process.env,
+            NODE_ENV: 'test',
+            DATABASE_URL: withDatabase(serverUrl, building),
+            PAYLOAD_SECRET: process.env.PAYLOAD_SECRET ?? 'template-build-secret-0123456789abcdef',
+          },
+        },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`building the template database failed (${error.message}):\n${stdout}\n${stderr}`)) : resolve(),
+      )
+    })
     await adminQuery(adminUrl, `ALTER DATABASE ${ident(building)} RENAME TO ${ident(template)}`)
   }
   // Templates of older migrations are of no use any more.
