@@ -23,6 +23,7 @@ import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
 import { createEmailAdapter } from './src/email/adapter'
 import { serviceErrorResponse } from './src/http/payload-errors'
 import { isJobsWorker } from './src/jobs/worker'
+import { logger } from './src/log'
 
 // Our 4xx ServiceErrors are named ClientError (src/http/errors.ts), a name Payload's type does not list.
 const CLIENT_ERROR_LOGGING: Record<string, 'info'> = { ClientError: 'info' }
@@ -65,7 +66,8 @@ export default buildConfig({
   telemetry: false,
   hooks: { afterError: [serviceErrorResponse] },
   upload: { limits: { fileSize: env.maxUploadBytes } },
-  logger: { options: { level: env.logLevel } },
+  // The process's logger (src/log.ts): JSON in production, each line inside a request carrying its id.
+  logger: logger.child({ name: 'payload' }),
   // A wrong password, a locked account or any 4xx ServiceError is the client's mistake, not an error of the service.
   loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info', APIError: 'warn', ...CLIENT_ERROR_LOGGING },
   jobs: {

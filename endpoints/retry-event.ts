@@ -7,6 +7,7 @@ import type { BillingRuntime } from '../src/billing/runtime'
 import { processEvent } from '../src/billing/webhook/process'
 import { endpoint } from '../src/http/endpoint'
 import { ServiceError } from '../src/http/errors'
+import { withLogContext } from '../src/log'
 
 const notFound = () => new ServiceError(404, 'not_found', 'No such event.')
 
@@ -27,8 +28,14 @@ export const retryEventEndpoint = (runtime: BillingRuntime): Endpoint =>
       if (!row) throw notFound()
       if (row.status === 'processed' || row.status === 'ignored') return { outcome: 'duplicate', status: row.status }
       const { processor, settings } = runtime.require()
+      const event = row.payload as unknown as Stripe.Event
       try {
-        return { outcome: await processEvent(req.payload, processor, row.payload as unknown as Stripe.Event, settings), status: 'processed' }
+        const outcome = await withLogContext({ eventId: event.id, eventType: event.type }, async () => {
+          const applied = await processEvent(req.payload, processor, event, settings)
+          req.payload.logger.info({ outcome: applied, by: user.id }, 'processor event run again by staff')
+          return applied
+        })
+        return { outcome, status: 'processed' }
       } catch (error) {
         if (error instanceof ServiceError) throw error
         // The event's row keeps the failure (its last error) for staff to read.

@@ -5,6 +5,7 @@ import { processEvent } from '../src/billing/webhook/process'
 import { verifyEvent } from '../src/billing/webhook/verify'
 import { endpoint } from '../src/http/endpoint'
 import { ServiceError } from '../src/http/errors'
+import { withLogContext } from '../src/log'
 
 /**
  * POST /api/webhooks/processor: the processor's events. 200 once an event is applied (or was
@@ -24,6 +25,11 @@ export const webhookEndpoint = (runtime: BillingRuntime): Endpoint =>
       if (event.livemode !== (mode === 'live')) {
         throw new ServiceError(400, 'livemode_mismatch', `A ${event.livemode ? 'live' : 'test'} mode event was sent to a ${mode} mode service.`)
       }
-      return { received: true, outcome: await processEvent(req.payload, processor, event, settings) }
+      // Every line written while the event is applied names it.
+      return withLogContext({ eventId: event.id, eventType: event.type }, async () => {
+        const outcome = await processEvent(req.payload, processor, event, settings)
+        req.payload.logger.info({ outcome }, 'processor event received')
+        return { received: true, outcome }
+      })
     },
   })

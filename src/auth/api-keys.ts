@@ -202,7 +202,7 @@ export const createApiKey = async (req: PayloadRequest, user: User, name: string
     })
     return { id: row.id, name: row.name, prefix: row.prefix, key: generated.key }
   })
-  req.payload.logger.info({ event: 'api_key_created', user: user.id, apiKey: created.id, prefix: created.prefix }, 'API key created')
+  req.payload.logger.info({ event: 'api_key_created', user: user.id, apiKeyId: created.id, prefix: created.prefix }, 'API key created')
   return created
 }
 
@@ -233,7 +233,7 @@ export const revokeApiKey = async (req: PayloadRequest, user: User, id: number):
     req,
   })
   if (docs.length === 0) throw new ServiceError(404, 'api_key_not_found', 'You have no API key with this id.')
-  req.payload.logger.info({ event: 'api_key_revoked', user: user.id, apiKey: id }, 'API key revoked')
+  req.payload.logger.info({ event: 'api_key_revoked', user: user.id, apiKeyId: id }, 'API key revoked')
 }
 
 /** A deleted user's keys go with them, in the same transaction. */

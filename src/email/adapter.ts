@@ -4,7 +4,10 @@ import { nodemailerAdapter } from '@payloadcms/email-nodemailer'
 import nodemailer from 'nodemailer'
 
 import type { ServiceEnv } from '../config/env'
+import { logger } from '../log'
 import { createOutboxTransport } from './outbox'
+
+const outboxLog = logger.child({ name: 'outbox' })
 
 /** SMTP when SMTP_URL is set; otherwise (development) the file outbox in `<dataDir>/outbox`. */
 export const createEmailAdapter = (env: ServiceEnv) =>
@@ -15,5 +18,5 @@ export const createEmailAdapter = (env: ServiceEnv) =>
     skipVerify: true,
     transport: env.smtpUrl
       ? nodemailer.createTransport(env.smtpUrl)
-      : createOutboxTransport(path.join(env.dataDir, 'outbox'), (line) => console.info(`[outbox] ${line}`), { logLinks: !env.isProduction }),
+      : createOutboxTransport(path.join(env.dataDir, 'outbox'), (line) => outboxLog.info(line), { logLinks: !env.isProduction }),
   })

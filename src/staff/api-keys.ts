@@ -29,6 +29,6 @@ export const revokeApiKeyByStaff = (req: PayloadRequest, id: number, reason: str
       before: { revokedAt: null },
       after: { revokedAt },
     })
-    req.payload.logger.info({ event: 'api_key_revoked', apiKey: id, by: 'staff', auditLogId }, 'API key revoked by staff')
+    req.payload.logger.info({ event: 'api_key_revoked', apiKeyId: id, by: 'staff', auditLogId }, 'API key revoked by staff')
     return { apiKey: { id, prefix: row.prefix, revokedAt }, auditLogId }
   })

@@ -1,4 +1,5 @@
 import type { ServiceEnv } from '../config/env'
+import { logger } from '../log'
 import { startCodeHostStandIn } from './code-host'
 import { startOAuthStandIn } from './oauth'
 import { DEFAULT_PRICES, startProcessorStandIn } from './processor'
@@ -6,6 +7,12 @@ import { DEFAULT_PRICES, startProcessorStandIn } from './processor'
 const DEV_SECRET_KEY = 'sk_test_standin_development'
 const DEV_WEBHOOK_SECRET = 'whsec_standin_development'
 const DEV_PUBLISHABLE_KEY = 'pk_test_standin_development'
+
+/** The stand-in's lines, named after it, in the process's log. */
+const logTo = (name: string) => {
+  const log = logger.child({ name })
+  return (line: string) => log.info(line)
+}
 
 const priceId = (suffix: string) => DEFAULT_PRICES.find((price) => price.id.endsWith(suffix))?.id ?? ''
 
@@ -20,7 +27,7 @@ export const startDevelopmentProcessor = async (env: ServiceEnv) => {
     secretKey: DEV_SECRET_KEY,
     webhookSecret: DEV_WEBHOOK_SECRET,
     webhookUrl: `http://127.0.0.1:${env.port}/api/webhooks/processor`,
-    log: (line) => console.info(`[processor stand-in] ${line}`),
+    log: logTo('processor stand-in'),
   })
   Object.assign(process.env, {
     PAYMENT_SECRET_KEY: DEV_SECRET_KEY,
@@ -50,7 +57,7 @@ export const startDevelopmentCodeHost = async (env: ServiceEnv) => {
     owner: DEV_REPO.owner,
     repo: DEV_REPO.name,
     everyLoginExists: true,
-    log: (line) => console.info(`[code host stand-in] ${line}`),
+    log: logTo('code host stand-in'),
   })
   Object.assign(process.env, {
     REPO_ACCESS_TOKEN: DEV_REPO.token,
@@ -72,7 +79,7 @@ export const startDevelopmentOAuth = async (env: ServiceEnv) => {
     port: Number(process.env.OAUTH_STANDIN_PORT ?? 12113),
     github: { clientId: 'dev-github-client', clientSecret: 'dev-github-secret', redirectUris },
     google: { clientId: 'dev-google-client', clientSecret: 'dev-google-secret', redirectUris },
-    log: (line) => console.info(`[oauth stand-in] ${line}`),
+    log: logTo('oauth stand-in'),
   })
   const { github, google } = standIn.endpoints
   Object.assign(process.env, {

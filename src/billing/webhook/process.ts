@@ -77,7 +77,7 @@ export const processEvent = async (
         [event.id, message],
       )
       .catch(() => undefined)
-    payload.logger.error({ msg: 'processor event failed', eventId: event.id, type: event.type, error: message })
+    payload.logger.error({ msg: 'processor event failed', eventId: event.id, eventType: event.type, error: message })
     throw error
   }
 }

@@ -1,0 +1,157 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { format } from 'node:util'
+
+import { destination, type DestinationStream, type Logger, type LoggerOptions, pino, stdTimeFunctions } from 'pino'
+import { build as prettyStream } from 'pino-pretty'
+
+export type { Logger }
+
+/** What every line written while it is current carries: the request, the job or the processor event. */
+export type LogContext = {
+  requestId?: string
+  jobId?: number | string
+  task?: string
+  eventId?: string
+  eventType?: string
+}
+
+const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+
+/**
+ * Fields whose value is never written, at the top of a line or one object down (`headers.cookie`):
+ * a second line of defence, as no code logs these on purpose.
+ */
+const SECRET_KEYS = [
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'password',
+  'currentPassword',
+  'newPassword',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'idToken',
+  'apiKey',
+  'key',
+  'licenseKey',
+  'secret',
+  'clientSecret',
+  'webhookSecret',
+  'secretKey',
+  'signingKey',
+  'signature',
+  'certificate',
+  'resetPasswordToken',
+  'salt',
+  'hash',
+]
+const field = (key: string) => (/^\w+$/.test(key) ? `.${key}` : `["${key}"]`)
+export const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [field(key).replace(/^\./, ''), `*${field(key)}`]).concat(
+  ['authorization', 'cookie', 'set-cookie'].map((key) => `*.headers${field(key)}`),
+)
+
+/**
+ * A failed query's message carries its parameters (emails, license keys, token hashes): they go,
+ * the database's own words stay. Applied to every message and error.
+ */
+export const scrubQueryParams = (text: string): string => text.replace(/\nparams: [\s\S]*?(?=\n\s+at |$)/g, '\nparams: [redacted]')
+
+type SerializedError = { type: string; message: string; stack?: string; code?: unknown; status?: unknown; cause?: SerializedError }
+
+/**
+ * Name, message, stack, code and status only: an error's other properties can hold the offending
+ * value (PostgreSQL's `detail` names the duplicate key).
+ */
+const serializeError = (value: unknown, depth = 0): unknown => {
+  if (!(value instanceof Error)) return typeof value === 'string' ? scrubQueryParams(value) : value
+  const error = value as Error & { code?: unknown; status?: unknown }
+  const serialized: SerializedError = { type: error.name, message: scrubQueryParams(error.message) }
+  if (error.stack) serialized.stack = scrubQueryParams(error.stack)
+  if (error.code !== undefined) serialized.code = error.code
+  if (error.status !== undefined) serialized.status = error.status
+  if (error.cause instanceof Error && depth < 3) serialized.cause = serializeError(error.cause, depth + 1) as SerializedError
+  return serialized
+}
+
+/** Payload's job lines carry the whole job (its input included): keep its id and task. */
+const normalizeJob = (object: Record<string, unknown>): Record<string, unknown> => {
+  const job = object.job as { id?: unknown; taskSlug?: unknown; workflowSlug?: unknown } | undefined
+  if (!job || typeof job !== 'object') return object
+  const { job: _job, ...rest } = object
+  return { jobId: job.id, task: job.taskSlug ?? job.workflowSlug, ...rest }
+}
+
+/** Shared by every copy of this module: Next's route handlers bundle their own (see src/jobs/worker.ts). */
+type Shared = { context: AsyncLocalStorage<LogContext>; root?: Logger }
+const SHARED = Symbol.for('starter-kit.log')
+const shared = (): Shared => {
+  const holder = globalThis as unknown as Record<symbol, Shared | undefined>
+  holder[SHARED] ??= { context: new AsyncLocalStorage<LogContext>() }
+  return holder[SHARED]!
+}
+
+/** The current request's, job's or event's fields, if any. */
+export const logContext = (): LogContext | undefined => shared().context.getStore()
+
+/** Run `work` with these fields on every line it writes (added to the current ones). */
+export const withLogContext = <T>(context: LogContext, work: () => T): T => shared().context.run({ ...logContext(), ...context }, work)
+
+export type LoggerSettings = {
+  /** LOG_LEVEL's default: `info`; an unknown level falls back to it. */
+  level?: string
+  /** Human-readable lines (development) instead of JSON (production, and wherever a destination is given). */
+  pretty?: boolean
+  destination?: DestinationStream
+}
+
+const levelOf = (level: string | undefined): string => {
+  if (process.env.DISABLE_LOGGING === 'true') return 'silent'
+  const wanted = level?.trim().toLowerCase() || 'info'
+  return LEVELS.has(wanted) ? wanted : 'info'
+}
+
+export const createLogger = (settings: LoggerSettings = {}): Logger => {
+  const options: LoggerOptions = {
+    level: levelOf(settings.level),
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError, error: serializeError, msg: (message: unknown) => serializeError(message) },
+    mixin: () => ({ ...logContext() }),
+    formatters: { log: normalizeJob },
+  }
+  if (settings.pretty && !settings.destination) {
+    return pino(options, prettyStream({ ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', singleLine: true, sync: true, destination: 1 }))
+  }
+  return pino(
+    {
+      ...options,
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { ...options.formatters, level: (label) => ({ level: label }) },
+    },
+    // Synchronous: a line is written whole before the next (two Payload copies share the process) and none is lost on exit.
+    settings.destination ?? destination({ dest: 1, sync: true }),
+  )
+}
+
+/**
+ * The process's logger, made on first import: JSON lines on stdout in production, readable lines in
+ * development, at LOG_LEVEL. Import it after the .env files are loaded (server.ts does).
+ */
+export const logger: Logger = (shared().root ??= createLogger({
+  level: process.env.LOG_LEVEL,
+  pretty: process.env.NODE_ENV !== 'production',
+}))
+
+/**
+ * Production: what libraries print through `console` (Next's and React's errors) becomes a JSON line
+ * too, so every line of the log parses.
+ */
+export const sendConsoleToLogger = (target: Logger = logger.child({ name: 'console' })): void => {
+  const line = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
+    const error = args.find((arg): arg is Error => arg instanceof Error)
+    const message = format(...args.map((arg) => (arg instanceof Error ? arg.message : arg)))
+    if (error) target[level]({ err: error }, message)
+    else target[level](message)
+  }
+  Object.assign(console, { log: line('info'), info: line('info'), debug: line('debug'), trace: line('debug'), warn: line('warn'), error: line('error') })
+}
