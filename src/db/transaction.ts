@@ -24,6 +24,10 @@ export const execute = async <Row = Record<string, unknown>>(req: PayloadRequest
   return result.rows as Row[]
 }
 
+/** Raw SQL on `req`'s transaction when given one, else on the pool. */
+export const executeOn = <Row = Record<string, unknown>>(payload: Payload, req: PayloadRequest | undefined, query: SQL): Promise<Row[]> =>
+  execute<Row>(req ?? ({ payload } as PayloadRequest), query)
+
 /**
  * One database transaction for a unit of work: every Local API call given this `req` and every
  * `execute(req, ...)` joins it; it commits when `work` resolves and rolls back when it throws.
@@ -44,4 +48,13 @@ export const inTransaction = async <T>(payload: Payload, work: (req: PayloadRequ
 /** Serialise work on one business object (a payment intent, a subscription) across transactions. */
 export const lockKey = async (req: PayloadRequest, key: string): Promise<void> => {
   await execute(req, sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
+}
+
+/** The constraint a foreign-key violation (SQLSTATE 23503) names, as pg or a wrapping driver reports it; null for anything else. */
+export const foreignKeyViolation = (error: unknown): string | null => {
+  for (let current: unknown = error; current && typeof current === 'object'; current = (current as { cause?: unknown }).cause) {
+    const { code, constraint } = current as { code?: unknown; constraint?: unknown }
+    if (code === '23503') return typeof constraint === 'string' ? constraint : ''
+  }
+  return null
 }

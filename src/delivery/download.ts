@@ -1,14 +1,17 @@
 import type { PayloadRequest } from 'payload'
 
-import { execute, inTransaction, sql } from '../db/transaction'
+import { execute, foreignKeyViolation, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { entitlementsOf } from '../licensing/entitlements'
-import type { Release, User } from '../payload-types'
+import type { User } from '../payload-types'
 import { truncatedAddress } from './client-address'
-import type { ReleaseStorage } from './storage'
+import type { ReleaseStorage, StoredArchive } from './storage'
 import { isPrerelease, newestFirst, parseVersionRequest } from './versions'
 
 export type DownloadSettings = { storage: ReleaseStorage; ttlSeconds: number }
+
+/** What choosing and linking a release need of its row. */
+type ReleaseRow = StoredArchive & { version: string }
 
 export type DownloadLink = { url: string; version: string; filename: string; expiresAt: string }
 
@@ -38,18 +41,16 @@ export const requestDownload = async (
   }
 
   const now = new Date()
-  const { docs: published } = await req.payload.find({
-    collection: 'releases',
-    where: { and: [{ publishedAt: { less_than_equal: now.toISOString() } }, { filename: { exists: true } }] },
-    limit: 1000,
-    depth: 0,
-    pagination: false,
+  // Only what choosing and linking need, and for an exact version only that release.
+  const published = await execute<ReleaseRow>(
     req,
-    overrideAccess: true,
-  })
-  let release: Release | undefined
+    sql`SELECT id, version, filename, prefix FROM releases
+        WHERE published_at <= ${now.toISOString()} AND filename IS NOT NULL
+        ${wanted.kind === 'exact' ? sql`AND version = ${wanted.version}` : sql``}`,
+  )
+  let release: ReleaseRow | undefined
   if (wanted.kind === 'exact') {
-    release = published.find((candidate) => candidate.version === wanted.version)
+    release = published[0]
     if (!release) throw new ServiceError(404, 'version_not_found', `There is no release ${wanted.version}.`)
     if (isPrerelease(release.version) && !allowsLatest) {
       throw new ServiceError(403, 'version_not_allowed', `Your license does not include the pre-release ${release.version}.`)
@@ -64,23 +65,32 @@ export const requestDownload = async (
   const expires = nowSeconds + settings.ttlSeconds
   const url = await settings.storage.linkFor(release, user.id, expires, nowSeconds)
   const chosen = release
-  await inTransaction(req.payload, async (tx) => {
-    await tx.payload.create({
-      collection: 'downloads',
-      data: {
-        user: user.id,
-        license: license.id,
-        release: chosen.id,
-        version: chosen.version,
-        clientAddress: truncatedAddress(client.address),
-        userAgent: client.userAgent?.slice(0, 256) ?? null,
-      },
-      req: tx,
-      overrideAccess: true,
-    })
-    // Increments in SQL, so concurrent downloads never lose a count.
-    await execute(tx, sql`UPDATE licenses SET download_count = COALESCE(download_count, 0) + 1, last_downloaded_at = now() WHERE id = ${license.id}`)
-    await execute(tx, sql`UPDATE releases SET download_count = COALESCE(download_count, 0) + 1 WHERE id = ${chosen.id}`)
-  })
+  // The history row and both counts in one statement: atomic without a transaction, one round trip,
+  // the increments in SQL (concurrent downloads never lose a count), and the row's foreign keys refuse
+  // a license or release deleted since it was read, before anything is counted.
+  try {
+    await execute(
+      req,
+      sql`WITH recorded AS (
+            INSERT INTO downloads (user_id, license_id, release_id, version, client_address, user_agent)
+            VALUES (${user.id}, ${license.id}, ${chosen.id}, ${chosen.version}, ${truncatedAddress(client.address)}, ${client.userAgent?.slice(0, 256) ?? null})
+            RETURNING license_id, release_id
+          ), counted_license AS (
+            UPDATE licenses SET download_count = COALESCE(download_count, 0) + 1, last_downloaded_at = now()
+            WHERE id = (SELECT license_id FROM recorded) RETURNING id
+          ), counted_release AS (
+            UPDATE releases SET download_count = COALESCE(download_count, 0) + 1
+            WHERE id = (SELECT release_id FROM recorded) RETURNING id
+          )
+          SELECT (SELECT count(*) FROM counted_license) AS licenses, (SELECT count(*) FROM counted_release) AS releases`,
+    )
+  } catch (error) {
+    const constraint = foreignKeyViolation(error)
+    if (constraint === null) throw error
+    throw constraint.includes('release')
+      ? new ServiceError(404, 'version_not_found', `Release ${chosen.version} was just withdrawn.`)
+      : new ServiceError(403, 'license_required', 'Downloading the kit needs an active license.')
+  }
   return { url, version: chosen.version, filename: chosen.filename!, expiresAt: new Date(expires * 1000).toISOString() }
 }
+

@@ -2,7 +2,7 @@ import crypto from 'node:crypto'
 
 import type { PayloadRequest } from 'payload'
 
-import { execute, inTransaction, sql } from '../db/transaction'
+import { execute, foreignKeyViolation, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { requestEntitlements, requireFeature } from '../licensing/entitlements'
 import type { Template } from '../payload-types'
@@ -70,23 +70,24 @@ export const requestTemplateDownload = async (
   const nowSeconds = Math.floor(now.getTime() / 1000)
   const expires = nowSeconds + settings.ttlSeconds
   const url = await settings.storage.linkFor(template, user.id as number, expires, nowSeconds)
-  await inTransaction(req.payload, async (tx) => {
-    await tx.payload.create({
-      collection: 'template_downloads',
-      data: {
-        user: user.id as number,
-        template: template.id,
-        license: license?.id ?? null,
-        clientAddress: truncatedAddress(client.address),
-        userAgent: client.userAgent?.slice(0, 256) ?? null,
-      },
-      req: tx,
-      overrideAccess: true,
-      // Nothing reads the row back: no relations to populate.
-      depth: 0,
-    })
-    // In SQL, so concurrent downloads never lose a count.
-    await execute(tx, sql`UPDATE templates SET download_count = COALESCE(download_count, 0) + 1 WHERE id = ${template.id}`)
-  })
+  // The history row and the count in one statement (atomic, one round trip); the row's foreign keys
+  // refuse a template or license deleted since they were read, before anything is counted.
+  try {
+    await execute(
+      req,
+      sql`WITH recorded AS (
+            INSERT INTO template_downloads (user_id, template_id, license_id, client_address, user_agent)
+            VALUES (${user.id as number}, ${template.id}, ${license?.id ?? null}, ${truncatedAddress(client.address)}, ${client.userAgent?.slice(0, 256) ?? null})
+            RETURNING template_id
+          )
+          UPDATE templates SET download_count = COALESCE(download_count, 0) + 1 WHERE id = (SELECT template_id FROM recorded)`,
+    )
+  } catch (error) {
+    const constraint = foreignKeyViolation(error)
+    if (constraint === null) throw error
+    throw constraint.includes('template_id')
+      ? new ServiceError(404, 'template_not_found', 'There is no such template.')
+      : new ServiceError(403, 'feature_required', `Your plan does not include "${TEMPLATES_FEATURE}".`)
+  }
   return { url, expiresAt: new Date(expires * 1000).toISOString() }
 }

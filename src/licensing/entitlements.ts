@@ -1,20 +1,27 @@
 import type { Access, Payload, PayloadRequest } from 'payload'
 
+import { executeOn, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
-import type { License, Plan } from '../payload-types'
-import type { FeatureKey } from '../plans/features'
+import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { isLicenseUsable } from './status'
+
+/** What entitlement checks need of a usable license and its plan (not the whole documents). */
+export type EntitledLicense = {
+  id: number
+  validUntil: string | null
+  plan: { id: number; slug: string; isFree: boolean; featureAccess: FeatureKey[] }
+}
 
 export type Entitlements = {
   /** Usable licenses, best plan first. */
-  licenses: (License & { plan: Plan })[]
+  licenses: EntitledLicense[]
   features: Set<FeatureKey>
   hasPaidAccess: boolean
 }
 
 const NO_ENTITLEMENTS: Entitlements = { licenses: [], features: new Set(), hasPaidAccess: false }
 
-const planRank = (plan: Plan) => plan.featureAccess?.length ?? 0
+const planRank = (plan: EntitledLicense['plan']) => plan.featureAccess.length
 
 /** The `req.context` key of a request's entitlements, one lookup per user however many checks run. */
 const CACHE_KEY = 'entitlements'
@@ -29,19 +36,44 @@ const cacheOf = (req: PayloadRequest): EntitlementsCache => {
   return cache
 }
 
+type EntitlementRow = {
+  license_id: number | null
+  valid_until: Date | string | null
+  plan_id: number
+  slug: string
+  is_free: boolean | null
+  active: boolean | null
+  features: string[] | null
+}
+
+/**
+ * One query on every download, access check and API-key request: the user's active licenses with
+ * their plans' feature keys, and the active free plans (whose keys every signed-in user has).
+ */
 const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<Entitlements> => {
-  const [licenses, free] = await Promise.all([
-    payload.find({ collection: 'licenses', where: { and: [{ user: { equals: userId } }, { status: { equals: 'active' } }] }, depth: 1, limit: 100, req }),
-    payload.find({ collection: 'plans', where: { and: [{ isFree: { equals: true } }, { active: { equals: true } }] }, depth: 0, limit: 10, req }),
-  ])
+  const rows = await executeOn<EntitlementRow>(
+    payload,
+    req,
+    sql`SELECT l.id AS license_id, l.valid_until, p.id AS plan_id, p.slug, p.is_free, p.active,
+          ARRAY(SELECT f.value::text FROM plans_feature_access f WHERE f.parent_id = p.id ORDER BY f."order") AS features
+        FROM plans p
+        LEFT JOIN licenses l ON l.plan_id = p.id AND l.user_id = ${userId} AND l.status = 'active'
+        WHERE l.id IS NOT NULL OR (p.is_free AND p.active)
+        ORDER BY l.created_at DESC NULLS LAST`,
+  )
   const now = new Date()
-  const usable = licenses.docs
-    .filter((license): license is License & { plan: Plan } => isLicenseUsable(license, now) && typeof license.plan === 'object' && license.plan !== null)
-    .sort((a, b) => planRank(b.plan) - planRank(a.plan))
   const features = new Set<FeatureKey>()
-  for (const plan of [...free.docs, ...usable.map((license) => license.plan)]) {
-    for (const key of plan.featureAccess ?? []) features.add(key)
+  const usable: EntitledLicense[] = []
+  for (const row of rows) {
+    const featureAccess = (row.features ?? []).filter(isFeatureKey)
+    const validUntil = row.valid_until === null ? null : new Date(row.valid_until).toISOString()
+    const isFree = row.is_free === true
+    // The same rule as everywhere else, with this process's clock: active and not past its end.
+    const usableLicense = row.license_id !== null && isLicenseUsable({ status: 'active', validUntil }, now)
+    if (usableLicense) usable.push({ id: row.license_id!, validUntil, plan: { id: row.plan_id, slug: row.slug, isFree, featureAccess } })
+    if (usableLicense || (isFree && row.active === true)) for (const key of featureAccess) features.add(key)
   }
+  usable.sort((a, b) => planRank(b.plan) - planRank(a.plan))
   return { licenses: usable, features, hasPaidAccess: usable.some((license) => !license.plan.isFree) }
 }
 

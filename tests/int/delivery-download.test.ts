@@ -1,5 +1,6 @@
 import './../support/billing-env'
 
+import pg from 'pg'
 import type Stripe from 'stripe'
 import { beforeAll, describe, expect, it } from 'vitest'
 
@@ -7,6 +8,7 @@ import { signDownload } from '../../src/delivery/signing'
 import { PRICES, service, standIn } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { api, createUser, type TestUser, usePayload } from '../support/payload'
+import { recordQueries } from '../support/queries'
 import { createRelease } from '../support/releases'
 
 const payload = usePayload()
@@ -195,5 +197,73 @@ describe('download history and counts', () => {
     expect(own.body.docs.length).toBeGreaterThan(0)
     expect(own.body.docs.every((doc: { user: { id: number } }) => doc.user.id === buyers.standard.user.id)).toBe(true)
     expect((await api('GET', '/downloads', { as: buyers.none })).body.docs).toEqual([])
+  })
+})
+
+describe('the cost of a download', () => {
+  it.each([
+    ['an exact version', '?version=1.0.0'],
+    ['the newest allowed', ''],
+    ['latest', '?version=latest'],
+  ])('%s: 4 round trips (the session\'s user, the entitlements, the releases, the record with both counts)', async (_what, query) => {
+    const who = query === '?version=latest' ? buyers.ultimate : buyers.standard
+    let status = 0
+    const statements = await recordQueries(payload(), async () => {
+      status = (await download(who, query)).status
+    })
+    expect(status).toBe(200)
+    expect(statements).toHaveLength(4)
+    expect(statements[0]).toMatch(/from "users"/)
+    expect(statements[1]).toMatch(/FROM plans p\s+LEFT JOIN licenses/)
+    expect(statements[2]).toMatch(/FROM releases/)
+    expect(statements[3]).toMatch(/INSERT INTO downloads/)
+  })
+
+  it('a refusal stops before the releases: 2 round trips for a customer without a license', async () => {
+    const statements = await recordQueries(payload(), async () => {
+      expect((await download(buyers.none)).status).toBe(403)
+    })
+    expect(statements).toHaveLength(2)
+  })
+})
+
+describe('a release withdrawn while a download is being recorded', () => {
+  it('answers 404 version_not_found and records and counts nothing', async () => {
+    await createRelease(payload(), '0.8.0', new Date(Date.now() - 60_000))
+    const [release] = await rows(payload(), 'releases', { version: { equals: '0.8.0' } })
+    const [license] = await rows(payload(), 'licenses', { user: { equals: buyers.ultimate.user.id } })
+    const countBefore = license!.downloadCount ?? 0
+    const historyBefore = (await rows(payload(), 'downloads', { user: { equals: buyers.ultimate.user.id } })).length
+
+    const staff = new pg.Client({ connectionString: process.env.DATABASE_URL })
+    const watcher = new pg.Client({ connectionString: process.env.DATABASE_URL })
+    await Promise.all([staff.connect(), watcher.connect()])
+    try {
+      // Staff delete the release in a transaction still open: the download still reads it, and its
+      // record's foreign key waits on the deleting transaction.
+      await staff.query('BEGIN')
+      await staff.query('DELETE FROM releases WHERE id = $1', [release!.id])
+      const pending = download(buyers.ultimate, '?version=0.8.0')
+      const blocked = async () => {
+        const { rows: waiting } = await watcher.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO downloads%'`,
+        )
+        return waiting.length > 0
+      }
+      const deadline = Date.now() + 10_000
+      while (!(await blocked())) {
+        if (Date.now() > deadline) throw new Error('the download never waited on the deleting transaction')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      await staff.query('COMMIT')
+      const response = await pending
+      expect(response.status).toBe(404)
+      expect(response.body.errors[0].code).toBe('version_not_found')
+    } finally {
+      await staff.query('ROLLBACK').catch(() => undefined)
+      await Promise.all([staff.end(), watcher.end()])
+    }
+    expect((await payload().findByID({ collection: 'licenses', id: license!.id })).downloadCount ?? 0).toBe(countBefore)
+    expect(await rows(payload(), 'downloads', { user: { equals: buyers.ultimate.user.id } })).toHaveLength(historyBefore)
   })
 })

@@ -18,6 +18,7 @@ import {
 import { seedStandInPlans } from '../support/billing'
 import { grantLicense } from '../support/licenses'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
+import { isEntitlementsLookup, startRecording } from '../support/queries'
 
 const payload = usePayload()
 let standard: TestUser
@@ -46,16 +47,19 @@ beforeAll(async () => {
 })
 
 let spy: MockInstance | null = null
+let stopRecording: (() => void) | null = null
 afterEach(() => {
   spy?.mockRestore()
   spy = null
+  stopRecording?.()
+  stopRecording = null
 })
 
-/** Counts the entitlement lookups: each one is one query of the user's licenses. */
+/** Counts the entitlement lookups: each one is one query of the user's licenses and plans. */
 const countLicenseQueries = () => {
-  const find = vi.spyOn(payload(), 'find')
-  spy = find
-  return () => find.mock.calls.filter(([options]) => options.collection === 'licenses').length
+  const recorder = startRecording(payload())
+  stopRecording = recorder.stop
+  return () => recorder.statements().filter(isEntitlementsLookup).length
 }
 
 const requestOf = (user: TestUser | null): Promise<PayloadRequest> =>
@@ -110,11 +114,12 @@ describe('the access factory: one entitlements lookup per request', () => {
   })
 
   it('a failed lookup is not remembered: the next check of the request asks again', async () => {
-    const find = vi.spyOn(payload(), 'find')
-    spy = find
-    find.mockImplementationOnce(() => Promise.reject(new Error('database unavailable')))
+    const query = vi.spyOn((payload().db as unknown as { pool: { query: () => Promise<unknown> } }).pool, 'query')
+    spy = query
+    query.mockImplementationOnce(() => Promise.reject(new Error('database unavailable')))
     const req = await requestOf(standard)
-    await expect(featureAccess('templates')({ req })).rejects.toThrow('database unavailable')
+    // The driver wraps the pool's error in its own ("Failed query: ...") with the original as its cause.
+    await expect(featureAccess('templates')({ req })).rejects.toMatchObject({ cause: { message: 'database unavailable' } })
     expect(await featureAccess('templates')({ req })).toBe(true)
   })
 

@@ -1,0 +1,76 @@
+import type { Payload } from 'payload'
+import type { PoolClient, QueryConfig } from 'pg'
+
+type Query = (...args: unknown[]) => unknown
+
+let recording: string[] | null = null
+const wrapped = new WeakSet<object>()
+
+const textOf = (query: unknown): string =>
+  typeof query === 'string' ? query : typeof query === 'object' && query !== null ? String((query as QueryConfig).text ?? '') : ''
+
+/** Counts every statement sent through `target.query` while a recording runs; passes through otherwise. */
+const wrapQuery = (target: { query: Query }) => {
+  if (wrapped.has(target)) return
+  wrapped.add(target)
+  const original = target.query
+  target.query = function (this: unknown, ...args: unknown[]) {
+    recording?.push(textOf(args[0]))
+    return original.apply(this, args)
+  }
+}
+
+const poolOf = (payload: Payload) => (payload.db as unknown as { pool: { query: Query; connect: (...args: unknown[]) => unknown } }).pool
+
+/**
+ * Starts recording the SQL statements (database round trips) made on the Payload instance's pool:
+ * those sent through the pool itself and those on clients it checks out (transactions). One recording
+ * at a time; `stop` ends it.
+ */
+export const startRecording = (payload: Payload): { statements: () => string[]; stop: () => void } => {
+  const pool = poolOf(payload)
+  // Every statement runs on a checked-out client (pool.query checks one out too, through the callback
+  // form of connect), so counting at the clients counts each round trip once.
+  if (!wrapped.has(pool.connect)) {
+    const connect = pool.connect
+    const wrappedConnect = function (this: unknown, ...args: unknown[]) {
+      const callback = args[args.length - 1]
+      if (typeof callback === 'function') {
+        args[args.length - 1] = (error: unknown, client: PoolClient | undefined, ...rest: unknown[]) => {
+          if (client) wrapQuery(client as unknown as { query: Query })
+          return (callback as (...values: unknown[]) => unknown)(error, client, ...rest)
+        }
+        return connect.apply(this, args)
+      }
+      return (connect.apply(this, args) as Promise<PoolClient>).then((client) => {
+        wrapQuery(client as unknown as { query: Query })
+        return client
+      })
+    }
+    wrapped.add(wrappedConnect)
+    pool.connect = wrappedConnect
+  }
+  if (recording) throw new Error('startRecording: one recording at a time')
+  const texts: string[] = []
+  recording = texts
+  return {
+    statements: () => [...texts],
+    stop: () => {
+      if (recording === texts) recording = null
+    },
+  }
+}
+
+/** The SQL statements `run` makes on the Payload instance's pool (see startRecording). */
+export const recordQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => {
+  const recorder = startRecording(payload)
+  try {
+    await run()
+    return recorder.statements()
+  } finally {
+    recorder.stop()
+  }
+}
+
+/** The entitlements lookup's statement (src/licensing/entitlements.ts): one per user and request. */
+export const isEntitlementsLookup = (statement: string) => /FROM plans p\s+LEFT JOIN licenses l/.test(statement)
