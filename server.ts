@@ -113,11 +113,16 @@ const main = async () => {
   }
   if (shuttingDown) return
 
-  // The jobs worker (license emails): its own Payload instance whose cron works the queue.
-  const worker = await getPayload({ config, key: 'jobs', cron: true })
-  const { markJobsWorker } = await import('./src/jobs/worker')
-  markJobsWorker(worker)
-  closers.push({ name: 'jobs worker', close: () => closePayload(worker) })
+  // The jobs worker (license emails): its own Payload instance whose cron works the queue, unless
+  // JOBS_WORKER=false leaves the queue to a separate `npm run jobs` process (scripts/jobs.ts).
+  if (env.jobsWorker) {
+    const worker = await getPayload({ config, key: 'jobs', cron: true })
+    const { markJobsWorker } = await import('./src/jobs/worker')
+    const { stopJobsWorker } = await import('./src/jobs/lifecycle')
+    markJobsWorker(worker)
+    // Its turn under way finishes first (at most 20 s), then its pool closes.
+    closers.push({ name: 'jobs worker', close: () => stopJobsWorker(worker, { log }) })
+  } else log('JOBS_WORKER=false: this process does not work the jobs queue (npm run jobs does)')
 
   const { default: next } = await import('next')
   const { createReadinessCheck } = await import('./src/db/readiness')

@@ -1,5 +1,6 @@
 import type { Config, Plugin, TaskConfig } from 'payload'
 
+import { claimJobsAtomically } from '../src/jobs/claim'
 import { DEFAULT_REAPER_OPTIONS, reapStuckJobs, type ReaperOptions } from '../src/jobs/reaper'
 
 const reapStuckJobsTask = (options: ReaperOptions): TaskConfig<'reapStuckJobs'> => ({
@@ -29,9 +30,9 @@ const reapStuckJobsTask = (options: ReaperOptions): TaskConfig<'reapStuckJobs'> 
 })
 
 /**
- * The jobs queue's upkeep: jobs a crashed process left `processing` run again (reaped at start-up
- * and every minute). The schedules' bookkeeping global gets its access with Payload's own
- * collections (src/access/payload-collections.ts).
+ * The jobs queue's upkeep: each job is claimed by one runner (src/jobs/claim.ts), and jobs a crashed
+ * process left `processing` run again (reaped at start-up and every minute). The schedules'
+ * bookkeeping global gets its access with Payload's own collections (src/access/payload-collections.ts).
  */
 export const jobsPlugin =
   (options: Partial<ReaperOptions> = {}): Plugin =>
@@ -41,6 +42,8 @@ export const jobsPlugin =
       ...config,
       jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), reapStuckJobsTask(reaper)] },
       onInit: async (payload) => {
+        // Before anything can run a job: one runner per job, however many instances work the queue.
+        claimJobsAtomically(payload)
         await config.onInit?.(payload)
         await reapStuckJobs(payload, reaper).catch((error: unknown) =>
           payload.logger.warn({ msg: 'could not reap interrupted jobs at start-up', error: error instanceof Error ? error.message : String(error) }),

@@ -20,6 +20,7 @@ export type ServiceEnv = {
   /** pino level for Payload's logger: trace, debug, info, warn, error, fatal or silent. */
   logLevel: string
   databaseUrl: string | undefined
+  /** Connections in each Payload instance's pool (a server has two: Next's and the jobs worker's). */
   databasePoolMax: number
   payloadSecret: string | undefined
   serverUrl: string
@@ -49,6 +50,8 @@ export type ServiceEnv = {
   licenseSigningKey: string | undefined
   /** First retry delay of background jobs (emails); doubles on each further attempt. */
   jobsRetryDelayMs: number
+  /** Whether the server works the jobs queue itself (JOBS_WORKER); false leaves it to `npm run jobs`. */
+  jobsWorker: boolean
   /** Where release archives live when S3 is not configured: outside every publicly served folder. */
   releasesDir: string
   /** Where template archives live when S3 is not configured: outside every publicly served folder. */
@@ -102,6 +105,13 @@ const intOr = (value: string | undefined, fallback: number, name: string): numbe
   return parsed
 }
 
+const booleanOr = (value: string | undefined, fallback: boolean, name: string): boolean => {
+  const given = blank(value)?.toLowerCase()
+  if (given === undefined) return fallback
+  if (given === 'true' || given === 'false') return given === 'true'
+  throw new Error(`${name} must be true or false, got "${value}"`)
+}
+
 export const readEnv = (source: Source = process.env): ServiceEnv => {
   const rootDir = process.cwd()
   const dataDir = path.resolve(rootDir, blank(source.DATA_DIR) ?? '.data')
@@ -133,6 +143,7 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
     subscriptionGraceDays: intOr(source.SUBSCRIPTION_GRACE_DAYS, 7, 'SUBSCRIPTION_GRACE_DAYS'),
     licenseSigningKey: blank(source.LICENSE_SIGNING_KEY),
     jobsRetryDelayMs: intOr(source.JOBS_RETRY_DELAY_MS, 30_000, 'JOBS_RETRY_DELAY_MS'),
+    jobsWorker: booleanOr(source.JOBS_WORKER, true, 'JOBS_WORKER'),
     releasesDir: path.resolve(rootDir, blank(source.RELEASES_DIR) ?? path.join(dataDir, 'releases')),
     templatesDir: path.resolve(rootDir, blank(source.TEMPLATES_DIR) ?? path.join(dataDir, 'templates')),
     mediaDir: path.resolve(rootDir, blank(source.MEDIA_DIR) ?? 'media'),

@@ -84,7 +84,7 @@ describe('entry points', () => {
 
   // Node itself with tsx's loader, not the tsx command: its parent process relays SIGTERM and, when the
   // server does not acknowledge it within 30 ms (a busy start-up on two cores), kills it (exit 143).
-  it.each(['dev', 'start', 'migrate', 'seed', 'content:import', 'bench'])('npm run %s runs node --conditions with the tsx loader', (name) => {
+  it.each(['dev', 'start', 'jobs', 'migrate', 'seed', 'content:import', 'bench'])('npm run %s runs node --conditions with the tsx loader', (name) => {
     expect(scripts[name]).toMatch(/\bnode --conditions=(production|development) --import tsx /)
   })
 

@@ -1,0 +1,99 @@
+/**
+ * `npm run jobs`: a process that only works the jobs queue (emails, repository withdrawals, the
+ * scheduled upkeep), for deployments whose web instances run with JOBS_WORKER=false
+ * (docs/DEPLOYMENT.md). It takes the server's environment. It waits until the database has every
+ * migration this code knows (the servers apply them at start-up; so does `npm run migrate`), then works
+ * the queue every 10 seconds. SIGTERM or SIGINT: no new turn, the jobs under way finish (at most 20 s),
+ * exit 0. Any number of workers and servers may work one queue: a job is claimed by one of them
+ * (src/jobs/claim.ts).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+
+import nextEnv from '@next/env'
+import type { Payload } from 'payload'
+
+import { productionProblems, readEnv, resolvePayloadSecret } from '../src/config/env'
+
+const dev = process.env.NODE_ENV !== 'production'
+// As in server.ts: the content hooks in the Payload config load next/cache, which needs this global.
+;(globalThis as { AsyncLocalStorage?: typeof AsyncLocalStorage }).AsyncLocalStorage ??= AsyncLocalStorage
+process.env.NEXT_TELEMETRY_DISABLED ??= '1'
+nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: console.error })
+
+const log = (message: string) => console.info(`[jobs] ${message}`)
+const fail = (message: string): never => {
+  console.error(`[jobs] ${message}`)
+  process.exit(1)
+}
+
+const env = (() => {
+  try {
+    return readEnv()
+  } catch (error) {
+    return fail(`invalid configuration: ${(error as Error).message}`)
+  }
+})()
+if (env.isProduction) {
+  const problems = productionProblems()
+  if (problems.length > 0) fail(`refusing to start in production:\n  - ${problems.join('\n  - ')}`)
+}
+// Development without DATABASE_URL: the config points at the embedded database `npm run dev` runs.
+process.env.PAYLOAD_SECRET ??= resolvePayloadSecret(env)
+
+let worker: Payload | null = null
+let stopping = false
+
+const stop = async (signal: string) => {
+  if (stopping) return
+  stopping = true
+  log(`${signal} received: finishing the jobs under way`)
+  try {
+    const { stopJobsWorker } = await import('../src/jobs/lifecycle')
+    if (worker) await stopJobsWorker(worker, { log })
+  } catch (error) {
+    console.error(`[jobs] stopping failed: ${(error as Error).message}`)
+  }
+  log('jobs worker stopped')
+  process.exit(0)
+}
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop(signal))
+
+/** The names of the committed migrations the database lacks; all of them while it has no migrations table. */
+const missingMigrations = async (payload: Payload, names: string[]): Promise<string[]> => {
+  try {
+    const { rows } = await payload.db.pool.query<{ name: string }>('SELECT name FROM payload_migrations')
+    const applied = new Set(rows.map((row) => row.name))
+    return names.filter((name) => !applied.has(name))
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return names
+    throw error
+  }
+}
+
+const main = async () => {
+  // One at a time: concurrent dynamic imports can deadlock Node's ESM loader (see server.ts).
+  const { default: config } = await import('../payload.config')
+  const { getPayload } = await import('payload')
+  const { markJobsWorker } = await import('../src/jobs/worker')
+  const { migrations } = await import('../migrations')
+  log('connecting to the database')
+  worker = await getPayload({ config, key: 'jobs' })
+  const names = migrations.map((migration) => migration.name)
+  let waitingSince = 0
+  for (let missing = await missingMigrations(worker, names); missing.length > 0; missing = await missingMigrations(worker, names)) {
+    if (stopping) return
+    // Jobs of this code may need its schema: wait for a server (or npm run migrate) to apply it.
+    if (Date.now() - waitingSince > 60_000) {
+      log(`waiting for ${missing.length} migration(s) to be applied (the servers apply them at start-up, or npm run migrate)`)
+      waitingSince = Date.now()
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+  }
+  if (stopping) return
+  markJobsWorker(worker)
+  // The cached instance gets its cron now: the queue is worked from here on.
+  await getPayload({ config, key: 'jobs', cron: true })
+  log('working the queue every 10 s')
+}
+
+main().catch((error: unknown) => fail(`start-up failed: ${error instanceof Error ? error.stack : String(error)}`))
