@@ -9,6 +9,7 @@ export const planForPrice = async (req: PayloadRequest, priceId: string | null |
     collection: 'plans',
     where: { or: [{ 'priceIds.monthly': { equals: priceId } }, { 'priceIds.yearly': { equals: priceId } }] },
     limit: 1,
+    pagination: false,
     depth: 0,
     req,
   })
@@ -27,7 +28,7 @@ export const resolveBuyer = async (
 ): Promise<User | null> => {
   const id = Number(metadataUserId)
   if (metadataUserId && Number.isInteger(id) && id > 0) {
-    const byId = await req.payload.find({ collection: 'users', where: { id: { equals: id } }, limit: 1, depth: 0, req })
+    const byId = await req.payload.find({ collection: 'users', where: { id: { equals: id } }, limit: 1, pagination: false, depth: 0, req })
     if (byId.docs[0]) return byId.docs[0]
   }
   if (!email) return null
@@ -35,6 +36,7 @@ export const resolveBuyer = async (
     collection: 'users',
     where: { and: [{ email: { equals: email.toLowerCase() } }, { emailVerified: { equals: true } }] },
     limit: 1,
+    pagination: false,
     depth: 0,
     req,
   })
@@ -52,6 +54,7 @@ export const processorCustomerOf = async (req: PayloadRequest, user: User): Prom
     where: { and: [{ user: { equals: user.id } }, { processorCustomerId: { exists: true } }] },
     sort: '-createdAt',
     limit: 1,
+    pagination: false,
     depth: 0,
     req,
   })
@@ -61,7 +64,7 @@ export const processorCustomerOf = async (req: PayloadRequest, user: User): Prom
 /** Remember the buyer's processor customer, so their next checkout and the portal reuse it. */
 export const rememberCustomer = async (req: PayloadRequest, user: User | null, customerId: string | null) => {
   if (!user || !customerId || user.processorCustomerId) return
-  await req.payload.update({ collection: 'users', id: user.id, data: { processorCustomerId: customerId }, req, overrideAccess: true })
+  await req.payload.update({ collection: 'users', id: user.id, data: { processorCustomerId: customerId }, req, overrideAccess: true, depth: 0 })
 }
 
 /**

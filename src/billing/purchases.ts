@@ -39,6 +39,7 @@ export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFac
       collection: 'one_time_purchases',
       where: { processorPaymentIntentId: { equals: facts.paymentIntentId } },
       limit: 1,
+      pagination: false,
       depth: 0,
       req,
     })
@@ -66,17 +67,18 @@ export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFac
     throw new Error(`payment ${facts.paymentIntentId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
   }
   const purchase = existing
-    ? await payload.update({ collection: 'one_time_purchases', id: existing.id, data, req, overrideAccess: true })
+    ? await payload.update({ collection: 'one_time_purchases', id: existing.id, data, req, overrideAccess: true, depth: 0 })
     : await payload.create({
         collection: 'one_time_purchases',
         data: { ...data, processorPaymentIntentId: facts.paymentIntentId, status } as OneTimePurchase,
         req,
         overrideAccess: true,
+        depth: 0,
       })
 
   const result = await syncLicense(req, { collection: 'one_time_purchases', doc: purchase }, settings.graceDays)
   if (result.license && result.license.status === 'revoked' && !purchase.revokedAt) {
-    await payload.update({ collection: 'one_time_purchases', id: purchase.id, data: { revokedAt: new Date().toISOString() }, req, overrideAccess: true })
+    await payload.update({ collection: 'one_time_purchases', id: purchase.id, data: { revokedAt: new Date().toISOString() }, req, overrideAccess: true, depth: 0 })
   }
   await afterLicenseSync(req, result, purchase.user, purchase.email, purchase.processorPaymentIntentId)
   if (status === 'succeeded' && (!existing || existing.status !== 'succeeded')) {
@@ -120,6 +122,7 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
       collection: 'user_subscriptions',
       where: { processorSubscriptionId: { equals: facts.subscriptionId } },
       limit: 1,
+      pagination: false,
       depth: 0,
       req,
     })
@@ -143,12 +146,13 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
   }
   if (!data.plan) throw new Error(`subscription ${facts.subscriptionId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
   const subscription = existing
-    ? await payload.update({ collection: 'user_subscriptions', id: existing.id, data, req, overrideAccess: true })
+    ? await payload.update({ collection: 'user_subscriptions', id: existing.id, data, req, overrideAccess: true, depth: 0 })
     : await payload.create({
         collection: 'user_subscriptions',
         data: { ...data, processorSubscriptionId: facts.subscriptionId, status: facts.status } as UserSubscription,
         req,
         overrideAccess: true,
+        depth: 0,
       })
   const result = await syncLicense(req, { collection: 'user_subscriptions', doc: subscription }, settings.graceDays)
   await afterLicenseSync(req, result, subscription.user, subscription.email, facts.subscriptionId)
@@ -210,6 +214,7 @@ export const applySubscriptionChargebacks = async (req: PayloadRequest, subscrip
     data: { disputeStatus, fullyRefunded },
     req,
     overrideAccess: true,
+    depth: 0,
   })
   const result = await syncLicense(req, { collection: 'user_subscriptions', doc: updated }, settings.graceDays)
   await afterLicenseSync(req, result, updated.user, updated.email, updated.processorSubscriptionId)

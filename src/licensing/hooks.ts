@@ -72,6 +72,7 @@ export const recordStaffOverride: CollectionAfterChangeHook<License> = async ({ 
     },
     req,
     overrideAccess: true,
+    depth: 0,
   })
   const staffAction = staffActionOf(req.context)
   if (staffAction) staffAction.auditLogId = entry.id
@@ -87,6 +88,7 @@ export const recordStaffOverride: CollectionAfterChangeHook<License> = async ({ 
     },
     req,
     overrideAccess: true,
+    depth: 0,
   })
   return doc
 }

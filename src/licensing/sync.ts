@@ -57,7 +57,7 @@ export const syncLicense = async (req: PayloadRequest, source: LicenseSource, gr
   const column = sql.raw(source.collection === 'one_time_purchases' ? 'one_time_purchase_id' : 'subscription_id')
   await execute(req, sql`SELECT id FROM licenses WHERE ${column} = ${source.doc.id} FOR UPDATE`)
   const existing = (
-    await payload.find({ collection: 'licenses', where: { [link]: { equals: source.doc.id } }, limit: 1, depth: 0, req })
+    await payload.find({ collection: 'licenses', where: { [link]: { equals: source.doc.id } }, limit: 1, pagination: false, depth: 0, req })
   ).docs[0]
   const state = licenseStateFor(factsOf(source), graceDays, at)
   const now = at.toISOString()
@@ -84,6 +84,7 @@ export const syncLicense = async (req: PayloadRequest, source: LicenseSource, gr
       },
       req,
       overrideAccess: true,
+      depth: 0,
     })
     return { license, created: true, previousStatus: null }
   }
@@ -98,6 +99,6 @@ export const syncLicense = async (req: PayloadRequest, source: LicenseSource, gr
   const plan = relId(source.doc.plan)
   if (plan !== null && plan !== relId(existing.plan)) changes.plan = plan
   if (Object.keys(changes).length === 0) return { license: existing, created: false, previousStatus: existing.status }
-  const license = await payload.update({ collection: 'licenses', id: existing.id, data: changes, req, overrideAccess: true })
+  const license = await payload.update({ collection: 'licenses', id: existing.id, data: changes, req, overrideAccess: true, depth: 0 })
   return { license, created: false, previousStatus: existing.status }
 }

@@ -381,20 +381,37 @@ describe('failures never lose a purchase', () => {
   it('the processor failing while we read the current object answers 500, and the retry succeeds', async () => {
     const email = uniqueEmail('fetchfail')
     const events = await payQuietly(PRICES.standard, email)
-    const completed = events.find((event) => event.type === 'checkout.session.completed')!
-    standIn.failNext({ method: 'GET', path: /^\/v1\/checkout\/sessions\//, status: 500, count: 2 })
-    expect((await standIn.redeliver(completed.id)).status).toBe(500)
+    const succeeded = events.find((event) => event.type === 'payment_intent.succeeded')!
+    standIn.failNext({ method: 'GET', path: /^\/v1\/payment_intents\//, status: 500, count: 2 })
+    expect((await standIn.redeliver(succeeded.id)).status).toBe(500)
     standIn.clearFailures()
     expect((await effectsFor(email)).purchases).toHaveLength(0)
-    expect((await standIn.redeliver(completed.id)).status).toBe(200)
+    expect((await standIn.redeliver(succeeded.id)).status).toBe(200)
     expect((await effectsFor(email)).licenses).toHaveLength(1)
+  })
+
+  it('a paid one-time checkout is applied from the event itself: the processor is not asked', async () => {
+    const email = uniqueEmail('fromevent')
+    const events = await payQuietly(PRICES.standard, email)
+    const completed = events.find((event) => event.type === 'checkout.session.completed')!
+    expect(completed.data.object).toMatchObject({ mode: 'payment', payment_status: 'paid' })
+    // Every read of a checkout session would fail: the event must not need one.
+    standIn.failNext({ method: 'GET', path: /^\/v1\/checkout\/sessions/, status: 500, count: 100 })
+    try {
+      expect((await standIn.redeliver(completed.id)).status).toBe(200)
+    } finally {
+      standIn.clearFailures()
+    }
+    const effects = await effectsFor(email)
+    expect(effects.purchases).toMatchObject([{ status: 'succeeded' }])
+    expect(effects.licenses).toMatchObject([{ status: 'active' }])
   })
 
   it('staff re-run a failed event from the admin', async () => {
     const email = uniqueEmail('rerun')
     const events = await payQuietly(PRICES.standard, email)
-    const completed = events.find((event) => event.type === 'checkout.session.completed')!
-    standIn.failNext({ method: 'GET', path: /^\/v1\/checkout\/sessions\//, status: 500, count: 2 })
+    const completed = events.find((event) => event.type === 'payment_intent.succeeded')!
+    standIn.failNext({ method: 'GET', path: /^\/v1\/payment_intents\//, status: 500, count: 2 })
     expect((await standIn.redeliver(completed.id)).status).toBe(500)
     standIn.clearFailures()
     const [row] = await rows(payload(), 'processor_events', { eventId: { equals: completed.id } })

@@ -89,8 +89,12 @@ type LoadedSession = { session: Stripe.Checkout.Session; subscription: LoadedSub
 
 const checkoutSession = handler<LoadedSession>({
   load: async (processor, event) => {
-    const id = (event.data.object as Stripe.Checkout.Session).id
-    const session = await processor.checkout.sessions.retrieve(id, { expand: ['line_items'] })
+    const sent = event.data.object as Stripe.Checkout.Session
+    // A paid one-time checkout is final, and the event carries all its purchase needs (the price is in
+    // the metadata our checkout wrote): no round trip to the processor. Anything else is read fresh.
+    const paid = sent.payment_status === 'paid' || sent.payment_status === 'no_payment_required'
+    if (sent.mode === 'payment' && paid && sent.metadata?.price_id) return { session: sent, subscription: null }
+    const session = await processor.checkout.sessions.retrieve(sent.id, { expand: ['line_items'] })
     const subscriptionId = idOf(session.subscription)
     return { session, subscription: subscriptionId ? await loadSubscription(processor, subscriptionId) : null }
   },
@@ -171,7 +175,7 @@ const recordInvoicePayment = async (
 ) => {
   await lockKey(req, invoice.id ?? event.id)
   const existing = (
-    await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: invoice.id } }, limit: 1, depth: 0, req })
+    await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: invoice.id } }, limit: 1, pagination: false, depth: 0, req })
   ).docs[0]
   const succeeded = facts.succeeded || existing?.status === 'succeeded'
   const data = {
@@ -191,8 +195,8 @@ const recordInvoicePayment = async (
     disputeStatus: laterDisputeState(existing?.disputeStatus ?? 'none', facts.disputeStatus ?? 'none'),
   }
   return existing
-    ? req.payload.update({ collection: 'payment_history', id: existing.id, data, req, overrideAccess: true })
-    : req.payload.create({ collection: 'payment_history', data: { ...data, processorPaymentId: invoice.id! }, req, overrideAccess: true })
+    ? req.payload.update({ collection: 'payment_history', id: existing.id, data, req, overrideAccess: true, depth: 0 })
+    : req.payload.create({ collection: 'payment_history', data: { ...data, processorPaymentId: invoice.id! }, req, overrideAccess: true, depth: 0 })
 }
 
 const invoicePayment = handler<LoadedInvoice>({
@@ -274,7 +278,7 @@ const paymentIntentSucceeded = handler<LoadedPaymentIntent>({
     const { purchase } = await recordOneTimePayment(context, loaded)
     const { req } = context
     const existing = (
-      await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: loaded.paymentIntent.id } }, limit: 1, depth: 0, req })
+      await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: loaded.paymentIntent.id } }, limit: 1, pagination: false, depth: 0, req })
     ).docs[0]
     if (!existing) {
       await req.payload.create({
@@ -294,6 +298,7 @@ const paymentIntentSucceeded = handler<LoadedPaymentIntent>({
         },
         req,
         overrideAccess: true,
+        depth: 0,
       })
     }
     await track(req, {
@@ -399,7 +404,7 @@ const disputeChanged = handler<LoadedDispute>({
 /** A one-time payment's refund or dispute, also on its payment_history row when that exists. */
 const recordChargeChanges = async (req: PayloadRequest, paymentIntentId: string, changes: ChargeChanges) => {
   const existing = (
-    await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: paymentIntentId } }, limit: 1, depth: 0, req })
+    await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: paymentIntentId } }, limit: 1, pagination: false, depth: 0, req })
   ).docs[0]
   if (!existing) return
   await req.payload.update({
@@ -411,6 +416,7 @@ const recordChargeChanges = async (req: PayloadRequest, paymentIntentId: string,
     },
     req,
     overrideAccess: true,
+    depth: 0,
   })
 }
 
