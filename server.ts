@@ -16,11 +16,17 @@ const dev = process.env.NODE_ENV !== 'production'
 ;(globalThis as { AsyncLocalStorage?: typeof AsyncLocalStorage }).AsyncLocalStorage ??= AsyncLocalStorage
 // The service runs offline by default; Next's telemetry would only try the network.
 process.env.NEXT_TELEMETRY_DISABLED ??= '1'
-nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: console.error })
+const envFileErrors: unknown[][] = []
+nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: (...args: unknown[]) => envFileErrors.push(args) })
 
-const log = (message: string) => console.info(`[server] ${message}`)
-const fail = (message: string): never => {
-  console.error(`[server] ${message}`)
+// Only now: LOG_LEVEL may come from a .env file.
+const { logger, sendConsoleToLogger } = await import('./src/log')
+if (!dev) sendConsoleToLogger()
+const serverLog = logger.child({ name: 'server' })
+for (const args of envFileErrors) serverLog.error(args.map(String).join(' '))
+const log = (message: string) => serverLog.info(message)
+const fail = (message: string, error?: unknown): never => {
+  serverLog.fatal(error === undefined ? {} : { err: error }, message)
   process.exit(1)
 }
 
@@ -33,7 +39,7 @@ const env = (() => {
 })()
 if (env.isProduction) {
   const problems = productionProblems()
-  if (problems.length > 0) fail(`refusing to start in production:\n  - ${problems.join('\n  - ')}`)
+  if (problems.length > 0) fail(`refusing to start in production: ${problems.join('; ')}`)
 }
 
 type Closer = () => Promise<unknown>
@@ -49,10 +55,10 @@ const shutdown = async (signal: string) => {
     try {
       await close()
     } catch (error) {
-      console.error(`[server] closing ${name} failed: ${(error as Error).message}`)
+      serverLog.error({ err: error }, `closing ${name} failed`)
     }
   }
-  log('stopped')
+  log('server stopped')
   process.exit(0)
 }
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal))
@@ -102,7 +108,7 @@ const main = async () => {
       // Read again: the development stand-in may have supplied price IDs.
       priceIds: readEnv().priceIds,
       content: env.contentImportOnStart
-        ? { root: env.contentDir, onError: (error) => console.error(`[server] content import skipped: ${error.message}`) }
+        ? { root: env.contentDir, onError: (error) => serverLog.error({ err: error }, 'content import skipped') }
         : undefined,
     })
     if (seeded?.created.length) log(`seeded plans: ${seeded.created.join(', ')}`)
@@ -158,15 +164,14 @@ const main = async () => {
       isStaff: staffSessionCheck(sanitized.secret, `${sanitized.cookiePrefix}-token`),
     },
     trustedProxies: env.trustedProxies,
-    log,
   })
   if (dev) host.server.on('upgrade', nextApp.getUpgradeHandler())
   await host.listen(env.port)
   closers.push({ name: 'http server', close: host.close })
-  log(`ready on ${env.serverUrl} (admin: ${env.serverUrl}/admin)`)
+  log(`server ready on ${env.serverUrl} (admin: ${env.serverUrl}/admin)`)
 }
 
 main().catch((error: unknown) => {
-  const detail = error instanceof Error ? (error.name === 'EmbeddedPostgresError' ? error.message : error.stack) : String(error)
-  fail(`start-up failed: ${detail}`)
+  if (error instanceof Error && error.name === 'EmbeddedPostgresError') fail(`start-up failed: ${error.message}`)
+  fail('start-up failed', error)
 })

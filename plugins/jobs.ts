@@ -1,6 +1,7 @@
 import type { Config, Plugin, TaskConfig } from 'payload'
 
 import { claimJobsAtomically } from '../src/jobs/claim'
+import { withJobLogging } from '../src/jobs/logging'
 import { DEFAULT_REAPER_OPTIONS, reapStuckJobs, type ReaperOptions } from '../src/jobs/reaper'
 
 const reapStuckJobsTask = (options: ReaperOptions): TaskConfig<'reapStuckJobs'> => ({
@@ -40,13 +41,14 @@ export const jobsPlugin =
     const reaper = { ...DEFAULT_REAPER_OPTIONS, ...options }
     return {
       ...config,
-      jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), reapStuckJobsTask(reaper)] },
+      // Last in the plugin list, so every task of the service is here to get its job's fields on its log lines.
+      jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), reapStuckJobsTask(reaper)].map(withJobLogging) },
       onInit: async (payload) => {
         // Before anything can run a job: one runner per job, however many instances work the queue.
         claimJobsAtomically(payload)
         await config.onInit?.(payload)
         await reapStuckJobs(payload, reaper).catch((error: unknown) =>
-          payload.logger.warn({ msg: 'could not reap interrupted jobs at start-up', error: error instanceof Error ? error.message : String(error) }),
+          payload.logger.warn({ err: error }, 'could not reap interrupted jobs at start-up'),
         )
       },
     }

@@ -18,11 +18,17 @@ const dev = process.env.NODE_ENV !== 'production'
 // As in server.ts: the content hooks in the Payload config load next/cache, which needs this global.
 ;(globalThis as { AsyncLocalStorage?: typeof AsyncLocalStorage }).AsyncLocalStorage ??= AsyncLocalStorage
 process.env.NEXT_TELEMETRY_DISABLED ??= '1'
-nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: console.error })
+const envFileErrors: unknown[][] = []
+nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: (...args: unknown[]) => envFileErrors.push(args) })
 
-const log = (message: string) => console.info(`[jobs] ${message}`)
-const fail = (message: string): never => {
-  console.error(`[jobs] ${message}`)
+// As in server.ts: the logger after the .env files (LOG_LEVEL), JSON lines in production.
+const { logger, sendConsoleToLogger } = await import('../src/log')
+if (!dev) sendConsoleToLogger()
+const jobsLog = logger.child({ name: 'jobs' })
+for (const args of envFileErrors) jobsLog.error(args.map(String).join(' '))
+const log = (message: string) => jobsLog.info(message)
+const fail = (message: string, error?: unknown): never => {
+  jobsLog.fatal(error === undefined ? {} : { err: error }, message)
   process.exit(1)
 }
 
@@ -35,7 +41,7 @@ const env = (() => {
 })()
 if (env.isProduction) {
   const problems = productionProblems()
-  if (problems.length > 0) fail(`refusing to start in production:\n  - ${problems.join('\n  - ')}`)
+  if (problems.length > 0) fail(`refusing to start in production: ${problems.join('; ')}`)
 }
 // Development without DATABASE_URL: the config points at the embedded database `npm run dev` runs.
 process.env.PAYLOAD_SECRET ??= resolvePayloadSecret(env)
@@ -51,7 +57,7 @@ const stop = async (signal: string) => {
     const { stopJobsWorker } = await import('../src/jobs/lifecycle')
     if (worker) await stopJobsWorker(worker, { log })
   } catch (error) {
-    console.error(`[jobs] stopping failed: ${(error as Error).message}`)
+    jobsLog.error({ err: error }, 'stopping failed')
   }
   log('jobs worker stopped')
   process.exit(0)
@@ -96,4 +102,4 @@ const main = async () => {
   log('working the queue every 10 s')
 }
 
-main().catch((error: unknown) => fail(`start-up failed: ${error instanceof Error ? error.stack : String(error)}`))
+main().catch((error: unknown) => fail('start-up failed', error))

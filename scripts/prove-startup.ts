@@ -264,8 +264,8 @@ const startOnce = async (run: number, port: number): Promise<Outcome & { readyMs
     return { run, ok: false, problem: `processes still running 5 s after npm exited: ${left}`, code, ms, log, readyMs }
   }
   if (code !== 0) return { run, ok: false, problem: 'exit code after SIGTERM', code, ms, log, readyMs }
-  if (!fs.readFileSync(log, 'utf8').includes('[server] stopped')) {
-    return { run, ok: false, problem: 'no "[server] stopped" line', code, ms, log, readyMs }
+  if (!fs.readFileSync(log, 'utf8').includes('server stopped')) {
+    return { run, ok: false, problem: 'no "server stopped" line', code, ms, log, readyMs }
   }
   fs.rmSync(dataDir, { recursive: true, force: true })
   return { run, ok: true, code, ms, log, readyMs }

@@ -137,7 +137,7 @@ for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
 kill -0 "$pid" 2>/dev/null && fail "still running 30 s after SIGTERM"
 wait "$pid" && code=0 || code=$?
 [ "$code" = 0 ] || fail "exit code $code after SIGTERM"
-grep -q '\[server\] stopped' "$log" || fail "no orderly shutdown in the log"
+grep -q 'server stopped' "$log" || fail "no orderly shutdown in the log"
 echo "smoke: SIGTERM -> clean exit"
 psql "$admin_url" -qc "DROP DATABASE IF EXISTS \"$db_name\" WITH (FORCE)"
 rm -f "$log"

@@ -181,7 +181,7 @@ const main = async () => {
   const serverStart = Date.now()
   const server = startTsx('server', 'server.ts', env, path.join(workDir, 'server.log'))
   children.push(server)
-  await waitFor(server, logSays(server, '[server] ready on'), 300_000)
+  await waitFor(server, logSays(server, 'server ready on'), 300_000)
   await waitFor(server, answers(`${serverUrl}/readyz`), 30_000)
   const startupSeconds = (Date.now() - serverStart) / 1000
   log(`server ready in ${startupSeconds.toFixed(1)} s`)

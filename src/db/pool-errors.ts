@@ -1,11 +1,15 @@
 import pg from 'pg'
 
+import { logger } from '../log'
+
+const dbLog = logger.child({ name: 'db' })
+
 export type PoolWarning = { msg: string; pool: string; code?: string; error: string }
 export type PoolLogger = (warning: PoolWarning) => void
 
-/** One line on stderr, like the host's own lines; never the connection string. */
-const warnOnStderr: PoolLogger = ({ msg, pool, code, error }) => {
-  console.warn(`[db] ${msg} (pool ${pool}${code ? `, ${code}` : ''}): ${error}`)
+/** One line with the pool's name and the driver's code and message; never the connection string. */
+const warnInLog: PoolLogger = ({ msg, ...fields }) => {
+  dbLog.warn(fields, msg)
 }
 
 /** Errors this soon after a warning belong to the same outage, whatever connected in between. */
@@ -21,7 +25,7 @@ const SAME_OUTAGE_MS = 5_000
  * connection made just as the database went down is no sign that it is back, so a connection ends
  * the outage no sooner than SAME_OUTAGE_MS after the warning.
  */
-export const guardPool = <P extends pg.Pool>(pool: P, name: string, warn: PoolLogger = warnOnStderr): P => {
+export const guardPool = <P extends pg.Pool>(pool: P, name: string, warn: PoolLogger = warnInLog): P => {
   let quiet = false
   let warnedAt = 0
   const onError = (error: Error & { code?: string }) => {

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto'
 import http from 'node:http'
 import { type AddressInfo, BlockList } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -6,6 +7,9 @@ import express, { type NextFunction, type Request, type Response } from 'express
 
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from '../http/client-address'
 import { errorBody } from '../http/errors'
+import { type Logger, logger as rootLogger, withLogContext } from '../log'
+
+export type HostLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>
 
 export type HostOptions = {
   /** Everything that is not a health check goes here: Next.js, which serves Payload and the pages. */
@@ -22,7 +26,8 @@ export type HostOptions = {
   trustedProxies?: BlockList
   /** How long shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs?: number
-  log?: (message: string) => void
+  /** Where the access lines and the host's own lines go; the process's logger by default. */
+  logger?: HostLogger
 }
 
 export type Host = {
@@ -148,7 +153,7 @@ const expectsContinue = new WeakSet<http.IncomingMessage>()
  * type says. No body is parsed here: Payload parses its own, and the processor webhook needs the
  * raw bytes.
  */
-const limitBodies = (options: HostOptions) => {
+const limitBodies = (options: HostOptions, log: HostLogger) => {
   const uploadPaths = new Set(options.uploads?.paths ?? [])
   const isUploadRoute = (method: string, path: string) => {
     if (!UPLOAD_METHODS.has(method)) return false
@@ -164,7 +169,7 @@ const limitBodies = (options: HostOptions) => {
       if (uploads && !(await uploads.isStaff(req.headers))) body.lowerTo(options.maxBodyBytes)
     } catch (error) {
       body.lowerTo(options.maxBodyBytes)
-      options.log?.(`staff session check failed: ${(error as Error).message}`)
+      log.warn({ err: error }, 'staff session check failed')
     }
     if (res.headersSent) return
     // A client that asked before sending (Expect: 100-continue) sends its body only now.
@@ -173,16 +178,53 @@ const limitBodies = (options: HostOptions) => {
   }
 }
 
+/** A request id we take from the client (or a proxy) as it is: anything else is replaced. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+export const REQUEST_ID_HEADER = 'x-request-id'
+
+const QUIET_PATHS = new Set(['/healthz', '/readyz'])
+
+/**
+ * One id per request: the incoming `x-request-id` when it is well formed, else a new UUID. It is
+ * echoed in the response, handed on to Next in the same header, and every line written while the
+ * request is handled carries it (src/log.ts). When the response is done, one access line: method,
+ * path without the query (signed links and sign-in links carry their secrets there), status and
+ * duration; never a header or a body.
+ */
+const identifyRequests = (log: HostLogger) => (req: Request, res: Response, next: NextFunction) => {
+  const incoming = req.headers[REQUEST_ID_HEADER]
+  const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
+  req.headers[REQUEST_ID_HEADER] = requestId
+  req.rawHeaders = req.rawHeaders.filter((_value, index, raw) => raw[index - (index % 2)]!.toLowerCase() !== REQUEST_ID_HEADER)
+  req.rawHeaders.push(REQUEST_ID_HEADER, requestId)
+  res.setHeader(REQUEST_ID_HEADER, requestId)
+  const started = performance.now()
+  const path = (req.url ?? '/').split('?')[0]!
+  res.once('close', () => {
+    const line = {
+      requestId,
+      method: req.method,
+      path,
+      status: res.statusCode,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      ...(res.writableFinished ? {} : { aborted: true }),
+    }
+    if (QUIET_PATHS.has(path)) log.debug(line, 'request')
+    else log.info(line, 'request')
+  })
+  withLogContext({ requestId }, next)
+}
 
 export const createHost = (options: HostOptions): Host => {
-  const log = options.log ?? (() => undefined)
+  const log = options.logger ?? rootLogger.child({ name: 'http' })
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000
   let draining = false
 
   const app = express()
   app.disable('x-powered-by')
+  app.use(identifyRequests(log))
   app.use(setClientAddress(options.trustedProxies ?? new BlockList()))
-  app.use(limitBodies(options))
+  app.use(limitBodies(options, log))
 
   app.use((_req, res, next) => {
     // While draining, ask keep-alive clients to reconnect elsewhere, and drop each connection as
@@ -209,7 +251,7 @@ export const createHost = (options: HostOptions): Host => {
       await withTimeout(options.checkDatabase(), READY_TIMEOUT_MS)
       res.json({ status: 'ready', database: 'ok' })
     } catch (error) {
-      log(`readiness check failed: ${(error as Error).message}`)
+      log.warn({ err: error }, 'readiness check failed')
       res.status(503).json({ status: 'unavailable', database: 'unreachable' })
     }
   })
@@ -222,7 +264,7 @@ export const createHost = (options: HostOptions): Host => {
     }
   })
   app.use((error: Error, _req: Request, res: Response, _next: NextFunction) => {
-    log(`unhandled request error: ${error.message}`)
+    log.error({ err: error }, 'unhandled request error')
     if (!res.headersSent) res.status(500).json(errorBody('internal_error', 'Something went wrong on our side.'))
   })
 
@@ -254,7 +296,7 @@ export const createHost = (options: HostOptions): Host => {
     closing ??= new Promise<void>((resolve) => {
       draining = true
       const timer = setTimeout(() => {
-        log(`in-flight requests still open after ${shutdownTimeoutMs} ms: closing their connections`)
+        log.warn(`in-flight requests still open after ${shutdownTimeoutMs} ms: closing their connections`)
         server.closeAllConnections()
       }, shutdownTimeoutMs)
       timer.unref()

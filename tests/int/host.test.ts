@@ -3,6 +3,7 @@ import http from 'node:http'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 
+import { createLogger } from '../../src/log'
 import { createHost, type Host } from '../../src/server/host'
 import { freePort } from '../support/net'
 
@@ -37,7 +38,7 @@ const startHost = async (databaseUrl: string, slowMs = 400) => {
     maxUploadBytes: 5_000,
     uploads: { paths: ['/api/releases'], isStaff: async (headers) => headers.authorization === 'JWT staff-token' },
     shutdownTimeoutMs: 3_000,
-    log: (message) => logs.push(message),
+    logger: createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(line) } }),
   })
   hosts.push(host)
   const port = await host.listen(0, '127.0.0.1')

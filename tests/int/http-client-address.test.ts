@@ -83,6 +83,8 @@ describe('the one client address', () => {
         env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', TRUSTED_PROXIES: '10.0.0.0/8, the-load-balancer' },
       })
       let output = ''
+      // The refusal is a log line (stdout); stderr too, for anything printed before the logger exists.
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
       child.on('close', (exitCode) => {
@@ -91,7 +93,8 @@ describe('the one client address', () => {
       })
     })
     expect(code).toBe(1)
-    expect(stderr).toContain('TRUSTED_PROXIES: "the-load-balancer" is not an IP address or CIDR')
+    const messages = stderr.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg)
+    expect(messages.join('\n')).toContain('TRUSTED_PROXIES: "the-load-balancer" is not an IP address or CIDR')
   })
 })
 

@@ -4,6 +4,7 @@ import type { BlockList } from 'node:net'
 import { afterAll } from 'vitest'
 
 import { staffSessionCheck } from '../../src/http/staff-session'
+import { createLogger } from '../../src/log'
 import { createHost, type Host, type HostOptions } from '../../src/server/host'
 
 /** Real sockets for tests: an agent that keeps one connection, so every request shares one socket. */
@@ -91,7 +92,7 @@ export const startPayloadHost = async (
       isStaff: staffSessionCheck(config.secret, `${config.cookiePrefix}-token`),
     },
     trustedProxies: options.trustedProxies,
-    log: (message) => logs.push(message),
+    logger: createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(line) } }),
   })
   afterAll(() => host.close())
   const port = await host.listen(0, '127.0.0.1')
