@@ -20,9 +20,9 @@ const envFileErrors: unknown[][] = []
 nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: (...args: unknown[]) => envFileErrors.push(args) })
 
 // Only now: LOG_LEVEL may come from a .env file.
-const { logger, sendConsoleToLogger } = await import('./src/log')
-if (!dev) sendConsoleToLogger()
+const { logger, sendProcessOutputToLogger } = await import('./src/log')
 const serverLog = logger.child({ name: 'server' })
+if (!dev) sendProcessOutputToLogger(serverLog)
 for (const args of envFileErrors) serverLog.error(args.map(String).join(' '))
 const log = (message: string) => serverLog.info(message)
 const fail = (message: string, error?: unknown): never => {

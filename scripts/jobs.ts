@@ -22,9 +22,9 @@ const envFileErrors: unknown[][] = []
 nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: (...args: unknown[]) => envFileErrors.push(args) })
 
 // As in server.ts: the logger after the .env files (LOG_LEVEL), JSON lines in production.
-const { logger, sendConsoleToLogger } = await import('../src/log')
-if (!dev) sendConsoleToLogger()
+const { logger, sendProcessOutputToLogger } = await import('../src/log')
 const jobsLog = logger.child({ name: 'jobs' })
+if (!dev) sendProcessOutputToLogger(jobsLog)
 for (const args of envFileErrors) jobsLog.error(args.map(String).join(' '))
 const log = (message: string) => jobsLog.info(message)
 const fail = (message: string, error?: unknown): never => {

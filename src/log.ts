@@ -143,15 +143,23 @@ export const logger: Logger = (shared().root ??= createLogger({
 }))
 
 /**
- * Production: what libraries print through `console` (Next's and React's errors) becomes a JSON line
- * too, so every line of the log parses.
+ * Production: what libraries print through `console` (Next's and React's messages), Node's warnings
+ * and a crash's error become lines too, so every line of the log parses. A crash still exits 1.
  */
-export const sendConsoleToLogger = (target: Logger = logger.child({ name: 'console' })): void => {
+export const sendProcessOutputToLogger = (target: Logger): void => {
+  const printed = logger.child({ name: 'console' })
   const line = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
     const error = args.find((arg): arg is Error => arg instanceof Error)
     const message = format(...args.map((arg) => (arg instanceof Error ? arg.message : arg)))
-    if (error) target[level]({ err: error }, message)
-    else target[level](message)
+    if (error) printed[level]({ err: error }, message)
+    else printed[level](message)
   }
   Object.assign(console, { log: line('info'), info: line('info'), debug: line('debug'), trace: line('debug'), warn: line('warn'), error: line('error') })
+  // Node's own listener prints warnings as plain text on stderr.
+  process.removeAllListeners('warning')
+  process.on('warning', (warning) => target.warn({ err: warning }, warning.message))
+  process.on('uncaughtException', (error) => {
+    target.fatal({ err: error }, 'uncaught exception')
+    process.exit(1)
+  })
 }
