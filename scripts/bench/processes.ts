@@ -1,6 +1,6 @@
 /**
- * The bench's child processes: each in a process group of its own (tsx starts Node under it), so one
- * signal to the group stops the whole tree and the RSS sampler can find every member.
+ * The bench's child processes: each in a process group of its own, so one signal to the group stops
+ * the whole tree and the RSS sampler can find every member.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -10,12 +10,10 @@ import path from 'node:path'
 export type Child = { name: string; process: ChildProcess; pgid: number; logFile: string }
 
 export const ROOT = path.resolve(import.meta.dirname, '../..')
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx')
-
-/** Starts `tsx --conditions=production <script>` in its own process group, output to `logFile`. */
-export const startTsx = (name: string, script: string, env: NodeJS.ProcessEnv, logFile: string): Child => {
+/** Starts `node --conditions=production --import tsx <script>` (as the npm scripts run Node) in its own process group, output to `logFile`. */
+export const startNode = (name: string, script: string, env: NodeJS.ProcessEnv, logFile: string): Child => {
   const out = fs.openSync(logFile, 'a')
-  const child = spawn(TSX, ['--conditions=production', script], { cwd: ROOT, env, detached: true, stdio: ['ignore', out, out] })
+  const child = spawn(process.execPath, ['--conditions=production', '--import', 'tsx', script], { cwd: ROOT, env, detached: true, stdio: ['ignore', out, out] })
   fs.closeSync(out)
   if (child.pid === undefined) throw new Error(`${name} did not start`)
   return { name, process: child, pgid: child.pid, logFile }

@@ -1,6 +1,5 @@
 /**
- * Resident memory of a process group (the server: tsx and the Node process under it), summed over its
- * members from /proc once a second.
+ * Resident memory of a process group (the server's), summed over its members from /proc once a second.
  */
 import fs from 'node:fs'
 

@@ -15,7 +15,7 @@ import pg from 'pg'
 import { countEffects, deliverAll, deliveryHeaders, type Effects, prepareEvents, type PreparedEvent, WEBHOOK_PATH } from './events'
 import { clientAddress } from './http'
 import { type Measured, measure, type Target, warm, WARMUP_SECONDS } from './load'
-import { type Child, logSays, logTail, requireFreePorts, ROOT, startTsx, stopGroup, waitFor } from './processes'
+import { type Child, logSays, logTail, requireFreePorts, ROOT, startNode, stopGroup, waitFor } from './processes'
 import { notes, render, type Row, table, writePerformance } from './report'
 import { sampleRss } from './rss'
 import { RELEASE_VERSION, seed, type Seeded } from './seed'
@@ -174,12 +174,12 @@ const main = async () => {
   db.on('error', (error) => log(`database connection lost: ${error.message}`))
 
   const env = serverEnv()
-  const standIns = startTsx('stand-ins', 'scripts/bench/standins.ts', { ...baseEnv(), BENCH_PORT: String(PORTS.server) }, path.join(workDir, 'standins.log'))
+  const standIns = startNode('stand-ins', 'scripts/bench/standins.ts', { ...baseEnv(), BENCH_PORT: String(PORTS.server) }, path.join(workDir, 'standins.log'))
   children.push(standIns)
   await waitFor(standIns, logSays(standIns, 'ready'), 60_000)
   log('starting the production server')
   const serverStart = Date.now()
-  const server = startTsx('server', 'server.ts', env, path.join(workDir, 'server.log'))
+  const server = startNode('server', 'server.ts', env, path.join(workDir, 'server.log'))
   children.push(server)
   await waitFor(server, logSays(server, 'server ready on'), 300_000)
   await waitFor(server, answers(`${serverUrl}/readyz`), 30_000)
@@ -253,7 +253,7 @@ const main = async () => {
   const rows: Row[] = measured.map(({ result, rssMiB }) => ({ ...result, rssMiB, ratio: result.requestsPerSecond / floorRate }))
   const extra = [
     ...notes(rows),
-    `Server RSS (its process group: tsx and Node, summed over /proc every second): ${rssAfterStart.toFixed(0)} MiB after start-up, max ${memory.maxMiB.toFixed(0)} MiB, ${memory.endMiB.toFixed(0)} MiB at the end.`,
+    `Server RSS (its process group: the one Node process, summed over /proc every second): ${rssAfterStart.toFixed(0)} MiB after start-up, max ${memory.maxMiB.toFixed(0)} MiB, ${memory.endMiB.toFixed(0)} MiB at the end.`,
     `Exactly-once: ${delivered.length} distinct events delivered (of ${events.length} prepared; each sent once more after its run, then in rotation by the duplicates run) -> ${afterUnique.purchases} one-time purchases and ${afterUnique.licenses} licenses, unchanged after the duplicates.`,
     `Start-up: the server answered /readyz ${startupSeconds.toFixed(1)} s after it was launched (migrations on an empty database, plans, content import).`,
     `Emails received by the SMTP sink by the end: ${mails} (license emails go out through the jobs queue, also during the later runs).`,
