@@ -131,6 +131,9 @@ echo "smoke: payload-jobs closed to anonymous callers, in our error shape"
 body=$(curl -sS "http://localhost:$port/api/no-such-path")
 echo "$body" | grep -q '"code":"not_found"' || fail "an unknown API path did not answer 404 not_found in our error shape: $body"
 echo "smoke: unknown API path -> not_found in our error shape"
+body=$(curl -sS -g "http://localhost:$port/api/plans?where[noSuchField][equals]=1")
+echo "$body" | grep -q '"code":"query_error"' || fail "a query on an unknown field did not answer query_error (error names minified?): $body"
+echo "smoke: a query on an unknown field -> query_error (Payload's error names survive the production build)"
 
 kill -TERM "$pid"
 for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
