@@ -13,10 +13,11 @@ export const withJobLogging = <T extends TaskConfig<any>>(task: T): T => {
   const handler = task.handler
   if (typeof handler !== 'function') return task
   const logged: TaskHandler<any> = (args) =>
-    withLogContext({ jobId: args.job.id, task: task.slug }, async () => {
+    // Payload's runner always passes the job; a direct call of the handler (a test, a script) may not.
+    withLogContext({ jobId: args.job?.id, task: task.slug }, async () => {
       const started = performance.now()
       const result = await handler(args)
-      jobsLog.info({ durationMs: Math.round(performance.now() - started), attempt: (args.job.totalTried ?? 0) + 1 }, 'job task completed')
+      jobsLog.info({ durationMs: Math.round(performance.now() - started), attempt: (args.job?.totalTried ?? 0) + 1 }, 'job task completed')
       return result
     })
   return { ...task, handler: logged }
