@@ -13,9 +13,6 @@ const nextConfig: NextConfig = {
     // Pages rendered at runtime (the blog) stay in Next's bounded in-memory cache instead of being
     // written to .next: every requested /blog/<anything>, even a 404, would otherwise add files.
     isrFlushToDisk: false,
-    // Payload names its errors by class (QueryError, ValidationError, ...): our error codes and the log
-    // levels of Payload's own errors read those names, which minified server bundles turn into "o".
-    serverMinification: false,
   },
 }
 

@@ -21,6 +21,7 @@ import { embeddedDatabaseUrl } from './src/db/embedded'
 import { guardedPg } from './src/db/pool-errors'
 import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
 import { createEmailAdapter } from './src/email/adapter'
+import { restorePayloadErrorNames } from './src/http/error-names'
 import { serviceErrorResponse } from './src/http/payload-errors'
 import { isJobsWorker } from './src/jobs/worker'
 import { logger } from './src/log'
@@ -29,6 +30,7 @@ import { logger } from './src/log'
 const CLIENT_ERROR_LOGGING: Record<string, 'info'> = { ClientError: 'info' }
 
 const dirname = path.dirname(fileURLToPath(import.meta.url))
+restorePayloadErrorNames()
 const env = readEnv()
 // Production start-up refuses to run without PAYLOAD_SECRET (server.ts); `next build` needs none.
 const secret = env.payloadSecret ?? (env.isProduction ? '' : resolvePayloadSecret(env))

@@ -1,0 +1,48 @@
+import {
+  APIError,
+  AuthenticationError,
+  ErrorDeletingFile,
+  FileRetrievalError,
+  FileUploadError,
+  Forbidden,
+  InvalidFieldName,
+  InvalidFieldRelationship,
+  Locked,
+  LockedAuth,
+  MissingFile,
+  NotFound,
+  QueryError,
+  UnauthorizedError,
+  UnverifiedEmail,
+  ValidationError,
+} from 'payload'
+
+/**
+ * Payload names each error after its class (`this.name = this.constructor.name`); our error codes
+ * (src/http/payload-errors.ts) and the log level of each (payload.config.ts `loggingLevels`) are keyed
+ * by those names. The production build minifies class names ("o"), so they are set back here, once
+ * per copy of Payload (server.ts's and the one Next bundles each load the config).
+ */
+export const restorePayloadErrorNames = (): void => {
+  const classes: Record<string, unknown> = {
+    APIError,
+    AuthenticationError,
+    ErrorDeletingFile,
+    FileRetrievalError,
+    FileUploadError,
+    Forbidden,
+    InvalidFieldName,
+    InvalidFieldRelationship,
+    Locked,
+    LockedAuth,
+    MissingFile,
+    NotFound,
+    QueryError,
+    UnauthorizedError,
+    UnverifiedEmail,
+    ValidationError,
+  }
+  for (const [name, errorClass] of Object.entries(classes)) {
+    if (typeof errorClass === 'function' && errorClass.name !== name) Object.defineProperty(errorClass, 'name', { value: name, configurable: true })
+  }
+}
