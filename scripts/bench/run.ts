@@ -179,7 +179,9 @@ const main = async () => {
   await waitFor(standIns, logSays(standIns, 'ready'), 60_000)
   log('starting the production server')
   const serverStart = Date.now()
-  const server = startNode('server', 'server.ts', env, path.join(workDir, 'server.log'))
+  // BENCH_SERVER_NODE_OPTIONS: Node flags for the server alone (a heap limit, --cpu-prof), for experiments.
+  const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS?.trim()
+  const server = startNode('server', 'server.ts', nodeOptions ? { ...env, NODE_OPTIONS: nodeOptions } : env, path.join(workDir, 'server.log'))
   children.push(server)
   await waitFor(server, logSays(server, 'server ready on'), 300_000)
   await waitFor(server, answers(`${serverUrl}/readyz`), 30_000)
