@@ -4,43 +4,10 @@
  * development database, migrations and plan seeding before the first request, /healthz and
  * /readyz, request body limits and graceful shutdown.
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
+import { readEnv, resolvePayloadSecret } from './src/config/env'
+import { prepareProcess } from './src/process/prepare'
 
-import nextEnv from '@next/env'
-
-import { productionProblems, readEnv, resolvePayloadSecret } from './src/config/env'
-
-const dev = process.env.NODE_ENV !== 'production'
-// Next's request storage (next/cache, loaded by the content hooks through the Payload config) is built
-// on this global, which Next itself sets only when its server loads: after the config, here.
-;(globalThis as { AsyncLocalStorage?: typeof AsyncLocalStorage }).AsyncLocalStorage ??= AsyncLocalStorage
-// The service runs offline by default; Next's telemetry would only try the network.
-process.env.NEXT_TELEMETRY_DISABLED ??= '1'
-const envFileErrors: unknown[][] = []
-nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: (...args: unknown[]) => envFileErrors.push(args) })
-
-// Only now: LOG_LEVEL may come from a .env file.
-const { logger, sendProcessOutputToLogger } = await import('./src/log')
-const serverLog = logger.child({ name: 'server' })
-if (!dev) sendProcessOutputToLogger(serverLog)
-for (const args of envFileErrors) serverLog.error(args.map(String).join(' '))
-const log = (message: string) => serverLog.info(message)
-const fail = (message: string, error?: unknown): never => {
-  serverLog.fatal(error === undefined ? {} : { err: error }, message)
-  process.exit(1)
-}
-
-const env = (() => {
-  try {
-    return readEnv()
-  } catch (error) {
-    return fail(`invalid configuration: ${(error as Error).message}`)
-  }
-})()
-if (env.isProduction) {
-  const problems = productionProblems()
-  if (problems.length > 0) fail(`refusing to start in production: ${problems.join('; ')}`)
-}
+const { dev, env, logger: serverLog, log, fail } = await prepareProcess('server')
 
 type Closer = () => Promise<unknown>
 const closers: { name: string; close: Closer }[] = []

@@ -7,42 +7,13 @@
  * exit 0. Any number of workers and servers may work one queue: a job is claimed by one of them
  * (src/jobs/claim.ts).
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
-
-import nextEnv from '@next/env'
 import type { Payload } from 'payload'
 
-import { productionProblems, readEnv, resolvePayloadSecret } from '../src/config/env'
+import { resolvePayloadSecret } from '../src/config/env'
+import { prepareProcess } from '../src/process/prepare'
 
-const dev = process.env.NODE_ENV !== 'production'
-// As in server.ts: the content hooks in the Payload config load next/cache, which needs this global.
-;(globalThis as { AsyncLocalStorage?: typeof AsyncLocalStorage }).AsyncLocalStorage ??= AsyncLocalStorage
-process.env.NEXT_TELEMETRY_DISABLED ??= '1'
-const envFileErrors: unknown[][] = []
-nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: (...args: unknown[]) => envFileErrors.push(args) })
-
-// As in server.ts: the logger after the .env files (LOG_LEVEL), JSON lines in production.
-const { logger, sendProcessOutputToLogger } = await import('../src/log')
-const jobsLog = logger.child({ name: 'jobs' })
-if (!dev) sendProcessOutputToLogger(jobsLog)
-for (const args of envFileErrors) jobsLog.error(args.map(String).join(' '))
-const log = (message: string) => jobsLog.info(message)
-const fail = (message: string, error?: unknown): never => {
-  jobsLog.fatal(error === undefined ? {} : { err: error }, message)
-  process.exit(1)
-}
-
-const env = (() => {
-  try {
-    return readEnv()
-  } catch (error) {
-    return fail(`invalid configuration: ${(error as Error).message}`)
-  }
-})()
-if (env.isProduction) {
-  const problems = productionProblems()
-  if (problems.length > 0) fail(`refusing to start in production: ${problems.join('; ')}`)
-}
+// As server.ts: the .env files, the logger (JSON lines in production), the checks of production.
+const { env, logger: jobsLog, log, fail } = await prepareProcess('jobs')
 // Development without DATABASE_URL: the config points at the embedded database `npm run dev` runs.
 process.env.PAYLOAD_SECRET ??= resolvePayloadSecret(env)
 

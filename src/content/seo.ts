@@ -2,6 +2,7 @@ import { Feed } from 'feed'
 import type { Metadata } from 'next'
 
 import { readEnv } from '../config/env'
+import type { PostCard } from './queries'
 
 /**
  * Metadata and JSON-LD of the blog and the changelog, as pure functions of the content and the
@@ -9,14 +10,7 @@ import { readEnv } from '../config/env'
  */
 export const PRODUCT_NAME = 'Starter Kit'
 
-export type PostSeo = {
-  title: string
-  slug: string
-  summary: string
-  publishedAt: string
-  updatedAt: string
-  author: string
-  tags: string[]
+export type PostSeo = Pick<PostCard, 'title' | 'slug' | 'summary' | 'publishedAt' | 'updatedAt' | 'author' | 'tags'> & {
   /** From the SEO fields, when an editor set them. */
   metaTitle?: string | null
   metaDescription?: string | null

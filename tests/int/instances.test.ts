@@ -10,7 +10,6 @@
  *
  * Needs `npm run build` first: it runs when KIT_PRODUCTION_BUILD=1 (.ci/run sets it after the build).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -26,6 +25,7 @@ import { type CodeHostStandIn, startCodeHostStandIn } from '../../src/standins/c
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
 import { adminQuery, ident, withDatabase } from '../support/databases'
 import { freePort } from '../support/net'
+import { type NodeProcess, spawnNode, waitForReady as waitForServer } from '../support/production-server'
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -47,7 +47,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 type Env = Record<string, string>
 
-type Proc = { name: string; child: ChildProcess; exited: Promise<number | string>; output: () => string; base: string }
+type Proc = NodeProcess & { base: string }
 
 /** Runs `work` over `items`, `width` at a time. */
 const inParallel = async <T, R>(items: T[], width: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> => {
@@ -86,19 +86,7 @@ describe.runIf(enabled)('two production servers on one database', () => {
   let b: Proc
 
   const start = (name: string, args: string[], extra: Env): Proc => {
-    const child = spawn(process.execPath, ['--conditions=production', '--import', 'tsx', ...args], {
-      cwd: root,
-      env: { ...env, ...extra } as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let log = ''
-    const append = (chunk: Buffer) => {
-      log += chunk.toString()
-    }
-    child.stdout!.on('data', append)
-    child.stderr!.on('data', append)
-    const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
-    const proc = { name, child, exited, output: () => log, base: extra.PORT ? `http://127.0.0.1:${extra.PORT}` : '' }
+    const proc = { ...spawnNode(name, args, { ...env, ...extra } as NodeJS.ProcessEnv), base: extra.PORT ? `http://127.0.0.1:${extra.PORT}` : '' }
     procs.push(proc)
     return proc
   }
@@ -106,17 +94,7 @@ describe.runIf(enabled)('two production servers on one database', () => {
     const port = await freePort()
     return start(name, ['server.ts'], { PORT: String(port), DATA_DIR: path.join(dir, `data-${name}`), ...extra })
   }
-  const waitFor = async (proc: Proc, ready: () => Promise<boolean>, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline) {
-      if (await ready().catch(() => false)) return
-      if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`${proc.name} exited:\n${proc.output()}`)
-      await sleep(250)
-    }
-    throw new Error(`${proc.name} was not ready within ${timeoutMs} ms:\n${proc.output()}`)
-  }
-  const waitForReady = (proc: Proc, timeoutMs = 180_000) =>
-    waitFor(proc, async () => (await fetch(`${proc.base}/readyz`, { signal: AbortSignal.timeout(5_000) })).status === 200, timeoutMs)
+  const waitForReady = (proc: Proc, timeoutMs = 180_000) => waitForServer(proc, proc.base, timeoutMs)
   const stop = async (proc: Proc) => {
     proc.child.kill('SIGTERM')
     return Promise.race([proc.exited, sleep(40_000).then(() => 'timeout')])

@@ -8,7 +8,6 @@
  *
  * Needs `npm run build` first: it runs when KIT_PRODUCTION_BUILD=1 (.ci/run sets it after the build).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -21,8 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
 import { freePortIn } from '../support/ports'
+import { type NodeProcess, spawnNode, waitForReady } from '../support/production-server'
 
-const root = path.resolve(import.meta.dirname, '../..')
 const enabled = process.env.KIT_PRODUCTION_BUILD === '1'
 
 const PRICE = 'price_standin_ultimate_lifetime'
@@ -79,11 +78,9 @@ const startMailbox = async (port: number) => {
 describe.runIf(enabled)('the production log through a whole journey', () => {
   let dataDir = ''
   let base = ''
-  let server: ChildProcess
-  let exited: Promise<number | string>
+  let server: NodeProcess
   let standIn: ProcessorStandIn
   let mailbox: Awaited<ReturnType<typeof startMailbox>>
-  let log = ''
   /** Every secret the journey used or was given. */
   const secrets = new Map<string, string>()
   const keep = (name: string, value: string | null | undefined) => {
@@ -120,7 +117,8 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
   }
   const sessionCookie = (cookies: string[]) => /payload-token=([^;]+)/.exec(cookies.find((cookie) => cookie.startsWith('payload-token=')) ?? '')?.[1]
   const lines = (): Line[] =>
-    log
+    server
+      .output()
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Line)
@@ -144,47 +142,33 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     for (const [name, value] of Object.entries(SETTINGS)) keep(name, value)
     // The PEM's key material, whatever line breaks a log might turn into.
     keep('LICENSE_SIGNING_KEY body', SETTINGS.LICENSE_SIGNING_KEY.split('\n')[1])
-    server = spawn(process.execPath, ['--conditions=production', '--import', 'tsx', 'server.ts'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: os.tmpdir(),
-        NODE_ENV: 'production',
-        // Debug: the quietest lines must hold no secret either.
-        LOG_LEVEL: 'debug',
-        PORT: String(port),
-        DATABASE_URL: process.env.DATABASE_URL!,
-        SERVER_URL: base,
-        SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
-        PAYMENT_API_URL: standIn.url,
-        PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_logs_0123456789',
-        PUBLIC_PRICE_ID_ULTIMATE_LIFETIME: PRICE,
-        REPO_OWNER: 'kit-org',
-        REPO_NAME: 'starter-kit',
-        REPO_API_URL: 'http://127.0.0.1:9',
-        DATA_DIR: path.join(dataDir, 'data'),
-        MEDIA_DIR: path.join(dataDir, 'media'),
-        CONTENT_IMPORT_ON_START: 'false',
-        JOBS_RETRY_DELAY_MS: '1000',
-        ...SETTINGS,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    server = spawnNode('server', ['server.ts'], {
+      PATH: process.env.PATH ?? '',
+      HOME: os.tmpdir(),
+      NODE_ENV: 'production',
+      // Debug: the quietest lines must hold no secret either.
+      LOG_LEVEL: 'debug',
+      PORT: String(port),
+      DATABASE_URL: process.env.DATABASE_URL!,
+      SERVER_URL: base,
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      PAYMENT_API_URL: standIn.url,
+      PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_logs_0123456789',
+      PUBLIC_PRICE_ID_ULTIMATE_LIFETIME: PRICE,
+      REPO_OWNER: 'kit-org',
+      REPO_NAME: 'starter-kit',
+      REPO_API_URL: 'http://127.0.0.1:9',
+      DATA_DIR: path.join(dataDir, 'data'),
+      MEDIA_DIR: path.join(dataDir, 'media'),
+      CONTENT_IMPORT_ON_START: 'false',
+      JOBS_RETRY_DELAY_MS: '1000',
+      ...SETTINGS,
     })
-    const append = (chunk: Buffer) => {
-      log += chunk.toString()
-    }
-    server.stdout!.on('data', append)
-    server.stderr!.on('data', append)
-    exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
-    const deadline = Date.now() + 150_000
-    while ((await fetch(`${base}/readyz`).then((response) => response.status, () => 0)) !== 200) {
-      if (server.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not get ready; its log:\n${log}`)
-      await sleep(250)
-    }
+    await waitForReady(server, base, 150_000)
   }, 180_000)
 
   afterAll(async () => {
-    if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGKILL')
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
     await standIn?.close()
     await mailbox?.close()
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
@@ -268,8 +252,8 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     // The license email, sent by the jobs worker (its job's line below).
     expect((await mailbox.newest(email, 'Your Starter Kit')).text).toContain(licenseKey)
 
-    server.kill('SIGTERM')
-    expect(await Promise.race([exited, sleep(30_000).then(() => 'timeout')])).toBe(0)
+    server.child.kill('SIGTERM')
+    expect(await Promise.race([server.exited, sleep(30_000).then(() => 'timeout')])).toBe(0)
 
     // Every line is JSON (a line that is not fails the parse with its text).
     const all = lines()
@@ -277,7 +261,7 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     expect(all.some((line) => line.msg === 'server stopped')).toBe(true)
 
     // No secret anywhere: not in a message, a field or an error.
-    const leaks = [...secrets].filter(([, value]) => log.includes(value)).map(([name]) => name)
+    const leaks = [...secrets].filter(([, value]) => server.output().includes(value)).map(([name]) => name)
     expect(leaks).toEqual([])
 
     // Each request's access line has its id; ours was kept, the others are UUIDs.

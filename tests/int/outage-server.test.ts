@@ -7,7 +7,6 @@
  *
  * Needs `npm run build` first: it runs when KIT_PRODUCTION_BUILD=1 (.ci/run sets it after the build).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -20,8 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/db/embedded'
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
 import { freePort } from '../support/net'
+import { type NodeProcess, spawnNode, waitForReady } from '../support/production-server'
 
-const root = path.resolve(import.meta.dirname, '../..')
 const enabled = process.env.KIT_PRODUCTION_BUILD === '1'
 const PRICE = 'price_standin_standard_lifetime'
 const SECRET_KEY = 'sk_test_outage_0123456789'
@@ -34,9 +33,7 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
   let dbPort = 0
   let database: EmbeddedDatabase
   let standIn: ProcessorStandIn
-  let server: ChildProcess
-  let exited: Promise<number | string>
-  let log = ''
+  let server: NodeProcess
   let base = ''
 
   const startDatabase = () => startEmbeddedPostgres({ dataDir: path.join(dataDir, 'db'), port: dbPort, database: 'kit' })
@@ -44,14 +41,6 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
     const response = await fetch(`${base}${url}`, { signal: AbortSignal.timeout(10_000) })
     await response.arrayBuffer()
     return response.status
-  }
-  const waitForReady = async (timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline) {
-      if ((await get('/readyz').catch(() => 0)) === 200) return
-      await sleep(200)
-    }
-    throw new Error(`/readyz did not answer 200 within ${timeoutMs} ms; server log:\n${log}`)
   }
   const licensesOf = async (email: string) => {
     const client = new pg.Client({ connectionString: database.url })
@@ -87,45 +76,35 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
       webhookSecret: WEBHOOK_SECRET,
       webhookUrl: `${base}/api/webhooks/processor`,
     })
-    server = spawn(process.execPath, ['--conditions=production', '--import', 'tsx', 'server.ts'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: os.tmpdir(),
-        NODE_ENV: 'production',
-        PORT: String(port),
-        DATABASE_URL: database.url,
-        SERVER_URL: base,
-        PAYLOAD_SECRET: crypto.randomBytes(24).toString('hex'),
-        SMTP_URL: 'smtp://127.0.0.1:9',
-        PAYMENT_SECRET_KEY: SECRET_KEY,
-        PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-        PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_outage_0123456789',
-        PAYMENT_API_URL: standIn.url,
-        PUBLIC_PRICE_ID_STANDARD_LIFETIME: PRICE,
-        REPO_ACCESS_TOKEN: 'outage-token',
-        REPO_OWNER: 'kit-org',
-        REPO_NAME: 'starter-kit',
-        REPO_API_URL: 'http://127.0.0.1:9',
-        LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-        DATA_DIR: path.join(dataDir, 'data'),
-        MEDIA_DIR: path.join(dataDir, 'media'),
-        CONTENT_IMPORT_ON_START: 'false',
-        TRUSTED_PROXIES: '127.0.0.1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    server = spawnNode('server', ['server.ts'], {
+      PATH: process.env.PATH ?? '',
+      HOME: os.tmpdir(),
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      SERVER_URL: base,
+      PAYLOAD_SECRET: crypto.randomBytes(24).toString('hex'),
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      PAYMENT_SECRET_KEY: SECRET_KEY,
+      PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_outage_0123456789',
+      PAYMENT_API_URL: standIn.url,
+      PUBLIC_PRICE_ID_STANDARD_LIFETIME: PRICE,
+      REPO_ACCESS_TOKEN: 'outage-token',
+      REPO_OWNER: 'kit-org',
+      REPO_NAME: 'starter-kit',
+      REPO_API_URL: 'http://127.0.0.1:9',
+      LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      DATA_DIR: path.join(dataDir, 'data'),
+      MEDIA_DIR: path.join(dataDir, 'media'),
+      CONTENT_IMPORT_ON_START: 'false',
+      TRUSTED_PROXIES: '127.0.0.1',
     })
-    const append = (chunk: Buffer) => {
-      log += chunk.toString()
-    }
-    server.stdout!.on('data', append)
-    server.stderr!.on('data', append)
-    exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
-    await waitForReady(120_000)
+    await waitForReady(server, base, 120_000)
   }, 180_000)
 
   afterAll(async () => {
-    if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGKILL')
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
     await standIn?.close()
     await database?.stop()
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
@@ -147,7 +126,7 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
     await sleep(1_000)
     database = await startDatabase()
 
-    await waitForReady(30_000)
+    await waitForReady(server, base, 30_000)
     expect(await get('/api/plans')).toBe(200)
     // The processor's retries.
     for (const event of paidDuringOutage) expect((await standIn.redeliver(event.id)).status).toBe(200)
@@ -157,9 +136,9 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
     expect(await licensesOf('during@example.test')).toBe(1)
 
     // Still the same process: nothing crashed it, and nothing escaped as an uncaught exception.
-    expect(server.exitCode).toBeNull()
-    expect(log).not.toMatch(/uncaught|unhandled 'error' event/i)
-    const lost = log.split('\n').filter((line) => line.includes('database connection lost'))
+    expect(server.child.exitCode).toBeNull()
+    expect(server.output()).not.toMatch(/uncaught|unhandled 'error' event/i)
+    const lost = server.output().split('\n').filter((line) => line.includes('database connection lost'))
     const pools = lost.map((line) => (JSON.parse(line) as { pool?: string }).pool)
     expect(pools.filter((pool) => pool === 'readiness')).toHaveLength(1)
     const payloadPools = pools.filter((pool) => pool?.startsWith('payload-'))
@@ -168,8 +147,8 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
     expect(payloadPools).toHaveLength(2)
     expect(lost.join('\n')).not.toContain('postgres:postgres@')
 
-    server.kill('SIGTERM')
-    expect(await Promise.race([exited, sleep(30_000).then(() => 'timeout')])).toBe(0)
-    expect(log).toContain('server stopped')
+    server.child.kill('SIGTERM')
+    expect(await Promise.race([server.exited, sleep(30_000).then(() => 'timeout')])).toBe(0)
+    expect(server.output()).toContain('server stopped')
   }, 120_000)
 })

@@ -1,0 +1,48 @@
+/**
+ * Node processes of the service as production runs them (`node --conditions=production --import tsx`),
+ * for the tests that need the production build (KIT_PRODUCTION_BUILD=1): their output kept, their exit
+ * awaited, and a wait that fails with the output when the process dies or never gets ready.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import path from 'node:path'
+
+const root = path.resolve(import.meta.dirname, '../..')
+
+export type NodeProcess = {
+  name: string
+  child: ChildProcess
+  /** Settles with the exit code, or the signal that ended the process. */
+  exited: Promise<number | string>
+  /** Everything written to stdout and stderr so far. */
+  output: () => string
+}
+
+/** `node --conditions=production --import tsx <args>` in the project's folder, with exactly `env`. */
+export const spawnNode = (name: string, args: string[], env: NodeJS.ProcessEnv): NodeProcess => {
+  const child = spawn(process.execPath, ['--conditions=production', '--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let log = ''
+  const append = (chunk: Buffer) => {
+    log += chunk.toString()
+  }
+  child.stdout!.on('data', append)
+  child.stderr!.on('data', append)
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
+  return { name, child, exited, output: () => log }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls `ready` until it holds; throws with the process's output if it exits first or time runs out. */
+export const waitUntil = async (proc: NodeProcess, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await ready().catch(() => false)) return
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`${proc.name} exited:\n${proc.output()}`)
+    await sleep(250)
+  }
+  throw new Error(`${proc.name} was not ready within ${timeoutMs} ms:\n${proc.output()}`)
+}
+
+/** Until `<base>/readyz` answers 200. */
+export const waitForReady = (proc: NodeProcess, base: string, timeoutMs: number): Promise<void> =>
+  waitUntil(proc, async () => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })).status === 200, timeoutMs)
