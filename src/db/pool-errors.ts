@@ -2,14 +2,15 @@ import pg from 'pg'
 
 import { logger } from '../log'
 
-const dbLog = logger.child({ name: 'db' })
+/** The pools' lines (name `db`); exported so a test can watch them. */
+export const poolLog = logger.child({ name: 'db' })
 
 export type PoolWarning = { msg: string; pool: string; code?: string; error: string }
 export type PoolLogger = (warning: PoolWarning) => void
 
 /** One line with the pool's name and the driver's code and message; never the connection string. */
 const warnInLog: PoolLogger = ({ msg, ...fields }) => {
-  dbLog.warn(fields, msg)
+  poolLog.warn(fields, msg)
 }
 
 /** Errors this soon after a warning belong to the same outage, whatever connected in between. */

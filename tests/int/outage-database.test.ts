@@ -18,7 +18,7 @@ import type Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/db/embedded'
-import { guardPool, type PoolWarning } from '../../src/db/pool-errors'
+import { guardPool, poolLog, type PoolWarning } from '../../src/db/pool-errors'
 import { createReadinessCheck } from '../../src/db/readiness'
 import { CLIENT_ADDRESS_HEADER } from '../../src/http/client-address'
 import { createHost, type Host } from '../../src/server/host'
@@ -46,9 +46,10 @@ const readiness = createReadinessCheck(database.url)
 
 beforeAll(async () => {
   process.on('uncaughtExceptionMonitor', onUncaught)
-  vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
-    warnings.push(args.map(String).join(' '))
-  })
+  // Each pool's warning, as a line: its message, the pool's name, the driver's code and message.
+  vi.spyOn(poolLog, 'warn').mockImplementation(((fields: Omit<PoolWarning, 'msg'>, msg: string) => {
+    warnings.push(`${msg} pool ${fields.pool} ${fields.code ?? ''} ${fields.error}`)
+  }) as never)
   const { default: config } = await import('../../payload.config')
   const { getPayload } = await import('payload')
   const { prepareDatabase } = await import('../../src/db/bootstrap')
