@@ -12,6 +12,7 @@ import type { User } from '../../src/payload-types'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { codeHost, PRICES } from '../support/billing-env'
 import { api, createUser, graphql, SERVER_URL, type TestUser, usePayload } from '../support/payload'
+import { isEntitlementsLookup, recordQueries } from '../support/queries'
 import { createRelease } from '../support/releases'
 
 const payload = usePayload()
@@ -186,6 +187,17 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     expect(response.body).toMatchObject({ version: '1.1.0', filename: 'starter-kit-1.1.0.tar.gz' })
     const logged = await rows(payload(), 'downloads', { user: { equals: ultimate.user.id } })
     expect(logged.length).toBeGreaterThan(0)
+  })
+
+  it('a key download looks the entitlements up once: the strategy\'s check and the download share it', async () => {
+    const { key } = await createKey(ultimate, 'one-lookup')
+    let status = 0
+    const statements = await recordQueries(payload(), async () => {
+      status = (await withKey(key, 'GET', '/download')).status
+    })
+    expect(status).toBe(200)
+    expect(statements.filter(isEntitlementsLookup)).toHaveLength(1)
+    expect(statements.filter((statement) => /INSERT INTO downloads/.test(statement))).toHaveLength(1)
   })
 
   it('asks for and reads repository access with the key', async () => {

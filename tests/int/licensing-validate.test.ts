@@ -15,6 +15,7 @@ import type { License } from '../../src/payload-types'
 import { PRICES } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { api, createUser, SERVER_URL, type TestUser, usePayload } from '../support/payload'
+import { recordRun } from '../support/queries'
 
 const payload = usePayload()
 
@@ -57,24 +58,14 @@ const licenseOf = async (user: TestUser) => (await rows(payload(), 'licenses', {
 
 const verify = (certificate: string) => jwtVerify(certificate, createLocalJWKSet(jwks), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
 
-/** The database queries `run` makes, by what they touch. */
+/** The database statements `run` makes, by what they touch, and the clients it checked out beyond single statements. */
 const countQueries = async (run: () => Promise<unknown>) => {
-  const pool = payload().db.pool
-  const query = vi.spyOn(pool, 'query')
-  const connect = vi.spyOn(pool, 'connect')
-  try {
-    await run()
-    const texts = query.mock.calls.map(([text]) => (typeof text === 'string' ? text : (text as { text: string }).text))
-    return {
-      license: texts.filter((text) => /"licenses"|"plans"/.test(text)).length,
-      rateLimit: texts.filter((text) => text.includes('rate_limits')).length,
-      other: texts.filter((text) => !/"licenses"|"plans"|rate_limits/.test(text)),
-      // pool.query checks a client out itself: any other checkout would be a transaction or a held client.
-      checkouts: connect.mock.calls.length - query.mock.calls.length,
-    }
-  } finally {
-    query.mockRestore()
-    connect.mockRestore()
+  const { statements: texts, checkouts } = await recordRun(payload(), run)
+  return {
+    license: texts.filter((text) => /"licenses"|"plans"/.test(text)).length,
+    rateLimit: texts.filter((text) => text.includes('rate_limits')).length,
+    other: texts.filter((text) => !/"licenses"|"plans"|rate_limits/.test(text)),
+    checkouts,
   }
 }
 

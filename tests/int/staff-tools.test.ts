@@ -5,7 +5,7 @@ import zlib from 'node:zlib'
 
 import { renderToStaticMarkup } from 'react-dom/server'
 import sharp from 'sharp'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { CUSTOMER_JOINS } from '../../collections/CustomerView'
 import { StaffDashboard } from '../../src/components/StaffDashboard'
@@ -16,6 +16,7 @@ import { rows, seedStandInPlans } from '../support/billing'
 import { codeHost, smtp } from '../support/billing-env'
 import { grantLicense } from '../support/licenses'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
+import { recordQueries } from '../support/queries'
 import { createRelease } from '../support/releases'
 
 const payload = usePayload()
@@ -399,16 +400,7 @@ describe('the customer view', () => {
   })
 
   /** The SQL statements `run` sends through the pool. */
-  const statements = async (run: () => Promise<unknown>) => {
-    const pool = payload().db.pool
-    const query = vi.spyOn(pool, 'query')
-    try {
-      await run()
-      return query.mock.calls.map(([text]) => (typeof text === 'string' ? text : (text as { text: string }).text))
-    } finally {
-      query.mockRestore()
-    }
-  }
+  const statements = (run: () => Promise<unknown>) => recordQueries(payload(), run)
   const JOINED_TABLES = /"(licenses|one_time_purchases|user_subscriptions|payment_history|downloads|template_downloads|repo_access|support_requests|api_keys)"/
 
   it('GET /api/users/me for a customer runs no join query: two statements (the session user and me), users only', async () => {

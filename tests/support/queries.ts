@@ -4,6 +4,8 @@ import type { PoolClient, QueryConfig } from 'pg'
 type Query = (...args: unknown[]) => unknown
 
 let recording: string[] | null = null
+/** Clients checked out explicitly (a transaction, a held client) during the recording; pool.query's own are not counted. */
+let checkouts = 0
 const wrapped = new WeakSet<object>()
 
 const textOf = (query: unknown): string =>
@@ -27,7 +29,9 @@ const poolOf = (payload: Payload) => (payload.db as unknown as { pool: { query: 
  * those sent through the pool itself and those on clients it checks out (transactions). One recording
  * at a time; `stop` ends it.
  */
-export const startRecording = (payload: Payload): { statements: () => string[]; stop: () => void } => {
+export type Recorder = { statements: () => string[]; checkouts: () => number; stop: () => void }
+
+export const startRecording = (payload: Payload): Recorder => {
   const pool = poolOf(payload)
   // Every statement runs on a checked-out client (pool.query checks one out too, through the callback
   // form of connect), so counting at the clients counts each round trip once.
@@ -42,6 +46,7 @@ export const startRecording = (payload: Payload): { statements: () => string[]; 
         }
         return connect.apply(this, args)
       }
+      if (recording) checkouts += 1
       return (connect.apply(this, args) as Promise<PoolClient>).then((client) => {
         wrapQuery(client as unknown as { query: Query })
         return client
@@ -53,24 +58,29 @@ export const startRecording = (payload: Payload): { statements: () => string[]; 
   if (recording) throw new Error('startRecording: one recording at a time')
   const texts: string[] = []
   recording = texts
+  checkouts = 0
   return {
     statements: () => [...texts],
+    checkouts: () => checkouts,
     stop: () => {
       if (recording === texts) recording = null
     },
   }
 }
 
-/** The SQL statements `run` makes on the Payload instance's pool (see startRecording). */
-export const recordQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => {
+/** The SQL statements `run` makes on the Payload instance's pool, and its explicit checkouts (see startRecording). */
+export const recordRun = async (payload: Payload, run: () => Promise<unknown>): Promise<{ statements: string[]; checkouts: number }> => {
   const recorder = startRecording(payload)
   try {
     await run()
-    return recorder.statements()
+    return { statements: recorder.statements(), checkouts: recorder.checkouts() }
   } finally {
     recorder.stop()
   }
 }
+
+/** The SQL statements `run` makes on the Payload instance's pool (see startRecording). */
+export const recordQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => (await recordRun(payload, run)).statements
 
 /** The entitlements lookup's statement (src/licensing/entitlements.ts): one per user and request. */
 export const isEntitlementsLookup = (statement: string) => /FROM plans p\s+LEFT JOIN licenses l/.test(statement)
