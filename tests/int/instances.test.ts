@@ -24,7 +24,7 @@ import { migrations } from '../../migrations'
 import { type CodeHostStandIn, startCodeHostStandIn } from '../../src/standins/code-host'
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
 import { adminQuery, ident, withDatabase } from '../support/databases'
-import { freePort } from '../support/net'
+import { freePort, jsonOrText } from '../support/net'
 import { type NodeProcess, spawnNode, waitForReady as waitForServer } from '../support/production-server'
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink'
 
@@ -118,14 +118,7 @@ describe.runIf(enabled)('two production servers on one database', () => {
       redirect: 'manual',
       signal: AbortSignal.timeout(30_000),
     })
-    const text = await response.text()
-    let body: unknown = text
-    try {
-      body = JSON.parse(text)
-    } catch {
-      // not JSON
-    }
-    return { status: response.status, body, headers: response.headers }
+    return { status: response.status, body: jsonOrText(await response.text()), headers: response.headers }
   }
   const count = async (sql: string, values: unknown[] = []) => Number((await db.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0)
   /** The email jobs still queued or running (completed jobs are deleted). */

@@ -19,6 +19,7 @@ import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
+import { jsonOrText } from '../support/net'
 import { freePortIn } from '../support/ports'
 import { type NodeProcess, spawnNode, waitForReady } from '../support/production-server'
 
@@ -106,13 +107,7 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
       redirect: 'manual',
       signal: AbortSignal.timeout(30_000),
     })
-    const text = await response.text()
-    let body: any = text
-    try {
-      body = JSON.parse(text)
-    } catch {
-      // not JSON: a file or an empty redirect
-    }
+    const body: any = jsonOrText(await response.text())
     return { status: response.status, body, headers: response.headers, cookies: response.headers.getSetCookie() }
   }
   const sessionCookie = (cookies: string[]) => /payload-token=([^;]+)/.exec(cookies.find((cookie) => cookie.startsWith('payload-token=')) ?? '')?.[1]

@@ -10,3 +10,12 @@ export const freePort = (): Promise<number> =>
       server.close(() => resolve(port))
     })
   })
+
+/** A response body as JSON when it parses, else as its text (a file, an HTML page, an empty redirect). */
+export const jsonOrText = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}

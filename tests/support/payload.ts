@@ -9,6 +9,7 @@ import type { Role } from '../../src/access/roles'
 import { CLIENT_ADDRESS_HEADER } from '../../src/http/client-address'
 import { closePayload } from '../../src/db/bootstrap'
 import type { User } from '../../src/payload-types'
+import { jsonOrText } from './net'
 
 export const SERVER_URL = 'http://localhost:3000'
 
@@ -91,13 +92,7 @@ export const api = async <T = any>(method: string, path: string, call: ApiCall =
   const request = new Request(`${SERVER_URL}/api${path}`, { method, headers, body })
   const response = await handleEndpoints({ config, request })
   const text = await response.text()
-  let parsed: unknown = text
-  try {
-    parsed = text ? JSON.parse(text) : null
-  } catch {
-    // not JSON: keep the text
-  }
-  return { status: response.status, body: parsed as T, headers: response.headers }
+  return { status: response.status, body: (text ? jsonOrText(text) : null) as T, headers: response.headers }
 }
 
 /** POST /api/graphql in-process, through the route handler Next serves. */
