@@ -10,10 +10,14 @@ import path from 'node:path'
 export type Child = { name: string; process: ChildProcess; pgid: number; logFile: string }
 
 export const ROOT = path.resolve(import.meta.dirname, '../..')
-/** Starts `node --conditions=production --import tsx <script>` (as the npm scripts run Node) in its own process group, output to `logFile`. */
-export const startNode = (name: string, script: string, env: NodeJS.ProcessEnv, logFile: string): Child => {
+/**
+ * Starts `node [nodeArgs] --conditions=production --import tsx <script>` (as the npm scripts run Node) in
+ * its own process group, output to `logFile`. Node flags go on the command line: some (--cpu-prof) are
+ * refused in NODE_OPTIONS.
+ */
+export const startNode = (name: string, script: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): Child => {
   const out = fs.openSync(logFile, 'a')
-  const child = spawn(process.execPath, ['--conditions=production', '--import', 'tsx', script], { cwd: ROOT, env, detached: true, stdio: ['ignore', out, out] })
+  const child = spawn(process.execPath, [...nodeArgs, '--conditions=production', '--import', 'tsx', script], { cwd: ROOT, env, detached: true, stdio: ['ignore', out, out] })
   fs.closeSync(out)
   if (child.pid === undefined) throw new Error(`${name} did not start`)
   return { name, process: child, pgid: child.pid, logFile }

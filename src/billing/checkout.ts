@@ -5,7 +5,8 @@ import type Stripe from 'stripe'
 
 import { ServiceError } from '../http/errors'
 import type { User } from '../payload-types'
-import { planForPrice, processorCustomerOf } from './customers'
+import { processorCustomerOf } from './customers'
+import { planForPrice } from './store'
 import { processorFailure } from './errors'
 import type { ConfiguredBilling } from './runtime'
 

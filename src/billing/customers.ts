@@ -1,47 +1,6 @@
 import type { PayloadRequest } from 'payload'
 
-import type { Plan, User } from '../payload-types'
-
-/** The active plan that sells this price, if any. */
-export const planForPrice = async (req: PayloadRequest, priceId: string | null | undefined): Promise<Plan | null> => {
-  if (!priceId) return null
-  const { docs } = await req.payload.find({
-    collection: 'plans',
-    where: { or: [{ 'priceIds.monthly': { equals: priceId } }, { 'priceIds.yearly': { equals: priceId } }] },
-    limit: 1,
-    pagination: false,
-    depth: 0,
-    req,
-  })
-  return docs[0] ?? null
-}
-
-/**
- * Whose purchase this is: the signed-in buyer named in the checkout metadata, or else the account
- * whose verified email is the checkout email. Null means anonymous: the rows keep the email, and the
- * account that later signs in with that verified email claims them.
- */
-export const resolveBuyer = async (
-  req: PayloadRequest,
-  metadataUserId: string | null | undefined,
-  email: string | null | undefined,
-): Promise<User | null> => {
-  const id = Number(metadataUserId)
-  if (metadataUserId && Number.isInteger(id) && id > 0) {
-    const byId = await req.payload.find({ collection: 'users', where: { id: { equals: id } }, limit: 1, pagination: false, depth: 0, req })
-    if (byId.docs[0]) return byId.docs[0]
-  }
-  if (!email) return null
-  const byEmail = await req.payload.find({
-    collection: 'users',
-    where: { and: [{ email: { equals: email.toLowerCase() } }, { emailVerified: { equals: true } }] },
-    limit: 1,
-    pagination: false,
-    depth: 0,
-    req,
-  })
-  return byEmail.docs[0] ?? null
-}
+import type { User } from '../payload-types'
 
 /**
  * The user's customer at the processor: the one remembered on the user, else the newest
@@ -59,12 +18,6 @@ export const processorCustomerOf = async (req: PayloadRequest, user: User): Prom
     req,
   })
   return docs[0]?.processorCustomerId ?? null
-}
-
-/** Remember the buyer's processor customer, so their next checkout and the portal reuse it. */
-export const rememberCustomer = async (req: PayloadRequest, user: User | null, customerId: string | null) => {
-  if (!user || !customerId || user.processorCustomerId) return
-  await req.payload.update({ collection: 'users', id: user.id, data: { processorCustomerId: customerId }, req, overrideAccess: true, depth: 0 })
 }
 
 /**

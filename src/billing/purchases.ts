@@ -2,7 +2,8 @@ import type { PayloadRequest } from 'payload'
 
 import { track } from '../analytics/track'
 import { syncLicense } from '../licensing/sync'
-import type { OneTimePurchase, Plan, User, UserSubscription } from '../payload-types'
+import type { OneTimePurchase, UserSubscription } from '../payload-types'
+import { type Buyer, findPurchase, insertPurchase, markPurchaseRevoked, type PlanRef, type PurchaseWrite, updatePurchase } from './store'
 import { type DisputeState, laterDisputeState, worstDisputeState } from '../licensing/status'
 import type { SubscriptionStatus } from './statuses'
 import { relationId as relId } from '../db/relations'
@@ -20,8 +21,8 @@ type PurchaseFacts = {
   status?: 'pending' | 'succeeded' | 'failed'
   refundedAmount?: number
   disputeStatus?: DisputeState
-  plan?: Plan | null
-  buyer?: User | null
+  plan?: PlanRef | null
+  buyer?: Buyer | null
   email?: string | null
 }
 
@@ -33,21 +34,15 @@ const STATUS_RANK = { pending: 0, failed: 1, succeeded: 2 } as const
  * events of one purchase can be applied in any order and any number of times.
  */
 export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFacts, settings: BillingSettings) => {
-  const { payload } = req
-  const existing = (
-    await payload.find({
-      collection: 'one_time_purchases',
-      where: { processorPaymentIntentId: { equals: facts.paymentIntentId } },
-      limit: 1,
-      pagination: false,
-      depth: 0,
-      req,
-    })
-  ).docs[0]
+  const existing = await findPurchase(req, facts.paymentIntentId)
 
   const status =
     existing && facts.status && STATUS_RANK[existing.status] > STATUS_RANK[facts.status] ? existing.status : (facts.status ?? existing?.status ?? 'pending')
-  const data: Partial<OneTimePurchase> = {
+  const plan = relId(existing?.plan) ?? facts.plan?.id ?? null
+  if (plan === null) {
+    throw new Error(`payment ${facts.paymentIntentId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
+  }
+  const data: PurchaseWrite = {
     status,
     processorCheckoutSessionId: facts.checkoutSessionId ?? existing?.processorCheckoutSessionId ?? null,
     processorCustomerId: facts.customerId ?? existing?.processorCustomerId ?? null,
@@ -57,28 +52,17 @@ export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFac
     currency: facts.currency ?? existing?.currency ?? null,
     refundedAmount: Math.max(facts.refundedAmount ?? 0, existing?.refundedAmount ?? 0),
     disputeStatus: laterDisputeState(existing?.disputeStatus ?? 'none', facts.disputeStatus ?? 'none'),
-    plan: relId(existing?.plan) ?? facts.plan?.id ?? null,
+    plan,
     user: relId(existing?.user) ?? facts.buyer?.id ?? null,
     email: existing?.email ?? facts.email?.toLowerCase() ?? null,
+    grantedAt: existing?.grantedAt ?? (status === 'succeeded' ? new Date().toISOString() : null),
   }
-  if (status === 'succeeded' && !existing?.grantedAt) data.grantedAt = new Date().toISOString()
+  const purchase = existing ? await updatePurchase(req, existing.id, data) : await insertPurchase(req, facts.paymentIntentId, data)
 
-  if (!data.plan) {
-    throw new Error(`payment ${facts.paymentIntentId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
-  }
-  const purchase = existing
-    ? await payload.update({ collection: 'one_time_purchases', id: existing.id, data, req, overrideAccess: true, depth: 0 })
-    : await payload.create({
-        collection: 'one_time_purchases',
-        data: { ...data, processorPaymentIntentId: facts.paymentIntentId, status } as OneTimePurchase,
-        req,
-        overrideAccess: true,
-        depth: 0,
-      })
-
-  const result = await syncLicense(req, { collection: 'one_time_purchases', doc: purchase }, settings.graceDays)
+  // A purchase inserted just now has no license yet, and no other transaction can give it one.
+  const result = await syncLicense(req, { collection: 'one_time_purchases', doc: purchase }, settings.graceDays, new Date(), { isNew: !existing })
   if (result.license && result.license.status === 'revoked' && !purchase.revokedAt) {
-    await payload.update({ collection: 'one_time_purchases', id: purchase.id, data: { revokedAt: new Date().toISOString() }, req, overrideAccess: true, depth: 0 })
+    await markPurchaseRevoked(req, purchase.id, new Date().toISOString())
   }
   await afterLicenseSync(req, result, purchase.user, purchase.email, purchase.processorPaymentIntentId)
   if (status === 'succeeded' && (!existing || existing.status !== 'succeeded')) {
@@ -102,8 +86,8 @@ type SubscriptionFacts = {
   currentPeriodEnd: Date | null
   cancelAtPeriodEnd: boolean
   canceledAt: Date | null
-  plan: Plan | null
-  buyer: User | null
+  plan: PlanRef | null
+  buyer: Buyer | null
   email: string | null
   /** When these facts were read from the processor. */
   snapshotAt: Date

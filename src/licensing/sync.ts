@@ -1,7 +1,7 @@
 import type { PayloadRequest } from 'payload'
 
 import type { License, OneTimePurchase, UserSubscription } from '../payload-types'
-import { execute, sql } from '../db/transaction'
+import { insertLicense, lockLicenseOf } from '../billing/store'
 import { generateLicenseKey } from './keys'
 import { type LicenseFacts, licenseStateFor, type LicenseStatus } from './status'
 import { relationId as relId } from '../db/relations'
@@ -49,16 +49,17 @@ export type SyncResult = { license: License | null; created: boolean; previousSt
  * plan). A staff override wins over the status until staff clear it. Runs inside the caller's
  * transaction (`req`).
  */
-export const syncLicense = async (req: PayloadRequest, source: LicenseSource, graceDays: number, at = new Date()): Promise<SyncResult> => {
+export const syncLicense = async (
+  req: PayloadRequest,
+  source: LicenseSource,
+  graceDays: number,
+  at = new Date(),
+  options: { isNew?: boolean } = {},
+): Promise<SyncResult> => {
   const { payload } = req
-  const link = source.collection === 'one_time_purchases' ? 'oneTimePurchase' : 'subscription'
-  // Lock the license row before reading it: a staff override committed meanwhile must be read, not
-  // overwritten by a status computed from the row as it was.
-  const column = sql.raw(source.collection === 'one_time_purchases' ? 'one_time_purchase_id' : 'subscription_id')
-  await execute(req, sql`SELECT id FROM licenses WHERE ${column} = ${source.doc.id} FOR UPDATE`)
-  const existing = (
-    await payload.find({ collection: 'licenses', where: { [link]: { equals: source.doc.id } }, limit: 1, pagination: false, depth: 0, req })
-  ).docs[0]
+  // Read the license row locked: a staff override committed meanwhile must be read, not overwritten
+  // by a status computed from the row as it was. A source inserted in this transaction has none.
+  const existing = options.isNew ? null : await lockLicenseOf(req, source.collection, source.doc.id)
   const state = licenseStateFor(factsOf(source), graceDays, at)
   const now = at.toISOString()
   const owner = { user: relId(source.doc.user), email: source.doc.email ?? null }
@@ -69,22 +70,19 @@ export const syncLicense = async (req: PayloadRequest, source: LicenseSource, gr
     if (!state) return { license: null, created: false, previousStatus: null }
     const plan = relId(source.doc.plan)
     if (plan === null) throw new Error(`${source.collection} ${source.doc.id} has no plan: cannot grant a license`)
-    const license = await payload.create({
-      collection: 'licenses',
-      data: {
-        key: generateLicenseKey(),
-        ...owner,
-        plan,
-        source: source.collection === 'one_time_purchases' ? 'one_time_purchase' : 'subscription',
-        [link]: source.doc.id,
-        status: state.status,
-        validUntil: state.validUntil?.toISOString() ?? null,
-        grantedAt: now,
-        ...revocation(state.status, state.reason),
-      },
-      req,
-      overrideAccess: true,
-      depth: 0,
+    const { revokedAt, revokedReason } = revocation(state.status, state.reason)
+    const license = await insertLicense(req, {
+      key: generateLicenseKey(),
+      ...owner,
+      plan,
+      source: source.collection === 'one_time_purchases' ? 'one_time_purchase' : 'subscription',
+      oneTimePurchase: source.collection === 'one_time_purchases' ? source.doc.id : null,
+      subscription: source.collection === 'user_subscriptions' ? source.doc.id : null,
+      status: state.status,
+      validUntil: state.validUntil?.toISOString() ?? null,
+      grantedAt: now,
+      revokedAt,
+      revokedReason,
     })
     return { license, created: true, previousStatus: null }
   }
