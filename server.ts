@@ -58,67 +58,43 @@ const main = async () => {
     log(`no REPO_ACCESS_TOKEN: repository invitations go to the local code-host stand-in at ${standIn.url} (accept them there)`)
   }
 
-  // Load the config only now: it reads DATABASE_URL and PAYLOAD_SECRET.
-  log('loading the Payload config')
-  // One at a time: concurrent dynamic imports of modules that share dependencies can deadlock Node's
-  // ESM loader (the import never settles; seen here as a silent exit or a hang in 1 start of 4).
-  const { default: config } = await import('./payload.config')
-  const { getPayload } = await import('payload')
-  const { prepareDatabase, closePayload } = await import('./src/db/bootstrap')
-  // A short-lived instance for migrations and seeding; Next's route handlers boot their own.
-  log('connecting to the database')
-  const bootstrap = await getPayload({ config, key: 'bootstrap' })
+  // Migrations, plans and content in a child process: this process never loads the Payload config
+  // itself; its one Payload instance is the one Next's routes make (src/instrumentation.ts).
   log('applying migrations, seeding plans and importing content')
-  try {
-    const { describeImport } = await import('./src/content/import')
-    const { seeded, content } = await prepareDatabase(bootstrap, {
-      // Read again: the development stand-in may have supplied price IDs.
-      priceIds: readEnv().priceIds,
-      content: env.contentImportOnStart
-        ? { root: env.contentDir, onError: (error) => serverLog.error({ err: error }, 'content import skipped') }
-        : undefined,
-    })
-    if (seeded?.created.length) log(`seeded plans: ${seeded.created.join(', ')}`)
-    if (seeded?.updatedPriceIds.length) log(`price IDs updated from configuration: ${seeded.updatedPriceIds.join(', ')}`)
-    if (content) for (const line of describeImport(content)) log(`content: ${line}`)
-  } finally {
-    await closePayload(bootstrap)
-  }
+  const { runChild } = await import('./src/process/child')
+  const preparing = runChild('scripts/prepare-database.ts')
+  closers.push({ name: 'database preparation', close: preparing.stop })
+  await preparing.done
   if (shuttingDown) return
-
-  // The jobs worker (license emails): its own Payload instance whose cron works the queue, unless
-  // JOBS_WORKER=false leaves the queue to a separate `npm run jobs` process (scripts/jobs.ts).
-  if (env.jobsWorker) {
-    const worker = await getPayload({ config, key: 'jobs', cron: true })
-    const { markJobsWorker } = await import('./src/jobs/worker')
-    const { stopJobsWorker } = await import('./src/jobs/lifecycle')
-    markJobsWorker(worker)
-    // Its turn under way finishes first (at most 20 s), then its pool closes.
-    closers.push({ name: 'jobs worker', close: () => stopJobsWorker(worker, { log }) })
-  } else log('JOBS_WORKER=false: this process does not work the jobs queue (npm run jobs does)')
 
   const { default: next } = await import('next')
   const { createReadinessCheck } = await import('./src/db/readiness')
   const { createHost } = await import('./src/server/host')
   const { staffSessionCheck } = await import('./src/http/staff-session')
-  const sanitized = await config
+  const { publishedService } = await import('./src/process/service')
+  const { DIRECT_PATHS } = await import('./src/server/direct')
   log(`starting Next.js (${dev ? 'development' : 'production'})`)
   const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
   await nextApp.prepare()
   closers.push({ name: 'next', close: () => nextApp.close() })
+  // src/instrumentation.ts makes the Payload instance and starts the jobs worker. Next's development
+  // server runs it in prepare(); its production server only on the first request, so ask for it now
+  // (the module Next itself uses for it, which runs register() once per process).
+  if (!dev) {
+    const { ensureInstrumentationRegistered } = await import('next/dist/server/lib/router-utils/instrumentation-globals.external.js')
+    await ensureInstrumentationRegistered(env.rootDir, '.next')
+  }
+  const service = publishedService()
+  if (!service) throw new Error('Next started without src/instrumentation.ts publishing the service')
+  const sanitized = service.payload.config
+  if (service.jobsWorker) log('this process works the jobs queue every 10 s')
+  else log('JOBS_WORKER=false: this process does not work the jobs queue (npm run jobs does)')
 
   const readiness = createReadinessCheck(database.url)
   closers.push({ name: 'readiness pool', close: readiness.close })
-  closers.push({
-    name: 'payload',
-    close: async () => {
-      // The instance Next's route handlers created through getPayload() (Payload caches it globally).
-      const cache = (globalThis as { _payload?: Map<string, { payload: Parameters<typeof closePayload>[0] | null }> })
-        ._payload
-      const payload = cache?.get('default')?.payload
-      if (payload) await closePayload(payload)
-    },
-  })
+  // After the HTTP server has drained: the jobs under way finish (at most 20 s), then the pool closes.
+  const { stopJobsWorker } = await import('./src/jobs/lifecycle')
+  closers.push({ name: 'payload', close: () => stopJobsWorker(service.payload, { log }) })
 
   const host = createHost({
     handle: nextApp.getRequestHandler(),
@@ -131,6 +107,9 @@ const main = async () => {
       isStaff: staffSessionCheck(sanitized.secret, `${sanitized.cookiePrefix}-token`),
     },
     trustedProxies: env.trustedProxies,
+    // Production: the machine-to-machine hot paths go to Payload's request handling without Next's route
+    // layer. Development sends them through Next, whose routes reload the config when it changes.
+    ...(dev ? {} : { direct: { paths: DIRECT_PATHS, handle: service.handle, origin: env.serverUrl } }),
   })
   if (dev) host.server.on('upgrade', nextApp.getUpgradeHandler())
   await host.listen(env.port)
@@ -139,6 +118,8 @@ const main = async () => {
 }
 
 main().catch((error: unknown) => {
+  // A signal during start-up stops what was starting (the database preparation, say): not a failure.
+  if (shuttingDown) return
   if (error instanceof Error && error.name === 'EmbeddedPostgresError') fail(`start-up failed: ${error.message}`)
   fail('start-up failed', error)
 })

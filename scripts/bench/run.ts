@@ -106,6 +106,8 @@ const serverEnv = (): NodeJS.ProcessEnv => {
     RELEASES_DIR: dir('releases'),
     // The driver is the proxy in front of many clients (X-Forwarded-For), as a load balancer would be.
     TRUSTED_PROXIES: '127.0.0.1',
+    // BENCH_JOBS_WORKER=false: no in-process jobs worker (the license emails wait in the queue), to see its share.
+    ...(process.env.BENCH_JOBS_WORKER ? { JOBS_WORKER: process.env.BENCH_JOBS_WORKER } : {}),
   }
 }
 

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream'
 import express, { type NextFunction, type Request, type Response } from 'express'
 
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from '../http/client-address'
+import { type DirectHandler, sendFetchResponse, toFetchRequest } from './direct'
 import { errorBody } from '../http/errors'
 import { type Logger, logger as rootLogger, withLogContext } from '../log'
 
@@ -26,6 +27,11 @@ export type HostOptions = {
   trustedProxies?: BlockList
   /** How long shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs?: number
+  /**
+   * Paths (exact method and path) answered by `handle` with a fetch Request instead of going through
+   * Next: the hot machine-to-machine endpoints, on Payload's own request handling (src/server/direct.ts).
+   */
+  direct?: { paths: readonly { method: string; path: string }[]; handle: DirectHandler; origin: string }
   /** Where the access lines and the host's own lines go; the process's logger by default. */
   logger?: HostLogger
 }
@@ -255,6 +261,20 @@ export const createHost = (options: HostOptions): Host => {
       res.status(503).json({ status: 'unavailable', database: 'unreachable' })
     }
   })
+
+  if (options.direct) {
+    const { paths, handle, origin } = options.direct
+    const direct = new Set(paths.map(({ method, path }) => `${method} ${path}`))
+    app.use(async (req, res, next) => {
+      if (!direct.has(`${req.method} ${req.path}`)) return next()
+      try {
+        // The service's own origin (SERVER_URL): the client's Host header is not trusted here.
+        await sendFetchResponse(await handle(toFetchRequest(req, origin)), res)
+      } catch (error) {
+        next(error)
+      }
+    })
+  }
 
   app.use(async (req, res, next) => {
     try {

@@ -1,7 +1,10 @@
+// @ts-check
+// JavaScript, not TypeScript: Next compiles a next.config.ts with its SWC binary on every start, which
+// keeps that native module (about 26 MiB) resident in the server for nothing.
 import { withPayload } from '@payloadcms/next/withPayload'
-import type { NextConfig } from 'next'
 
-const nextConfig: NextConfig = {
+/** @type {import('next').NextConfig} */
+const nextConfig = {
   // The express host in server.ts owns compression, limits and health checks.
   compress: false,
   poweredByHeader: false,
@@ -13,6 +16,9 @@ const nextConfig: NextConfig = {
     // Pages rendered at runtime (the blog) stay in Next's bounded in-memory cache instead of being
     // written to .next: every requested /blog/<anything>, even a 404, would otherwise add files.
     isrFlushToDisk: false,
+    // Load a route's code when it is first requested, not every route at start-up: a server that is
+    // never asked for the admin does not hold it (about 440 MiB less resident memory after start).
+    preloadEntriesOnStart: false,
   },
 }
 
