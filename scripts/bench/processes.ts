@@ -11,13 +11,14 @@ export type Child = { name: string; process: ChildProcess; pgid: number; logFile
 
 export const ROOT = path.resolve(import.meta.dirname, '../..')
 /**
- * Starts `node [nodeArgs] --conditions=production --import tsx <script>` (as the npm scripts run Node) in
- * its own process group, output to `logFile`. Node flags go on the command line: some (--cpu-prof) are
- * refused in NODE_OPTIONS.
+ * Starts `node [nodeArgs] --conditions=production [--import tsx] <script>` (as the npm scripts run Node:
+ * a built `.mjs`, such as the server `npm start` runs, without tsx's loader) in its own process group,
+ * output to `logFile`. Node flags go on the command line: some (--cpu-prof) are refused in NODE_OPTIONS.
  */
 export const startNode = (name: string, script: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): Child => {
   const out = fs.openSync(logFile, 'a')
-  const child = spawn(process.execPath, [...nodeArgs, '--conditions=production', '--import', 'tsx', script], { cwd: ROOT, env, detached: true, stdio: ['ignore', out, out] })
+  const loader = script.endsWith('.mjs') ? [] : ['--import', 'tsx']
+  const child = spawn(process.execPath, [...nodeArgs, '--conditions=production', ...loader, script], { cwd: ROOT, env, detached: true, stdio: ['ignore', out, out] })
   fs.closeSync(out)
   if (child.pid === undefined) throw new Error(`${name} did not start`)
   return { name, process: child, pgid: child.pid, logFile }

@@ -55,14 +55,17 @@ const onMaintenance = async (sql: string) => {
   }
 }
 
-/** `npm run build` unless .next holds a production build; says which build runs. */
+/** What `npm start` runs, built by `npm run build`. */
+const BUILT_SERVER = 'dist/server/server.mjs'
+
+/** `npm run build` unless .next and dist/server hold a production build; says which build runs. */
 const ensureBuild = (): string => {
   const buildId = path.join(ROOT, '.next/BUILD_ID')
-  if (fs.existsSync(buildId) && !SETTINGS.forceBuild) {
+  if (fs.existsSync(buildId) && fs.existsSync(path.join(ROOT, BUILT_SERVER)) && !SETTINGS.forceBuild) {
     const built = fs.statSync(buildId).mtime.toISOString()
     return `production build ${fs.readFileSync(buildId, 'utf8').trim()} found in .next (built ${built})`
   }
-  log(SETTINGS.forceBuild ? 'BENCH_BUILD=1: npm run build' : 'no production build in .next: npm run build')
+  log(SETTINGS.forceBuild ? 'BENCH_BUILD=1: npm run build' : 'no production build in .next and dist/server: npm run build')
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' })
   if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status})`)
   return `production build ${fs.readFileSync(buildId, 'utf8').trim()} made by this run`
@@ -190,7 +193,7 @@ const main = async () => {
   const serverStart = Date.now()
   // BENCH_SERVER_NODE_OPTIONS: Node flags for the server alone (a heap limit, --cpu-prof), for experiments.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)
-  const server = startNode('server', 'server.ts', env, path.join(workDir, 'server.log'), nodeArgs)
+  const server = startNode('server', BUILT_SERVER, env, path.join(workDir, 'server.log'), nodeArgs)
   children.push(server)
   await waitFor(server, logSays(server, 'server ready on'), 300_000)
   await waitFor(server, answers(`${serverUrl}/readyz`), 30_000)

@@ -1,6 +1,7 @@
 import type { Payload } from 'payload'
 
-import { closePayload } from '../db/bootstrap'
+// Not ../db/bootstrap: that module brings the migrations and the content importer with it.
+import { closePayload } from '../db/close'
 
 /** How long a stopping worker waits for the jobs it is running; what is left is reaped later (src/jobs/reaper.ts). */
 export const DRAIN_MS = 20_000

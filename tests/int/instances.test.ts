@@ -25,7 +25,7 @@ import { type CodeHostStandIn, startCodeHostStandIn } from '../../src/standins/c
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
 import { adminQuery, ident, withDatabase } from '../support/databases'
 import { freePort, jsonOrText } from '../support/net'
-import { type NodeProcess, spawnNode, waitForReady as waitForServer } from '../support/production-server'
+import { type NodeProcess, spawnNode, waitForReady as waitForServer, BUILT_SERVER } from '../support/production-server'
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -92,7 +92,7 @@ describe.runIf(enabled)('two production servers on one database', () => {
   }
   const startServer = async (name: string, extra: Env = {}) => {
     const port = await freePort()
-    return start(name, ['server.ts'], { PORT: String(port), DATA_DIR: path.join(dir, `data-${name}`), ...extra })
+    return start(name, [BUILT_SERVER], { PORT: String(port), DATA_DIR: path.join(dir, `data-${name}`), ...extra })
   }
   const waitForReady = (proc: Proc, timeoutMs = 180_000) => waitForServer(proc, proc.base, timeoutMs)
   const stop = async (proc: Proc) => {

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
 import { jsonOrText } from '../support/net'
 import { freePortIn } from '../support/ports'
-import { type NodeProcess, spawnNode, waitForReady } from '../support/production-server'
+import { type NodeProcess, spawnNode, waitForReady, BUILT_SERVER } from '../support/production-server'
 
 const enabled = process.env.KIT_PRODUCTION_BUILD === '1'
 
@@ -137,7 +137,7 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     for (const [name, value] of Object.entries(SETTINGS)) keep(name, value)
     // The PEM's key material, whatever line breaks a log might turn into.
     keep('LICENSE_SIGNING_KEY body', SETTINGS.LICENSE_SIGNING_KEY.split('\n')[1])
-    server = spawnNode('server', ['server.ts'], {
+    server = spawnNode('server', [BUILT_SERVER], {
       PATH: process.env.PATH ?? '',
       HOME: os.tmpdir(),
       NODE_ENV: 'production',

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/db/embedded'
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
 import { freePort } from '../support/net'
-import { type NodeProcess, spawnNode, waitForReady } from '../support/production-server'
+import { type NodeProcess, spawnNode, waitForReady, BUILT_SERVER } from '../support/production-server'
 
 const enabled = process.env.KIT_PRODUCTION_BUILD === '1'
 const PRICE = 'price_standin_standard_lifetime'
@@ -76,7 +76,7 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
       webhookSecret: WEBHOOK_SECRET,
       webhookUrl: `${base}/api/webhooks/processor`,
     })
-    server = spawnNode('server', ['server.ts'], {
+    server = spawnNode('server', [BUILT_SERVER], {
       PATH: process.env.PATH ?? '',
       HOME: os.tmpdir(),
       NODE_ENV: 'production',

@@ -84,8 +84,16 @@ describe('entry points', () => {
 
   // Node itself with tsx's loader, not the tsx command: its parent process relays SIGTERM and, when the
   // server does not acknowledge it within 30 ms (a busy start-up on two cores), kills it (exit 143).
-  it.each(['dev', 'start', 'jobs', 'migrate', 'seed', 'content:import', 'bench'])('npm run %s runs node --conditions with the tsx loader', (name) => {
+  it.each(['dev', 'jobs', 'migrate', 'seed', 'content:import', 'bench'])('npm run %s runs node --conditions with the tsx loader', (name) => {
     expect(scripts[name]).toMatch(/\bnode --conditions=(production|development) --import tsx /)
+  })
+
+  // Production runs server.ts compiled ahead by `npm run build` (no TypeScript compiled at run time, no
+  // loader thread); the child that prepares the database gets tsx's loader from src/process/child.ts.
+  it('npm start runs the built server with --conditions=production, and npm run build builds it', () => {
+    expect(scripts.start).toMatch(/\bnode --conditions=production dist\/server\/server\.mjs$/)
+    expect(scripts.build).toContain('npm run build:server')
+    expect(scripts['build:server']).toMatch(/^esbuild server\.ts .*--outdir=dist\/server /)
   })
 
   it.each(['scripts/smoke.sh', 'tests/e2e/run.ts', 'tests/int/production-start.test.ts'])('%s starts server.ts with --conditions', (file) => {

@@ -1,5 +1,6 @@
 /**
- * Node processes of the service as production runs them (`node --conditions=production --import tsx`),
+ * Node processes of the service as production runs them (`npm start`: `node --conditions=production
+ * dist/server/server.mjs`, built by `npm run build`; the scripts with `--import tsx`),
  * for the tests that need the production build (KIT_PRODUCTION_BUILD=1): their output kept, their exit
  * awaited, and a wait that fails with the output when the process dies or never gets ready.
  */
@@ -17,9 +18,16 @@ export type NodeProcess = {
   output: () => string
 }
 
-/** `node --conditions=production --import tsx <args>` in the project's folder, with exactly `env`. */
+/** What `npm start` runs: the server compiled ahead by `npm run build`. */
+export const BUILT_SERVER = 'dist/server/server.mjs'
+
+/**
+ * `node --conditions=production --import tsx <args>` in the project's folder, with exactly `env`; the
+ * built server (`BUILT_SERVER`) without tsx's loader, as `npm start` runs it.
+ */
 export const spawnNode = (name: string, args: string[], env: NodeJS.ProcessEnv): NodeProcess => {
-  const child = spawn(process.execPath, ['--conditions=production', '--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const loader = args[0] === BUILT_SERVER ? [] : ['--import', 'tsx']
+  const child = spawn(process.execPath, ['--conditions=production', ...loader, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   const append = (chunk: Buffer) => {
     log += chunk.toString()
