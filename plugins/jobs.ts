@@ -47,9 +47,11 @@ export const jobsPlugin =
         // Before anything can run a job: one runner per job, however many instances work the queue.
         claimJobsAtomically(payload)
         await config.onInit?.(payload)
-        await reapStuckJobs(payload, reaper).catch((error: unknown) =>
-          payload.logger.warn({ err: error }, 'could not reap interrupted jobs at start-up'),
-        )
+        await reapStuckJobs(payload, reaper).catch((error: unknown) => {
+          // A database without its tables yet (the first start: the migrations come after this) has no jobs to reap.
+          if ((error as { code?: unknown }).code === '42P01') return
+          payload.logger.warn({ err: error }, 'could not reap interrupted jobs at start-up')
+        })
       },
     }
   }
