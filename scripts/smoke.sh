@@ -45,6 +45,9 @@ check /api/plans 200 '"slug":"standard"'
 check /api/plans 200 'price_smoke_standard'
 check /admin/create-first-user 200 '<html'
 check / 200 'data-plan="ultimate"'
+check /pricing 200 'data-plan="standard"'
+check /pricing 200 'value="/pricing"'
+check /no/such/page 404 'This page does not exist'
 
 # The first admin through the admin's first-register endpoint gets a Secure, HttpOnly session cookie.
 headers=$(curl -sS -D - -o /dev/null -H 'content-type: application/json' -H "origin: http://localhost:$port" \

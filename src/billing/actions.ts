@@ -11,10 +11,15 @@ import { ServiceError } from '../http/errors'
 import { createCheckoutSession } from './checkout'
 import { billingRuntimeOf } from './runtime'
 
-/** The pricing page's Buy button (a plain form, so it works without JS): open the hosted checkout. */
+/** The pages with a pricing table; a failed checkout goes back to the one it came from. */
+const ORIGINS: Record<string, string> = { '/': '/?checkout_error={code}#pricing', '/pricing': '/pricing?checkout_error={code}' }
+
+/** The pricing table's Buy button (a plain form, so it works without JS): open the hosted checkout. */
 export async function startCheckout(form: FormData) {
   const priceId = form.get('priceId')
-  if (typeof priceId !== 'string') redirect('/?checkout_error=invalid_request#pricing')
+  const back = ORIGINS[String(form.get('from') ?? '/')] ?? ORIGINS['/']!
+  const failed: (code: string) => never = (code) => redirect(back.replace('{code}', code))
+  if (typeof priceId !== 'string') failed('invalid_request')
   const payload = await getPayloadClient()
   const user = await currentUser()
   const requestHeaders = await headers()
@@ -30,7 +35,7 @@ export async function startCheckout(form: FormData) {
       clientFingerprint: `${address ?? ''}|${requestHeaders.get('user-agent') ?? ''}`,
     }))
   } catch (error) {
-    redirect(`/?checkout_error=${error instanceof ServiceError ? error.code : 'processor_unavailable'}#pricing`)
+    failed(error instanceof ServiceError ? error.code : 'processor_unavailable')
   }
   redirect(url)
 }

@@ -5,13 +5,24 @@ type PricedPlan = {
   yearlyPrice?: number | null
 }
 
-const dollars = (amount: number) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(amount)
+/** Plans are priced in US dollars (the processor's prices are USD); amounts are whole dollars. */
+export const PLAN_CURRENCY = 'USD'
 
-/** The price line of the pricing page: "Free", "$149 once", "$29/month or $290/year". */
+/** "$149", "$29": Intl's currency format, without cents when the amount is whole. */
+export const formatMoney = (amount: number, currency = PLAN_CURRENCY): string =>
+  new Intl.NumberFormat('en-US', { style: 'currency', currency, maximumFractionDigits: Number.isInteger(amount) ? 0 : 2 }).format(amount)
+
+/** The price line of a plan: "Free", "$149 once", "$29/month or $290/year". */
 export const formatPlanPrice = (plan: PricedPlan): string => {
   if (plan.isFree) return 'Free'
-  if (plan.billing === 'lifetime') return `${dollars(plan.monthlyPrice)} once`
-  const monthly = `${dollars(plan.monthlyPrice)}/month`
-  return plan.yearlyPrice ? `${monthly} or ${dollars(plan.yearlyPrice)}/year` : monthly
+  if (plan.billing === 'lifetime') return `${formatMoney(plan.monthlyPrice)} once`
+  const monthly = `${formatMoney(plan.monthlyPrice)}/month`
+  return plan.yearlyPrice ? `${monthly} or ${formatMoney(plan.yearlyPrice)}/year` : monthly
+}
+
+/** What paying yearly saves against twelve months, in whole percent; null when it saves nothing. */
+export const yearlySaving = (plan: PricedPlan): number | null => {
+  if (!plan.yearlyPrice || plan.monthlyPrice <= 0) return null
+  const saving = Math.round((1 - plan.yearlyPrice / (plan.monthlyPrice * 12)) * 100)
+  return saving > 0 ? saving : null
 }

@@ -97,7 +97,7 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
       await page.goto(`${base}/sign-up`)
       await page.fill('input[name="email"]', email)
       await page.fill('input[name="password"]', 'first-password-123')
-      await page.click('button[type="submit"]')
+      await page.click('main button[type="submit"]')
       await page.waitForURL('**/sign-up?sent=1')
       await page.goto(await linkFromOutbox(email, 'verify'))
       expectPath(page, '/dashboard')
@@ -111,7 +111,7 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
       await signOut(page)
       await page.goto(`${base}/reset-password`)
       await page.fill('input[name="email"]', email)
-      await page.click('button[type="submit"]')
+      await page.click('main button[type="submit"]')
       await page.waitForURL('**/reset-password?sent=1')
       await page.goto(await linkFromOutbox(email, 'recovery'))
       expectPath(page, '/reset-password?step=new')
@@ -143,10 +143,15 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
       await page.goto(`${base}/sign-up`)
       await page.fill('input[name="email"]', email)
       await page.fill('input[name="password"]', 'buyer-password-123')
-      await page.click('button[type="submit"]')
+      await page.click('main button[type="submit"]')
       await page.waitForURL('**/sign-up?sent=1')
       await page.goto(await linkFromOutbox(email, 'verify'))
-      await page.goto(`${base}/`)
+      await page.goto(`${base}/pricing`)
+      // The header knows the account (asked from the browser), and the subscription's yearly price shows on the toggle.
+      await page.locator('[data-testid="account-nav"]', { hasText: email }).waitFor()
+      if (await page.locator('.price.cycle-yearly:visible').count()) throw new Error('the yearly price shows before the toggle')
+      await page.click('label:has-text("Yearly")')
+      await page.locator('article[data-plan="pro"] button:visible', { hasText: 'yearly' }).waitFor()
       await page.click('article[data-plan="standard"] button[type="submit"]')
       await page.click('button:has-text("Pay")')
       await page.waitForURL('**/success**')
@@ -157,6 +162,13 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
       }
       const key = (await page.locator('[data-testid="licenses"] code').first().textContent())?.trim() ?? ''
       if (!/^KIT(-[0-9A-Z]{5}){4}$/.test(key)) throw new Error(`no license on the dashboard (${key})`)
+      // A plan the customer owns says so instead of selling itself again.
+      await page.goto(`${base}/pricing`)
+      await page.locator('article[data-plan="standard"]', { hasText: 'Your plan' }).waitFor()
+      if (await page.locator('article[data-plan="standard"] button[type="submit"]').count()) throw new Error('an owned plan still has a Buy button')
+      // An unknown path: the site's 404 inside its layout.
+      const missing = await page.goto(`${base}/no/such/page`)
+      if (missing?.status() !== 404 || !(await page.locator('h1', { hasText: 'This page does not exist' }).count())) throw new Error('no site 404 page')
       for (let attempt = 0; attempt < 60; attempt += 1) {
         const files = fs.existsSync(outbox) ? fs.readdirSync(outbox) : []
         if (files.some((file) => fs.readFileSync(path.join(outbox, file), 'utf8').includes(key))) return

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import type React from 'react'
 
+import { AccountNav } from './_components/AccountNav'
 import './styles.css'
 
 export const metadata: Metadata = {
@@ -11,19 +12,27 @@ export const metadata: Metadata = {
 const RootLayout = ({ children }: { children: React.ReactNode }) => (
   <html lang="en">
     <body>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <header className="site-header">
         <a href="/" className="brand">
           Starter Kit
         </a>
-        <nav>
-          <a href="/#pricing">Pricing</a>
+        <nav aria-label="Site">
+          <a href="/pricing">Pricing</a>
           <a href="/blog">Blog</a>
           <a href="/changelog">Changelog</a>
-          <a href="/dashboard">Dashboard</a>
-          <a href="/sign-in">Sign in</a>
+          <AccountNav />
         </nav>
       </header>
-      <main>{children}</main>
+      <main id="main">{children}</main>
+      <footer className="site-footer">
+        <p>
+          Starter Kit · <a href="/pricing">Pricing</a> · <a href="/blog">Blog</a> · <a href="/changelog">Changelog</a> ·{' '}
+          <a href="/blog/rss.xml">RSS</a>
+        </p>
+      </footer>
     </body>
   </html>
 )

@@ -2,14 +2,12 @@ import Link from 'next/link'
 
 import { sendConfirmationAgain, sendMagicLink, signIn } from '../../../auth/actions'
 import { AUTH_ERRORS } from '../../../auth/messages'
-import { getPayloadClient } from '../../../auth/session'
+import { OAuthButtons } from '../_components/OAuthButtons'
 
 type Props = { searchParams: Promise<{ error?: string; next?: string; sent?: string; confirmation_sent?: string }> }
 
 const SignInPage = async ({ searchParams }: Props) => {
   const { error, next, sent, confirmation_sent: confirmationSent } = await searchParams
-  const payload = await getPayloadClient()
-  const oauth = (payload.config.custom?.accounts as { oauth: { github?: unknown; google?: unknown } }).oauth
   const nextQuery = next ? `?next=${encodeURIComponent(next)}` : ''
   return (
     <section className="auth">
@@ -30,6 +28,7 @@ const SignInPage = async ({ searchParams }: Props) => {
       <p>
         <Link href="/reset-password">Forgot your password?</Link>
       </p>
+      <OAuthButtons next={next} />
       <h2>Or get a sign-in link</h2>
       <form action={sendMagicLink}>
         <input type="hidden" name="next" value={next ?? ''} />
@@ -46,19 +45,6 @@ const SignInPage = async ({ searchParams }: Props) => {
         </label>
         <button type="submit">Email me a new confirmation link</button>
       </form>
-      {oauth.github || oauth.google ? <h2>Or continue with</h2> : null}
-      <p className="oauth">
-        {oauth.github ? (
-          <a className="button" href={`/api/auth/oauth/github${nextQuery}`}>
-            GitHub
-          </a>
-        ) : null}{' '}
-        {oauth.google ? (
-          <a className="button" href={`/api/auth/oauth/google${nextQuery}`}>
-            Google
-          </a>
-        ) : null}
-      </p>
       <p>
         No account yet? <Link href={`/sign-up${nextQuery}`}>Sign up</Link>
       </p>

@@ -2,6 +2,7 @@ import Link from 'next/link'
 
 import { signUp } from '../../../auth/actions'
 import { AUTH_ERRORS } from '../../../auth/messages'
+import { OAuthButtons } from '../_components/OAuthButtons'
 
 type Props = { searchParams: Promise<{ error?: string; next?: string; sent?: string }> }
 
@@ -32,6 +33,7 @@ const SignUpPage = async ({ searchParams }: Props) => {
         </label>
         <button type="submit">Sign up</button>
       </form>
+      <OAuthButtons next={next} />
       <p>
         Already have an account? <Link href={next ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in'}>Sign in</Link>
       </p>

@@ -1,0 +1,53 @@
+'use client'
+
+import { useEffect, useState } from 'react'
+
+import { signOut } from '../../../auth/actions'
+
+type Account = { email: string } | null
+
+/**
+ * The header's account links. Pages stay cacheable for everyone (the blog, the changelog), so the
+ * account is asked for in the browser (`/api/users/me`, the session cookie): signed-in visitors see
+ * their email, Dashboard and Sign out; others, and browsers without JavaScript, Sign in and Sign up.
+ */
+export const AccountNav = () => {
+  const [account, setAccount] = useState<Account | undefined>(undefined)
+  useEffect(() => {
+    let live = true
+    fetch('/api/users/me', { credentials: 'same-origin', headers: { accept: 'application/json' } })
+      .then((response) => (response.ok ? (response.json() as Promise<{ user?: { email?: string } | null }>) : { user: null }))
+      .then((body) => {
+        if (live) setAccount(body.user?.email ? { email: body.user.email } : null)
+      })
+      .catch(() => {
+        if (live) setAccount(null)
+      })
+    return () => {
+      live = false
+    }
+  }, [])
+  if (account) {
+    return (
+      <span className="account-nav" data-testid="account-nav">
+        <span className="account-email" title={account.email}>
+          {account.email}
+        </span>
+        <a href="/dashboard">Dashboard</a>
+        <form action={signOut} className="inline-form">
+          <button type="submit" className="link">
+            Sign out
+          </button>
+        </form>
+      </span>
+    )
+  }
+  return (
+    <span className="account-nav" data-testid="account-nav" aria-busy={account === undefined}>
+      <a href="/sign-in">Sign in</a>
+      <a href="/sign-up" className="button button-small">
+        Sign up
+      </a>
+    </span>
+  )
+}
