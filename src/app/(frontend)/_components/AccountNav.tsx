@@ -1,5 +1,6 @@
 'use client'
 
+import { usePathname } from 'next/navigation'
 import { useEffect, useState } from 'react'
 
 import { signOut } from '../../../auth/actions'
@@ -10,8 +11,11 @@ type Account = { email: string } | null
  * The header's account links. Pages stay cacheable for everyone (the blog, the changelog), so the
  * account is asked for in the browser (`/api/users/me`, the session cookie): signed-in visitors see
  * their email, Dashboard and Sign out; others, and browsers without JavaScript, Sign in and Sign up.
+ * Asked again on every navigation: signing in or out is a server action that redirects within the
+ * app, which keeps this layout (and this component) mounted.
  */
 export const AccountNav = () => {
+  const pathname = usePathname()
   const [account, setAccount] = useState<Account | undefined>(undefined)
   useEffect(() => {
     let live = true
@@ -26,7 +30,7 @@ export const AccountNav = () => {
     return () => {
       live = false
     }
-  }, [])
+  }, [pathname])
   if (account) {
     return (
       <span className="account-nav" data-testid="account-nav">

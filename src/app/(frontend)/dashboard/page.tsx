@@ -1,150 +1,227 @@
+import type { Metadata } from 'next'
 import { redirect } from 'next/navigation'
 
 import { createLocalReq } from 'payload'
 
-import { signOut } from '../../../auth/actions'
 import { currentUser, getPayloadClient } from '../../../auth/session'
 import { askRepoAccess, downloadKit } from '../../../delivery/actions'
 import { type CodeHostProvider, hasRepoAccessPlan, repoAccessStatus } from '../../../delivery/repo-access'
 import { entitlementsOf } from '../../../licensing/entitlements'
-
-const MESSAGES: Record<string, string> = {
-  license_required: 'Downloading the kit needs an active license.',
-  version_not_allowed: 'Your license does not include that version.',
-  version_not_found: 'No release is available yet.',
-  invalid_username: 'That username does not exist on the code host.',
-  username_taken: 'That username already has access through another account.',
-  rate_limited: 'The code host is busy; please try again in a few minutes.',
-  code_host_unavailable: 'The code host is not reachable right now; please try again.',
-  plan_required: 'Repository access comes with the Ultimate license.',
-}
+import type { Plan } from '../../../payload-types'
+import { FEATURE_LABELS } from '../../../plans/features'
+import { CopyButton } from '../_components/CopyButton'
+import { DASHBOARD_ERRORS, formatAmount, formatDate, LICENSE_STATUS_WORDS, SUBSCRIPTION_STATUS_WORDS } from './words'
 
 export const dynamic = 'force-dynamic'
 
+export const metadata: Metadata = { title: 'Dashboard · Starter Kit' }
+
 type Props = { searchParams: Promise<{ download_error?: string; repo_error?: string }> }
+
+const planOf = (value: number | Plan | null | undefined): Plan | null => (value && typeof value === 'object' ? value : null)
 
 const DashboardPage = async ({ searchParams }: Props) => {
   const { download_error: downloadError, repo_error: repoError } = await searchParams
   const user = await currentUser()
   if (!user) redirect('/sign-in?next=/dashboard')
   const payload = await getPayloadClient()
-  const [licenses, subscriptions, payments, entitlements] = await Promise.all([
+  const [licenses, subscriptions, payments, downloads, entitlements] = await Promise.all([
     payload.find({ collection: 'licenses', where: { user: { equals: user.id } }, depth: 1, sort: '-createdAt', overrideAccess: false, user }),
-    payload.find({ collection: 'user_subscriptions', where: { user: { equals: user.id } }, depth: 1, overrideAccess: false, user }),
-    payload.find({ collection: 'payment_history', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 20, overrideAccess: false, user }),
+    payload.find({ collection: 'user_subscriptions', where: { user: { equals: user.id } }, depth: 1, sort: '-createdAt', overrideAccess: false, user }),
+    payload.find({ collection: 'payment_history', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 20, depth: 0, overrideAccess: false, user }),
+    payload.find({ collection: 'downloads', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 10, depth: 0, overrideAccess: false, user }),
     entitlementsOf(payload, user.id),
   ])
   const req = await createLocalReq({ user: { ...user, collection: 'users' } }, payload)
   const codeHost = (payload.config.custom?.delivery as { codeHost: CodeHostProvider }).codeHost
   const repo = (await hasRepoAccessPlan(req, user.id)) ? await repoAccessStatus(req, codeHost).catch(() => null) : null
   const hasBilling = Boolean(user.processorCustomerId || subscriptions.docs.some((row) => row.processorCustomerId))
+  const features = [...entitlements.features]
   return (
-    <section>
-      <h1>Your dashboard</h1>
-      <form action={signOut} className="signed-in">
-        Signed in as {user.email}.{' '}
-        <button type="submit" className="link">
-          Sign out
-        </button>
-      </form>
-      <h2>Licenses</h2>
-      {licenses.docs.length === 0 ? (
-        <p>
-          No license yet. <a href="/#pricing">See the plans</a>.
-        </p>
-      ) : (
-        <table data-testid="licenses">
-          <thead>
-            <tr>
-              <th>Plan</th>
-              <th>Key</th>
-              <th>Status</th>
-              <th>Granted</th>
-            </tr>
-          </thead>
-          <tbody>
-            {licenses.docs.map((license) => (
-              <tr key={license.id} data-status={license.status}>
-                <td>{typeof license.plan === 'object' ? license.plan.name : ''}</td>
-                <td>
-                  <code>{license.key}</code>
-                </td>
-                <td>{license.status}</td>
-                <td>{license.grantedAt ? new Date(license.grantedAt).toLocaleDateString('en-US') : ''}</td>
+    <section className="dashboard">
+      <header className="dashboard-intro">
+        <h1>Your dashboard</h1>
+        <p className="muted">Signed in as {user.email}</p>
+      </header>
+
+      <section className="card" aria-labelledby="licenses-heading">
+        <h2 id="licenses-heading">Licenses</h2>
+        {licenses.docs.length === 0 ? (
+          <div className="empty">
+            <p>You have no license yet. A license unlocks downloads, updates and, on Ultimate, the code repository.</p>
+            <a className="button" href="/pricing">
+              See the plans
+            </a>
+          </div>
+        ) : (
+          <table data-testid="licenses" className="license-table">
+            <thead>
+              <tr>
+                <th scope="col">Plan</th>
+                <th scope="col">License key</th>
+                <th scope="col">Status</th>
+                <th scope="col">Granted</th>
               </tr>
+            </thead>
+            <tbody>
+              {licenses.docs.map((license) => {
+                const words = LICENSE_STATUS_WORDS[license.status]
+                return (
+                  <tr key={license.id} data-status={license.status}>
+                    <td data-label="Plan">{planOf(license.plan)?.name ?? ''}</td>
+                    <td data-label="License key" className="license-key">
+                      <code>{license.key}</code> <CopyButton text={license.key} label="Copy key" />
+                    </td>
+                    <td data-label="Status">
+                      <strong className={`status status-${license.status}`}>{words.label}</strong>
+                      <span className="status-explanation">
+                        {words.explanation}
+                        {license.status === 'active' && license.validUntil ? ` Valid until ${formatDate(license.validUntil)}.` : ''}
+                      </span>
+                    </td>
+                    <td data-label="Granted">{formatDate(license.grantedAt)}</td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        )}
+        <h3>What your plan includes</h3>
+        {features.length === 0 ? (
+          <p className="muted">Nothing yet: the free plan's features appear here once it is active.</p>
+        ) : (
+          <ul className="features" data-testid="features">
+            {features.map((feature) => (
+              <li key={feature}>{FEATURE_LABELS[feature]}</li>
             ))}
-          </tbody>
-        </table>
-      )}
-      <p>Features: {[...entitlements.features].join(', ') || 'none'}</p>
-      {entitlements.hasPaidAccess ? (
-        <section id="download">
-          <h2>Download</h2>
-          {downloadError ? <p role="alert" className="error">{MESSAGES[downloadError] ?? 'The download failed; please try again.'}</p> : null}
-          <form action={downloadKit}>
-            <button type="submit">Download the newest release</button>
-          </form>
-        </section>
-      ) : null}
+          </ul>
+        )}
+      </section>
+
+      <section className="card" id="download" aria-labelledby="download-heading">
+        <h2 id="download-heading">Downloads</h2>
+        {entitlements.hasPaidAccess ? (
+          <>
+            {downloadError ? (
+              <p role="alert" className="error-box">
+                {DASHBOARD_ERRORS[downloadError] ?? 'The download failed; please try again.'}
+              </p>
+            ) : null}
+            <p>Each download link is signed for you and works for a few minutes.</p>
+            <form action={downloadKit}>
+              <button type="submit">Download the newest release</button>
+            </form>
+            <p>
+              <a href="/changelog">What changed in each version</a>
+            </p>
+          </>
+        ) : (
+          <div className="empty">
+            <p>Downloads come with a Standard, Ultimate or Pro license.</p>
+            <a className="button button-secondary" href="/pricing">
+              Compare the plans
+            </a>
+          </div>
+        )}
+        {downloads.docs.length > 0 ? (
+          <>
+            <h3>Your recent downloads</h3>
+            <ul className="plain-list" data-testid="download-history">
+              {downloads.docs.map((download) => (
+                <li key={download.id}>
+                  Version {download.version} on {formatDate(download.createdAt)}
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+      </section>
+
       {repo ? (
-        <section id="repository">
-          <h2>Repository access</h2>
+        <section className="card" id="repository" aria-labelledby="repository-heading">
+          <h2 id="repository-heading">Repository access</h2>
           <p data-testid="repo-status">
             {repo.status === 'none'
-              ? 'Enter your code-host username to be invited as a collaborator.'
+              ? 'Enter your code-host username to be invited to the kit’s repository as a collaborator.'
               : repo.status === 'pending'
-                ? `Invitation sent to ${repo.username}: accept it on the code host.`
+                ? `An invitation went to ${repo.username}. Accept it on the code host; this page shows the change once you have.`
                 : repo.status === 'collaborator'
-                  ? `${repo.username} is a collaborator.`
-                  : `Access for ${repo.username}: ${repo.status}.`}
+                  ? `${repo.username} is a collaborator: clone the repository and pull updates as they land.`
+                  : `Access for ${repo.username}: ${repo.status}. Ask again below, or contact support.`}
           </p>
-          {repoError ? <p role="alert" className="error">{MESSAGES[repoError] ?? 'That did not work; please try again.'}</p> : null}
-          <form action={askRepoAccess}>
+          {repoError ? (
+            <p role="alert" className="error-box">
+              {DASHBOARD_ERRORS[repoError] ?? 'That did not work; please try again.'}
+            </p>
+          ) : null}
+          <form action={askRepoAccess} className="inline-fields">
             <label>
-              Username <input type="text" name="username" defaultValue={repo.username ?? ''} required maxLength={39} />
-            </label>{' '}
+              Code-host username
+              <input type="text" name="username" defaultValue={repo.username ?? ''} required maxLength={39} autoComplete="username" />
+            </label>
             <button type="submit">{repo.status === 'none' ? 'Request access' : 'Change username'}</button>
           </form>
         </section>
       ) : null}
-      {subscriptions.docs.length > 0 ? (
-        <>
-          <h2>Subscriptions</h2>
-          <ul>
+
+      <section className="card" aria-labelledby="billing-heading">
+        <h2 id="billing-heading">Billing</h2>
+        {subscriptions.docs.length > 0 ? (
+          <ul className="plain-list">
             {subscriptions.docs.map((subscription) => (
               <li key={subscription.id}>
-                {typeof subscription.plan === 'object' ? subscription.plan?.name : ''} ({subscription.billingCycle}):{' '}
-                {subscription.status}
-                {subscription.cancelAtPeriodEnd ? ', cancels at period end' : ''}
+                <strong>{planOf(subscription.plan)?.name ?? 'Subscription'}</strong>
+                {subscription.billingCycle ? `, billed ${subscription.billingCycle}` : ''}: {SUBSCRIPTION_STATUS_WORDS[subscription.status]}.{' '}
+                {subscription.currentPeriodEnd && ['active', 'trialing', 'past_due'].includes(subscription.status)
+                  ? subscription.cancelAtPeriodEnd
+                    ? `Ends on ${formatDate(subscription.currentPeriodEnd)}.`
+                    : `Renews on ${formatDate(subscription.currentPeriodEnd)}.`
+                  : ''}
               </li>
             ))}
           </ul>
-        </>
-      ) : null}
-      {hasBilling ? (
-        <form action="/api/customer_portal" method="get">
-          <input type="hidden" name="return_url" value="/dashboard" />
-          <button type="submit">Manage billing</button>
-        </form>
-      ) : null}
-      {payments.docs.length > 0 ? (
-        <>
-          <h2>Payments</h2>
-          <ul>
-            {payments.docs.map((payment) => (
-              <li key={payment.id}>
-                {(payment.amount / 100).toFixed(2)} {payment.currency.toUpperCase()} ({payment.paymentType}, {payment.status})
-                {payment.invoiceUrl ? (
-                  <>
-                    {' '}
-                    <a href={payment.invoiceUrl}>invoice</a>
-                  </>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
+        ) : null}
+        {hasBilling ? (
+          <form action="/api/customer_portal" method="get">
+            <input type="hidden" name="return_url" value="/dashboard" />
+            <button type="submit">Manage billing</button>
+            <span className="muted"> Cards, invoices and cancellation, on the payment processor’s portal.</span>
+          </form>
+        ) : (
+          <p className="muted">No billing account yet: it is made with your first purchase.</p>
+        )}
+        {payments.docs.length > 0 ? (
+          <>
+            <h3>Payments</h3>
+            <table className="payments">
+              <thead>
+                <tr>
+                  <th scope="col">Date</th>
+                  <th scope="col">Amount</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Invoice</th>
+                </tr>
+              </thead>
+              <tbody>
+                {payments.docs.map((payment) => (
+                  <tr key={payment.id}>
+                    <td data-label="Date">{formatDate(payment.paidAt ?? payment.createdAt)}</td>
+                    <td data-label="Amount">
+                      {formatAmount(payment.amount, payment.currency)}
+                      {payment.refundedAmount ? ` (${formatAmount(payment.refundedAmount, payment.currency)} refunded)` : ''}
+                    </td>
+                    <td data-label="Status">
+                      {payment.status === 'succeeded' ? 'Paid' : 'Failed'}
+                      {payment.paymentType === 'recurring' ? ', subscription' : ', one-time'}
+                    </td>
+                    <td data-label="Invoice">{payment.invoiceUrl ? <a href={payment.invoiceUrl}>View invoice</a> : <span className="muted">none</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        ) : null}
+      </section>
     </section>
   )
 }
