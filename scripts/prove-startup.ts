@@ -320,8 +320,8 @@ const summarize = (label: string, outcomes: Outcome[], wallMs: number) => {
 }
 
 const ensureBuild = async () => {
-  if (fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) return
-  console.info('no production build in .next: npm run build')
+  if (fs.existsSync(path.join(root, '.next', 'BUILD_ID')) && fs.existsSync(path.join(root, 'dist', 'server', 'server.mjs'))) return
+  console.info('no production build in .next and dist/server: npm run build')
   const log = path.join(workDir, 'build.log')
   const { exited } = runScript('build', {}, log)
   const code = await exited
