@@ -6,7 +6,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
 
 import { ServiceError } from '../http/errors'
 
-export type LimitedAction = 'sign_in' | 'sign_up' | 'magic_link' | 'password_reset' | 'confirmation' | 'email_change' | 'checkout'
+export type LimitedAction = 'sign_in' | 'sign_up' | 'magic_link' | 'password_reset' | 'confirmation' | 'email_change' | 'checkout' | 'checkout_status'
 
 /** Attempts allowed per window (seconds), per client address and per account (email). */
 export const LIMITS: Record<LimitedAction, { address: [number, number]; account: [number, number] }> = {
@@ -18,6 +18,8 @@ export const LIMITS: Record<LimitedAction, { address: [number, number]; account:
   email_change: { address: [10, 600], account: [5, 3600] },
   // Each checkout asks the processor for a session: one client must not flood it.
   checkout: { address: [20, 600], account: [20, 600] },
+  // The success page reads the checkout session from the processor (and polls while the webhook is on its way).
+  checkout_status: { address: [120, 600], account: [120, 600] },
 }
 
 /** The table (created by a migration) every instance shares, so limits hold across instances. */

@@ -155,6 +155,8 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
       await page.click('article[data-plan="standard"] button[type="submit"]')
       await page.click('button:has-text("Pay")')
       await page.waitForURL('**/success**')
+      // The success page confirms the checkout with the processor and shows its buyer the license once the webhook granted it.
+      const shown = ((await page.locator('[data-testid="success-license"] code').textContent({ timeout: 60_000 })) ?? '').trim()
       for (let attempt = 0; attempt < 20; attempt += 1) {
         await page.goto(`${base}/dashboard`)
         if ((await page.locator('[data-testid="licenses"] tbody tr').count()) > 0) break
@@ -162,6 +164,7 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
       }
       const key = (await page.locator('[data-testid="licenses"] code').first().textContent())?.trim() ?? ''
       if (!/^KIT(-[0-9A-Z]{5}){4}$/.test(key)) throw new Error(`no license on the dashboard (${key})`)
+      if (shown !== key) throw new Error(`the success page showed ${shown}, the dashboard ${key}`)
       // A plan the customer owns says so instead of selling itself again.
       await page.goto(`${base}/pricing`)
       await page.locator('article[data-plan="standard"]', { hasText: 'Your plan' }).waitFor()
