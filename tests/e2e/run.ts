@@ -17,6 +17,12 @@ const port = Number(process.env.E2E_PORT ?? 3100)
 const base = `http://localhost:${port}`
 const databaseUrl = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/kit_e2e'
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-e2e-'))
+/** Phone and desktop screenshots of every public page, kept after the run (E2E_SCREENSHOTS moves them). */
+const screenshotDir = path.resolve(process.env.E2E_SCREENSHOTS ?? path.join(root, '.data/e2e-screenshots'))
+const AXE_SOURCE = path.join(root, 'node_modules/axe-core/axe.min.js')
+
+/** The public pages checked with axe-core and photographed; `{post}` is the first blog post. */
+const PUBLIC_PAGES = ['/', '/pricing', '/sign-in', '/sign-up', '/reset-password', '/blog', '{post}', '/changelog', '/success?session_id=cs_test_unknown', '/no/such/page']
 const outbox = path.join(dataDir, 'outbox')
 
 const recreateDatabase = async () => {
@@ -216,6 +222,37 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
       if (!(await sitemap.text()).includes(`<loc>${url}</loc>`)) throw new Error('the post is not in /sitemap.xml')
     },
   ],
+  [
+    'every public page at 360 and 1280 px, light and dark: no serious or critical axe-core violation, no horizontal scroll, a screenshot',
+    async (page) => {
+      await page.goto(`${base}/blog`)
+      const post = (await page.locator('.post-card-title a').first().getAttribute('href')) ?? '/blog'
+      fs.mkdirSync(screenshotDir, { recursive: true })
+      const problems: string[] = []
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme })
+        for (const width of [360, 1280]) {
+          await page.setViewportSize({ width, height: 900 })
+          for (const pagePath of PUBLIC_PAGES.map((candidate) => (candidate === '{post}' ? post : candidate))) {
+            await page.goto(`${base}${pagePath}`, { waitUntil: 'networkidle' })
+            await page.addScriptTag({ path: AXE_SOURCE })
+            const violations = (await page.evaluate(async () => {
+              const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe
+              return (await axe.run(document, { resultTypes: ['violations'] })).violations
+            })) as { id: string; impact: string; nodes: { target: string[] }[] }[]
+            for (const violation of violations.filter((candidate) => candidate.impact === 'serious' || candidate.impact === 'critical')) {
+              problems.push(`${pagePath} ${width}px ${scheme}: ${violation.impact} ${violation.id} at ${violation.nodes.map((node) => node.target.join(' ')).slice(0, 3).join(', ')}`)
+            }
+            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+            if (overflow > 0) problems.push(`${pagePath} ${width}px: scrolls sideways by ${overflow} px`)
+            const name = `${pagePath.replace(/\?.*$/, '').replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}-${width}-${scheme}.png`
+            await page.screenshot({ path: path.join(screenshotDir, name), fullPage: true })
+          }
+        }
+      }
+      if (problems.length > 0) throw new Error(`accessibility or layout problems:\n  ${problems.join('\n  ')}`)
+    },
+  ],
 ]
 
 await recreateDatabase()
@@ -247,6 +284,6 @@ try {
   server.kill('SIGTERM')
   await new Promise((resolve) => server.once('exit', resolve))
 }
-console.info(`${passed} passed, ${failed} failed`)
+console.info(`${passed} passed, ${failed} failed; screenshots in ${screenshotDir}`)
 if (failed > 0) console.error(`server log and screenshots: ${dataDir}`)
 process.exit(failed > 0 ? 1 : 0)

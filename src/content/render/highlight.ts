@@ -40,7 +40,7 @@ let highlighter: Promise<HighlighterCore> | undefined
 
 const loadHighlighter = (): Promise<HighlighterCore> => {
   highlighter ??= createHighlighterCore({
-    themes: [import('shiki/themes/github-light.mjs'), import('shiki/themes/github-dark.mjs')],
+    themes: [import('shiki/themes/github-light-high-contrast.mjs'), import('shiki/themes/github-dark.mjs')],
     langs: [
       import('shiki/langs/typescript.mjs'),
       import('shiki/langs/tsx.mjs'),
@@ -76,7 +76,7 @@ export const highlightCode = async (code: string, language: string | null | unde
   const core = await loadHighlighter()
   return core.codeToHtml(code, {
     lang: grammar ? GRAMMAR_NAMES[grammar] : 'text',
-    themes: { light: 'github-light', dark: 'github-dark' },
+    themes: { light: 'github-light-high-contrast', dark: 'github-dark' },
     defaultColor: 'light',
   })
 }

@@ -62,7 +62,7 @@ const ChangelogPage = async ({ params }: Props) => {
               return (
                 <li key={entry.id} className="release" id={anchor} data-version={entry.version}>
                   <div className="release-aside">
-                    <a className="release-version" href={`#${anchor}`} aria-label={`Version ${entry.version}, link to this release`}>
+                    <a className="release-version" href={`#${anchor}`} aria-label={`v${entry.version}: link to this release`}>
                       v{entry.version}
                     </a>
                     <time dateTime={isoDay(entry.publishedAt)}>{formatDate(entry.publishedAt)}</time>
