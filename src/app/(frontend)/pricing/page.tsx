@@ -1,7 +1,8 @@
 import type { Metadata } from 'next'
 
+import { PricingNotices } from '../_components/PricingNotices'
 import { PricingTable } from '../_components/PricingTable'
-import { CHECKOUT_ERRORS, loadPricing } from '../_components/pricing-data'
+import { loadPricing } from '../_components/pricing-data'
 
 // Plans change in the admin, and a signed-in visitor sees what they own: render on every request.
 export const dynamic = 'force-dynamic'
@@ -16,23 +17,13 @@ type Props = { searchParams: Promise<{ checkout_error?: string }> }
 const PricingPage = async ({ searchParams }: Props) => {
   const { checkout_error: checkoutError } = await searchParams
   const { plans, ownedPlanIds, signedIn } = await loadPricing()
-  const standIn = process.env.PAYMENT_STANDIN_URL
   return (
     <section className="pricing-page">
       <header className="page-intro">
         <h1>Pricing</h1>
         <p className="lead">Pay once for the kit and its updates, or subscribe for the features that keep growing.</p>
       </header>
-      {standIn ? (
-        <p className="notice" data-testid="standin-notice">
-          Development mode: checkout runs on the local processor stand-in. No real payment is taken.
-        </p>
-      ) : null}
-      {checkoutError ? (
-        <p role="alert" className="error-box">
-          {CHECKOUT_ERRORS[checkoutError] ?? CHECKOUT_ERRORS.invalid_request}
-        </p>
-      ) : null}
+      <PricingNotices checkoutError={checkoutError} />
       <PricingTable plans={plans} ownedPlanIds={ownedPlanIds} signedIn={signedIn} from="/pricing" />
     </section>
   )
