@@ -18,9 +18,8 @@ type Row = Record<string, unknown>
 const iso = (value: unknown): string | null =>
   value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString()
 
+/** Numbers and ids: pg returns numeric columns as strings. */
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
-
-const int = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
 
 /** What the webhook needs of a buyer. */
 export type Buyer = { id: number; processorCustomerId: string | null }
@@ -81,9 +80,9 @@ const PURCHASE_COLUMNS = sql.raw(
 
 const purchaseOf = (row: Row): OneTimePurchase => ({
   id: Number(row.id),
-  user: int(row.user_id),
+  user: num(row.user_id),
   email: (row.email as string | null) ?? null,
-  plan: int(row.plan_id),
+  plan: num(row.plan_id),
   processorPaymentIntentId: String(row.processor_payment_intent_id),
   processorCheckoutSessionId: (row.processor_checkout_session_id as string | null) ?? null,
   processorCustomerId: (row.processor_customer_id as string | null) ?? null,
@@ -166,12 +165,12 @@ const LICENSE_COLUMNS = sql.raw(
 const licenseOf = (row: Row): License => ({
   id: Number(row.id),
   key: String(row.key),
-  user: int(row.user_id),
+  user: num(row.user_id),
   email: (row.email as string | null) ?? null,
   plan: Number(row.plan_id),
   source: row.source as License['source'],
-  oneTimePurchase: int(row.one_time_purchase_id),
-  subscription: int(row.subscription_id),
+  oneTimePurchase: num(row.one_time_purchase_id),
+  subscription: num(row.subscription_id),
   status: row.status as License['status'],
   validUntil: iso(row.valid_until),
   override: (row.override as License['override']) ?? 'none',
@@ -179,7 +178,7 @@ const licenseOf = (row: Row): License => ({
   grantedAt: iso(row.granted_at),
   revokedAt: iso(row.revoked_at),
   revokedReason: (row.revoked_reason as string | null) ?? null,
-  revokedBy: int(row.revoked_by_id),
+  revokedBy: num(row.revoked_by_id),
   emailSentAt: iso(row.email_sent_at),
   downloadCount: num(row.download_count),
   lastDownloadedAt: iso(row.last_downloaded_at),
