@@ -1,13 +1,10 @@
 import { currentUser, getPayloadClient } from '../../../auth/session'
+import { ERROR_SENTENCES } from '../../../http/error-sentences'
 import type { Plan } from '../../../payload-types'
 
-/** The human sentence for each code a failed checkout comes back with. */
+/** The human sentence for each code a failed checkout comes back with: the service's own, said about checkout. */
 export const CHECKOUT_ERRORS: Record<string, string> = {
-  unknown_price: 'That plan is not for sale right now.',
-  processor_mode_mismatch: 'That plan is misconfigured (test and live prices mixed). Please tell us.',
-  processor_unavailable: 'The payment processor is not reachable right now. Please try again in a minute.',
-  processor_not_configured: 'Payments are not configured on this server.',
-  invalid_request: 'Something was wrong with that request. Please try again.',
+  ...ERROR_SENTENCES,
   rate_limited: 'Too many checkout attempts from here. Please wait a few minutes and try again.',
 }
 
