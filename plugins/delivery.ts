@@ -53,7 +53,7 @@ export const deliveryPlugin =
     const config: Config = {
       ...incoming,
       // Server-only: the dashboard's server actions use the same settings as the endpoints.
-      custom: { ...incoming.custom, delivery: { downloads, codeHost } },
+      custom: { ...incoming.custom, delivery: { downloads, templateDownloads, codeHost } },
       collections: [
         ...(incoming.collections ?? []).map((collection) =>
           collection.slug === 'licenses'
