@@ -3,38 +3,58 @@ import { redirect } from 'next/navigation'
 
 import { createLocalReq } from 'payload'
 
+import { listApiKeys } from '../../../auth/api-keys'
 import { currentUser, getPayloadClient } from '../../../auth/session'
 import { askRepoAccess, downloadKit } from '../../../delivery/actions'
 import { type CodeHostProvider, hasRepoAccessPlan, repoAccessStatus } from '../../../delivery/repo-access'
+import { errorSentence } from '../../../http/error-sentences'
 import { entitlementsOf } from '../../../licensing/entitlements'
 import type { Plan } from '../../../payload-types'
-import { FEATURE_LABELS } from '../../../plans/features'
+import { FEATURE_LABELS, type FeatureKey } from '../../../plans/features'
 import { CopyButton } from '../_components/CopyButton'
-import { DASHBOARD_ERRORS, formatAmount, formatDate, LICENSE_STATUS_WORDS, SUBSCRIPTION_STATUS_WORDS } from './words'
+import { changelogAnchor } from '../../../content/seo'
+import { ApiKeysSection } from './ApiKeysSection'
+import { allowedReleases, LISTED_VERSIONS, publishedTemplates, releaseNotes, supportThreads } from './data'
+import { SupportSection } from './SupportSection'
+import { TemplatesSection } from './TemplatesSection'
+import { formatAmount, formatDate, LICENSE_STATUS_WORDS, SUBSCRIPTION_STATUS_WORDS } from './words'
 
 export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = { title: 'Dashboard · Starter Kit' }
 
-type Props = { searchParams: Promise<{ download_error?: string; repo_error?: string }> }
+type Props = {
+  searchParams: Promise<{ download_error?: string; repo_error?: string; template_error?: string; support_error?: string; api_key_error?: string }>
+}
 
 const planOf = (value: number | Plan | null | undefined): Plan | null => (value && typeof value === 'object' ? value : null)
 
 const DashboardPage = async ({ searchParams }: Props) => {
-  const { download_error: downloadError, repo_error: repoError } = await searchParams
+  const errors = await searchParams
   const user = await currentUser()
   if (!user) redirect('/sign-in?next=/dashboard')
   const payload = await getPayloadClient()
+  // One request for the domain calls below: the entitlements are looked up once and shared.
+  const req = await createLocalReq({ user: { ...user, collection: 'users' } }, payload)
   const [licenses, subscriptions, payments, downloads, entitlements] = await Promise.all([
     payload.find({ collection: 'licenses', where: { user: { equals: user.id } }, depth: 1, sort: '-createdAt', overrideAccess: false, user }),
     payload.find({ collection: 'user_subscriptions', where: { user: { equals: user.id } }, depth: 1, sort: '-createdAt', overrideAccess: false, user }),
     payload.find({ collection: 'payment_history', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 20, depth: 0, overrideAccess: false, user }),
     payload.find({ collection: 'downloads', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 10, depth: 0, overrideAccess: false, user }),
-    entitlementsOf(payload, user.id),
+    entitlementsOf(payload, user.id, req),
   ])
-  const req = await createLocalReq({ user: { ...user, collection: 'users' } }, payload)
   const codeHost = (payload.config.custom?.delivery as { codeHost: CodeHostProvider }).codeHost
-  const repo = (await hasRepoAccessPlan(req, user.id)) ? await repoAccessStatus(req, codeHost).catch(() => null) : null
+  const has = (key: FeatureKey) => entitlements.features.has(key)
+  const [repo, releases, templates, threads, apiKeys] = await Promise.all([
+    hasRepoAccessPlan(req, user.id).then((allowed) => (allowed ? repoAccessStatus(req, codeHost).catch(() => null) : null)),
+    allowedReleases(req, entitlements),
+    has('templates') ? publishedTemplates(payload, user) : null,
+    // Requests and keys made earlier stay visible without the feature (to read, to revoke).
+    supportThreads(payload, user),
+    listApiKeys(req, user),
+  ])
+  const newest = releases[0]
+  const notes = newest ? await releaseNotes(payload, user, newest.version) : null
   const hasBilling = Boolean(user.processorCustomerId || subscriptions.docs.some((row) => row.processorCustomerId))
   const features = [...entitlements.features]
   return (
@@ -102,18 +122,60 @@ const DashboardPage = async ({ searchParams }: Props) => {
         <h2 id="download-heading">Downloads</h2>
         {entitlements.hasPaidAccess ? (
           <>
-            {downloadError ? (
+            {errors.download_error ? (
               <p role="alert" className="error-box">
-                {DASHBOARD_ERRORS[downloadError] ?? 'The download failed; please try again.'}
+                {errorSentence(errors.download_error, 'The download failed; please try again.')}
               </p>
             ) : null}
-            <p>Each download link is signed for you and works for a few minutes.</p>
-            <form action={downloadKit}>
-              <button type="submit">Download the newest release</button>
-            </form>
-            <p>
-              <a href="/changelog">What changed in each version</a>
-            </p>
+            {newest ? (
+              <>
+                <p>Each download link is signed for you and works for a few minutes.</p>
+                <form action={downloadKit}>
+                  <button type="submit">Download the newest release</button>
+                </form>
+                <h3>What’s new in {newest.version}</h3>
+                {notes ? (
+                  <div data-testid="release-notes">
+                    <p>
+                      <strong>{notes.title}</strong>
+                    </p>
+                    <p>{notes.summary}</p>
+                    <p>
+                      <a href={`/changelog#${changelogAnchor(notes.slug)}`}>The full notes for {notes.version}</a>
+                    </p>
+                  </div>
+                ) : (
+                  <p className="muted">
+                    Its notes are not written yet. <a href="/changelog">What changed in earlier versions</a>
+                  </p>
+                )}
+                <h3>Every version your license includes</h3>
+                <ul className="item-list" data-testid="versions">
+                  {releases.map((release) => (
+                    <li key={release.version}>
+                      <div className="item-main">
+                        <strong>{release.version}</strong> <span className="muted">· {formatDate(release.publishedAt)}</span>
+                      </div>
+                      <form action={downloadKit}>
+                        <input type="hidden" name="version" value={release.version} />
+                        <button type="submit" className="button-secondary button-small" aria-label={`Download version ${release.version}`}>
+                          Download
+                        </button>
+                      </form>
+                    </li>
+                  ))}
+                </ul>
+                {releases.length === LISTED_VERSIONS ? (
+                  <p className="muted">
+                    The newest {LISTED_VERSIONS} are listed; older ones are on the <a href="/changelog">changelog</a>.
+                  </p>
+                ) : null}
+              </>
+            ) : (
+              <div className="empty">
+                <p>No release is published yet. It appears here, with its notes, the day it is out.</p>
+              </div>
+            )}
           </>
         ) : (
           <div className="empty">
@@ -149,9 +211,9 @@ const DashboardPage = async ({ searchParams }: Props) => {
                   ? `${repo.username} is a collaborator: clone the repository and pull updates as they land.`
                   : `Access for ${repo.username}: ${repo.status}. Ask again below, or contact support.`}
           </p>
-          {repoError ? (
+          {errors.repo_error ? (
             <p role="alert" className="error-box">
-              {DASHBOARD_ERRORS[repoError] ?? 'That did not work; please try again.'}
+              {errorSentence(errors.repo_error, 'That did not work; please try again.')}
             </p>
           ) : null}
           <form action={askRepoAccess} className="inline-fields">
@@ -163,6 +225,12 @@ const DashboardPage = async ({ searchParams }: Props) => {
           </form>
         </section>
       ) : null}
+
+      {templates ? <TemplatesSection templates={templates.docs} more={templates.totalDocs > templates.docs.length} error={errors.template_error} /> : null}
+
+      {has('support') || threads.length > 0 ? <SupportSection threads={threads} canFile={has('support')} error={errors.support_error} /> : null}
+
+      {has('api') || apiKeys.length > 0 ? <ApiKeysSection keys={apiKeys} canCreate={has('api')} error={errors.api_key_error} /> : null}
 
       <section className="card" aria-labelledby="billing-heading">
         <h2 id="billing-heading">Billing</h2>

@@ -1,4 +1,4 @@
-import type { License, UserSubscription } from '../../../payload-types'
+import type { License, SupportRequest, Template, UserSubscription } from '../../../payload-types'
 
 /** A license's status, said to its owner: what it means and what to do. */
 export const LICENSE_STATUS_WORDS: Record<License['status'], { label: string; explanation: string }> = {
@@ -25,17 +25,19 @@ export const SUBSCRIPTION_STATUS_WORDS: Record<UserSubscription['status'], strin
   paused: 'Paused',
 }
 
-/** Errors the dashboard's forms come back with, as sentences. */
-export const DASHBOARD_ERRORS: Record<string, string> = {
-  license_required: 'Downloading the kit needs an active license.',
-  version_not_allowed: 'Your license does not include that version.',
-  version_not_found: 'No release is available yet.',
-  invalid_username: 'That username does not exist on the code host.',
-  username_taken: 'That username already has access through another account.',
-  username_being_removed: 'That username is being removed from the repository; try again in a minute.',
-  rate_limited: 'Too many attempts; please try again in a few minutes.',
-  code_host_unavailable: 'The code host is not reachable right now; please try again.',
-  plan_required: 'Repository access comes with the Ultimate license.',
+/** A support request's status, said to the customer who filed it. */
+export const SUPPORT_STATUS_WORDS: Record<SupportRequest['status'], string> = {
+  open: 'Open: support answers by email',
+  answered: 'Answered: the reply is below and in your email',
+  closed: 'Closed: open a new request if you need more help',
+}
+
+export const TEMPLATE_CATEGORY_WORDS: Record<Template['category'], string> = {
+  dashboard: 'Dashboard',
+  marketing: 'Marketing pages',
+  auth: 'Sign-in and sign-up',
+  billing: 'Billing',
+  email: 'Email',
 }
 
 export const formatDate = (value: string | null | undefined): string =>

@@ -1,0 +1,124 @@
+'use server'
+
+import { revalidatePath } from 'next/cache'
+import { headers } from 'next/headers'
+import { redirect } from 'next/navigation'
+import { createLocalReq, type PayloadRequest, type RequiredDataFromCollectionSlug, ValidationError } from 'payload'
+
+import { createApiKey, revokeApiKey } from '../../../auth/api-keys'
+import { currentUser, getPayloadClient } from '../../../auth/session'
+import { requestTemplateDownload, type TemplateDownloadSettings } from '../../../delivery/templates'
+import { clientAddress } from '../../../http/client-address'
+import { ServiceError } from '../../../http/errors'
+import { requireFeature } from '../../../licensing/entitlements'
+import { SUPPORT_FEATURE } from '../../../support/hooks'
+
+/**
+ * The dashboard's forms for templates, support requests and API keys. Each calls the domain function
+ * its endpoint calls, as the signed-in user, so the same feature checks, limits and error codes hold;
+ * a failure comes back as `?<section>_error=<code>` (or in the form's state), a stable code the page
+ * says in words (src/http/error-sentences.ts).
+ */
+
+const signedIn = async () => {
+  const user = await currentUser()
+  if (!user) redirect('/sign-in?next=/dashboard')
+  const payload = await getPayloadClient()
+  const req = await createLocalReq({ user: { ...user, collection: 'users' } }, payload)
+  return { user, payload, req }
+}
+
+/** A refusal's code; anything unexpected is logged here (the page only says "try again"). */
+const codeOf = (req: PayloadRequest, error: unknown): string => {
+  if (error instanceof ServiceError) return error.code
+  if (error instanceof ValidationError) return 'validation_error'
+  req.payload.logger.error({ err: error }, 'dashboard action failed')
+  return 'unavailable'
+}
+
+const failed = (req: PayloadRequest, error: unknown, param: string, anchor: string): never =>
+  redirect(`/dashboard?${param}=${encodeURIComponent(codeOf(req, error))}#${anchor}`)
+
+/** Form ids are digits; anything else is the same "no such row" the endpoint answers. */
+const idOf = (form: FormData, name: string): number | null => {
+  const value = form.get(name)
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null
+}
+
+/** A template's Download button (works without JS): a fresh signed link, then straight to it. */
+export async function downloadTemplate(form: FormData) {
+  const { payload, req } = await signedIn()
+  const settings = (payload.config.custom?.delivery as { templateDownloads: TemplateDownloadSettings }).templateDownloads
+  const requestHeaders = await headers()
+  let url: string
+  try {
+    const id = idOf(form, 'template')
+    if (id === null) throw new ServiceError(404, 'template_not_found', 'There is no such template.')
+    ;({ url } = await requestTemplateDownload(req, settings, id, {
+      address: clientAddress(requestHeaders),
+      userAgent: requestHeaders.get('user-agent'),
+    }))
+  } catch (error) {
+    failed(req, error, 'template_error', 'templates')
+  }
+  redirect(url!)
+}
+
+/**
+ * A new support request. The dashboard's form is the priority support that comes with `support`:
+ * without the key it refuses rather than file a normal one. The collection's hooks set the owner,
+ * priority and status, and count the customer's rate limit.
+ */
+export async function openSupportRequest(form: FormData) {
+  const { user, payload, req } = await signedIn()
+  try {
+    await requireFeature(payload, user.id, SUPPORT_FEATURE, req)
+    await payload.create({
+      collection: 'support_requests',
+      // Owner, priority and status are the hooks' to set (their fields refuse input); the type asks for them anyway.
+      data: { subject: String(form.get('subject') ?? ''), message: String(form.get('message') ?? '') } as RequiredDataFromCollectionSlug<'support_requests'>,
+      depth: 0,
+      overrideAccess: false,
+      user,
+      req,
+    })
+  } catch (error) {
+    failed(req, error, 'support_error', 'support')
+  }
+  revalidatePath('/dashboard')
+  redirect('/dashboard#support')
+}
+
+/** What the API key form shows after a submission: the new key (this once) or why it was refused. */
+export type ApiKeyFormState = { created: { name: string; key: string } | null; error: string | null }
+
+/**
+ * The API key form, through useActionState: the key travels only in this response and is never
+ * stored in clear text, so it is shown once. The name follows the endpoint's rule (1 to 60 characters).
+ */
+export async function createApiKeyAction(_previous: ApiKeyFormState, form: FormData): Promise<ApiKeyFormState> {
+  const { user, req } = await signedIn()
+  const name = String(form.get('name') ?? '').trim()
+  if (!name || name.length > 60) return { created: null, error: 'invalid_request' }
+  try {
+    const created = await createApiKey(req, user, name)
+    revalidatePath('/dashboard')
+    return { created: { name: created.name, key: created.key }, error: null }
+  } catch (error) {
+    return { created: null, error: codeOf(req, error) }
+  }
+}
+
+/** A key's Revoke button; someone else's key is "not found", as on the endpoint. */
+export async function revokeApiKeyAction(form: FormData) {
+  const { user, req } = await signedIn()
+  try {
+    const id = idOf(form, 'id')
+    if (id === null) throw new ServiceError(404, 'api_key_not_found', 'You have no API key with this id.')
+    await revokeApiKey(req, user, id)
+  } catch (error) {
+    failed(req, error, 'api_key_error', 'api-keys')
+  }
+  revalidatePath('/dashboard')
+  redirect('/dashboard#api-keys')
+}

@@ -1,0 +1,108 @@
+import type { Payload, PayloadRequest } from 'payload'
+
+import { relationId } from '../../../db/relations'
+import { execute, sql } from '../../../db/transaction'
+import { LATEST_FEATURE } from '../../../delivery/download'
+import { isPrerelease, newestFirst } from '../../../delivery/versions'
+import type { Entitlements } from '../../../licensing/entitlements'
+import type { ChangelogEntry, SupportReply, SupportRequest, Template, User } from '../../../payload-types'
+
+/** How many versions the dashboard offers a button for; older ones stay on the changelog. */
+export const LISTED_VERSIONS = 10
+/** Templates and support requests shown at most (the newest). */
+export const LISTED_TEMPLATES = 50
+export const LISTED_REQUESTS = 20
+const LISTED_REPLIES = 500
+
+export type ListedRelease = { version: string; publishedAt: string }
+
+/**
+ * The versions the customer may download by exact version, newest first: those requestDownload
+ * (src/delivery/download.ts) hands out a link for. A paid license; published, with an archive; a
+ * pre-release only with the `advanced` key. Releases are staff-only to read, so, as requestDownload
+ * does, this reads the two columns it needs directly.
+ */
+export const allowedReleases = async (req: PayloadRequest, entitlements: Entitlements, limit = LISTED_VERSIONS): Promise<ListedRelease[]> => {
+  if (!entitlements.hasPaidAccess) return []
+  const rows = await execute<{ version: string; published_at: Date | string }>(
+    req,
+    sql`SELECT version, published_at FROM releases WHERE published_at <= ${new Date().toISOString()} AND filename IS NOT NULL`,
+  )
+  const withPrereleases = entitlements.features.has(LATEST_FEATURE)
+  return newestFirst(rows.filter((row) => withPrereleases || !isPrerelease(row.version)))
+    .slice(0, limit)
+    .map((row) => ({ version: row.version, publishedAt: new Date(row.published_at).toISOString() }))
+}
+
+export type ReleaseNotes = Pick<ChangelogEntry, 'title' | 'slug' | 'summary' | 'version'>
+
+/** The published changelog entry of a version, as the customer may read it; null when there is none. */
+export const releaseNotes = async (payload: Payload, user: User, version: string): Promise<ReleaseNotes | null> => {
+  const { docs } = await payload.find({
+    collection: 'changelog_entries',
+    where: { and: [{ version: { equals: version } }, { _status: { equals: 'published' } }] },
+    limit: 1,
+    depth: 0,
+    select: { title: true, slug: true, summary: true, version: true },
+    draft: false,
+    overrideAccess: false,
+    user,
+  })
+  return docs[0] ?? null
+}
+
+export type ListedTemplate = Pick<Template, 'id' | 'name' | 'description' | 'category'>
+
+/** The published catalogue, newest first (staff would otherwise also see unpublished ones, which 404 on download). */
+export const publishedTemplates = async (payload: Payload, user: User) =>
+  payload.find({
+    collection: 'templates',
+    where: { publishedAt: { less_than_equal: new Date().toISOString() } },
+    sort: '-publishedAt',
+    limit: LISTED_TEMPLATES,
+    depth: 0,
+    select: { name: true, description: true, category: true },
+    overrideAccess: false,
+    user,
+  })
+
+export type SupportThread = Pick<SupportRequest, 'id' | 'subject' | 'message' | 'status' | 'createdAt'> & {
+  replies: Pick<SupportReply, 'id' | 'body' | 'fromStaff' | 'createdAt'>[]
+}
+
+/** The customer's own requests, newest first, each with its thread (oldest reply first). */
+export const supportThreads = async (payload: Payload, user: User): Promise<SupportThread[]> => {
+  const { docs: requests } = await payload.find({
+    collection: 'support_requests',
+    where: { user: { equals: user.id } },
+    sort: '-createdAt',
+    limit: LISTED_REQUESTS,
+    depth: 0,
+    select: { subject: true, message: true, status: true, createdAt: true },
+    overrideAccess: false,
+    user,
+  })
+  if (requests.length === 0) return []
+  const { docs: replies } = await payload.find({
+    collection: 'support_replies',
+    where: { request: { in: requests.map((request) => request.id) } },
+    // The newest, should a long history run past the cap; each thread is shown oldest first.
+    sort: '-createdAt',
+    limit: LISTED_REPLIES,
+    depth: 0,
+    select: { request: true, body: true, fromStaff: true, createdAt: true },
+    overrideAccess: false,
+    user,
+  })
+  return requests.map((request) => ({
+    id: request.id,
+    subject: request.subject,
+    message: request.message,
+    status: request.status,
+    createdAt: request.createdAt,
+    replies: replies
+      .filter((reply) => relationId(reply.request) === request.id)
+      .reverse()
+      .map((reply) => ({ id: reply.id, body: reply.body, fromStaff: reply.fromStaff, createdAt: reply.createdAt })),
+  }))
+}
