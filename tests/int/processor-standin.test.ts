@@ -561,6 +561,17 @@ describe('hosted pages', () => {
     expect(page).toContain(`/portal/${portal.id}/subscriptions/${subscriptionId}/cancel`)
     expect(page).toContain('href="https://app.example/account"')
 
+    // Cancelling in the portal keeps the paid period, as Stripe's portal does by default.
+    receiver.clear()
+    const cancelled = await fetch(`${standIn.url}/portal/${portal.id}/subscriptions/${subscriptionId}/cancel`, { method: 'POST', redirect: 'manual' })
+    expect(cancelled.status).toBe(303)
+    const subscription = await stripe.subscriptions.retrieve(subscriptionId)
+    expect(subscription).toMatchObject({ status: 'active', cancel_at_period_end: true })
+    expect(types(receiver.received.map(({ event }) => event))).toEqual(['customer.subscription.updated'])
+    const after = await (await fetch(portal.url)).text()
+    expect(after).toContain('ends ')
+    expect(after).not.toContain(`/subscriptions/${subscriptionId}/cancel`)
+
     await expect(stripe.billingPortal.sessions.create({ customer: 'cus_missing' })).rejects.toMatchObject({
       code: 'resource_missing',
       param: 'customer',

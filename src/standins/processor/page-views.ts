@@ -51,7 +51,7 @@ ${options.error ? html`<p class="error">${options.error}</p>` : ''}
 <form method="post" action="/checkout/${session.id}/cancel"><button type="submit">Cancel</button></form>`
 }
 
-/** The customer's subscriptions, each with a "Cancel subscription" button, and the way back. */
+/** The customer's subscriptions, each with a "Cancel subscription" button (at the period's end), and the way back. */
 export const portalView = (processor: Processor, portal: Stripe.BillingPortal.Session): Html => {
   const customer = processor.state.customers.get(portal.customer)
   const subscriptions = [...processor.state.subscriptions.values()].filter(
@@ -62,7 +62,7 @@ export const portalView = (processor: Processor, portal: Stripe.BillingPortal.Se
     const period = `${subscription.cancel_at_period_end ? 'ends' : 'renews'} ${date(subscription.current_period_end)}`
     const action = `/portal/${portal.id}/subscriptions/${subscription.id}/cancel`
     const cancel =
-      subscription.status === 'canceled'
+      subscription.status === 'canceled' || subscription.cancel_at_period_end
         ? ''
         : html`<form method="post" action="${action}"><button type="submit">Cancel subscription</button></form>`
     return html`<tr><td>${names}</td><td>${subscription.status}</td><td>${period}</td><td>${cancel}</td></tr>`

@@ -103,7 +103,8 @@ export const hostedPages = (processor: Processor, actions: ProcessorActions): ex
       if (!portal || !subscription || subscription.customer !== portal.customer) {
         throw resourceMissing('subscription', id(req, 'subscriptionId'), { param: 'id' })
       }
-      await actions.cancelSubscription(subscription.id)
+      // As Stripe's portal by default (subscription_cancel.mode at_period_end): it runs to the end of the paid period.
+      await actions.updateSubscription(subscription.id, { cancelAtPeriodEnd: true })
       res.redirect(303, `/portal/${portal.id}`)
     }),
   )
