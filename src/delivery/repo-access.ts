@@ -12,8 +12,8 @@ import { countUsernameChange, refundUsernameChange } from './username-limit'
 /** Plans whose license opens the kit's repository: the top, lifetime plan. */
 export const REPO_ACCESS_PLANS = ['ultimate']
 
-/** GET refreshes from the code host at most this often per user. */
-export const REFRESH_INTERVAL_MS = 60_000
+/** GET refreshes from the code host at most this often per user: soon enough for a customer back from accepting, rare enough for the code host's rate limit. */
+export const REFRESH_INTERVAL_MS = 10_000
 
 /** A claim whose request never wrote its row (the process died in between) gives way after this. */
 export const ABANDONED_CLAIM_MS = 10 * 60_000
