@@ -2,7 +2,7 @@ import type { PayloadRequest } from 'payload'
 
 import { execute, foreignKeyViolation, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
-import { entitlementsOf } from '../licensing/entitlements'
+import { type Entitlements, entitlementsOf } from '../licensing/entitlements'
 import type { User } from '../payload-types'
 import { truncatedAddress } from './client-address'
 import type { ReleaseStorage, StoredArchive } from './storage'
@@ -11,7 +11,27 @@ import { isPrerelease, newestFirst, parseVersionRequest } from './versions'
 export type DownloadSettings = { storage: ReleaseStorage; ttlSeconds: number }
 
 /** What choosing and linking a release need of its row. */
-type ReleaseRow = StoredArchive & { version: string }
+type ReleaseRow = StoredArchive & { version: string; published_at: Date | string }
+
+/** Published releases with an archive, only what choosing and linking need; for an exact version only that one. */
+const publishedReleases = (req: PayloadRequest, now: Date, version?: string) =>
+  execute<ReleaseRow>(
+    req,
+    sql`SELECT id, version, filename, prefix, published_at FROM releases
+        WHERE published_at <= ${now.toISOString()} AND filename IS NOT NULL
+        ${version === undefined ? sql`` : sql`AND version = ${version}`}`,
+  )
+
+/** Of published releases, those a license may download, newest first: pre-releases only with the `advanced` key. */
+const allowedOf = <T extends { version: string }>(rows: T[], allowsLatest: boolean): T[] =>
+  newestFirst(allowsLatest ? rows : rows.filter((row) => !isPrerelease(row.version)))
+
+/** The versions a customer may download by name, newest first (the dashboard's buttons): none without a paid license. */
+export const downloadableReleases = async (req: PayloadRequest, entitlements: Entitlements): Promise<{ version: string; publishedAt: string }[]> => {
+  if (!entitlements.licenses.some((license) => !license.plan.isFree)) return []
+  const rows = allowedOf(await publishedReleases(req, new Date()), entitlements.features.has(LATEST_FEATURE))
+  return rows.map((row) => ({ version: row.version, publishedAt: new Date(row.published_at).toISOString() }))
+}
 
 export type DownloadLink = { url: string; version: string; filename: string; expiresAt: string }
 
@@ -41,13 +61,7 @@ export const requestDownload = async (
   }
 
   const now = new Date()
-  // Only what choosing and linking need, and for an exact version only that release.
-  const published = await execute<ReleaseRow>(
-    req,
-    sql`SELECT id, version, filename, prefix FROM releases
-        WHERE published_at <= ${now.toISOString()} AND filename IS NOT NULL
-        ${wanted.kind === 'exact' ? sql`AND version = ${wanted.version}` : sql``}`,
-  )
+  const published = await publishedReleases(req, now, wanted.kind === 'exact' ? wanted.version : undefined)
   let release: ReleaseRow | undefined
   if (wanted.kind === 'exact') {
     release = published[0]
@@ -56,8 +70,7 @@ export const requestDownload = async (
       throw new ServiceError(403, 'version_not_allowed', `Your license does not include the pre-release ${release.version}.`)
     }
   } else {
-    const allowed = wanted.kind === 'latest' || allowsLatest ? published : published.filter((candidate) => !isPrerelease(candidate.version))
-    release = newestFirst(allowed)[0]
+    release = allowedOf(published, wanted.kind === 'latest' || allowsLatest)[0]
     if (!release) throw new ServiceError(404, 'version_not_found', 'No release is available yet.')
   }
 

@@ -1,9 +1,7 @@
 import type { Payload, PayloadRequest } from 'payload'
 
 import { relationId } from '../../../db/relations'
-import { execute, sql } from '../../../db/transaction'
-import { LATEST_FEATURE } from '../../../delivery/download'
-import { isPrerelease, newestFirst } from '../../../delivery/versions'
+import { downloadableReleases } from '../../../delivery/download'
 import type { Entitlements } from '../../../licensing/entitlements'
 import type { ChangelogEntry, SupportReply, SupportRequest, Template, User } from '../../../payload-types'
 
@@ -16,23 +14,9 @@ const LISTED_REPLIES = 500
 
 export type ListedRelease = { version: string; publishedAt: string }
 
-/**
- * The versions the customer may download by exact version, newest first: those requestDownload
- * (src/delivery/download.ts) hands out a link for. A paid license; published, with an archive; a
- * pre-release only with the `advanced` key. Releases are staff-only to read, so, as requestDownload
- * does, this reads the two columns it needs directly.
- */
-export const allowedReleases = async (req: PayloadRequest, entitlements: Entitlements, limit = LISTED_VERSIONS): Promise<ListedRelease[]> => {
-  if (!entitlements.hasPaidAccess) return []
-  const rows = await execute<{ version: string; published_at: Date | string }>(
-    req,
-    sql`SELECT version, published_at FROM releases WHERE published_at <= ${new Date().toISOString()} AND filename IS NOT NULL`,
-  )
-  const withPrereleases = entitlements.features.has(LATEST_FEATURE)
-  return newestFirst(rows.filter((row) => withPrereleases || !isPrerelease(row.version)))
-    .slice(0, limit)
-    .map((row) => ({ version: row.version, publishedAt: new Date(row.published_at).toISOString() }))
-}
+/** The newest versions the customer may download by name: requestDownload's own rule (src/delivery/download.ts). */
+export const allowedReleases = async (req: PayloadRequest, entitlements: Entitlements, limit = LISTED_VERSIONS): Promise<ListedRelease[]> =>
+  (await downloadableReleases(req, entitlements)).slice(0, limit)
 
 export type ReleaseNotes = Pick<ChangelogEntry, 'title' | 'slug' | 'summary' | 'version'>
 
