@@ -323,7 +323,7 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
     },
   ],
   [
-    'an Ultimate buyer requests repository access and becomes a collaborator after accepting the invitation',
+    'an Ultimate buyer requests repository access and becomes a collaborator after accepting the invitation, makes an API key and asks support',
     async (page) => {
       const email = `ultimate-${Date.now()}@example.com`
       const username = `e2e-ultimate-${Date.now().toString(36)}`
@@ -347,6 +347,19 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
         if (attempt === 29) throw new Error(`the dashboard still says: ${await page.locator('[data-testid="repo-status"]').textContent()}`)
         await sleep(1000)
       }
+      // Ultimate includes API keys: a new key is shown once, works on the download API, and is gone on reload.
+      await page.fill('input[name="name"]', 'CI server')
+      await page.click('button:has-text("Create a key")')
+      const apiKey = ((await page.locator('[data-testid="new-api-key"] code').textContent()) ?? '').trim()
+      const viaKey = await fetch(`${base}/api/download?version=${RELEASE_VERSION}`, { headers: { authorization: `Bearer ${apiKey}` }, redirect: 'manual' })
+      if (viaKey.status !== 200) throw new Error(`the new API key's download answered ${viaKey.status}: ${await viaKey.text()}`)
+      await page.goto(`${base}/dashboard`)
+      if ((await page.content()).includes(apiKey)) throw new Error('the API key is shown again after a reload')
+      // And priority support: a request opened from the dashboard is listed there.
+      await page.fill('input[name="subject"]', 'How do I rename the app?')
+      await page.fill('textarea[name="message"]', 'I want to change the product name everywhere. Where is it set?')
+      await page.click('button:has-text("Send to support")')
+      await page.locator('[data-testid="support-requests"]', { hasText: 'How do I rename the app?' }).waitFor()
       ultimateBuyer = { email, key: shown }
     },
   ],
@@ -506,6 +519,7 @@ const launchBrowser = (): Promise<Browser> =>
   })
 
 const started = Date.now()
+fs.rmSync(path.join(screenshotDir, 'failed-run'), { recursive: true, force: true })
 let passed = 0
 let failed = 0
 try {
