@@ -7,6 +7,7 @@ import { currentUser, getPayloadClient } from '../../../auth/session'
 import { sendCheckoutSignInLink } from '../../../billing/actions'
 import { type CheckoutView, checkoutView, retrieveCheckoutSession } from '../../../billing/checkout-status'
 import { clientAddress } from '../../../http/client-address'
+import { ERROR_SENTENCES } from '../../../http/error-sentences'
 import { ServiceError } from '../../../http/errors'
 import { CopyButton } from '../_components/CopyButton'
 import { LICENSE_STATUS_WORDS } from '../dashboard/words'
@@ -18,7 +19,9 @@ export const metadata: Metadata = { title: 'Thank you · Starter Kit', robots: {
 
 type Props = { searchParams: Promise<{ session_id?: string; sent?: string; link_error?: string }> }
 
+/** The service's sentences, with the two the sign-in link form says in its own words. */
 const LINK_ERRORS: Record<string, string> = {
+  ...ERROR_SENTENCES,
   rate_limited: 'Too many sign-in links were asked for. Please wait a few minutes and try again.',
   invalid_request: 'That checkout cannot send a sign-in link. Sign in with your checkout email instead.',
 }
