@@ -469,7 +469,7 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
     },
   ],
   [
-    'every page at 360 and 1280 px, light and dark, public and signed in: no serious or critical axe-core violation, no horizontal scroll, a screenshot',
+    'every page at 360 and 1280 px, light and dark, public and signed in: no serious or critical axe-core violation, no horizontal scroll, a screenshot; every link on them answers',
     async (page) => {
       await page.goto(`${base}/blog`)
       const post = (await page.locator('.post-card-title a').first().getAttribute('href')) ?? '/blog'
@@ -477,6 +477,8 @@ const scenarios: [string, (page: Page) => Promise<void>][] = [
       if (!ultimateBuyer) throw new Error('needs the Ultimate buyer of the repository journey')
       await signInWithPassword(page, ultimateBuyer.email)
       problems.push(...(await checkPages(page, ['/dashboard', '/pricing'], 'customer')))
+      problems.push(...(await brokenLinks(page)))
+      if (linked.size < 10) problems.push(`only ${linked.size} links were found on the pages`)
       if (problems.length > 0) throw new Error(`accessibility or layout problems:\n  ${problems.join('\n  ')}`)
     },
   ],
@@ -504,12 +506,28 @@ const checkPages = async (page: Page, pagePaths: string[], who: string): Promise
         }
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
         if (overflow > 0) problems.push(`${pagePath} (${who}) ${width}px: scrolls sideways by ${overflow} px`)
+        for (const href of await page.locator('a[href]').evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).href))) {
+          const url = new URL(href)
+          if (url.origin === base) linked.add(`${url.pathname}${url.search}`)
+        }
         const slug = pagePath.replace(/\?.*$/, '').replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'
         await page.screenshot({ path: path.join(screenshotDir, `${who}-${slug}-${width}-${scheme}.png`), fullPage: true })
       }
     }
   }
   return problems
+}
+
+/** Every same-origin link seen on the checked pages, each asked once (anonymously) at the end. */
+const linked = new Set<string>()
+
+const brokenLinks = async (page: Page): Promise<string[]> => {
+  const broken: string[] = []
+  for (const href of linked) {
+    const response = await page.request.get(`${base}${href}`)
+    if (response.status() >= 400) broken.push(`${href} answered ${response.status()}`)
+  }
+  return broken
 }
 
 const launchBrowser = (): Promise<Browser> =>
