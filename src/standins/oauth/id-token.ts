@@ -1,28 +1,19 @@
-import crypto, { type JsonWebKey, type KeyObject } from 'node:crypto'
-import { promisify } from 'node:util'
+import crypto from 'node:crypto'
+
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose'
 
 import type { OAuthHost } from './context'
 import type { AuthorizationCode, OAuthAccount } from './types'
 
-export type SigningKey = { kid: string; privateKey: KeyObject; publicJwk: JsonWebKey }
+export type SigningKey = { privateKey: KeyLike; publicJwk: JWK & { kid: string } }
 
 const ID_TOKEN_LIFETIME_S = 3600
 
-const generateKeyPair = promisify(crypto.generateKeyPair)
-
-/** A fresh RSA key per stand-in, so a token signed by another run never verifies. */
+/** A fresh RSA key per stand-in, so a token signed by another run never verifies; its kid is its thumbprint. */
 export const createSigningKey = async (): Promise<SigningKey> => {
-  const { privateKey, publicKey } = await generateKeyPair('rsa', { modulusLength: 2048 })
-  const kid = crypto.randomBytes(20).toString('hex')
-  return { kid, privateKey, publicJwk: { ...publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' } }
-}
-
-const encodeSegment = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url')
-
-const signJwt = (key: SigningKey, claims: object): string => {
-  const signingInput = `${encodeSegment({ alg: 'RS256', kid: key.kid, typ: 'JWT' })}.${encodeSegment(claims)}`
-  const signature = crypto.sign('sha256', Buffer.from(signingInput), key.privateKey).toString('base64url')
-  return `${signingInput}.${signature}`
+  const { privateKey, publicKey } = await generateKeyPair('RS256')
+  const jwk = await exportJWK(publicKey)
+  return { privateKey, publicJwk: { ...jwk, kid: await calculateJwkThumbprint(jwk), alg: 'RS256', use: 'sig' } }
 }
 
 /** OpenID Connect's at_hash: the left half of the access token's SHA-256, base64url-encoded. */
@@ -35,18 +26,20 @@ export const profileClaims = (account: OAuthAccount, scopes: string[]) => ({
   ...(scopes.includes('profile') && account.name !== undefined ? { name: account.name } : {}),
 })
 
-/** Google's ID token for the account a code was approved for, signed RS256 with the stand-in's key. */
-export const googleIdToken = (host: OAuthHost, code: AuthorizationCode, accessToken: string): string => {
+/** Google's ID token for the account a code was approved for, signed RS256 (jose) with the stand-in's key. */
+export const googleIdToken = (host: OAuthHost, code: AuthorizationCode, accessToken: string): Promise<string> => {
   const issuedAt = Math.floor(host.now().getTime() / 1000)
-  return signJwt(host.signingKey, {
+  return new SignJWT({
     iss: host.endpoints.google.issuer,
     azp: code.clientId,
     aud: code.clientId,
     sub: code.account.id,
     ...profileClaims(code.account, code.scopes),
     at_hash: accessTokenHash(accessToken),
-    nonce: code.nonce,
+    ...(code.nonce === undefined ? {} : { nonce: code.nonce }),
     iat: issuedAt,
     exp: issuedAt + ID_TOKEN_LIFETIME_S,
   })
+    .setProtectedHeader({ alg: 'RS256', kid: host.signingKey.publicJwk.kid, typ: 'JWT' })
+    .sign(host.signingKey.privateKey)
 }

@@ -122,17 +122,17 @@ const exchangeCode = (
   return { code, token: issueAccessToken(host, code) }
 }
 
-const tokenResponse = (
+const tokenResponse = async (
   host: OAuthHost,
   code: AuthorizationCode,
   token: AccessToken,
-): Record<string, string | number> =>
+): Promise<Record<string, string | number>> =>
   code.provider === 'github'
     ? { access_token: token.token, token_type: 'bearer', scope: token.scopes.join(',') }
     : {
         access_token: token.token,
         expires_in: GOOGLE_TOKEN_LIFETIME_S,
-        id_token: googleIdToken(host, code, token.token),
+        id_token: await googleIdToken(host, code, token.token),
         scope: token.scopes.join(' '),
         token_type: 'Bearer',
       }
@@ -160,7 +160,7 @@ export const tokenEndpoints = (host: OAuthHost): express.Router => {
   const readForm = express.text({ type: 'application/x-www-form-urlencoded' })
 
   for (const provider of PROVIDERS) {
-    router.post(PATHS[provider].token, readForm, (req, res) => {
+    router.post(PATHS[provider].token, readForm, async (req, res) => {
       const form = new URLSearchParams(typeof req.body === 'string' ? req.body : '')
       const credentials = presentedCredentials(req, form)
       const outcome = exchangeCode(host, provider, form, credentials)
@@ -170,7 +170,7 @@ export const tokenEndpoints = (host: OAuthHost): express.Router => {
         send(req, res, provider, status, body)
         return
       }
-      send(req, res, provider, 200, tokenResponse(host, outcome.code, outcome.token))
+      send(req, res, provider, 200, await tokenResponse(host, outcome.code, outcome.token))
     })
   }
 
