@@ -3,7 +3,7 @@ import type Stripe from 'stripe'
 
 import { execute, inTransaction, sql } from '../../db/transaction'
 import type { BillingSettings } from '../purchases'
-import { EVENT_HANDLERS } from './handlers'
+import { EVENT_HANDLERS } from './events'
 
 export type ProcessOutcome = 'processed' | 'duplicate' | 'ignored'
 
@@ -53,14 +53,14 @@ export const processEvent = async (
   if (recorded === 'processed' || recorded === 'ignored') return 'duplicate'
 
   try {
-    const loaded = await handler.load(processor, event)
+    const apply = await handler.load(processor, event)
     return await inTransaction(payload, async (req) => {
       const [row] = await execute<{ status: string }>(
         req,
         sql`SELECT status FROM processor_events WHERE event_id = ${event.id} FOR UPDATE`,
       )
       if (row?.status === 'processed') return 'duplicate' as const
-      await handler.apply({ req, event, settings }, loaded)
+      await apply({ req, settings })
       await execute(
         req,
         sql`UPDATE processor_events SET status = 'processed', processed_at = now(), attempts = attempts + 1,

@@ -1,0 +1,54 @@
+import type Stripe from 'stripe'
+
+import { track } from '../../../analytics/track'
+import { idOf } from '../../processor'
+import { defineHandler } from '../define'
+import { applySubscription, type LoadedSubscription, loadSubscription, recordPurchase } from '../steps'
+
+/**
+ * A checkout finished (`completed`), or its delayed payment settled (`async_payment_succeeded|failed`):
+ * a subscription checkout brings its subscription in; a one-time one records its purchase, with no
+ * license before payment.
+ */
+export const checkoutSession = defineHandler(
+  ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed'],
+  {
+    load: async (processor, event): Promise<{ session: Stripe.Checkout.Session; subscription: LoadedSubscription | null }> => {
+      const sent = event.data.object
+      // A paid one-time checkout is final, and the event carries all its purchase needs (the price is in
+      // the metadata our checkout wrote): no round trip to the processor. Anything else is read fresh.
+      const paid = sent.payment_status === 'paid' || sent.payment_status === 'no_payment_required'
+      if (sent.mode === 'payment' && paid && sent.metadata?.price_id) return { session: sent, subscription: null }
+      const session = await processor.checkout.sessions.retrieve(sent.id, { expand: ['line_items'] })
+      const subscriptionId = idOf(session.subscription)
+      return { session, subscription: subscriptionId ? await loadSubscription(processor, subscriptionId) : null }
+    },
+    apply: async (context, { session, subscription }) => {
+      const email = session.customer_details?.email ?? session.customer_email ?? null
+      if (session.mode === 'subscription') {
+        if (!subscription) throw new Error(`checkout session ${session.id} has no subscription`)
+        await applySubscription(context, subscription, { userId: session.metadata?.user_id, email })
+        return
+      }
+      if (session.mode !== 'payment') return
+      const { req, event } = context
+      const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required'
+      const status = paid ? 'succeeded' : event.type === 'checkout.session.async_payment_failed' ? 'failed' : 'pending'
+      const priceId = session.line_items?.data[0]?.price?.id ?? session.metadata?.price_id ?? null
+      const { buyer } = await recordPurchase(context, {
+        paymentIntentId: idOf(session.payment_intent) ?? session.id,
+        userId: session.metadata?.user_id,
+        checkoutSessionId: session.id,
+        customerId: idOf(session.customer),
+        priceId,
+        amount: session.amount_total,
+        currency: session.currency,
+        status,
+        email,
+      })
+      if (status === 'failed') {
+        await track(req, { name: 'payment_failed', userId: buyer?.id ?? null, email, properties: { checkoutSessionId: session.id }, sourceId: event.id })
+      }
+    },
+  },
+)

@@ -1,0 +1,267 @@
+import type { PayloadRequest } from 'payload'
+import type Stripe from 'stripe'
+
+import { lockKey } from '../../db/transaction'
+import { relationId } from '../../db/relations'
+import { type DisputeState, laterDisputeState } from '../../licensing/status'
+import type { PaymentHistory, UserSubscription } from '../../payload-types'
+import { idOf } from '../processor'
+import { applyPurchaseFacts, applySubscriptionChargebacks, applySubscriptionFacts, type BillingSettings } from '../purchases'
+import { isSubscriptionStatus } from '../statuses'
+import { type Buyer, planForPrice, rememberCustomer, resolveBuyer } from '../store'
+
+/**
+ * The steps the event handlers (./events/) share, each written once: loading a subscription, the
+ * buyer lookup, a one-time purchase, the payment_history row, and a charge's refund or dispute.
+ * `load…` steps read the processor before the transaction; the others write through `req`, inside it.
+ */
+
+/** What a step writing inside the event's transaction is given. */
+export type StepContext = { req: PayloadRequest; event: Stripe.Event; settings: BillingSettings }
+
+// The buyer
+
+/**
+ * Whose payment this is (the metadata's user, else the verified owner of the email; null when
+ * anonymous), remembering their processor customer for their next checkout and the portal.
+ */
+export const findBuyer = async (
+  req: PayloadRequest,
+  who: { userId: string | null | undefined; email: string | null | undefined; customer: string | { id: string } | null | undefined },
+): Promise<Buyer | null> => {
+  const buyer = await resolveBuyer(req, who.userId, who.email)
+  await rememberCustomer(req, buyer, idOf(who.customer))
+  return buyer
+}
+
+// Subscriptions
+
+const firstPrice = (subscription: Stripe.Subscription) => subscription.items.data[0]?.price ?? null
+
+const billingCycle = (price: Stripe.Price | null): 'monthly' | 'yearly' | null =>
+  price?.recurring?.interval === 'year' ? 'yearly' : price?.recurring?.interval === 'month' ? 'monthly' : null
+
+/** current_period_end moved to subscription items in newer API versions; read either. */
+const periodEnd = (subscription: Stripe.Subscription): Date | null => {
+  const item = subscription.items.data[0] as (Stripe.SubscriptionItem & { current_period_end?: number }) | undefined
+  const seconds = item?.current_period_end ?? (subscription as unknown as { current_period_end?: number }).current_period_end
+  return typeof seconds === 'number' ? new Date(seconds * 1000) : null
+}
+
+const customerEmail = async (processor: Stripe, customer: Stripe.Subscription['customer']): Promise<string | null> => {
+  if (customer && typeof customer === 'object' && 'email' in customer) return customer.email ?? null
+  const id = idOf(customer as string | { id: string } | null)
+  if (!id) return null
+  const loaded = await processor.customers.retrieve(id)
+  return 'deleted' in loaded && loaded.deleted ? null : ((loaded as Stripe.Customer).email ?? null)
+}
+
+/** `fetchedAt`: when the read was sent; the state it returns is at least that recent. */
+export type LoadedSubscription = { subscription: Stripe.Subscription; email: string | null; fetchedAt: Date }
+
+export const loadSubscription = async (processor: Stripe, id: string): Promise<LoadedSubscription> => {
+  const fetchedAt = new Date()
+  const subscription = await processor.subscriptions.retrieve(id)
+  return { subscription, email: await customerEmail(processor, subscription.customer), fetchedAt }
+}
+
+/** The subscription an invoice bills, wherever the API version puts it. */
+export const invoiceSubscriptionId = (invoice: Stripe.Invoice): string | null => {
+  const parent = (invoice as unknown as { parent?: { subscription_details?: { subscription?: string | { id: string } } } }).parent
+  return idOf(parent?.subscription_details?.subscription ?? (invoice as unknown as { subscription?: string | null }).subscription ?? null)
+}
+
+/** The current subscription an invoice bills, read from the processor; null for an invoice of no subscription. */
+export const loadInvoiceSubscription = async (processor: Stripe, invoice: Stripe.Invoice): Promise<LoadedSubscription | null> => {
+  const subscriptionId = invoiceSubscriptionId(invoice)
+  return subscriptionId ? loadSubscription(processor, subscriptionId) : null
+}
+
+/** Bring the subscription's row and its license in line with the processor's read of it. */
+export const applySubscription = async (
+  { req, settings }: StepContext,
+  { subscription, email, fetchedAt }: LoadedSubscription,
+  hints: { userId?: string | null; email?: string | null } = {},
+) => {
+  await lockKey(req, subscription.id)
+  if (!isSubscriptionStatus(subscription.status)) throw new Error(`unknown subscription status ${subscription.status}`)
+  const price = firstPrice(subscription)
+  const buyerEmail = hints.email ?? email
+  const buyer = await findBuyer(req, { userId: hints.userId ?? subscription.metadata?.user_id, email: buyerEmail, customer: subscription.customer })
+  return applySubscriptionFacts(
+    req,
+    {
+      subscriptionId: subscription.id,
+      customerId: idOf(subscription.customer),
+      priceId: price?.id ?? null,
+      status: subscription.status,
+      billingCycle: billingCycle(price),
+      currentPeriodEnd: periodEnd(subscription),
+      cancelAtPeriodEnd: subscription.cancel_at_period_end,
+      canceledAt: subscription.canceled_at ? new Date(subscription.canceled_at * 1000) : null,
+      plan: (await planForPrice(req, price?.id)) ?? null,
+      buyer,
+      email: buyerEmail,
+      snapshotAt: fetchedAt,
+    },
+    settings,
+  )
+}
+
+// One-time purchases
+
+type PurchaseFacts = Parameters<typeof applyPurchaseFacts>[1]
+
+/**
+ * Record a one-time payment under its payment intent's lock: the buyer (from the metadata's user id or
+ * the email) and the plan that sells the price are looked up here.
+ */
+export const recordPurchase = async (
+  { req, settings }: StepContext,
+  { userId, ...facts }: Omit<PurchaseFacts, 'plan' | 'buyer'> & { userId: string | null | undefined },
+) => {
+  await lockKey(req, facts.paymentIntentId)
+  const buyer = await findBuyer(req, { userId, email: facts.email, customer: facts.customerId })
+  const purchase = await applyPurchaseFacts(req, { ...facts, plan: await planForPrice(req, facts.priceId), buyer }, settings)
+  return { purchase, buyer }
+}
+
+export type LoadedPaymentIntent = { paymentIntent: Stripe.PaymentIntent; charge: Stripe.Charge | null }
+
+export const loadPaymentIntent = async (processor: Stripe, id: string): Promise<LoadedPaymentIntent> => {
+  const paymentIntent = await processor.paymentIntents.retrieve(id)
+  const chargeId = idOf(paymentIntent.latest_charge)
+  return { paymentIntent, charge: chargeId ? await processor.charges.retrieve(chargeId) : null }
+}
+
+/** One-time payments carry our checkout metadata; subscription payments are handled through invoices. */
+export const isOneTimePayment = (paymentIntent: Stripe.PaymentIntent) => Boolean(paymentIntent.metadata?.price_id)
+
+/** A one-time payment as its payment intent and charge tell it (a dispute's state is not on either). */
+export const recordOneTimePayment = (context: StepContext, { paymentIntent, charge }: LoadedPaymentIntent, disputeStatus?: DisputeState) =>
+  recordPurchase(context, {
+    paymentIntentId: paymentIntent.id,
+    userId: paymentIntent.metadata?.user_id,
+    customerId: idOf(paymentIntent.customer),
+    chargeId: charge?.id ?? null,
+    priceId: paymentIntent.metadata?.price_id ?? null,
+    amount: paymentIntent.amount_received || paymentIntent.amount,
+    currency: paymentIntent.currency,
+    status: paymentIntent.status === 'succeeded' ? 'succeeded' : undefined,
+    refundedAmount: charge?.amount_refunded ?? 0,
+    disputeStatus,
+    email: charge?.billing_details?.email ?? paymentIntent.receipt_email ?? null,
+  })
+
+// Payment history
+
+/** What a charge's refund or dispute changes on the payment it belongs to. */
+export type ChargeChanges = { refundedAmount?: number; disputeStatus?: DisputeState }
+
+type PaymentData = Omit<PaymentHistory, 'id' | 'processorPaymentId' | 'createdAt' | 'updatedAt'>
+
+/** The payment_history row of a processor payment (an invoice, or a one-time payment intent), if any. */
+export const findPayment = async (req: PayloadRequest, processorPaymentId: string): Promise<PaymentHistory | undefined> =>
+  (await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: processorPaymentId } }, limit: 1, pagination: false, depth: 0, req }))
+    .docs[0]
+
+const updatePayment = (req: PayloadRequest, id: number, data: Partial<PaymentData>) =>
+  req.payload.update({ collection: 'payment_history', id, data, req, overrideAccess: true, depth: 0 })
+
+/** Write a payment_history row: the existing one brought up to date, or a new one. */
+export const savePayment = (req: PayloadRequest, processorPaymentId: string, existing: PaymentHistory | undefined, data: PaymentData) =>
+  existing
+    ? updatePayment(req, existing.id, data)
+    : req.payload.create({ collection: 'payment_history', data: { ...data, processorPaymentId }, req, overrideAccess: true, depth: 0 })
+
+/** A refund never shrinks and a dispute's state only moves forward, whatever order the events arrive in. */
+export const chargeChangesOn = (existing: Pick<PaymentHistory, 'refundedAmount' | 'disputeStatus'> | undefined, changes: ChargeChanges) => ({
+  refundedAmount: Math.max(changes.refundedAmount ?? 0, existing?.refundedAmount ?? 0),
+  disputeStatus: laterDisputeState(existing?.disputeStatus ?? 'none', changes.disputeStatus ?? 'none'),
+})
+
+/**
+ * The payment_history row of an invoice, created or brought up to date: amounts and status from the
+ * invoice, refunds and disputes from its charge. A paid invoice stays paid and a refund never shrinks,
+ * whatever order the events arrive in.
+ */
+export const recordInvoicePayment = async (
+  { req, event }: StepContext,
+  invoice: Stripe.Invoice,
+  owner: UserSubscription | null,
+  facts: { succeeded: boolean } & ChargeChanges,
+) => {
+  await lockKey(req, invoice.id ?? event.id)
+  const existing = await findPayment(req, invoice.id!)
+  const succeeded = facts.succeeded || existing?.status === 'succeeded'
+  return savePayment(req, invoice.id!, existing, {
+    user: relationId(owner?.user) ?? relationId(existing?.user),
+    email: owner?.email ?? existing?.email ?? invoice.customer_email ?? null,
+    subscription: owner?.id ?? relationId(existing?.subscription),
+    amount: facts.succeeded ? invoice.amount_paid : (existing?.amount ?? invoice.amount_due),
+    currency: invoice.currency,
+    paymentType: owner || invoiceSubscriptionId(invoice) ? 'recurring' : 'one_time',
+    status: succeeded ? 'succeeded' : 'failed',
+    invoiceUrl: invoice.hosted_invoice_url ?? null,
+    paidAt:
+      facts.succeeded && !existing?.paidAt
+        ? new Date((invoice.status_transitions?.paid_at ?? event.created) * 1000).toISOString()
+        : (existing?.paidAt ?? null),
+    ...chargeChangesOn(existing, facts),
+  })
+}
+
+// Charges: refunds and disputes
+
+/** A charge of a subscription invoice, with the invoice and the subscription it paid. */
+type LoadedInvoiceCharge = { charge: Stripe.Charge; invoice: Stripe.Invoice; subscription: LoadedSubscription }
+
+/** What paid for a charge: a one-time purchase, or a subscription's invoice (found through its invoice payment). */
+export type LoadedCharge = { oneTime: LoadedPaymentIntent & { charge: Stripe.Charge } } | { invoice: LoadedInvoiceCharge } | null
+
+export const loadChargeOwner = async (processor: Stripe, charge: Stripe.Charge): Promise<LoadedCharge> => {
+  const paymentIntentId = idOf(charge.payment_intent)
+  if (!paymentIntentId) return null
+  const loaded = await loadPaymentIntent(processor, paymentIntentId)
+  if (isOneTimePayment(loaded.paymentIntent)) return { oneTime: { ...loaded, charge } }
+  const payments = await processor.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntentId }, limit: 1 })
+  const invoiceId = idOf(payments.data[0]?.invoice as string | { id: string } | undefined)
+  if (!invoiceId) return null
+  const invoice = await processor.invoices.retrieve(invoiceId)
+  const subscription = await loadInvoiceSubscription(processor, invoice)
+  return subscription ? { invoice: { charge, invoice, subscription } } : null
+}
+
+/** The charge a loaded refund or dispute is about. */
+export const chargeOf = (loaded: NonNullable<LoadedCharge>): Stripe.Charge => ('oneTime' in loaded ? loaded.oneTime.charge : loaded.invoice.charge)
+
+/**
+ * A refund or dispute on a subscription invoice's charge: recorded on the invoice's payment, then the
+ * subscription's chargeback state (the worst dispute over all its invoices) decides its license.
+ */
+const applyInvoiceCharge = async (context: StepContext, { charge, invoice, subscription }: LoadedInvoiceCharge, changes: ChargeChanges) => {
+  const { subscription: owner } = await applySubscription(context, subscription)
+  const payment = await recordInvoicePayment(context, invoice, owner, { succeeded: charge.paid && charge.status === 'succeeded', ...changes })
+  const updated = await applySubscriptionChargebacks(context.req, owner, context.settings)
+  return { owner: updated, payment }
+}
+
+/** A one-time payment's refund or dispute, also on its payment_history row when that exists. */
+const recordChargeChanges = async (req: PayloadRequest, paymentIntentId: string, changes: ChargeChanges) => {
+  const existing = await findPayment(req, paymentIntentId)
+  if (existing) await updatePayment(req, existing.id, chargeChangesOn(existing, changes))
+}
+
+/**
+ * A refund or dispute, applied to what the charge paid for (a one-time purchase or a subscription's
+ * invoice): who owns it, and the amount and source ids its analytics event names.
+ */
+export const applyChargeChanges = async (context: StepContext, loaded: NonNullable<LoadedCharge>, changes: ChargeChanges) => {
+  if ('oneTime' in loaded) {
+    const { purchase } = await recordOneTimePayment(context, loaded.oneTime, changes.disputeStatus)
+    await recordChargeChanges(context.req, loaded.oneTime.paymentIntent.id, changes)
+    return { owner: purchase as { user?: unknown; email?: string | null }, amount: purchase.amount, source: {} }
+  }
+  const { owner, payment } = await applyInvoiceCharge(context, loaded.invoice, changes)
+  return { owner, amount: payment.amount, source: { invoiceId: loaded.invoice.invoice.id, subscriptionId: loaded.invoice.subscription.subscription.id } }
+}
