@@ -1,4 +1,4 @@
-import type { CollectionAfterLoginHook, Config, Plugin } from 'payload'
+import type { Config, Plugin } from 'payload'
 
 import { checkoutSessionsEndpoint } from '../endpoints/checkout-sessions'
 import { customerPortalGetEndpoint, customerPortalPostEndpoint } from '../endpoints/customer-portal'
@@ -9,14 +9,8 @@ import { OneTimePurchases } from '../collections/OneTimePurchases'
 import { PaymentHistory } from '../collections/PaymentHistory'
 import { ProcessorEvents } from '../collections/ProcessorEvents'
 import { UserSubscriptions } from '../collections/UserSubscriptions'
-import { claimPurchases } from '../src/billing/customers'
+import { claimOnVerifiedEmail } from '../src/billing/claim'
 import { type BillingOptions, createBillingRuntime } from '../src/billing/runtime'
-
-/** A user who signs in with a verified email takes over the purchases made anonymously with it. */
-const claimOnLogin: CollectionAfterLoginHook = async ({ req, user }) => {
-  if (user?.emailVerified) await claimPurchases(req, user)
-  return user
-}
 
 /**
  * Billing: the processor's hosted checkout and portal, the verified exactly-once webhook, and the
@@ -28,9 +22,10 @@ export const billingPlugin =
   (options: BillingOptions): Plugin =>
   (config: Config): Config => {
     const runtime = createBillingRuntime(options)
+    // An account that gains a verified email takes over the purchases made anonymously with it.
     const collections = (config.collections ?? []).map((collection) =>
       collection.slug === 'users'
-        ? { ...collection, hooks: { ...collection.hooks, afterLogin: [...(collection.hooks?.afterLogin ?? []), claimOnLogin] } }
+        ? { ...collection, hooks: { ...collection.hooks, afterChange: [...(collection.hooks?.afterChange ?? []), claimOnVerifiedEmail] } }
         : collection,
     )
     return {

@@ -1,6 +1,5 @@
 import type { Payload } from 'payload'
 
-import { claimPurchases } from '../billing/customers'
 import { inTransaction } from '../db/transaction'
 import { emailChangeEmail, emailChangeNotice } from '../email/account-emails'
 import { queueEmail } from '../email/send-task'
@@ -59,9 +58,9 @@ export const confirmEmailChange = async (payload: Payload, token: string): Promi
     if (!user || user.pendingEmail !== consumed.email) return null
     const { totalDocs: taken } = await payload.count({ collection: 'users', where: { email: { equals: consumed.email } }, req, overrideAccess: true })
     if (taken) return null
+    // The billing plugin's hook on users claims the purchases made with the new address, in this transaction.
     const changed = await payload.update({ collection: 'users', id: user.id, data: { email: consumed.email, pendingEmail: null, emailVerified: true }, req, overrideAccess: true })
     await endEverySession(req, user.id)
-    await claimPurchases(req, changed)
     return changed
   })
 }

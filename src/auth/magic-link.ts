@@ -8,7 +8,6 @@ import { queueEmail } from '../email/send-task'
 import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
 import type { User } from '../payload-types'
-import { claimPurchases } from '../billing/customers'
 import { proveOwnership } from './ownership'
 import { consumeAuthToken, issueAuthToken } from './tokens'
 
@@ -42,15 +41,15 @@ export const requestMagicLink = async (
 /**
  * Use a magic link: sign in as the account with that email, or create it (a customer whose email is
  * verified by this very link). An unverified account entered this way is taken over by the address's
- * owner (see proveOwnership). Purchases made with the address are claimed. Returns the user and
- * where to go next.
+ * owner (see proveOwnership). Purchases made with the address are claimed as it becomes verified,
+ * in this transaction (the billing plugin's hook on users). Returns the user and where to go next.
  */
 export const signInWithMagicLink = async (payload: Payload, token: string): Promise<{ user: User; next: string | null } | null> => {
   const consumed = await consumeAuthToken(payload, 'magic_link', token)
   if (!consumed) return null
   const user = await inTransaction(payload, async (req) => {
     const found = (await payload.find({ collection: 'users', where: { email: { equals: consumed.email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
-    const account = found
+    return found
       ? await proveOwnership(req, found)
       : await payload.create({
           collection: 'users',
@@ -59,8 +58,6 @@ export const signInWithMagicLink = async (payload: Payload, token: string): Prom
           overrideAccess: true,
           disableVerificationEmail: true,
         })
-    await claimPurchases(req, account)
-    return account
   })
   return { user, next: consumed.next }
 }

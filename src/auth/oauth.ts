@@ -4,7 +4,6 @@ import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client 
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import type { Payload } from 'payload'
 
-import { claimPurchases } from '../billing/customers'
 import { inTransaction } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
@@ -129,7 +128,6 @@ const accountFor = async (payload: Payload, provider: OAuthProviderName, identit
           overrideAccess: true,
         })
     await payload.create({ collection: 'oauth_identities', data: { provider, subject: identity.subject, email: identity.email, user: user.id }, req, overrideAccess: true })
-    await claimPurchases(req, user)
     return user
   })
 

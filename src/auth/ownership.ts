@@ -9,7 +9,9 @@ import type { User } from '../payload-types'
  * provider verified, a reset link). Whoever signed the account up may not have owned the address, so
  * from now on nothing they set up works: every session ends, OAuth identities linked before are
  * unlinked, and unless the proof sets a new password itself, the old one is replaced by a random one
- * (the owner can choose one through a reset). A verified account is returned as it is.
+ * (the owner can choose one through a reset). A verified account is returned as it is. Verifying
+ * through the Local API on `req` lets the billing plugin's hook on users claim the address's
+ * purchases in the same transaction.
  */
 export const proveOwnership = async (req: PayloadRequest, user: User, options: { keepPassword?: boolean } = {}): Promise<User> => {
   if (user.emailVerified) return user

@@ -1,6 +1,5 @@
 import type { Payload } from 'payload'
 
-import { claimPurchases } from '../billing/customers'
 import { inTransaction } from '../db/transaction'
 import { passwordResetEmail } from '../email/account-emails'
 import { queueEmail } from '../email/send-task'
@@ -59,8 +58,7 @@ export const completePasswordReset = async (payload: Payload, token: string, pas
       const result = await payload.resetPassword({ collection: 'users', data: { token, password }, overrideAccess: true, req })
       const user = await payload.findByID({ collection: 'users', id: (result.user as { id: number }).id, depth: 0, overrideAccess: true, req })
       // The link reached the address: it is verified now, and whatever an earlier holder set up ends.
-      const verified = await proveOwnership(req, user, { keepPassword: true })
-      await claimPurchases(req, verified)
+      await proveOwnership(req, user, { keepPassword: true })
       return user.id
     })
   } catch {

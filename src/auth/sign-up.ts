@@ -5,7 +5,6 @@ import { existingAccountEmail, verifyEmail } from '../email/account-emails'
 import { queueEmail } from '../email/send-task'
 import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
-import { claimPurchases } from '../billing/customers'
 import type { User } from '../payload-types'
 import { spendOnePasswordHash } from './password-hash'
 import { normaliseEmail } from './magic-link'
@@ -64,9 +63,7 @@ export const confirmEmail = async (payload: Payload, token: string): Promise<{ u
   const user = await inTransaction(payload, async (req) => {
     const account = (await payload.find({ collection: 'users', where: { id: { equals: consumed.userId } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
     if (!account || account.email !== consumed.email) return null
-    const verified = await proveOwnership(req, account, { keepPassword: true })
-    await claimPurchases(req, verified)
-    return verified
+    return proveOwnership(req, account, { keepPassword: true })
   })
   return user ? { user, next: consumed.next } : null
 }

@@ -21,8 +21,9 @@ export const processorCustomerOf = async (req: PayloadRequest, user: User): Prom
 }
 
 /**
- * Attach anonymous purchases made with this (verified) email to the account. Runs when a user
- * with a verified email signs in; idempotent.
+ * Attach anonymous purchases made with this (verified) email to the account, on `req`'s transaction.
+ * Called only by claimOnVerifiedEmail (./claim.ts), when the account gains the verified email;
+ * idempotent.
  */
 export const claimPurchases = async (req: PayloadRequest, user: Pick<User, 'id' | 'email'>): Promise<number> => {
   let claimed = 0
