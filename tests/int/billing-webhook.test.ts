@@ -1,18 +1,16 @@
 import './../support/billing-env'
 
 import { createLocalReq } from 'payload'
-import type Stripe from 'stripe'
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import { applyPurchaseFacts } from '../../src/billing/purchases'
-import { inTransaction } from '../../src/db/transaction'
-import { PRICES, service, smtp, standIn } from '../support/billing-env'
-import { buy, rows, seedStandInPlans } from '../support/billing'
+import { EVENT_HANDLERS } from '../../src/billing/webhook/events'
+import { PRICES, smtp, standIn } from '../support/billing-env'
+import { rows, seedStandInPlans } from '../support/billing'
 import { createUser, usePayload } from '../support/payload'
 import { recordRun } from '../support/queries'
+import { effectsFor, objectOf, payQuietly, uniqueEmail, WEBHOOK } from '../support/webhook'
 
 const payload = usePayload()
-const WEBHOOK = `${service.url}/api/webhooks/processor`
 
 beforeAll(async () => {
   await seedStandInPlans(payload())
@@ -28,35 +26,10 @@ const post = async (body: string, signature: string | null = standIn.sign(body))
   return { status: response.status, body: (await response.json()) as { received?: boolean; outcome?: string; errors?: { code: string }[] } }
 }
 
-/** Pay with delivery switched off, so a test decides how the events arrive. */
-const payQuietly = async (priceId: string, email: string, outcome?: 'succeeded' | 'async_succeeded' | 'async_failed') => {
-  standIn.setWebhookUrl(null)
-  try {
-    const checkout = await fetch(`${service.url}/api/checkout_sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': `quiet-${Math.random()}` },
-      body: JSON.stringify({ priceId }),
-    }).then((response) => response.json() as Promise<{ id: string }>)
-    return await standIn.pay(checkout.id, { email, outcome })
-  } finally {
-    standIn.setWebhookUrl(WEBHOOK)
-  }
-}
-
-const effectsFor = async (email: string) => ({
-  purchases: await rows(payload(), 'one_time_purchases', { email: { equals: email } }),
-  subscriptions: await rows(payload(), 'user_subscriptions', { email: { equals: email } }),
-  licenses: await rows(payload(), 'licenses', { email: { equals: email } }),
-  payments: await rows(payload(), 'payment_history', { email: { equals: email } }),
-  analytics: (await rows(payload(), 'analytics_events', { email: { equals: email } })).map((event) => event.name).sort(),
-})
-
 const emailJobs = async (licenseId: number) =>
   (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendLicenseEmail' } }, limit: 1000 })).docs.filter(
     (job) => (job.input as { licenseId?: number }).licenseId === licenseId,
   )
-
-const uniqueEmail = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}@example.test`
 
 describe('signature and mode checks over HTTP', () => {
   const body = JSON.stringify({ id: 'evt_sig_check', object: 'event', type: 'checkout.session.completed', livemode: false, created: 1, data: { object: { id: 'cs_x' } } })
@@ -82,6 +55,24 @@ describe('signature and mode checks over HTTP', () => {
     expect(response.body.errors?.[0]?.code).toBe('livemode_mismatch')
   })
 
+  it('applies the documented event types, one handler each (src/billing/webhook/events/); any other is ignored', () => {
+    expect(Object.keys(EVENT_HANDLERS).sort()).toEqual([
+      'charge.dispute.closed',
+      'charge.dispute.created',
+      'charge.refunded',
+      'checkout.session.async_payment_failed',
+      'checkout.session.async_payment_succeeded',
+      'checkout.session.completed',
+      'customer.subscription.created',
+      'customer.subscription.deleted',
+      'customer.subscription.updated',
+      'invoice.payment_failed',
+      'invoice.payment_succeeded',
+      'payment_intent.succeeded',
+    ])
+    expect(EVENT_HANDLERS['customer.tax_id.created']).toBeUndefined()
+  })
+
   it('records an unknown type as ignored and answers 200', async () => {
     const unknown = JSON.stringify({ id: 'evt_unknown_1', object: 'event', type: 'customer.tax_id.created', livemode: false, created: 1, data: { object: { id: 'txi_1' } } })
     const response = await post(unknown)
@@ -100,7 +91,7 @@ describe('exactly once', () => {
     const outcomes = []
     for (let attempt = 0; attempt < 5; attempt += 1) outcomes.push((await standIn.redeliver(completed.id)).status)
     expect(outcomes).toEqual([200, 200, 200, 200, 200])
-    const effects = await effectsFor(email)
+    const effects = await effectsFor(payload(), email)
     expect(effects.purchases).toHaveLength(1)
     expect(effects.licenses).toHaveLength(1)
     expect(effects.analytics).toEqual(['license_granted', 'purchase_completed'])
@@ -115,7 +106,7 @@ describe('exactly once', () => {
     const completed = events.find((event) => event.type === 'checkout.session.completed')!
     const outcomes = await Promise.all(Array.from({ length: 5 }, () => standIn.redeliver(completed.id)))
     expect(outcomes.map((outcome) => outcome.status)).toEqual([200, 200, 200, 200, 200])
-    const effects = await effectsFor(email)
+    const effects = await effectsFor(payload(), email)
     expect(effects.purchases).toHaveLength(1)
     expect(effects.licenses).toHaveLength(1)
     expect(effects.analytics).toEqual(['license_granted', 'purchase_completed'])
@@ -126,7 +117,7 @@ describe('exactly once', () => {
     const email = uniqueEmail('race')
     const events = await payQuietly(PRICES.standard, email)
     await Promise.all(events.map((event) => standIn.redeliver(event.id)))
-    const effects = await effectsFor(email)
+    const effects = await effectsFor(payload(), email)
     expect(effects.purchases).toHaveLength(1)
     expect(effects.licenses).toHaveLength(1)
     expect(effects.payments).toHaveLength(1)
@@ -138,7 +129,7 @@ describe('the license email goes out once', () => {
   it('even when two queue runners take the same job at once', async () => {
     const email = uniqueEmail('tworunners')
     await payQuietly(PRICES.standard, email).then((events) => Promise.all(events.map((event) => standIn.redeliver(event.id))))
-    const [license] = (await effectsFor(email)).licenses
+    const [license] = (await effectsFor(payload(), email)).licenses
     // What each runner executes for the job: the task's handler, three times at once.
     const task = payload().config.jobs.tasks?.find((candidate) => candidate.slug === 'sendLicenseEmail')
     const handler = task!.handler as (args: { input: { licenseId: number }; req: unknown }) => Promise<unknown>
@@ -171,7 +162,7 @@ describe('delivery order', () => {
       standIn.setWebhookUrl(null)
       const started = await payQuietly(PRICES.proMonthly, email)
       standIn.setWebhookUrl(null)
-      const subscriptionId = (started.find((event) => event.type === 'customer.subscription.created')!.data.object as Stripe.Subscription).id
+      const subscriptionId = objectOf(started, 'customer.subscription.created').id
       const later = [
         ...(await standIn.renewSubscription(subscriptionId)),
         ...(await standIn.failInvoicePayment(subscriptionId)),
@@ -182,7 +173,7 @@ describe('delivery order', () => {
       for (const event of shuffle([...started, ...later], seed)) {
         expect((await standIn.redeliver(event.id)).status).toBe(200)
       }
-      const effects = await effectsFor(email)
+      const effects = await effectsFor(payload(), email)
       expect(effects.subscriptions).toHaveLength(1)
       signatures.add(
         JSON.stringify({
@@ -202,150 +193,6 @@ describe('delivery order', () => {
       }),
     ])
   })
-
-  it('a refund that arrives before the purchase still ends revoked, not active', async () => {
-    const email = uniqueEmail('refund-first')
-    const paid = await payQuietly(PRICES.standard, email)
-    const paymentIntent = paid.find((event) => event.type === 'payment_intent.succeeded')!.data.object as Stripe.PaymentIntent
-    standIn.setWebhookUrl(null)
-    const refund = await standIn.refund(paymentIntent.id)
-    standIn.setWebhookUrl(WEBHOOK)
-    for (const event of [...refund, ...paid]) expect((await standIn.redeliver(event.id)).status).toBe(200)
-    const effects = await effectsFor(email)
-    expect(effects.purchases).toMatchObject([{ status: 'succeeded', refundedAmount: 14900 }])
-    expect(effects.licenses).toMatchObject([{ status: 'revoked', revokedReason: 'refunded' }])
-  })
-})
-
-describe('each event type', () => {
-  it('async payment: a pending purchase grants nothing; once it succeeds the license follows', async () => {
-    const email = uniqueEmail('async-ok')
-    const plan = (await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } } })).docs[0]!
-    await inTransaction(payload(), (req) =>
-      applyPurchaseFacts(req, { paymentIntentId: `pi_pending_${email}`, status: 'pending', amount: 14900, plan, email }, { graceDays: 7 }),
-    )
-    let effects = await effectsFor(email)
-    expect(effects.purchases).toMatchObject([{ status: 'pending' }])
-    expect(effects.licenses).toHaveLength(0)
-
-    const paidEmail = uniqueEmail('async-paid')
-    const events = await payQuietly(PRICES.standard, paidEmail, 'async_succeeded')
-    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['checkout.session.completed', 'checkout.session.async_payment_succeeded']))
-    for (const event of events) expect((await standIn.redeliver(event.id)).status).toBe(200)
-    effects = await effectsFor(paidEmail)
-    expect(effects.purchases).toMatchObject([{ status: 'succeeded' }])
-    expect(effects.licenses).toMatchObject([{ status: 'active' }])
-  })
-
-  it('async payment failure: the purchase is failed and no license is granted', async () => {
-    const email = uniqueEmail('async-fail')
-    const events = await payQuietly(PRICES.standard, email, 'async_failed')
-    for (const event of events) expect((await standIn.redeliver(event.id)).status).toBe(200)
-    const effects = await effectsFor(email)
-    expect(effects.purchases).toMatchObject([{ status: 'failed' }])
-    expect(effects.licenses).toHaveLength(0)
-    expect(effects.analytics).toContain('payment_failed')
-  })
-
-  it('charge.refunded: a partial refund is recorded, a full one revokes', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { events } = await buy(PRICES.ultimate, { as: buyer })
-    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
-    await standIn.refund(charge.id, 4900)
-    let [purchase] = await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } })
-    let [license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
-    expect(purchase).toMatchObject({ refundedAmount: 4900, status: 'succeeded' })
-    expect(license?.status).toBe('active')
-
-    await standIn.refund(charge.id)
-    ;[purchase] = await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } })
-    ;[license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
-    expect(purchase).toMatchObject({ refundedAmount: 29900 })
-    expect(purchase?.revokedAt).toBeTruthy()
-    expect(license).toMatchObject({ status: 'revoked', revokedReason: 'refunded' })
-    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map((event) => event.name)
-    expect(names).toEqual(expect.arrayContaining(['refund_partial', 'refund_full', 'license_revoked']))
-  })
-
-  it('disputes: opened suspends, won restores, lost revokes', async () => {
-    const winner = await createUser(payload(), 'customer')
-    const { events } = await buy(PRICES.standard, { as: winner })
-    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
-    const opened = await standIn.openDispute(charge.id)
-    const licenseStatus = async (userId: number) => (await rows(payload(), 'licenses', { user: { equals: userId } }))[0]?.status
-    expect(await licenseStatus(winner.user.id)).toBe('suspended')
-    await standIn.closeDispute((opened[0]!.data.object as Stripe.Dispute).id, 'won')
-    expect(await licenseStatus(winner.user.id)).toBe('active')
-
-    const loser = await createUser(payload(), 'customer')
-    const second = await buy(PRICES.standard, { as: loser })
-    const lostCharge = second.events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
-    const dispute = await standIn.openDispute(lostCharge.id)
-    await standIn.closeDispute((dispute[0]!.data.object as Stripe.Dispute).id, 'lost')
-    expect(await licenseStatus(loser.user.id)).toBe('revoked')
-  })
-
-  it('subscription updated, payment failed (past due keeps access), renewed, deleted (expires)', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { events } = await buy(PRICES.proYearly, { as: buyer })
-    const subscriptionId = (events.find((event) => event.type === 'customer.subscription.created')!.data.object as Stripe.Subscription).id
-    const state = async () => ({
-      subscription: (await rows(payload(), 'user_subscriptions', { user: { equals: buyer.user.id } }))[0]!,
-      license: (await rows(payload(), 'licenses', { user: { equals: buyer.user.id } }))[0]!,
-    })
-
-    await standIn.updateSubscription(subscriptionId, { cancelAtPeriodEnd: true })
-    await standIn.settled()
-    expect((await state()).subscription.cancelAtPeriodEnd).toBe(true)
-
-    await standIn.failInvoicePayment(subscriptionId)
-    await standIn.settled()
-    let current = await state()
-    expect(current.subscription.status).toBe('past_due')
-    expect(current.license.status).toBe('active')
-    const failed = await rows(payload(), 'payment_history', { and: [{ user: { equals: buyer.user.id } }, { status: { equals: 'failed' } }] })
-    expect(failed).toHaveLength(1)
-
-    // The failed renewal opened the next period; paying it restores active without moving it again.
-    const unpaidPeriodEnd = current.subscription.currentPeriodEnd
-    await standIn.renewSubscription(subscriptionId)
-    await standIn.settled()
-    current = await state()
-    expect(current.subscription.status).toBe('active')
-    expect(current.subscription.currentPeriodEnd).toBe(unpaidPeriodEnd)
-
-    const periodBefore = new Date(current.subscription.currentPeriodEnd!).getTime()
-    await standIn.renewSubscription(subscriptionId)
-    await standIn.settled()
-    current = await state()
-    expect(new Date(current.subscription.currentPeriodEnd!).getTime()).toBeGreaterThan(periodBefore)
-    expect(new Date(current.license.validUntil!).getTime()).toBe(new Date(current.subscription.currentPeriodEnd!).getTime() + 7 * 86_400_000)
-
-    await standIn.cancelSubscription(subscriptionId)
-    await standIn.settled()
-    current = await state()
-    expect(current.subscription.status).toBe('canceled')
-    expect(current.license.status).toBe('expired')
-    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map((event) => event.name)
-    expect(names).toEqual(expect.arrayContaining(['subscription_started', 'subscription_updated', 'payment_failed', 'subscription_canceled']))
-  })
-
-  it('a declined card changes nothing', async () => {
-    const email = uniqueEmail('declined')
-    const events = await payQuietly(PRICES.standard, email, undefined)
-    expect(events.length).toBeGreaterThan(0)
-    const declinedEmail = uniqueEmail('declined2')
-    standIn.setWebhookUrl(WEBHOOK)
-    const checkout = await fetch(`${service.url}/api/checkout_sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': `declined-${Math.random()}` },
-      body: JSON.stringify({ priceId: PRICES.standard }),
-    }).then((response) => response.json() as Promise<{ id: string }>)
-    await standIn.pay(checkout.id, { email: declinedEmail, outcome: 'declined' })
-    const effects = await effectsFor(declinedEmail)
-    expect(effects.purchases).toHaveLength(0)
-    expect(effects.licenses).toHaveLength(0)
-  })
 })
 
 describe('failures never lose a purchase', () => {
@@ -358,7 +205,7 @@ describe('failures never lose a purchase', () => {
     await pool.query(`CREATE TRIGGER fail_license_insert BEFORE INSERT ON licenses FOR EACH ROW EXECUTE FUNCTION fail_license_insert()`)
     try {
       expect((await standIn.redeliver(completed.id)).status).toBe(500)
-      const effects = await effectsFor(email)
+      const effects = await effectsFor(payload(), email)
       expect(effects.purchases).toHaveLength(0)
       expect(effects.licenses).toHaveLength(0)
       expect(effects.analytics).toEqual([])
@@ -372,7 +219,7 @@ describe('failures never lose a purchase', () => {
       await pool.query('DROP TRIGGER fail_license_insert ON licenses')
     }
     expect((await standIn.redeliver(completed.id)).status).toBe(200)
-    const effects = await effectsFor(email)
+    const effects = await effectsFor(payload(), email)
     expect(effects.purchases).toHaveLength(1)
     expect(effects.licenses).toHaveLength(1)
     const [row] = await rows(payload(), 'processor_events', { eventId: { equals: completed.id } })
@@ -386,26 +233,9 @@ describe('failures never lose a purchase', () => {
     standIn.failNext({ method: 'GET', path: /^\/v1\/payment_intents\//, status: 500, count: 2 })
     expect((await standIn.redeliver(succeeded.id)).status).toBe(500)
     standIn.clearFailures()
-    expect((await effectsFor(email)).purchases).toHaveLength(0)
+    expect((await effectsFor(payload(), email)).purchases).toHaveLength(0)
     expect((await standIn.redeliver(succeeded.id)).status).toBe(200)
-    expect((await effectsFor(email)).licenses).toHaveLength(1)
-  })
-
-  it('a paid one-time checkout is applied from the event itself: the processor is not asked', async () => {
-    const email = uniqueEmail('fromevent')
-    const events = await payQuietly(PRICES.standard, email)
-    const completed = events.find((event) => event.type === 'checkout.session.completed')!
-    expect(completed.data.object).toMatchObject({ mode: 'payment', payment_status: 'paid' })
-    // Every read of a checkout session would fail: the event must not need one.
-    standIn.failNext({ method: 'GET', path: /^\/v1\/checkout\/sessions/, status: 500, count: 100 })
-    try {
-      expect((await standIn.redeliver(completed.id)).status).toBe(200)
-    } finally {
-      standIn.clearFailures()
-    }
-    const effects = await effectsFor(email)
-    expect(effects.purchases).toMatchObject([{ status: 'succeeded' }])
-    expect(effects.licenses).toMatchObject([{ status: 'active' }])
+    expect((await effectsFor(payload(), email)).licenses).toHaveLength(1)
   })
 
   it('staff re-run a failed event from the admin', async () => {
@@ -423,10 +253,10 @@ describe('failures never lose a purchase', () => {
     const retried = await api('POST', `/processor_events/${row!.id}/retry`, { as: support })
     expect(retried.status).toBe(200)
     expect(retried.body.outcome).toBe('processed')
-    expect((await effectsFor(email)).licenses).toHaveLength(1)
+    expect((await effectsFor(payload(), email)).licenses).toHaveLength(1)
     // again: already processed, nothing more happens
     expect((await api('POST', `/processor_events/${row!.id}/retry`, { as: support })).body).toEqual({ outcome: 'duplicate', status: 'processed' })
-    expect((await effectsFor(email)).licenses).toHaveLength(1)
+    expect((await effectsFor(payload(), email)).licenses).toHaveLength(1)
     expect((await api('POST', `/processor_events/${row!.id}/retry`)).status).toBe(401)
     expect((await api('POST', '/processor_events/999999/retry', { as: support })).status).toBe(404)
   })
@@ -436,7 +266,7 @@ describe('failures never lose a purchase', () => {
     smtp.setDown(true)
     try {
       await payQuietly(PRICES.standard, email).then((events) => Promise.all(events.map((event) => standIn.redeliver(event.id))))
-      const effects = await effectsFor(email)
+      const effects = await effectsFor(payload(), email)
       expect(effects.licenses).toMatchObject([{ status: 'active' }])
       const [queued] = await emailJobs(effects.licenses[0]!.id)
       await payload().jobs.runByID({ id: queued!.id })
@@ -448,7 +278,7 @@ describe('failures never lose a purchase', () => {
     } finally {
       smtp.setDown(false)
     }
-    const [license] = (await effectsFor(email)).licenses
+    const [license] = (await effectsFor(payload(), email)).licenses
     const [job] = await emailJobs(license!.id)
     for (let round = 0; round < 5 && !smtp.messages.some((message) => message.text?.includes(license!.key)); round += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50))
