@@ -12,15 +12,16 @@ export { sql }
 
 type SQL = ReturnType<typeof sql>
 
-type Session = { db: { execute: (query: SQL) => Promise<{ rows: Record<string, unknown>[] }> } }
-
-/** Run raw SQL on the transaction `req` carries (or on the pool when it carries none). */
+/**
+ * Run raw SQL on the transaction `req` carries (or on the pool when it carries none). `sessions` and
+ * `drizzle` are the Postgres adapter's typed fields (declared on Payload's DatabaseAdapter by
+ * @payloadcms/db-postgres); this is what the adapter's own operations do with `req.transactionID`.
+ */
 export const execute = async <Row = Record<string, unknown>>(req: PayloadRequest, query: SQL): Promise<Row[]> => {
+  const { db } = req.payload
   const id = await req.transactionID
-  const sessions = (req.payload.db as unknown as { sessions: Record<string, Session | undefined> }).sessions
-  const session = id !== undefined && id !== null ? sessions[String(id)] : undefined
-  const db = session?.db ?? (req.payload.db as unknown as { drizzle: Session['db'] }).drizzle
-  const result = await db.execute(query)
+  const session = id === undefined || id === null ? undefined : db.sessions[String(id)]
+  const result = await (session?.db ?? db.drizzle).execute(query)
   return result.rows as Row[]
 }
 

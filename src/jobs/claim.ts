@@ -24,7 +24,7 @@ const isClaim = (args: UpdateJobsArgs): boolean =>
 export const claimJobsAtomically = (payload: Payload): void => {
   const db = payload.db
   const updateJobs = db.updateJobs.bind(db)
-  const pool = (db as unknown as { pool: { query: <R>(sql: string, values: unknown[]) => Promise<{ rows: R[] }> } }).pool
+  const pool = db.pool
   db.updateJobs = async (args) => {
     if (!isClaim(args)) return updateJobs(args)
     if (args.id !== undefined) {
