@@ -5,12 +5,23 @@
  */
 import type { Payload, Where } from 'payload'
 import type Stripe from 'stripe'
+import { beforeAll } from 'vitest'
 
 import type { EventOf } from '../../src/billing/webhook/define'
 import { service, standIn } from './billing-env'
-import { rows } from './billing'
+import { buy, rows, seedStandInPlans } from './billing'
+import { createUser, usePayload } from './payload'
 
 export const WEBHOOK = `${service.url}/api/webhooks/processor`
+
+/** Payload for a test file, with the stand-in's plans seeded. */
+export const usePayloadWithPlans = () => {
+  const payload = usePayload()
+  beforeAll(async () => {
+    await seedStandInPlans(payload())
+  })
+  return payload
+}
 
 export const uniqueEmail = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}@example.test`
 
@@ -36,6 +47,20 @@ export const payQuietly = (priceId: string, email: string, outcome?: 'succeeded'
     }).then((response) => response.json() as Promise<{ id: string }>)
     return standIn.pay(checkout.id, { email, outcome })
   })
+
+/** A new customer buys a price; `quiet`: the events are made, not delivered. */
+export const customerBuys = async (payload: Payload, priceId: string, { quiet = false } = {}) => {
+  const buyer = await createUser(payload, 'customer')
+  const { sessionId, events } = await (quiet ? quietly(() => buy(priceId, { as: buyer })) : buy(priceId, { as: buyer }))
+  return { buyer, sessionId, events }
+}
+
+/** A new customer with a delivered, active subscription. */
+export const customerSubscribes = async (payload: Payload, priceId: string) => {
+  const { buyer, events } = await customerBuys(payload, priceId)
+  await standIn.settled()
+  return { buyer, events, subscriptionId: objectOf(events, 'customer.subscription.created').id }
+}
 
 /** The first event of a type among these, typed by its type. */
 export const eventOf = <Type extends Stripe.Event['type']>(events: Stripe.Event[], type: Type): EventOf<Type> => {

@@ -1,23 +1,17 @@
 /** src/billing/webhook/events/charge-dispute.ts: charge.dispute.created, charge.dispute.closed. */
 import '../../support/billing-env'
 
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { PRICES, standIn } from '../../support/billing-env'
-import { buy, rows, seedStandInPlans } from '../../support/billing'
-import { createUser, usePayload } from '../../support/payload'
-import { analyticsNamed, deliver, effectsFor, eventOf, objectOf, quietly } from '../../support/webhook'
+import { rows } from '../../support/billing'
+import { analyticsNamed, customerBuys, deliver, effectsFor, eventOf, objectOf, quietly, usePayloadWithPlans } from '../../support/webhook'
 
-const payload = usePayload()
-
-beforeAll(async () => {
-  await seedStandInPlans(payload())
-})
+const payload = usePayloadWithPlans()
 
 describe('charge.dispute.created and charge.dispute.closed', () => {
   it('disputes: opened suspends, won restores, lost revokes', async () => {
-    const winner = await createUser(payload(), 'customer')
-    const { events } = await buy(PRICES.standard, { as: winner })
+    const { buyer: winner, events } = await customerBuys(payload(), PRICES.standard)
     const charge = objectOf(events, 'charge.succeeded')
     const opened = await standIn.openDispute(charge.id)
     const licenseStatus = async (userId: number) => (await rows(payload(), 'licenses', { user: { equals: userId } }))[0]?.status
@@ -25,8 +19,7 @@ describe('charge.dispute.created and charge.dispute.closed', () => {
     await standIn.closeDispute(objectOf(opened, 'charge.dispute.created').id, 'won')
     expect(await licenseStatus(winner.user.id)).toBe('active')
 
-    const loser = await createUser(payload(), 'customer')
-    const second = await buy(PRICES.standard, { as: loser })
+    const { buyer: loser, ...second } = await customerBuys(payload(), PRICES.standard)
     const lostCharge = objectOf(second.events, 'charge.succeeded')
     const dispute = await standIn.openDispute(lostCharge.id)
     await standIn.closeDispute(objectOf(dispute, 'charge.dispute.created').id, 'lost')
@@ -34,8 +27,7 @@ describe('charge.dispute.created and charge.dispute.closed', () => {
   })
 
   it('created alone: the purchase and its payment row are disputed, the license suspended, dispute_opened named with the dispute', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { events } = await buy(PRICES.standard, { as: buyer })
+    const { buyer, events } = await customerBuys(payload(), PRICES.standard)
     const opened = await quietly(() => standIn.openDispute(objectOf(events, 'charge.succeeded').id))
     const created = eventOf(opened, 'charge.dispute.created')
     expect(await deliver(created)).toEqual([200])
@@ -50,8 +42,7 @@ describe('charge.dispute.created and charge.dispute.closed', () => {
   })
 
   it('closed delivered before created: both read the dispute as it is now (won); the license stays active', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { events } = await buy(PRICES.standard, { as: buyer })
+    const { buyer, events } = await customerBuys(payload(), PRICES.standard)
     const { opened, closed } = await quietly(async () => {
       const opened = await standIn.openDispute(objectOf(events, 'charge.succeeded').id)
       return { opened, closed: await standIn.closeDispute(objectOf(opened, 'charge.dispute.created').id, 'won') }

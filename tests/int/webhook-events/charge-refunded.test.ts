@@ -1,23 +1,17 @@
 /** src/billing/webhook/events/charge-refunded.ts: charge.refunded. */
 import '../../support/billing-env'
 
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { PRICES, standIn } from '../../support/billing-env'
-import { buy, rows, seedStandInPlans } from '../../support/billing'
-import { createUser, usePayload } from '../../support/payload'
-import { analyticsNamed, deliver, effectsFor, eventOf, objectOf, payQuietly, quietly, uniqueEmail } from '../../support/webhook'
+import { rows } from '../../support/billing'
+import { analyticsNamed, customerBuys, deliver, effectsFor, eventOf, objectOf, payQuietly, quietly, uniqueEmail, usePayloadWithPlans } from '../../support/webhook'
 
-const payload = usePayload()
-
-beforeAll(async () => {
-  await seedStandInPlans(payload())
-})
+const payload = usePayloadWithPlans()
 
 describe('charge.refunded on a one-time purchase', () => {
   it('a partial refund is recorded, a full one revokes', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { events } = await buy(PRICES.ultimate, { as: buyer })
+    const { buyer, events } = await customerBuys(payload(), PRICES.ultimate)
     const charge = objectOf(events, 'charge.succeeded')
     await standIn.refund(charge.id, 4900)
     let [purchase] = await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } })
@@ -54,8 +48,7 @@ describe('charge.refunded on a one-time purchase', () => {
 
 describe('charge.refunded on a subscription invoice', () => {
   it('alone: on the refunded renewal\'s payment row only, named with its invoice and subscription', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { events } = await buy(PRICES.proMonthly, { as: buyer })
+    const { buyer, events } = await customerBuys(payload(), PRICES.proMonthly)
     const subscriptionId = objectOf(events, 'customer.subscription.created').id
     const renewal = await standIn.renewSubscription(subscriptionId)
     await standIn.settled()

@@ -1,26 +1,19 @@
 /** src/billing/webhook/events/checkout-session.ts: checkout.session.completed, async_payment_succeeded, async_payment_failed. */
 import '../../support/billing-env'
 
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { applyPurchaseFacts } from '../../../src/billing/purchases'
 import { idOf } from '../../../src/billing/processor'
 import { inTransaction } from '../../../src/db/transaction'
 import { PRICES, service, standIn } from '../../support/billing-env'
-import { buy, seedStandInPlans } from '../../support/billing'
-import { createUser, usePayload } from '../../support/payload'
-import { analyticsNamed, deliver, effectsFor, eventOf, eventRow, objectOf, payQuietly, quietly, uniqueEmail } from '../../support/webhook'
+import { analyticsNamed, customerBuys, deliver, effectsFor, eventOf, eventRow, objectOf, payQuietly, uniqueEmail, usePayloadWithPlans } from '../../support/webhook'
 
-const payload = usePayload()
-
-beforeAll(async () => {
-  await seedStandInPlans(payload())
-})
+const payload = usePayloadWithPlans()
 
 describe('checkout.session.completed', () => {
   it('a paid one-time checkout alone: the purchase and its license, for the signed-in buyer, whose processor customer is remembered', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { sessionId, events } = await quietly(() => buy(PRICES.standard, { as: buyer }))
+    const { buyer, sessionId, events } = await customerBuys(payload(), PRICES.standard, { quiet: true })
     const completed = eventOf(events, 'checkout.session.completed')
     expect(await deliver(completed)).toEqual([200])
 
@@ -56,8 +49,7 @@ describe('checkout.session.completed', () => {
   })
 
   it('a subscription checkout alone brings in its subscription and license, for the buyer its metadata names', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { events } = await quietly(() => buy(PRICES.proMonthly, { as: buyer }))
+    const { buyer, events } = await customerBuys(payload(), PRICES.proMonthly, { quiet: true })
     expect(await deliver(eventOf(events, 'checkout.session.completed'))).toEqual([200])
 
     const effects = await effectsFor(payload(), buyer.user.id)

@@ -1,31 +1,18 @@
 /** src/billing/webhook/events/customer-subscription.ts: customer.subscription.created, updated, deleted. */
 import '../../support/billing-env'
 
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { PRICES, standIn } from '../../support/billing-env'
-import { buy, rows, seedStandInPlans } from '../../support/billing'
-import { createUser, usePayload } from '../../support/payload'
-import { analyticsNamed, deliver, effectsFor, eventOf, objectOf, quietly } from '../../support/webhook'
+import { rows } from '../../support/billing'
+import { analyticsNamed, customerBuys, customerSubscribes, deliver, effectsFor, eventOf, quietly, usePayloadWithPlans } from '../../support/webhook'
 
-const payload = usePayload()
+const payload = usePayloadWithPlans()
 
-beforeAll(async () => {
-  await seedStandInPlans(payload())
-})
-
-/** A signed-in buyer with a delivered, active subscription. */
-const subscribe = async (priceId: string = PRICES.proMonthly) => {
-  const buyer = await createUser(payload(), 'customer')
-  const { events } = await buy(priceId, { as: buyer })
-  await standIn.settled()
-  return { buyer, subscriptionId: objectOf(events, 'customer.subscription.created').id }
-}
 
 describe('customer.subscription.created', () => {
   it('alone: the subscription, its license until the period end plus the grace days, subscription_started', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { events } = await quietly(() => buy(PRICES.proYearly, { as: buyer }))
+    const { buyer, events } = await customerBuys(payload(), PRICES.proYearly, { quiet: true })
     const created = eventOf(events, 'customer.subscription.created')
     expect(await deliver(created)).toEqual([200])
 
@@ -46,7 +33,7 @@ describe('customer.subscription.created', () => {
 
 describe('customer.subscription.updated', () => {
   it('two updates delivered newest first end at the newest state: each read from the processor, each in analytics', async () => {
-    const { buyer, subscriptionId } = await subscribe()
+    const { buyer, subscriptionId } = await customerSubscribes(payload(), PRICES.proMonthly)
     const { first, second } = await quietly(async () => ({
       first: await standIn.updateSubscription(subscriptionId, { cancelAtPeriodEnd: true }),
       second: await standIn.updateSubscription(subscriptionId, { cancelAtPeriodEnd: false }),
@@ -68,7 +55,7 @@ describe('customer.subscription.updated', () => {
   })
 
   it('subscription updated, payment failed (past due keeps access), renewed, deleted (expires)', async () => {
-    const { buyer, subscriptionId } = await subscribe(PRICES.proYearly)
+    const { buyer, subscriptionId } = await customerSubscribes(payload(), PRICES.proYearly)
     const state = async () => ({
       subscription: (await rows(payload(), 'user_subscriptions', { user: { equals: buyer.user.id } }))[0]!,
       license: (await rows(payload(), 'licenses', { user: { equals: buyer.user.id } }))[0]!,
@@ -113,7 +100,7 @@ describe('customer.subscription.updated', () => {
 
 describe('customer.subscription.deleted', () => {
   it('alone: the subscription is canceled, its license expires, subscription_canceled', async () => {
-    const { buyer, subscriptionId } = await subscribe()
+    const { buyer, subscriptionId } = await customerSubscribes(payload(), PRICES.proMonthly)
     const canceled = await quietly(() => standIn.cancelSubscription(subscriptionId))
     expect(await deliver(eventOf(canceled, 'customer.subscription.deleted'))).toEqual([200])
 

@@ -1,33 +1,20 @@
 /** src/billing/webhook/events/invoice-payment.ts: invoice.payment_succeeded, invoice.payment_failed. */
 import '../../support/billing-env'
 
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { PRICES, standIn } from '../../support/billing-env'
-import { buy, seedStandInPlans } from '../../support/billing'
-import { createUser, usePayload } from '../../support/payload'
-import { analyticsNamed, deliver, effectsFor, eventOf, objectOf, quietly } from '../../support/webhook'
+import { analyticsNamed, customerSubscribes, deliver, effectsFor, eventOf, quietly, usePayloadWithPlans } from '../../support/webhook'
 
-const payload = usePayload()
+const payload = usePayloadWithPlans()
 
-beforeAll(async () => {
-  await seedStandInPlans(payload())
-})
-
-/** A signed-in buyer with a delivered, active monthly subscription. */
-const subscribe = async () => {
-  const buyer = await createUser(payload(), 'customer')
-  const { events } = await buy(PRICES.proMonthly, { as: buyer })
-  await standIn.settled()
-  return { buyer, subscriptionId: objectOf(events, 'customer.subscription.created').id }
-}
 
 const paymentOf = async (userId: number, invoiceId: string | undefined) =>
   (await effectsFor(payload(), userId)).payments.filter((payment) => payment.processorPaymentId === invoiceId)
 
 describe('invoice.payment_succeeded', () => {
   it('alone, for a renewal: a recurring payment row tied to the subscription, with amount, paid date and invoice URL; the period moves on', async () => {
-    const { buyer, subscriptionId } = await subscribe()
+    const { buyer, subscriptionId } = await customerSubscribes(payload(), PRICES.proMonthly)
     const before = (await effectsFor(payload(), buyer.user.id)).subscriptions[0]!
     const renewal = await quietly(() => standIn.renewSubscription(subscriptionId))
     const paid = eventOf(renewal, 'invoice.payment_succeeded')
@@ -57,7 +44,7 @@ describe('invoice.payment_succeeded', () => {
 
 describe('invoice.payment_failed', () => {
   it('alone: a failed row for the amount due with no paid date; the subscription is past due and keeps its access', async () => {
-    const { buyer, subscriptionId } = await subscribe()
+    const { buyer, subscriptionId } = await customerSubscribes(payload(), PRICES.proMonthly)
     const failure = await quietly(() => standIn.failInvoicePayment(subscriptionId))
     const failed = eventOf(failure, 'invoice.payment_failed')
     expect(await deliver(failed)).toEqual([200])
@@ -74,7 +61,7 @@ describe('invoice.payment_failed', () => {
   })
 
   it('delivered after the payment that followed it, the failure leaves the invoice paid and the subscription active', async () => {
-    const { buyer, subscriptionId } = await subscribe()
+    const { buyer, subscriptionId } = await customerSubscribes(payload(), PRICES.proMonthly)
     const { failure, renewal } = await quietly(async () => ({
       failure: await standIn.failInvoicePayment(subscriptionId),
       renewal: await standIn.renewSubscription(subscriptionId),

@@ -1,18 +1,12 @@
 /** src/billing/webhook/events/payment-intent-succeeded.ts: payment_intent.succeeded. */
 import '../../support/billing-env'
 
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { PRICES } from '../../support/billing-env'
-import { buy, seedStandInPlans } from '../../support/billing'
-import { createUser, usePayload } from '../../support/payload'
-import { deliver, effectsFor, eventOf, eventRow, objectOf, payQuietly, quietly, uniqueEmail } from '../../support/webhook'
+import { customerBuys, deliver, effectsFor, eventOf, eventRow, objectOf, payQuietly, uniqueEmail, usePayloadWithPlans } from '../../support/webhook'
 
-const payload = usePayload()
-
-beforeAll(async () => {
-  await seedStandInPlans(payload())
-})
+const payload = usePayloadWithPlans()
 
 describe('payment_intent.succeeded', () => {
   it('alone: the purchase, its license and one one-time payment row with the receipt; the checkout event later adds its session, nothing twice', async () => {
@@ -52,8 +46,7 @@ describe('payment_intent.succeeded', () => {
   })
 
   it('a subscription\'s payment intent is left to its invoice: processed, nothing written', async () => {
-    const buyer = await createUser(payload(), 'customer')
-    const { events } = await quietly(() => buy(PRICES.proMonthly, { as: buyer }))
+    const { buyer, events } = await customerBuys(payload(), PRICES.proMonthly, { quiet: true })
     const succeeded = eventOf(events, 'payment_intent.succeeded')
     expect(succeeded.data.object.metadata?.price_id).toBeUndefined()
     expect(await deliver(succeeded)).toEqual([200])
