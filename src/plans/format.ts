@@ -12,14 +12,6 @@ export const PLAN_CURRENCY = 'USD'
 export const formatMoney = (amount: number, currency = PLAN_CURRENCY): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency, maximumFractionDigits: Number.isInteger(amount) ? 0 : 2 }).format(amount)
 
-/** The price line of a plan: "Free", "$149 once", "$29/month or $290/year". */
-export const formatPlanPrice = (plan: PricedPlan): string => {
-  if (plan.isFree) return 'Free'
-  if (plan.billing === 'lifetime') return `${formatMoney(plan.monthlyPrice)} once`
-  const monthly = `${formatMoney(plan.monthlyPrice)}/month`
-  return plan.yearlyPrice ? `${monthly} or ${formatMoney(plan.yearlyPrice)}/year` : monthly
-}
-
 /** What paying yearly saves against twelve months, in whole percent; null when it saves nothing. */
 export const yearlySaving = (plan: PricedPlan): number | null => {
   if (!plan.yearlyPrice || plan.monthlyPrice <= 0) return null

@@ -3,7 +3,6 @@
  * site ("//evil.example", "https://...", "/\\evil") or reach the API or the admin falls back to "/".
  */
 export const PREVIEW_COLLECTIONS = ['posts', 'changelog_entries'] as const
-export type PreviewCollection = (typeof PREVIEW_COLLECTIONS)[number]
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
