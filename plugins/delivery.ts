@@ -15,6 +15,7 @@ import { queueRepoAccessWithdrawal, withdrawRepoAccessTask } from '../src/delive
 import { ServiceError } from '../src/http/errors'
 import { localStorage, S3_PREFIX, s3ClientConfig, type S3Settings, s3Storage } from '../src/delivery/storage'
 import { localTemplateStorage, TEMPLATES_S3_PREFIX } from '../src/delivery/templates'
+import { addCollectionHooks } from './extend'
 
 export type DeliveryOptions = {
   serverUrl: string
@@ -55,11 +56,7 @@ export const deliveryPlugin =
       // Server-only: the dashboard's server actions use the same settings as the endpoints.
       custom: { ...incoming.custom, delivery: { downloads, templateDownloads, codeHost } },
       collections: [
-        ...(incoming.collections ?? []).map((collection) =>
-          collection.slug === 'licenses'
-            ? { ...collection, hooks: { ...collection.hooks, afterChange: [...(collection.hooks?.afterChange ?? []), queueRepoAccessWithdrawal] } }
-            : collection,
-        ),
+        ...addCollectionHooks(incoming, { plugin: 'deliveryPlugin', slug: 'licenses', hooks: { afterChange: [queueRepoAccessWithdrawal] } }),
         createReleasesCollection({ staticDir: options.releasesDir }),
         Downloads,
         RepoAccess,
