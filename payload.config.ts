@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 
 import { postgresAdapter } from '@payloadcms/db-postgres'
 import { lexicalEditor } from '@payloadcms/richtext-lexical'
+import { revalidateTag } from 'next/cache'
 import { buildConfig } from 'payload'
 import sharp from 'sharp'
 
@@ -138,6 +139,9 @@ export default buildConfig({
       productName: 'Starter Kit',
       mediaDir: env.mediaDir,
       s3: env.s3.bucket ? { ...env.s3, bucket: env.s3.bucket } : null,
+      // Expire Next's cache of the site's pages (only inside Next's request handling; elsewhere this
+      // throws and src/content/revalidate.ts logs it): the content domain itself never imports Next.
+      revalidate: (tag) => revalidateTag(tag, { expire: 0 }),
     }),
     supportPlugin({ productName: 'Starter Kit', serverUrl: env.serverUrl, retryDelayMs: env.jobsRetryDelayMs }),
     // After delivery: its support actions use the code host.

@@ -6,6 +6,7 @@ import { createChangelogCollection, linkChangelogToRelease } from '../collection
 import { createMediaCollection } from '../collections/content/Media'
 import { createPostsCollection } from '../collections/content/Posts'
 import type { PreviewUrl } from '../collections/content/shared'
+import type { ContentRuntime, RevalidateContent } from '../src/content/revalidate'
 import { s3ClientConfig, type S3Settings } from '../src/delivery/storage'
 
 export type ContentOptions = {
@@ -14,6 +15,11 @@ export type ContentOptions = {
   /** Local folder of uploaded images when S3 is not configured. */
   mediaDir: string
   s3: S3Settings | null
+  /**
+   * Expires the site's cached pages of posts or of the changelog. The host provides it (Next's
+   * revalidateTag, in payload.config.ts), so the collections' hooks never import Next.
+   */
+  revalidate: RevalidateContent
 }
 
 /** The releases collection (delivery plugin) links to its changelog entry: fail loudly when it is missing. */
@@ -38,8 +44,11 @@ export const contentPlugin =
   async (incoming: Config): Promise<Config> => {
     const previewUrl: PreviewUrl = (collection, slug) =>
       `${options.serverUrl}/preview?${new URLSearchParams({ collection, slug }).toString()}`
+    const runtime: ContentRuntime = { revalidate: options.revalidate }
     const config: Config = {
       ...incoming,
+      // Server-only: the collections' hooks reach the host's revalidation here (src/content/revalidate.ts).
+      custom: { ...incoming.custom, content: runtime },
       collections: [
         ...extendReleases(incoming.collections ?? []),
         createPostsCollection({ previewUrl }),

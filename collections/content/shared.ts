@@ -76,14 +76,14 @@ export const guardContentChange: CollectionBeforeChangeHook = ({ data, originalD
 export const revalidateOnChange =
   (tag: ContentTag): CollectionAfterChangeHook =>
   ({ doc, previousDoc, req }) => {
-    if (doc?._status === 'published' || previousDoc?._status === 'published') revalidateContent(tag, req.payload.logger)
+    if (doc?._status === 'published' || previousDoc?._status === 'published') revalidateContent(req.payload, tag)
     return doc
   }
 
 export const revalidateOnDelete =
   (tag: ContentTag): CollectionAfterDeleteHook =>
   ({ doc, req }) => {
-    if (doc?._status === 'published') revalidateContent(tag, req.payload.logger)
+    if (doc?._status === 'published') revalidateContent(req.payload, tag)
     return doc
   }
 

@@ -1,7 +1,7 @@
 import type { MetadataRoute } from 'next'
 
-import { listChangelog, listPostIndex, listTags } from '../content/queries'
 import { blogListPath, postUrl, siteUrl } from '../content/seo'
+import { listChangelog, listPostIndex, listTags } from './_lib/content'
 
 /**
  * GET /sitemap.xml (in the app's root, outside both route groups: a metadata route needs no

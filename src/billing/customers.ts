@@ -1,6 +1,8 @@
-import type { PayloadRequest } from 'payload'
+import type { Payload, PayloadRequest } from 'payload'
 
+import { ServiceError } from '../http/errors'
 import type { User } from '../payload-types'
+import { retrieveCheckoutSession } from './checkout-status'
 
 /**
  * The user's customer at the processor: the one remembered on the user, else the newest
@@ -39,4 +41,17 @@ export const claimPurchases = async (req: PayloadRequest, user: Pick<User, 'id' 
     claimed += result.docs.length
   }
   return claimed
+}
+
+/**
+ * The email of an anonymous checkout (read from the processor, lowercased): where the success page's
+ * sign-in link goes, so the account it signs in as is the one that claims the purchase. A malformed
+ * or unknown session, one without an email, or an account's checkout (its metadata names the user)
+ * is 400 `invalid_request`.
+ */
+export const anonymousCheckoutEmail = async (payload: Payload, sessionId: string): Promise<string> => {
+  const session = await retrieveCheckoutSession(payload, sessionId)
+  const email = (session?.customer_details?.email ?? session?.customer_email ?? '').toLowerCase()
+  if (!session || !email || session.metadata?.user_id) throw new ServiceError(400, 'invalid_request', 'No anonymous checkout with that id.')
+  return email
 }

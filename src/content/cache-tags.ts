@@ -1,7 +1,7 @@
 /**
  * Next.js cache tags of the published content. The pages read posts and changelog entries through
  * `unstable_cache` under these tags; the collections' hooks revalidate them when an entry is
- * published, changed or unpublished (src/content/revalidate.ts).
+ * published, changed or unpublished (src/content/revalidate.ts, through the host's revalidateTag).
  */
 export const CONTENT_TAGS = {
   posts: 'content:posts',

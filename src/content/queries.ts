@@ -1,24 +1,18 @@
 import type { SerializedEditorState } from '@payloadcms/richtext-lexical/lexical'
 import semver from 'semver'
-import { unstable_cache } from 'next/cache'
-import type { Where } from 'payload'
+import type { Payload, Where } from 'payload'
 
-import { isStaffUser } from '../access/roles'
-import { getPayloadClient, pageAuthHeaders } from '../auth/session'
 import type { ChangelogEntry, Media, Post, User } from '../payload-types'
 import type { FeatureKey } from '../plans/features'
-import { CONTENT_TAGS } from './cache-tags'
 import { lexicalText, readingMinutes } from './render/text'
 
 /**
- * The data layer of /blog, /changelog, the feed and the sitemap. Published content is read as an
- * anonymous visitor (`overrideAccess: false`, no user, `draft: false`) through `unstable_cache`
- * under the content's tag: the collections' hooks expire the tag on publish, and `revalidate: 60`
- * bounds how stale another server instance (whose cache the hook cannot reach) may be. Drafts are
- * read only for a verified staff session in draft mode, never cached.
+ * The data layer of /blog, /changelog, the feed and the sitemap, on a Payload instance. Published
+ * content is read as an anonymous visitor (`overrideAccess: false`, no user, `draft: false`); drafts
+ * only for a staff user. The pages read through src/app/_lib/content.ts, which caches the published
+ * reads in Next's cache under the content's tags (./cache-tags.ts) and finds the staff session.
  */
 export const POSTS_PER_PAGE = 10
-const CEILING_SECONDS = 60
 
 export type Image = { url: string; width: number | null; height: number | null; alt: string }
 
@@ -153,10 +147,10 @@ export const byVersionDescending = (a: ChangelogItem, b: ChangelogItem): number 
   return b.publishedAt.localeCompare(a.publishedAt)
 }
 
-// --- published content (cached) -------------------------------------------------------------
+// --- published content -------------------------------------------------------------------
 
-const findPostPage = async (page: number, tag: string | null): Promise<PostListPage> => {
-  const payload = await getPayloadClient()
+/** One page of published posts, newest first, optionally of one tag. */
+export const findPostPage = async (payload: Payload, page: number, tag: string | null): Promise<PostListPage> => {
   const result = await payload.find({
     collection: 'posts',
     where: tag ? { and: [publishedOnly, { tags: { equals: tag } }] } : publishedOnly,
@@ -176,15 +170,7 @@ const findPostPage = async (page: number, tag: string | null): Promise<PostListP
   }
 }
 
-/** One page of published posts, newest first, optionally of one tag. */
-export const listPosts = unstable_cache(
-  (page: number, tag: string | null) => findPostPage(page, tag),
-  ['content:posts:list'],
-  { tags: [CONTENT_TAGS.posts], revalidate: CEILING_SECONDS },
-)
-
-const neighbour = async (publishedAt: string, direction: 'older' | 'newer'): Promise<PostLink | null> => {
-  const payload = await getPayloadClient()
+const neighbour = async (payload: Payload, publishedAt: string, direction: 'older' | 'newer'): Promise<PostLink | null> => {
   const { docs } = await payload.find({
     collection: 'posts',
     where: { and: [publishedOnly, { publishedAt: direction === 'older' ? { less_than: publishedAt } : { greater_than: publishedAt } }] },
@@ -210,9 +196,11 @@ const toDetail = (doc: DetailSource, neighbours: { previous: PostLink | null; ne
 
 const DETAIL_FIELDS = { ...CARD_FIELDS, meta: { title: true, description: true } } as const
 
-/** A post with its neighbours among the published posts (a draft's too, by its date). */
-const findPost = async (slug: string, staff: User | null): Promise<PostDetail | null> => {
-  const payload = await getPayloadClient()
+/**
+ * A post by slug with the next older (`previous`) and newer (`next`) published posts, null if none:
+ * the published one, or with a staff user the newest version (a draft's neighbours go by its date).
+ */
+export const findPost = async (payload: Payload, slug: string, staff: User | null): Promise<PostDetail | null> => {
   const { docs } = await payload.find({
     collection: 'posts',
     where: staff ? { slug: { equals: slug } } : { and: [publishedOnly, { slug: { equals: slug } }] },
@@ -225,39 +213,28 @@ const findPost = async (slug: string, staff: User | null): Promise<PostDetail | 
   const [doc] = docs
   if (!doc) return null
   const date = dateOf(doc)
-  const [previous, next] = await Promise.all([neighbour(date, 'older'), neighbour(date, 'newer')])
+  const [previous, next] = await Promise.all([neighbour(payload, date, 'older'), neighbour(payload, date, 'newer')])
   return toDetail(doc, { previous, next })
 }
 
-/** A published post by slug, with the next older (`previous`) and newer (`next`) posts; null if none. */
-export const getPost = unstable_cache((slug: string) => findPost(slug, null), ['content:posts:one'], {
-  tags: [CONTENT_TAGS.posts],
-  revalidate: CEILING_SECONDS,
-})
-
 /** Every published post without bodies, newest first: for the feed, the sitemap and the tags. */
-export const listPostIndex = unstable_cache(
-  async (): Promise<PostIndexEntry[]> => {
-    const payload = await getPayloadClient()
-    const { docs } = await payload.find({
-      collection: 'posts',
-      where: publishedOnly,
-      sort: ['-publishedAt', '-id'],
-      pagination: false,
-      depth: 0,
-      select: { title: true, slug: true, summary: true, publishedAt: true, updatedAt: true, author: true, tags: true },
-      ...readAs(null),
-    })
-    return docs.map(toIndexEntry)
-  },
-  ['content:posts:index'],
-  { tags: [CONTENT_TAGS.posts], revalidate: CEILING_SECONDS },
-)
+export const findPostIndex = async (payload: Payload): Promise<PostIndexEntry[]> => {
+  const { docs } = await payload.find({
+    collection: 'posts',
+    where: publishedOnly,
+    sort: ['-publishedAt', '-id'],
+    pagination: false,
+    depth: 0,
+    select: { title: true, slug: true, summary: true, publishedAt: true, updatedAt: true, author: true, tags: true },
+    ...readAs(null),
+  })
+  return docs.map(toIndexEntry)
+}
 
-/** Tags of published posts with their counts, most used first, then by name. */
-export const listTags = async (): Promise<TagCount[]> => {
+/** Tags of these posts with their counts, most used first, then by name. */
+export const tagCounts = (index: PostIndexEntry[]): TagCount[] => {
   const counts = new Map<string, number>()
-  for (const post of await listPostIndex()) {
+  for (const post of index) {
     for (const tag of post.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1)
   }
   return [...counts].map(([tag, count]) => ({ tag, count })).sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag))
@@ -274,8 +251,8 @@ const CHANGELOG_FIELDS = {
   body: true,
 } as const
 
-const findChangelog = async (staff: User | null): Promise<ChangelogItem[]> => {
-  const payload = await getPayloadClient()
+/** Changelog entries, newest version first: the published ones, or with a staff user every entry's newest version. */
+export const findChangelog = async (payload: Payload, staff: User | null): Promise<ChangelogItem[]> => {
   const { docs } = await payload.find({
     collection: 'changelog_entries',
     ...(staff ? {} : { where: publishedOnly }),
@@ -288,27 +265,3 @@ const findChangelog = async (staff: User | null): Promise<ChangelogItem[]> => {
   })
   return docs.map(toChangelogItem).sort(byVersionDescending)
 }
-
-/** Published changelog entries, newest version first. */
-export const listChangelog = unstable_cache(() => findChangelog(null), ['content:changelog:list'], {
-  tags: [CONTENT_TAGS.changelog],
-  revalidate: CEILING_SECONDS,
-})
-
-// --- drafts (draft mode, staff only, never cached) --------------------------------------------
-
-/**
- * The staff user of this request, verified by Payload from the session cookie, or null. Draft
- * mode's cookie only says a preview was started; this is what decides whether drafts are shown.
- */
-export const staffSession = async (): Promise<User | null> => {
-  const payload = await getPayloadClient()
-  const { user } = await payload.auth({ headers: await pageAuthHeaders() })
-  return user && user.collection === 'users' && isStaffUser(user) ? (user as User) : null
-}
-
-/** The newest version (draft or published) of a post, as the staff user may read it. */
-export const getDraftPost = (slug: string, staff: User): Promise<PostDetail | null> => findPost(slug, staff)
-
-/** Every changelog entry in its newest version (drafts included), as the staff user may read them. */
-export const listDraftChangelog = (staff: User): Promise<ChangelogItem[]> => findChangelog(staff)

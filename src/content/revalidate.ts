@@ -1,18 +1,25 @@
-import { revalidateTag } from 'next/cache'
+import type { Payload } from 'payload'
 
 import type { ContentTag } from './cache-tags'
 
-type Logger = { debug: (message: string) => void }
+/** Expires the cached pages of one kind of content: given by the host to contentPlugin (`revalidate`). */
+export type RevalidateContent = (tag: ContentTag) => void
+
+/** Where contentPlugin keeps the host's function (`config.custom.content`). */
+export type ContentRuntime = { revalidate: RevalidateContent }
 
 /**
- * Expire the cached pages of one kind of content now. Works inside Next's request handling (the
- * admin and the REST API run there); elsewhere (the start-up import, the jobs worker, scripts) there
- * is no Next cache to reach, and the pages' 60-second ceiling brings them up to date.
+ * Expire the cached pages of one kind of content, through the function the host gave contentPlugin
+ * (Next's revalidateTag, in payload.config.ts), so the content domain never imports Next. Inside
+ * Next's request handling (the admin and the REST API run there) it takes effect at once; elsewhere
+ * (the start-up import, the jobs worker, scripts) there is no Next cache to reach, the call fails and
+ * is logged at debug, and the pages' 60-second ceiling brings them up to date.
  */
-export const revalidateContent = (tag: ContentTag, logger: Logger): void => {
+export const revalidateContent = (payload: Payload, tag: ContentTag): void => {
+  const runtime = payload.config.custom?.content as ContentRuntime | undefined
   try {
-    revalidateTag(tag, { expire: 0 })
+    runtime?.revalidate(tag)
   } catch (error) {
-    logger.debug(`revalidate ${tag}: ${(error as Error).message}`)
+    payload.logger.debug(`revalidate ${tag}: ${(error as Error).message}`)
   }
 }

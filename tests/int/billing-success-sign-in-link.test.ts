@@ -19,7 +19,7 @@ class Redirected extends Error {
   }
 }
 
-vi.mock('../../src/auth/session', async () => {
+vi.mock('../../src/app/_lib/session', async () => {
   const { getPayload } = await import('payload')
   const { default: config } = await import('../../payload.config')
   return { getPayloadClient: () => getPayload({ config }), currentUser: async () => null }
@@ -31,7 +31,7 @@ vi.mock('next/navigation', () => ({
 }))
 vi.mock('next/headers', () => ({ headers: async () => new Headers({ 'user-agent': 'success-page-test' }) }))
 
-const { sendCheckoutSignInLink } = await import('../../src/billing/actions')
+const { sendCheckoutSignInLink } = await import('../../src/app/(frontend)/success/actions')
 
 const payload = usePayload()
 let processor: Stripe

@@ -10,8 +10,9 @@ import type { Post } from '../../src/payload-types'
 import { createUser, type TestUser, usePayload } from '../support/payload'
 
 /**
- * The blog's data layer (src/content/queries.ts) against a real database, and its metadata and
- * JSON-LD builders (src/content/seo.ts). Next's cache needs Next's request context, so
+ * The blog's data layer (src/content/queries.ts, read through the pages' cache in
+ * src/app/_lib/content.ts) against a real database, and its metadata and JSON-LD builders
+ * (src/content/seo.ts). Next's cache needs Next's request context, so
  * `unstable_cache` is replaced by a pass-through that records how each query is cached; the
  * session module is replaced so a test chooses the request's headers.
  */
@@ -32,7 +33,7 @@ vi.mock('next/cache', () => ({
   revalidateTag: () => undefined,
 }))
 
-vi.mock('../../src/auth/session', async () => {
+vi.mock('../../src/app/_lib/session', async () => {
   const { getPayload } = await import('payload')
   const { default: config } = await import('../../payload.config')
   return {
@@ -41,7 +42,7 @@ vi.mock('../../src/auth/session', async () => {
   }
 })
 
-const queries = await import('../../src/content/queries')
+const queries = await import('../../src/app/_lib/content')
 const seo = await import('../../src/content/seo')
 const { bodyConverters } = await import('../../src/content/render/converters')
 const { highlightCode } = await import('../../src/content/render/highlight')

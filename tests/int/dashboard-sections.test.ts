@@ -29,7 +29,7 @@ class Redirected extends Error {
   }
 }
 
-vi.mock('../../src/auth/session', async () => {
+vi.mock('../../src/app/_lib/session', async () => {
   const { getPayload } = await import('payload')
   const { default: config } = await import('../../payload.config')
   return { getPayloadClient: () => getPayload({ config }), currentUser: async () => hoisted.user.current }
@@ -42,8 +42,7 @@ vi.mock('next/navigation', () => ({
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, unstable_cache: <T>(fn: T) => fn }))
 vi.mock('next/headers', () => ({ headers: async () => new Headers({ 'user-agent': 'dashboard-test' }) }))
 
-const { downloadKit } = await import('../../src/delivery/actions')
-const { createApiKeyAction, downloadTemplate, openSupportRequest, revokeApiKeyAction } = await import('../../src/app/(frontend)/dashboard/actions')
+const { createApiKeyAction, downloadKit, downloadTemplate, openSupportRequest, revokeApiKeyAction } = await import('../../src/app/(frontend)/dashboard/actions')
 const { allowedReleases, publishedTemplates, releaseNotes, supportThreads } = await import('../../src/app/(frontend)/dashboard/data')
 const { default: DashboardPage } = await import('../../src/app/(frontend)/dashboard/page')
 

@@ -3,7 +3,7 @@
 import { usePathname } from 'next/navigation'
 import { useEffect, useState } from 'react'
 
-import { signOut } from '../../../auth/actions'
+import { signOut } from '../_actions/sign-out'
 
 type Account = { email: string } | null
 

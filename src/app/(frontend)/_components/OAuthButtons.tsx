@@ -1,4 +1,4 @@
-import { getPayloadClient } from '../../../auth/session'
+import { getPayloadClient } from '../../_lib/session'
 
 /** "Continue with GitHub / Google", for the providers this server has credentials for (or the development stand-in). */
 export const OAuthButtons = async ({ next }: { next?: string }) => {

@@ -1,6 +1,6 @@
-import { startCheckout } from '../../../billing/actions'
 import type { Plan } from '../../../payload-types'
 import { formatMoney, yearlySaving } from '../../../plans/format'
+import { startCheckout } from '../_actions/checkout'
 
 /** Where a failed checkout comes back to (the action redirects there with `checkout_error`). */
 export type PricingOrigin = '/' | '/pricing'

@@ -1,6 +1,6 @@
-import { currentUser, getPayloadClient } from '../../../auth/session'
 import { ERROR_SENTENCES } from '../../../http/error-sentences'
 import type { Plan } from '../../../payload-types'
+import { currentUser, getPayloadClient } from '../../_lib/session'
 
 /** The human sentence for each code a failed checkout comes back with: the service's own, said about checkout. */
 export const CHECKOUT_ERRORS: Record<string, string> = {

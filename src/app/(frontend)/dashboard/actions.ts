@@ -6,16 +6,19 @@ import { redirect } from 'next/navigation'
 import { createLocalReq, type PayloadRequest, type RequiredDataFromCollectionSlug, ValidationError } from 'payload'
 
 import { createApiKey, revokeApiKey } from '../../../auth/api-keys'
-import { currentUser, getPayloadClient } from '../../../auth/session'
+import { type DownloadSettings, requestDownload } from '../../../delivery/download'
+import { type CodeHostProvider, requestRepoAccess } from '../../../delivery/repo-access'
 import { requestTemplateDownload, type TemplateDownloadSettings } from '../../../delivery/templates'
 import { clientAddress } from '../../../http/client-address'
 import { ServiceError } from '../../../http/errors'
 import { requireFeature } from '../../../licensing/entitlements'
 import { SUPPORT_FEATURE } from '../../../support/hooks'
+import { currentUser, getPayloadClient } from '../../_lib/session'
 
 /**
- * The dashboard's forms for templates, support requests and API keys. Each calls the domain function
- * its endpoint calls, as the signed-in user, so the same feature checks, limits and error codes hold;
+ * The dashboard's forms: the kit's download, repository access, templates, support requests and API
+ * keys. Each calls the domain function its endpoint calls, as the signed-in user, so the same feature
+ * checks, limits and error codes hold;
  * a failure comes back as `?<section>_error=<code>` (or in the form's state), a stable code the page
  * says in words (src/http/error-sentences.ts).
  */
@@ -45,10 +48,44 @@ const idOf = (form: FormData, name: string): number | null => {
   return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null
 }
 
+/** What the delivery plugin keeps for server actions (`config.custom.delivery`). */
+type DeliveryRuntime = { downloads: DownloadSettings; codeHost: CodeHostProvider; templateDownloads: TemplateDownloadSettings }
+const deliveryOf = (req: PayloadRequest) => req.payload.config.custom?.delivery as DeliveryRuntime
+
+/** The Download button (works without JS): a fresh signed link to the newest or the chosen release, then straight to it. */
+export async function downloadKit(form: FormData) {
+  const { req } = await signedIn()
+  const version = form.get('version')
+  const requestHeaders = await headers()
+  let url: string
+  try {
+    ;({ url } = await requestDownload(req, deliveryOf(req).downloads, typeof version === 'string' && version ? [version] : [], {
+      address: clientAddress(requestHeaders),
+      userAgent: requestHeaders.get('user-agent'),
+    }))
+  } catch (error) {
+    redirect(`/dashboard?download_error=${encodeURIComponent(codeOf(req, error))}`)
+  }
+  redirect(url!)
+}
+
+/** The repository access form (Ultimate): invite the GitHub username to the kit's repository. */
+export async function askRepoAccess(form: FormData) {
+  const { req } = await signedIn()
+  try {
+    await requestRepoAccess(req, deliveryOf(req).codeHost, form.get('username'))
+  } catch (error) {
+    redirect(`/dashboard?repo_error=${encodeURIComponent(codeOf(req, error))}`)
+  }
+  // The dashboard shows the new state, not the one the browser already holds.
+  revalidatePath('/dashboard')
+  redirect('/dashboard#repository')
+}
+
 /** A template's Download button (works without JS): a fresh signed link, then straight to it. */
 export async function downloadTemplate(form: FormData) {
-  const { payload, req } = await signedIn()
-  const settings = (payload.config.custom?.delivery as { templateDownloads: TemplateDownloadSettings }).templateDownloads
+  const { req } = await signedIn()
+  const settings = deliveryOf(req).templateDownloads
   const requestHeaders = await headers()
   let url: string
   try {

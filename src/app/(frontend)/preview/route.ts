@@ -1,8 +1,8 @@
 import { draftMode } from 'next/headers'
 
 import { isStaffUser } from '../../../access/roles'
-import { getPayloadClient } from '../../../auth/session'
 import { errorBody } from '../../../http/errors'
+import { getPayloadClient } from '../../_lib/session'
 import { previewPath } from './paths'
 
 /**

@@ -1,8 +1,8 @@
 import { cookies } from 'next/headers'
 
-import { sendPasswordReset, setNewPassword } from '../../../auth/actions'
 import { AUTH_ERRORS } from '../../../auth/messages'
 import { RECOVERY_COOKIE } from '../../../auth/recovery'
+import { sendPasswordReset, setNewPassword } from './actions'
 
 type Props = { searchParams: Promise<{ error?: string; sent?: string; step?: string }> }
 

@@ -1,8 +1,8 @@
 import Link from 'next/link'
 
-import { sendConfirmationAgain, sendMagicLink, signIn } from '../../../auth/actions'
 import { AUTH_ERRORS } from '../../../auth/messages'
 import { OAuthButtons } from '../_components/OAuthButtons'
+import { sendConfirmationAgain, sendMagicLink, signIn } from './actions'
 
 type Props = { searchParams: Promise<{ error?: string; next?: string; sent?: string; confirmation_sent?: string }> }
 

@@ -1,8 +1,8 @@
 import Link from 'next/link'
 
-import { signUp } from '../../../auth/actions'
 import { AUTH_ERRORS } from '../../../auth/messages'
 import { OAuthButtons } from '../_components/OAuthButtons'
+import { signUp } from './actions'
 
 type Props = { searchParams: Promise<{ error?: string; next?: string; sent?: string }> }
 

@@ -1,7 +1,7 @@
 import { parseCookies } from 'payload'
 
-import { getPayloadClient } from '../../../../auth/session'
 import { handleAuthCallback } from '../../../../auth/callback'
+import { getPayloadClient } from '../../../_lib/session'
 
 export const dynamic = 'force-dynamic'
 

@@ -1,7 +1,8 @@
 import { draftMode } from 'next/headers'
 import { cache } from 'react'
 
-import { getDraftPost, getPost, type PostDetail, staffSession } from '../../../../content/queries'
+import type { PostDetail } from '../../../../content/queries'
+import { getDraftPost, getPost, staffSession } from '../../../_lib/content'
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 

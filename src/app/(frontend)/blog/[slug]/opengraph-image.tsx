@@ -1,8 +1,8 @@
 import { ImageResponse } from 'next/og'
 
-import { getPost } from '../../../../content/queries'
 import { formatDate } from '../../../../content/render/format'
 import { PRODUCT_NAME } from '../../../../content/seo'
+import { getPost } from '../../../_lib/content'
 
 /**
  * The post's social image, 1200x630 PNG: title, date and the product name. Next references it

@@ -2,10 +2,10 @@
 
 import type { ReactNode } from 'react'
 
-import { currentUser, getPayloadClient } from '../../../../auth/session'
 import { RichBody } from '../../../../content/render/RichBody'
 import { SLUG_PATTERN } from '../../../../../collections/content/shared'
 import { readEnv } from '../../../../config/env'
+import { currentUser, getPayloadClient } from '../../../_lib/session'
 
 /**
  * The body of a premium post for the signed-in reader, rendered on the server, or null when they

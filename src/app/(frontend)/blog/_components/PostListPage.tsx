@@ -1,7 +1,7 @@
 import { notFound } from 'next/navigation'
 
-import { listPosts, listTags } from '../../../../content/queries'
 import { blogListPath } from '../../../../content/seo'
+import { listPosts, listTags } from '../../../_lib/content'
 import { PostCard } from './PostCard'
 import { Pagination } from './Pagination'
 

@@ -1,5 +1,5 @@
-import { listPostIndex } from '../../../../content/queries'
 import { blogRss, siteUrl } from '../../../../content/seo'
+import { listPostIndex } from '../../../_lib/content'
 
 /**
  * GET /blog/rss.xml. Dynamic (the build has no database) over cached data: the post index is

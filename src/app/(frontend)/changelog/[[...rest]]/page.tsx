@@ -2,11 +2,12 @@ import type { Metadata } from 'next'
 import { draftMode } from 'next/headers'
 import { notFound } from 'next/navigation'
 
-import { type ChangelogItem, listChangelog, listDraftChangelog, staffSession } from '../../../../content/queries'
+import type { ChangelogItem } from '../../../../content/queries'
 import { JsonLd } from '../../../../content/render/JsonLd'
 import { RichBody } from '../../../../content/render/RichBody'
 import { formatDate, isoDay } from '../../../../content/render/format'
 import { changelogAnchor, changelogJsonLd, changelogMetadata, siteUrl } from '../../../../content/seo'
+import { listChangelog, listDraftChangelog, staffSession } from '../../../_lib/content'
 import { PreviewBanner } from '../../preview/_components/PreviewBanner'
 import { DownloadButton } from '../DownloadButton'
 

@@ -2,7 +2,7 @@ import config from '@payload-config'
 import { cookies, headers } from 'next/headers'
 import { generateExpiredPayloadCookie, generatePayloadCookie, getPayload, type Payload } from 'payload'
 
-import type { User } from '../payload-types'
+import type { User } from '../../payload-types'
 
 export const getPayloadClient = (): Promise<Payload> => getPayload({ config })
 

@@ -1,0 +1,44 @@
+'use server'
+
+import { headers } from 'next/headers'
+import { redirect } from 'next/navigation'
+import { createLocalReq } from 'payload'
+
+import { enforceRateLimit } from '../../../auth/rate-limit'
+import { createCheckoutSession } from '../../../billing/checkout'
+import { billingRuntimeOf } from '../../../billing/runtime'
+import { clientAddress } from '../../../http/client-address'
+import { ServiceError } from '../../../http/errors'
+import { currentUser, getPayloadClient } from '../../_lib/session'
+
+/** The pages with a pricing table; a failed checkout goes back to the one it came from. */
+const ORIGINS: Record<string, string> = { '/': '/?checkout_error={code}#pricing', '/pricing': '/pricing?checkout_error={code}' }
+
+/**
+ * The pricing table's Buy button (a plain form, so it works without JS; on the home page and
+ * /pricing): open the hosted checkout, with the same rate limit as POST /api/checkout_sessions.
+ */
+export async function startCheckout(form: FormData) {
+  const priceId = form.get('priceId')
+  const back = ORIGINS[String(form.get('from') ?? '/')] ?? ORIGINS['/']!
+  const failed: (code: string) => never = (code) => redirect(back.replace('{code}', code))
+  if (typeof priceId !== 'string') failed('invalid_request')
+  const payload = await getPayloadClient()
+  const user = await currentUser()
+  const requestHeaders = await headers()
+  const req = await createLocalReq({ user: user ? { ...user, collection: 'users' } : undefined }, payload)
+  const address = clientAddress(requestHeaders)
+  let url: string
+  try {
+    const billing = billingRuntimeOf(payload).require()
+    await enforceRateLimit(payload, 'checkout', { address, email: user?.email })
+    ;({ url } = await createCheckoutSession(req, billing, {
+      priceId: priceId as string,
+      idempotencyKey: null,
+      clientFingerprint: `${address ?? ''}|${requestHeaders.get('user-agent') ?? ''}`,
+    }))
+  } catch (error) {
+    failed(error instanceof ServiceError ? error.code : 'processor_unavailable')
+  }
+  redirect(url!)
+}
