@@ -10,7 +10,7 @@ export const ProcessorEvents: CollectionConfig = {
     defaultColumns: ['eventId', 'type', 'status', 'attempts', 'receivedAt', 'processedAt'],
     group: 'Billing',
     description: 'Webhook events from the processor. A failed event can be run again from its page.',
-    components: { edit: { beforeDocumentControls: ['/components/RetryEventButton#RetryEventButton'] } },
+    components: { edit: { beforeDocumentControls: ['/app/(payload)/_components/RetryEventButton#RetryEventButton'] } },
   },
   access: staffReadOnly,
   fields: [

@@ -4,7 +4,7 @@ import { Button, toast, useDocumentInfo } from '@payloadcms/ui'
 import { useRouter } from 'next/navigation'
 import { useId, useState } from 'react'
 
-export type StaffActionKey = 'license.revoke' | 'license.restore' | 'license.resendEmail' | 'repoAccess.resendInvitation' | 'apiKey.revoke'
+import type { StaffActionKey } from '../../../../collections/staff-actions'
 
 type Doc = Record<string, unknown>
 type Answer = { to?: string; repoAccess?: { status?: string }; errors?: { message: string }[] }
