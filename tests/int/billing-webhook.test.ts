@@ -78,7 +78,7 @@ describe('signature and mode checks over HTTP', () => {
     const response = await post(unknown)
     expect(response).toEqual({ status: 200, body: { received: true, outcome: 'ignored' } })
     const [row] = await rows(payload(), 'processor_events', { eventId: { equals: 'evt_unknown_1' } })
-    expect(row).toMatchObject({ status: 'ignored', type: 'customer.tax_id.created' })
+    expect(row).toMatchObject({ status: 'ignored', type: 'customer.tax_id.created', objectId: 'txi_1' })
     expect((await post(unknown)).body.outcome).toBe('ignored')
   })
 })

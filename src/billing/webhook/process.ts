@@ -21,8 +21,8 @@ export const describeError = (error: unknown): string => {
 }
 
 const objectIdOf = (event: Stripe.Event): string | null => {
-  const object = event.data.object as { id?: unknown }
-  return typeof object.id === 'string' ? object.id : null
+  const object: object = event.data.object
+  return 'id' in object && typeof object.id === 'string' ? object.id : null
 }
 
 /**
