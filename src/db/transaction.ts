@@ -1,4 +1,4 @@
-import { sql } from '@payloadcms/db-postgres'
+import { type PostgresAdapter, sql } from '@payloadcms/db-postgres'
 import {
   commitTransaction,
   createLocalReq,
@@ -13,12 +13,12 @@ export { sql }
 type SQL = ReturnType<typeof sql>
 
 /**
- * Run raw SQL on the transaction `req` carries (or on the pool when it carries none). `sessions` and
- * `drizzle` are the Postgres adapter's typed fields (declared on Payload's DatabaseAdapter by
- * @payloadcms/db-postgres); this is what the adapter's own operations do with `req.transactionID`.
+ * Run raw SQL on the transaction `req` carries (or on the pool when it carries none), as the adapter's
+ * own operations do with `req.transactionID`: through the exported PostgresAdapter type's `sessions`
+ * (open transactions by id) and `drizzle` (the pool), which Payload's core types leave untyped.
  */
 export const execute = async <Row = Record<string, unknown>>(req: PayloadRequest, query: SQL): Promise<Row[]> => {
-  const { db } = req.payload
+  const db = req.payload.db as unknown as PostgresAdapter
   const id = await req.transactionID
   const session = id === undefined || id === null ? undefined : db.sessions[String(id)]
   const result = await (session?.db ?? db.drizzle).execute(query)
