@@ -1,6 +1,9 @@
 import './../support/oauth-env'
 import './../support/billing-env'
 
+import fs from 'node:fs'
+import path from 'node:path'
+
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { handleAuthCallback } from '../../src/auth/callback'
@@ -242,5 +245,30 @@ describe('an unverified account claims nothing', () => {
     await buy(PRICES.standard, { email: customer.email })
     expect((await rows(payload(), 'licenses', { email: { equals: customer.email } })).map((row) => row.user)).toEqual([customer.user.id])
     expect(claimsFor(customer.email)).toBe(1)
+  })
+})
+
+describe('no write verifies an address behind the hook\'s back', () => {
+  /** The service's own code: a raw SQL or database-adapter write of the flag would skip Payload's hooks, and so the claim. */
+  const FOLDERS = ['src', 'collections', 'plugins', 'endpoints', 'scripts']
+  const files = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? files(path.join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [path.join(dir, entry.name)] : [],
+    )
+  const BYPASSES = [
+    /UPDATE\s+"?users"?\s+SET[^;`]*email_verified/i,
+    /INSERT\s+INTO\s+"?users"?/i,
+    /\.db\.(?:create|updateOne|updateMany|upsert)\(\s*\{[^}]*collection:\s*'users'[^)]*emailVerified/s,
+  ]
+
+  it('nothing under src, collections, plugins, endpoints or scripts sets email_verified except through the Local or REST API', () => {
+    const offenders = FOLDERS.flatMap((folder) => files(path.join(process.cwd(), folder)))
+      .filter((file) => !file.includes(`${path.sep}standins${path.sep}`))
+      .filter((file) => BYPASSES.some((pattern) => pattern.test(fs.readFileSync(file, 'utf8'))))
+      .map((file) => path.relative(process.cwd(), file))
+    expect(offenders).toEqual([])
+    // the patterns do match such writes
+    expect(BYPASSES[0]!.test('sql`UPDATE users SET email_verified = true WHERE id = ${id}`')).toBe(true)
+    expect(BYPASSES[2]!.test("req.payload.db.updateOne({ collection: 'users', where: {}, data: { emailVerified: true } })")).toBe(true)
   })
 })
