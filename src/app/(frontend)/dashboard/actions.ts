@@ -18,9 +18,8 @@ import { currentUser, getPayloadClient } from '../../_lib/session'
 /**
  * The dashboard's forms: the kit's download, repository access, templates, support requests and API
  * keys. Each calls the domain function its endpoint calls, as the signed-in user, so the same feature
- * checks, limits and error codes hold;
- * a failure comes back as `?<section>_error=<code>` (or in the form's state), a stable code the page
- * says in words (src/http/error-sentences.ts).
+ * checks, limits and error codes hold; a failure comes back as `?<section>_error=<code>` (or in the
+ * form's state), a stable code the page says in words (src/http/error-sentences.ts).
  */
 
 const signedIn = async () => {
