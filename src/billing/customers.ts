@@ -1,5 +1,6 @@
 import type { Payload, PayloadRequest } from 'payload'
 
+import { lockKey } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import type { User } from '../payload-types'
 import { retrieveCheckoutSession } from './checkout-status'
@@ -23,11 +24,21 @@ export const processorCustomerOf = async (req: PayloadRequest, user: User): Prom
 }
 
 /**
+ * Serialise, per email, deciding whose a purchase is with claiming purchases into the account that
+ * just verified it: held to the end of `req`'s transaction. claimPurchases takes it; the webhook's
+ * buyer resolution (store.ts, resolveBuyer) should take it before reading the verified owner, or a
+ * purchase recorded while a verification commits can stay anonymous (the webhook read the account
+ * as unverified, the claim did not see the webhook's uncommitted rows).
+ */
+export const lockBuyerEmail = (req: PayloadRequest, email: string): Promise<void> => lockKey(req, `buyer-email:${email.toLowerCase()}`)
+
+/**
  * Attach anonymous purchases made with this (verified) email to the account, on `req`'s transaction.
  * Called only by claimOnVerifiedEmail (./claim.ts), when the account gains the verified email;
  * idempotent.
  */
 export const claimPurchases = async (req: PayloadRequest, user: Pick<User, 'id' | 'email'>): Promise<number> => {
+  await lockBuyerEmail(req, user.email)
   let claimed = 0
   for (const collection of ['one_time_purchases', 'user_subscriptions', 'payment_history', 'licenses'] as const) {
     const result = await req.payload.update({
