@@ -11,6 +11,7 @@ import { ProcessorEvents } from '../collections/ProcessorEvents'
 import { UserSubscriptions } from '../collections/UserSubscriptions'
 import { claimOnVerifiedEmail } from '../src/billing/claim'
 import { type BillingOptions, createBillingRuntime } from '../src/billing/runtime'
+import { addCollectionHooks } from './extend'
 
 /**
  * Billing: the processor's hosted checkout and portal, the verified exactly-once webhook, and the
@@ -23,11 +24,7 @@ export const billingPlugin =
   (config: Config): Config => {
     const runtime = createBillingRuntime(options)
     // An account that gains a verified email takes over the purchases made anonymously with it.
-    const collections = (config.collections ?? []).map((collection) =>
-      collection.slug === 'users'
-        ? { ...collection, hooks: { ...collection.hooks, afterChange: [...(collection.hooks?.afterChange ?? []), claimOnVerifiedEmail] } }
-        : collection,
-    )
+    const collections = addCollectionHooks(config, { plugin: 'billingPlugin', slug: 'users', hooks: { afterChange: [claimOnVerifiedEmail] } })
     return {
       ...config,
       // Server-only: lets server actions reach the same processor client as the endpoints.
