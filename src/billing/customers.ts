@@ -1,9 +1,9 @@
 import type { Payload, PayloadRequest } from 'payload'
 
-import { lockKey } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import type { User } from '../payload-types'
 import { retrieveCheckoutSession } from './checkout-status'
+import { lockBuyerEmail } from './store'
 
 /**
  * The user's customer at the processor: the one remembered on the user, else the newest
@@ -22,15 +22,6 @@ export const processorCustomerOf = async (req: PayloadRequest, user: User): Prom
   })
   return docs[0]?.processorCustomerId ?? null
 }
-
-/**
- * Serialise, per email, deciding whose a purchase is with claiming purchases into the account that
- * just verified it: held to the end of `req`'s transaction. claimPurchases takes it; the webhook's
- * buyer resolution (store.ts, resolveBuyer) should take it before reading the verified owner, or a
- * purchase recorded while a verification commits can stay anonymous (the webhook read the account
- * as unverified, the claim did not see the webhook's uncommitted rows).
- */
-export const lockBuyerEmail = (req: PayloadRequest, email: string): Promise<void> => lockKey(req, `buyer-email:${email.toLowerCase()}`)
 
 /**
  * Attach anonymous purchases made with this (verified) email to the account, on `req`'s transaction.

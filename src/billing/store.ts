@@ -1,6 +1,6 @@
 import type { PayloadRequest } from 'payload'
 
-import { execute, sql } from '../db/transaction'
+import { execute, lockKey, sql } from '../db/transaction'
 import type { License, OneTimePurchase, Plan } from '../payload-types'
 
 /**
@@ -32,6 +32,14 @@ export type PlanRef = Pick<Plan, 'id' | 'slug' | 'active' | 'isFree' | 'allowPro
  * whose verified email is the checkout email. Null means anonymous: the rows keep the email, and the
  * account that later signs in with that verified email claims them.
  */
+/**
+ * Serialise, per email, deciding whose a purchase is with claiming purchases into the account that
+ * just verified it (claimPurchases, customers.ts), to the end of `req`'s transaction. Without it a
+ * purchase recorded while a verification commits could stay anonymous: the webhook would read the
+ * account as unverified, and the claim would not see the webhook's uncommitted rows.
+ */
+export const lockBuyerEmail = (req: PayloadRequest, email: string): Promise<void> => lockKey(req, `buyer-email:${email.toLowerCase()}`)
+
 export const resolveBuyer = async (
   req: PayloadRequest,
   metadataUserId: string | null | undefined,
@@ -41,6 +49,8 @@ export const resolveBuyer = async (
   const byId = metadataUserId && Number.isInteger(id) && id > 0 ? id : null
   const address = email ? email.toLowerCase() : null
   if (byId === null && address === null) return null
+  // A statement of its own: the lookup below must read after a verification that held the lock commits.
+  if (address !== null) await lockBuyerEmail(req, address)
   // One statement: the named account when it exists, else the verified owner of the email.
   const [row] = await execute<Row>(
     req,

@@ -214,6 +214,32 @@ describe('the claim is part of the change that verifies', () => {
   })
 })
 
+describe('a purchase whose webhook arrives while its address is being verified', () => {
+  it('waits for the verification to commit and is the account\'s, not left anonymous', async () => {
+    const email = freshEmail('race')
+    const account = await unverifiedAccount(email)
+    let commit = () => {}
+    const held = new Promise<void>((resolve) => (commit = resolve))
+    // The verification's transaction runs the claim (and takes the per-email lock), then stays open.
+    const verifying = inTransaction(payload(), async (req) => {
+      await payload().update({ collection: 'users', id: account.id, data: { emailVerified: true }, req, overrideAccess: true })
+      await held
+    })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const paying = buy(PRICES.standard, { email })
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // The webhook is waiting on the lock: no purchase for the address yet, anonymous or not.
+    expect(await rows(payload(), 'one_time_purchases', { email: { equals: email } })).toEqual([])
+    commit()
+    await verifying
+    await paying
+    const [purchase] = await rows(payload(), 'one_time_purchases', { email: { equals: email } })
+    expect(purchase?.user).toBe(account.id)
+    const [license] = await rows(payload(), 'licenses', { email: { equals: email } })
+    expect(license?.user).toBe(account.id)
+  })
+})
+
 describe('an unverified account claims nothing', () => {
   it('signed up, created by an admin without the flag, saved, or with the purchase\'s address pending', async () => {
     const signedUp = freshEmail('unconfirmed')
