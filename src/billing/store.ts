@@ -1,11 +1,12 @@
 import type { PayloadRequest } from 'payload'
 
+import { iso, num, type Row } from '../db/rows'
 import { execute, lockKey, sql } from '../db/transaction'
-import type { License, OneTimePurchase, Plan } from '../payload-types'
+import type { OneTimePurchase, Plan } from '../payload-types'
 
 /**
  * The webhook's hot rows in plain SQL, on the event's transaction (`req`): the buyer, the plan a price
- * belongs to, the one-time purchase and its license. Each is one statement with RETURNING where
+ * belongs to and the one-time purchase (its license: src/licensing/store.ts). Each is one statement with RETURNING where
  * Payload's Local API would send a write and a read-back and build both through the ORM's relational
  * query builder (most of a webhook's CPU time, measured with `npm run bench`). None of these
  * collections has a hook that acts on what is written here: the licenses' hooks act only on a staff
@@ -13,13 +14,6 @@ import type { License, OneTimePurchase, Plan } from '../payload-types'
  * depth 0 (relationships as ids, dates as ISO strings, numbers as numbers).
  */
 
-type Row = Record<string, unknown>
-
-const iso = (value: unknown): string | null =>
-  value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString()
-
-/** Numbers and ids: pg returns numeric columns as strings. */
-const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
 
 /** What the webhook needs of a buyer. */
 export type Buyer = { id: number; processorCustomerId: string | null }
@@ -164,68 +158,4 @@ export const updatePurchase = async (req: PayloadRequest, id: number, data: Purc
 
 export const markPurchaseRevoked = async (req: PayloadRequest, id: number, at: string): Promise<void> => {
   await execute(req, sql`UPDATE one_time_purchases SET revoked_at = ${at}, updated_at = now() WHERE id = ${id} AND revoked_at IS NULL`)
-}
-
-const LICENSE_COLUMNS = sql.raw(
-  `id, key, user_id, email, plan_id, source, one_time_purchase_id, subscription_id, status, valid_until, override,
-   override_reason, granted_at, revoked_at, revoked_reason, revoked_by_id, email_sent_at, download_count,
-   last_downloaded_at, updated_at, created_at`,
-)
-
-const licenseOf = (row: Row): License => ({
-  id: Number(row.id),
-  key: String(row.key),
-  user: num(row.user_id),
-  email: (row.email as string | null) ?? null,
-  plan: Number(row.plan_id),
-  source: row.source as License['source'],
-  oneTimePurchase: num(row.one_time_purchase_id),
-  subscription: num(row.subscription_id),
-  status: row.status as License['status'],
-  validUntil: iso(row.valid_until),
-  override: (row.override as License['override']) ?? 'none',
-  overrideReason: (row.override_reason as string | null) ?? null,
-  grantedAt: iso(row.granted_at),
-  revokedAt: iso(row.revoked_at),
-  revokedReason: (row.revoked_reason as string | null) ?? null,
-  revokedBy: num(row.revoked_by_id),
-  emailSentAt: iso(row.email_sent_at),
-  downloadCount: num(row.download_count),
-  lastDownloadedAt: iso(row.last_downloaded_at),
-  updatedAt: iso(row.updated_at)!,
-  createdAt: iso(row.created_at)!,
-})
-
-/**
- * The license of a purchase or subscription, locked for the rest of the transaction (read and lock in
- * one statement): a staff override committed meanwhile is read, not overwritten.
- */
-export const lockLicenseOf = async (
-  req: PayloadRequest,
-  source: 'one_time_purchases' | 'user_subscriptions',
-  sourceId: number,
-): Promise<License | null> => {
-  const column = sql.raw(source === 'one_time_purchases' ? 'one_time_purchase_id' : 'subscription_id')
-  const [row] = await execute<Row>(req, sql`SELECT ${LICENSE_COLUMNS} FROM licenses WHERE ${column} = ${sourceId} FOR UPDATE`)
-  return row ? licenseOf(row) : null
-}
-
-export type LicenseInsert = Pick<License, 'key' | 'email' | 'source' | 'status' | 'validUntil' | 'grantedAt' | 'revokedAt' | 'revokedReason'> & {
-  user: number | null
-  plan: number
-  oneTimePurchase: number | null
-  subscription: number | null
-}
-
-export const insertLicense = async (req: PayloadRequest, data: LicenseInsert): Promise<License> => {
-  const [row] = await execute<Row>(
-    req,
-    sql`INSERT INTO licenses (key, user_id, email, plan_id, source, one_time_purchase_id, subscription_id, status, valid_until,
-          override, granted_at, revoked_at, revoked_reason, download_count, updated_at, created_at)
-        VALUES (${data.key}, ${data.user}, ${data.email ?? null}, ${data.plan}, ${data.source}, ${data.oneTimePurchase}, ${data.subscription},
-          ${data.status}, ${data.validUntil ?? null}, 'none', ${data.grantedAt ?? null}, ${data.revokedAt ?? null}, ${data.revokedReason ?? null},
-          0, now(), now())
-        RETURNING ${LICENSE_COLUMNS}`,
-  )
-  return licenseOf(row!)
 }

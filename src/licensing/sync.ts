@@ -1,9 +1,9 @@
 import type { PayloadRequest } from 'payload'
 
 import type { License, OneTimePurchase, UserSubscription } from '../payload-types'
-import { insertLicense, lockLicenseOf } from '../billing/store'
 import { generateLicenseKey } from './keys'
 import { type LicenseFacts, licenseStateFor, type LicenseStatus } from './status'
+import { insertLicense, lockLicenseOf } from './store'
 import { relationId as relId } from '../db/relations'
 
 export type LicenseSource =
