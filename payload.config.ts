@@ -18,6 +18,7 @@ import { staffPlugin } from './plugins/staff'
 import { supportPlugin } from './plugins/support'
 import { restrictPayloadCollections } from './src/access/payload-collections'
 import { readEnv, resolvePayloadSecret } from './src/config/env'
+import { PRODUCT_NAME } from './src/config/product'
 import { embeddedDatabaseUrl } from './src/db/embedded'
 import { guardedPg } from './src/db/pool-errors'
 import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
@@ -45,7 +46,7 @@ export default buildConfig({
     // No Gravatar: the admin works offline and does not leak staff emails to a third party.
     avatar: 'default',
     importMap: { baseDir: path.resolve(dirname, 'src') },
-    meta: { titleSuffix: ' | Starter Kit' },
+    meta: { titleSuffix: ` | ${PRODUCT_NAME}` },
   },
   db: postgresAdapter({
     // Each instance's pool logs a lost connection (a database restart) instead of crashing the process.
@@ -86,7 +87,7 @@ export default buildConfig({
       maxLoginAttempts: 5,
       lockTimeMs: 15 * 60 * 1000,
       serverUrl: env.serverUrl,
-      productName: 'Starter Kit',
+      productName: PRODUCT_NAME,
       retryDelayMs: env.jobsRetryDelayMs,
       oauth: {
         serverUrl: env.serverUrl,
@@ -102,7 +103,7 @@ export default buildConfig({
     }),
     catalogPlugin(),
     licensingPlugin({
-      productName: 'Starter Kit',
+      productName: PRODUCT_NAME,
       serverUrl: env.serverUrl,
       retryDelayMs: env.jobsRetryDelayMs,
       graceDays: env.subscriptionGraceDays,
@@ -136,14 +137,14 @@ export default buildConfig({
     }),
     contentPlugin({
       serverUrl: env.serverUrl,
-      productName: 'Starter Kit',
+      productName: PRODUCT_NAME,
       mediaDir: env.mediaDir,
       s3: env.s3.bucket ? { ...env.s3, bucket: env.s3.bucket } : null,
       // Expire Next's cache of the site's pages (only inside Next's request handling; elsewhere this
       // throws and src/content/revalidate.ts logs it): the content domain itself never imports Next.
       revalidate: (tag) => revalidateTag(tag, { expire: 0 }),
     }),
-    supportPlugin({ productName: 'Starter Kit', serverUrl: env.serverUrl, retryDelayMs: env.jobsRetryDelayMs }),
+    supportPlugin({ productName: PRODUCT_NAME, serverUrl: env.serverUrl, retryDelayMs: env.jobsRetryDelayMs }),
     // After delivery: its support actions use the code host.
     staffPlugin(),
     jobsPlugin(),

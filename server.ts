@@ -4,7 +4,7 @@
  * development database, migrations and plan seeding before the first request, /healthz and
  * /readyz, request body limits and graceful shutdown.
  */
-import { readEnv, resolvePayloadSecret } from './src/config/env'
+import { resolvePayloadSecret } from './src/config/env'
 import { prepareProcess } from './src/process/prepare'
 
 const { dev, env, logger: serverLog, log, fail } = await prepareProcess('server')

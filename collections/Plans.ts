@@ -2,7 +2,7 @@ import type { CollectionBeforeValidateHook, CollectionConfig, TextFieldSingleVal
 import { ValidationError } from 'payload'
 
 import { or } from '../src/access/compose'
-import { admins, anyone, staff } from '../src/access/roles'
+import { admins, staff } from '../src/access/roles'
 import { PRICE_ID_PATTERN } from '../src/plans/catalog'
 import { FEATURE_KEYS, FEATURE_LABELS } from '../src/plans/features'
 

@@ -14,6 +14,7 @@ import { graphQLWithJoinAccess } from '../src/access/graphql-join-access'
 import { apiKeyRefusalResponse, withApiKeys } from '../src/auth/api-keys'
 import { resendConfirmationEndpoint } from '../endpoints/resend-confirmation'
 import { sendEmailTask } from '../src/email/send-task'
+import { withRuntime } from '../src/config/runtime'
 
 export type AccountsOptions = UsersOptions & { retryDelayMs: number; oauth: OAuthSettings }
 
@@ -27,7 +28,7 @@ export const accountsPlugin =
     ...config,
     admin: { ...config.admin, user: 'users' },
     // Server-only: /auth/callback (a Next route) reads the OAuth settings from here.
-    custom: { ...config.custom, accounts: { oauth: options.oauth } },
+    custom: withRuntime(config, 'accounts', { oauth: options.oauth }),
     collections: [...(config.collections ?? []), withApiKeys(createUsersCollection(options)), AuthTokens, OAuthIdentities, ApiKeys],
     endpoints: [
       ...(config.endpoints ?? []),

@@ -12,6 +12,7 @@ import { UserSubscriptions } from '../collections/UserSubscriptions'
 import { claimOnVerifiedEmail } from '../src/billing/claim'
 import { type BillingOptions, createBillingRuntime } from '../src/billing/runtime'
 import { addCollectionHooks } from './extend'
+import { withRuntime } from '../src/config/runtime'
 
 /**
  * Billing: the processor's hosted checkout and portal, the verified exactly-once webhook, and the
@@ -28,7 +29,7 @@ export const billingPlugin =
     return {
       ...config,
       // Server-only: lets server actions reach the same processor client as the endpoints.
-      custom: { ...config.custom, billing: runtime },
+      custom: withRuntime(config, 'billing', runtime),
       collections: [
         ...collections,
         UserSubscriptions,

@@ -1,13 +1,15 @@
 import { seoPlugin } from '@payloadcms/plugin-seo'
 import { s3Storage as s3StoragePlugin } from '@payloadcms/storage-s3'
-import type { CollectionConfig, Config, Plugin } from 'payload'
+import type { Config, Plugin } from 'payload'
 
 import { createChangelogCollection, linkChangelogToRelease } from '../collections/content/ChangelogEntries'
 import { createMediaCollection } from '../collections/content/Media'
 import { createPostsCollection } from '../collections/content/Posts'
 import type { PreviewUrl } from '../collections/content/shared'
-import type { ContentRuntime, RevalidateContent } from '../src/content/revalidate'
+import { withRuntime } from '../src/config/runtime'
+import type { RevalidateContent } from '../src/content/revalidate'
 import { s3ClientConfig, type S3Settings } from '../src/delivery/storage'
+import { addCollectionHooks } from './extend'
 
 export type ContentOptions = {
   serverUrl: string
@@ -22,18 +24,6 @@ export type ContentOptions = {
   revalidate: RevalidateContent
 }
 
-/** The releases collection (delivery plugin) links to its changelog entry: fail loudly when it is missing. */
-const extendReleases = (collections: CollectionConfig[]): CollectionConfig[] => {
-  if (!collections.some((collection) => collection.slug === 'releases')) {
-    throw new Error('contentPlugin: the releases collection is missing; add deliveryPlugin before contentPlugin')
-  }
-  return collections.map((collection) =>
-    collection.slug === 'releases'
-      ? { ...collection, hooks: { ...collection.hooks, afterChange: [...(collection.hooks?.afterChange ?? []), linkChangelogToRelease] } }
-      : collection,
-  )
-}
-
 /**
  * Content: blog posts, the changelog and their images, edited in the admin with drafts and live
  * preview, imported from src/content/**.mdx (src/content/import), and shown by the site's /blog and
@@ -44,13 +34,13 @@ export const contentPlugin =
   async (incoming: Config): Promise<Config> => {
     const previewUrl: PreviewUrl = (collection, slug) =>
       `${options.serverUrl}/preview?${new URLSearchParams({ collection, slug }).toString()}`
-    const runtime: ContentRuntime = { revalidate: options.revalidate }
     const config: Config = {
       ...incoming,
       // Server-only: the collections' hooks reach the host's revalidation here (src/content/revalidate.ts).
-      custom: { ...incoming.custom, content: runtime },
+      custom: withRuntime(incoming, 'content', { revalidate: options.revalidate }),
       collections: [
-        ...extendReleases(incoming.collections ?? []),
+        // A release links to its changelog entry: the delivery plugin's collection, required before this one.
+        ...addCollectionHooks(incoming, { plugin: 'contentPlugin', slug: 'releases', hooks: { afterChange: [linkChangelogToRelease] } }),
         createPostsCollection({ previewUrl }),
         createChangelogCollection({ previewUrl }),
         createMediaCollection({ staticDir: options.mediaDir }),

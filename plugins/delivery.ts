@@ -16,6 +16,7 @@ import { ServiceError } from '../src/http/errors'
 import { localStorage, S3_PREFIX, s3ClientConfig, type S3Settings, s3Storage } from '../src/delivery/storage'
 import { localTemplateStorage, TEMPLATES_S3_PREFIX } from '../src/delivery/templates'
 import { addCollectionHooks } from './extend'
+import { withRuntime } from '../src/config/runtime'
 
 export type DeliveryOptions = {
   serverUrl: string
@@ -54,7 +55,7 @@ export const deliveryPlugin =
     const config: Config = {
       ...incoming,
       // Server-only: the dashboard's server actions use the same settings as the endpoints.
-      custom: { ...incoming.custom, delivery: { downloads, templateDownloads, codeHost } },
+      custom: withRuntime(incoming, 'delivery', { downloads, templateDownloads, codeHost }),
       collections: [
         ...addCollectionHooks(incoming, { plugin: 'deliveryPlugin', slug: 'licenses', hooks: { afterChange: [queueRepoAccessWithdrawal] } }),
         createReleasesCollection({ staticDir: options.releasesDir }),

@@ -1,7 +1,7 @@
 import type { Config, Plugin } from 'payload'
 
 import { staffEndpoints } from '../endpoints/staff'
-import type { CodeHostProvider } from '../src/delivery/repo-access'
+import { optionalRuntimeOf } from '../src/config/runtime'
 
 /**
  * Staff tools: the support actions (`/api/staff/...`: revoke or restore a license, resend its email,
@@ -12,7 +12,7 @@ import type { CodeHostProvider } from '../src/delivery/repo-access'
 export const staffPlugin =
   (): Plugin =>
   (config: Config): Config => {
-    const codeHost = (config.custom?.delivery as { codeHost?: CodeHostProvider } | undefined)?.codeHost
+    const codeHost = optionalRuntimeOf({ config }, 'delivery')?.codeHost
     if (!codeHost) throw new Error('staffPlugin needs the delivery plugin before it (the code host for repository invitations)')
     const components = config.admin?.components
     return {

@@ -5,9 +5,10 @@ import { ServiceError } from '../http/errors'
 import { confirmEmailChange } from './email-change'
 import { issueSession } from './issue-session'
 import { signInWithMagicLink } from './magic-link'
-import { clearStateCookie, finishOAuth, type OAuthSettings, STATE_COOKIE } from './oauth'
+import { clearStateCookie, finishOAuth, STATE_COOKIE } from './oauth'
 import { isRecoveryTokenValid, RECOVERY_COOKIE } from './recovery'
 import { confirmEmail } from './sign-up'
+import { runtimeOf } from '../config/runtime'
 
 export type CallbackResult = {
   /** Absolute URL on SERVER_URL (never built from the request's Host). */
@@ -74,7 +75,7 @@ export const handleAuthCallback = async (payload: Payload, { params, cookies }: 
     }
   }
   if (type === null && (params.has('code') || params.has('state'))) {
-    const oauth = (payload.config.custom?.accounts as { oauth: OAuthSettings }).oauth
+    const { oauth } = runtimeOf(payload, 'accounts')
     const clear = [clearStateCookie(oauth)]
     try {
       const signedIn = await finishOAuth(payload, oauth, params, cookies.get(STATE_COOKIE))

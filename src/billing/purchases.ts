@@ -2,7 +2,7 @@ import type { PayloadRequest } from 'payload'
 
 import { track } from '../analytics/track'
 import { syncLicense } from '../licensing/sync'
-import type { OneTimePurchase, UserSubscription } from '../payload-types'
+import type { UserSubscription } from '../payload-types'
 import { type Buyer, findPurchase, insertPurchase, markPurchaseRevoked, type PlanRef, type PurchaseWrite, updatePurchase } from './store'
 import { type DisputeState, laterDisputeState, worstDisputeState } from '../licensing/status'
 import type { SubscriptionStatus } from './statuses'

@@ -1,5 +1,7 @@
+import type { Config } from 'payload'
 import type Stripe from 'stripe'
 
+import { optionalRuntimeOf } from '../config/runtime'
 import { ServiceError } from '../http/errors'
 import { createProcessorClient, keyMode, type KeyMode } from './processor'
 import type { BillingSettings } from './purchases'
@@ -51,8 +53,8 @@ export const createBillingRuntime = (options: BillingOptions): BillingRuntime =>
 }
 
 /** The billing runtime the billing plugin registered on the Payload config. */
-export const billingRuntimeOf = (payload: { config: { custom?: Record<string, unknown> } }): BillingRuntime => {
-  const runtime = payload.config.custom?.billing as BillingRuntime | undefined
+export const billingRuntimeOf = (payload: { config: Pick<Config, 'custom'> }): BillingRuntime => {
+  const runtime = optionalRuntimeOf(payload, 'billing')
   if (!runtime) throw new ServiceError(503, 'processor_not_configured', 'Payments are not configured on this server.')
   return runtime
 }

@@ -5,6 +5,7 @@ import path from 'node:path'
 
 import { parseTrustedProxies } from '../http/client-address'
 import { parseSigningKey } from '../licensing/certificates'
+import { PRODUCT_NAME } from './product'
 
 /**
  * Every environment variable the service reads, in one place. `.env.example` documents each one.
@@ -128,7 +129,7 @@ export const readEnv = (source: Source = process.env): ServiceEnv => {
     port,
     smtpUrl: blank(source.SMTP_URL),
     emailFrom: blank(source.EMAIL_FROM) ?? 'no-reply@localhost',
-    emailFromName: blank(source.EMAIL_FROM_NAME) ?? 'Starter Kit',
+    emailFromName: blank(source.EMAIL_FROM_NAME) ?? PRODUCT_NAME,
     embeddedPostgresPort: intOr(source.EMBEDDED_POSTGRES_PORT, 54329, 'EMBEDDED_POSTGRES_PORT'),
     maxBodyBytes: intOr(source.MAX_BODY_BYTES, 1024 * 1024, 'MAX_BODY_BYTES'),
     maxUploadBytes: intOr(source.MAX_UPLOAD_BYTES, 512 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),

@@ -1,6 +1,7 @@
 import type { Payload } from 'payload'
 
 import type { ContentTag } from './cache-tags'
+import { optionalRuntimeOf } from '../config/runtime'
 
 /** Expires the cached pages of one kind of content: given by the host to contentPlugin (`revalidate`). */
 export type RevalidateContent = (tag: ContentTag) => void
@@ -16,7 +17,7 @@ export type ContentRuntime = { revalidate: RevalidateContent }
  * is logged at debug, and the pages' 60-second ceiling brings them up to date.
  */
 export const revalidateContent = (payload: Payload, tag: ContentTag): void => {
-  const runtime = payload.config.custom?.content as ContentRuntime | undefined
+  const runtime = optionalRuntimeOf(payload, 'content')
   try {
     runtime?.revalidate(tag)
   } catch (error) {

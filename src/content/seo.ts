@@ -3,12 +3,12 @@ import type { Metadata } from 'next'
 
 import { readEnv } from '../config/env'
 import type { PostCard } from './queries'
+import { PRODUCT_NAME } from '../config/product'
 
 /**
  * Metadata and JSON-LD of the blog and the changelog, as pure functions of the content and the
  * site's base URL (SERVER_URL): the pages pass `siteUrl()`, the tests any base.
  */
-export const PRODUCT_NAME = 'Starter Kit'
 
 export type PostSeo = Pick<PostCard, 'title' | 'slug' | 'summary' | 'publishedAt' | 'updatedAt' | 'author' | 'tags'> & {
   /** From the SEO fields, when an editor set them. */

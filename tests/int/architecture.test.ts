@@ -192,3 +192,13 @@ describe('no import cycles', () => {
     })).toEqual([])
   }, 120_000)
 })
+
+describe("plugins' runtimes", () => {
+  it('reach config.custom only through src/config/runtime.ts (typed, named per plugin)', () => {
+    const files = ['src', 'plugins', 'collections', 'endpoints'].flatMap((dir) => walk(path.join(ROOT, dir)))
+    const untyped = files.filter(
+      (file) => !file.endsWith(path.join('src', 'config', 'runtime.ts')) && !file.includes(`${path.sep}standins${path.sep}`) && /\.custom\s*(\?\.|as\b|\.(?!s?css\b)\w)/.test(fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')),
+    )
+    expect(untyped.map((file) => path.relative(ROOT, file))).toEqual([])
+  })
+})

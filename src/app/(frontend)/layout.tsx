@@ -1,12 +1,13 @@
 import type { Metadata } from 'next'
 import type React from 'react'
 
+import { PRODUCT_DESCRIPTION, PRODUCT_NAME } from '../../config/product'
 import { AccountNav } from './_components/AccountNav'
 import './styles.css'
 
 export const metadata: Metadata = {
-  title: 'Starter Kit',
-  description: 'A production-ready starter kit for web applications.',
+  title: PRODUCT_NAME,
+  description: PRODUCT_DESCRIPTION,
 }
 
 const RootLayout = ({ children }: { children: React.ReactNode }) => (
@@ -17,7 +18,7 @@ const RootLayout = ({ children }: { children: React.ReactNode }) => (
       </a>
       <header className="site-header">
         <a href="/" className="brand">
-          Starter Kit
+          {PRODUCT_NAME}
         </a>
         <nav aria-label="Site">
           <a href="/pricing">Pricing</a>
@@ -29,7 +30,7 @@ const RootLayout = ({ children }: { children: React.ReactNode }) => (
       <main id="main">{children}</main>
       <footer className="site-footer">
         <p>
-          Starter Kit · <a href="/pricing">Pricing</a> · <a href="/blog">Blog</a> · <a href="/changelog">Changelog</a> ·{' '}
+          {PRODUCT_NAME} · <a href="/pricing">Pricing</a> · <a href="/blog">Blog</a> · <a href="/changelog">Changelog</a> ·{' '}
           <a href="/blog/rss.xml">RSS</a>
         </p>
       </footer>

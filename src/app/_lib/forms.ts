@@ -3,7 +3,6 @@ import { redirect } from 'next/navigation'
 import { ServiceError } from '../../http/errors'
 
 /** The product's name in the emails the pages' actions send. */
-export const PRODUCT_NAME = 'Starter Kit'
 
 /** A refusal's stable code (the pages say it in words); anything unexpected is `unavailable`. */
 export const codeOf = (error: unknown) => (error instanceof ServiceError ? error.code : 'unavailable')

@@ -1,9 +1,10 @@
 import { getPayloadClient } from '../../_lib/session'
+import { runtimeOf } from '../../../config/runtime'
 
 /** "Continue with GitHub / Google", for the providers this server has credentials for (or the development stand-in). */
 export const OAuthButtons = async ({ next }: { next?: string }) => {
   const payload = await getPayloadClient()
-  const oauth = (payload.config.custom?.accounts as { oauth: { github?: unknown; google?: unknown } }).oauth
+  const { oauth } = runtimeOf(payload, 'accounts')
   if (!oauth.github && !oauth.google) return null
   const nextQuery = next ? `?next=${encodeURIComponent(next)}` : ''
   return (

@@ -6,14 +6,15 @@ import { redirect } from 'next/navigation'
 import { createLocalReq, type PayloadRequest, type RequiredDataFromCollectionSlug, ValidationError } from 'payload'
 
 import { createApiKey, revokeApiKey } from '../../../auth/api-keys'
-import { type DownloadSettings, requestDownload } from '../../../delivery/download'
-import { type CodeHostProvider, requestRepoAccess } from '../../../delivery/repo-access'
-import { requestTemplateDownload, type TemplateDownloadSettings } from '../../../delivery/templates'
+import { requestDownload } from '../../../delivery/download'
+import { requestRepoAccess } from '../../../delivery/repo-access'
+import { requestTemplateDownload } from '../../../delivery/templates'
 import { clientAddress } from '../../../http/client-address'
 import { ServiceError } from '../../../http/errors'
 import { requireFeature } from '../../../licensing/entitlements'
 import { SUPPORT_FEATURE } from '../../../support/hooks'
 import { currentUser, getPayloadClient } from '../../_lib/session'
+import { runtimeOf } from '../../../config/runtime'
 
 /**
  * The dashboard's forms: the kit's download, repository access, templates, support requests and API
@@ -47,9 +48,7 @@ const idOf = (form: FormData, name: string): number | null => {
   return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null
 }
 
-/** What the delivery plugin keeps for server actions (`config.custom.delivery`). */
-type DeliveryRuntime = { downloads: DownloadSettings; codeHost: CodeHostProvider; templateDownloads: TemplateDownloadSettings }
-const deliveryOf = (req: PayloadRequest) => req.payload.config.custom?.delivery as DeliveryRuntime
+const deliveryOf = (req: PayloadRequest) => runtimeOf(req.payload, 'delivery')
 
 /** The Download button (works without JS): a fresh signed link to the newest or the chosen release, then straight to it. */
 export async function downloadKit(form: FormData) {

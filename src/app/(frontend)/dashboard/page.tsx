@@ -4,8 +4,9 @@ import { redirect } from 'next/navigation'
 import { createLocalReq } from 'payload'
 
 import { listApiKeys } from '../../../auth/api-keys'
+import { PRODUCT_NAME } from '../../../config/product'
 import { changelogAnchor } from '../../../content/seo'
-import { type CodeHostProvider, hasRepoAccessPlan, repoAccessStatus } from '../../../delivery/repo-access'
+import { hasRepoAccessPlan, repoAccessStatus } from '../../../delivery/repo-access'
 import { errorSentence } from '../../../http/error-sentences'
 import { entitlementsOf } from '../../../licensing/entitlements'
 import type { Plan } from '../../../payload-types'
@@ -18,10 +19,11 @@ import { allowedReleases, LISTED_VERSIONS, publishedTemplates, releaseNotes, sup
 import { SupportSection } from './SupportSection'
 import { TemplatesSection } from './TemplatesSection'
 import { formatAmount, formatDate, LICENSE_STATUS_WORDS, SUBSCRIPTION_STATUS_WORDS } from './words'
+import { runtimeOf } from '../../../config/runtime'
 
 export const dynamic = 'force-dynamic'
 
-export const metadata: Metadata = { title: 'Dashboard · Starter Kit' }
+export const metadata: Metadata = { title: `Dashboard · ${PRODUCT_NAME}` }
 
 type Props = {
   searchParams: Promise<{ download_error?: string; repo_error?: string; template_error?: string; support_error?: string; api_key_error?: string }>
@@ -43,7 +45,7 @@ const DashboardPage = async ({ searchParams }: Props) => {
     payload.find({ collection: 'downloads', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 10, depth: 0, overrideAccess: false, user }),
     entitlementsOf(payload, user.id, req),
   ])
-  const codeHost = (payload.config.custom?.delivery as { codeHost: CodeHostProvider }).codeHost
+  const { codeHost } = runtimeOf(payload, 'delivery')
   const has = (key: FeatureKey) => entitlements.features.has(key)
   const [repo, releases, templates, threads, apiKeys] = await Promise.all([
     hasRepoAccessPlan(req, user.id).then((allowed) => (allowed ? repoAccessStatus(req, codeHost).catch(() => null) : null)),

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 
+import { PRODUCT_NAME } from '../../../config/product'
 import { PricingNotices } from '../_components/PricingNotices'
 import { PricingTable } from '../_components/PricingTable'
 import { loadPricing } from '../_components/pricing-data'
@@ -8,7 +9,7 @@ import { loadPricing } from '../_components/pricing-data'
 export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = {
-  title: 'Pricing · Starter Kit',
+  title: `Pricing · ${PRODUCT_NAME}`,
   description: 'Standard and Ultimate once, or Pro by the month or year. Every paid plan includes the whole kit and its updates.',
 }
 

@@ -6,7 +6,8 @@ import { redirect } from 'next/navigation'
 import { issueSession } from '../../../auth/issue-session'
 import { completePasswordReset, RECOVERY_COOKIE, requestPasswordReset } from '../../../auth/recovery'
 import { clientAddress } from '../../../http/client-address'
-import { codeOf, PRODUCT_NAME } from '../../_lib/forms'
+import { PRODUCT_NAME } from '../../../config/product'
+import { codeOf } from '../../_lib/forms'
 import { getPayloadClient, setSessionCookie } from '../../_lib/session'
 
 /** "Forgot your password?": the same answer for every email. */

@@ -5,7 +5,8 @@ import { redirect } from 'next/navigation'
 
 import { signUpWithPassword } from '../../../auth/sign-up'
 import { clientAddress } from '../../../http/client-address'
-import { back, codeOf, field, PRODUCT_NAME } from '../../_lib/forms'
+import { PRODUCT_NAME } from '../../../config/product'
+import { back, codeOf, field } from '../../_lib/forms'
 import { getPayloadClient } from '../../_lib/session'
 
 /** Create a customer account; the answer is the same for an email that already has one. */

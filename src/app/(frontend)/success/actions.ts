@@ -7,7 +7,8 @@ import { requestMagicLink } from '../../../auth/magic-link'
 import { enforceRateLimit } from '../../../auth/rate-limit'
 import { anonymousCheckoutEmail } from '../../../billing/customers'
 import { clientAddress } from '../../../http/client-address'
-import { codeOf, PRODUCT_NAME } from '../../_lib/forms'
+import { PRODUCT_NAME } from '../../../config/product'
+import { codeOf } from '../../_lib/forms'
 import { getPayloadClient } from '../../_lib/session'
 
 /**

@@ -4,6 +4,7 @@ import { headers } from 'next/headers'
 
 import { enforceRateLimit } from '../../../auth/rate-limit'
 import { type CheckoutView, checkoutView, retrieveCheckoutSession } from '../../../billing/checkout-status'
+import { PRODUCT_NAME } from '../../../config/product'
 import { clientAddress } from '../../../http/client-address'
 import { ERROR_SENTENCES } from '../../../http/error-sentences'
 import { ServiceError } from '../../../http/errors'
@@ -15,7 +16,7 @@ import { Refresher } from './Refresher'
 
 export const dynamic = 'force-dynamic'
 
-export const metadata: Metadata = { title: 'Thank you · Starter Kit', robots: { index: false } }
+export const metadata: Metadata = { title: `Thank you · ${PRODUCT_NAME}`, robots: { index: false } }
 
 type Props = { searchParams: Promise<{ session_id?: string; sent?: string; link_error?: string }> }
 

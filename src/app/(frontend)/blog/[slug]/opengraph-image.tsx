@@ -1,7 +1,7 @@
 import { ImageResponse } from 'next/og'
 
 import { formatDate } from '../../../../content/render/format'
-import { PRODUCT_NAME } from '../../../../content/seo'
+import { PRODUCT_NAME } from '../../../../config/product'
 import { getPost } from '../../../_lib/content'
 
 /**

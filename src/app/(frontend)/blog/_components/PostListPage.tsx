@@ -1,5 +1,6 @@
 import { notFound } from 'next/navigation'
 
+import { PRODUCT_NAME } from '../../../../config/product'
 import { blogListPath } from '../../../../content/seo'
 import { listPosts, listTags } from '../../../_lib/content'
 import { PostCard } from './PostCard'
@@ -24,7 +25,7 @@ export const PostListPage = async ({ page, tag }: { page: number; tag: string | 
     <div className="content-page blog-index">
       <header className="page-header">
         <p className="eyebrow">{tag ? 'Tag' : 'Blog'}</p>
-        <h1>{tag ? `Posts tagged “${tag}”` : 'News and guides from the Starter Kit team'}</h1>
+        <h1>{tag ? `Posts tagged “${tag}”` : `News and guides from the ${PRODUCT_NAME} team`}</h1>
         <p className="page-lede">
           {tag ? (
             <>

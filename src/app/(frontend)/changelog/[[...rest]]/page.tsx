@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import { draftMode } from 'next/headers'
 import { notFound } from 'next/navigation'
 
+import { PRODUCT_NAME } from '../../../../config/product'
 import type { ChangelogItem } from '../../../../content/queries'
 import { JsonLd } from '../../../../content/render/JsonLd'
 import { RichBody } from '../../../../content/render/RichBody'
@@ -48,7 +49,7 @@ const ChangelogPage = async ({ params }: Props) => {
         <JsonLd data={changelogJsonLd(base, entries)} />
         <header className="page-header">
           <p className="eyebrow">Changelog</p>
-          <h1>What’s new in Starter Kit</h1>
+          <h1>What’s new in {PRODUCT_NAME}</h1>
           <p className="page-lede">
             Every release, newest first: what was added, changed, fixed and secured. The stories behind them are on the{' '}
             <a href="/blog">blog</a>.
