@@ -38,7 +38,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => vo
 /** The names of the committed migrations the database lacks; all of them while it has no migrations table. */
 const missingMigrations = async (payload: Payload, names: string[]): Promise<string[]> => {
   try {
-    const { rows } = await payload.db.pool.query<{ name: string }>('SELECT name FROM payload_migrations')
+    const { executeOn, sql } = await import('../src/db/transaction')
+    const rows = await executeOn<{ name: string }>(payload, undefined, sql`SELECT name FROM payload_migrations`)
     const applied = new Set(rows.map((row) => row.name))
     return names.filter((name) => !applied.has(name))
   } catch (error) {

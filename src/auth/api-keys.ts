@@ -16,7 +16,7 @@ import {
 import type { RateLimiterPostgres } from 'rate-limiter-flexible'
 
 import { and } from '../access/compose'
-import { inTransaction, lockKey } from '../db/transaction'
+import { executeOn, inTransaction, lockKey, sql } from '../db/transaction'
 import { AUTH_REFUSAL } from '../http/endpoint'
 import { errorBody, ServiceError } from '../http/errors'
 import { canAccessFeature } from '../licensing/entitlements'
@@ -101,9 +101,10 @@ export const apiKeyLimiter = (payload: Payload): RateLimiterPostgres => {
 /** One conditional UPDATE: concurrent requests of one key write it at most once a minute. */
 const touch = async (payload: Payload, key: Pick<ApiKey, 'id' | 'lastUsedAt'>) => {
   if (key.lastUsedAt && Date.now() - new Date(key.lastUsedAt).getTime() < LAST_USED_INTERVAL_MS) return
-  await payload.db.pool.query(
-    `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2))`,
-    [key.id, LAST_USED_INTERVAL_MS / 1000],
+  await executeOn(
+    payload,
+    undefined,
+    sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${key.id} AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_INTERVAL_MS / 1000}))`,
   )
 }
 

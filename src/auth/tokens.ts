@@ -2,7 +2,7 @@ import crypto from 'node:crypto'
 
 import type { Payload, PayloadRequest } from 'payload'
 
-import { execute, sql } from '../db/transaction'
+import { execute, executeOn, sql } from '../db/transaction'
 
 export type TokenPurpose = 'magic_link' | 'verify_email' | 'email_change'
 
@@ -55,12 +55,12 @@ export type ConsumedToken = { email: string; userId: number | null; next: string
  */
 export const consumeAuthToken = async (payload: Payload, purpose: TokenPurpose, token: string): Promise<ConsumedToken | null> => {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null
-  const { rows } = await payload.db.pool.query<{ email: string; user_id: number | null; next: string | null }>(
-    `UPDATE auth_tokens SET consumed_at = now(), updated_at = now()
-     WHERE token_hash = $1 AND purpose = $2 AND consumed_at IS NULL AND superseded_at IS NULL AND expires_at > now()
-     RETURNING email, user_id, next`,
-    [hashToken(token), purpose],
+  const [row] = await executeOn<{ email: string; user_id: number | null; next: string | null }>(
+    payload,
+    undefined,
+    sql`UPDATE auth_tokens SET consumed_at = now(), updated_at = now()
+        WHERE token_hash = ${hashToken(token)} AND purpose = ${purpose} AND consumed_at IS NULL AND superseded_at IS NULL AND expires_at > now()
+        RETURNING email, user_id, next`,
   )
-  const row = rows[0]
   return row ? { email: row.email, userId: row.user_id, next: row.next } : null
 }

@@ -1,5 +1,7 @@
 import type { Payload, UpdateJobsArgs } from 'payload'
 
+import { executeOn, sql } from '../db/transaction'
+
 type Id = number | string
 
 /** Payload's runner claiming jobs: `processing: true` and nothing else (updatedAt is stamped by its helper). */
@@ -24,14 +26,15 @@ const isClaim = (args: UpdateJobsArgs): boolean =>
 export const claimJobsAtomically = (payload: Payload): void => {
   const db = payload.db
   const updateJobs = db.updateJobs.bind(db)
-  const pool = db.pool
   db.updateJobs = async (args) => {
     if (!isClaim(args)) return updateJobs(args)
     if (args.id !== undefined) {
       // One job by id (runByID): Payload runs it whatever its state but must not run it twice at once.
-      const { rows } = await pool.query<{ id: Id }>(
-        'UPDATE payload_jobs SET processing = true, updated_at = now() WHERE id = $1 AND processing = false RETURNING id',
-        [args.id],
+      // On the pool, not the runner's transaction: the claim must hold before the job starts.
+      const rows = await executeOn<{ id: Id }>(
+        payload,
+        undefined,
+        sql`UPDATE payload_jobs SET processing = true, updated_at = now() WHERE id = ${args.id} AND processing = false RETURNING id`,
       )
       return rows.length > 0 ? updateJobs(args) : []
     }
@@ -46,12 +49,13 @@ export const claimJobsAtomically = (payload: Payload): void => {
     const ids = candidates.docs.map((job) => job.id as Id)
     if (ids.length === 0) return []
     // The runnable conditions of Payload's query again, as another runner may have run a job meanwhile.
-    const { rows } = await pool.query<{ id: Id }>(
-      `UPDATE payload_jobs SET processing = true, updated_at = now()
-        WHERE id = ANY($1) AND processing = false AND completed_at IS NULL AND has_error IS NOT TRUE
-          AND (wait_until IS NULL OR wait_until < now())
-        RETURNING id`,
-      [ids],
+    const rows = await executeOn<{ id: Id }>(
+      payload,
+      undefined,
+      sql`UPDATE payload_jobs SET processing = true, updated_at = now()
+          WHERE id IN ${ids} AND processing = false AND completed_at IS NULL AND has_error IS NOT TRUE
+            AND (wait_until IS NULL OR wait_until < now())
+          RETURNING id`,
     )
     if (rows.length === 0) return []
     return updateJobs({ data: args.data, req: args.req, returning: args.returning, sort: args.sort, limit: rows.length, where: { id: { in: rows.map((row) => row.id) } } })

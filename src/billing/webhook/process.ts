@@ -1,7 +1,7 @@
 import type { Payload } from 'payload'
 import type Stripe from 'stripe'
 
-import { execute, inTransaction, sql } from '../../db/transaction'
+import { execute, executeOn, inTransaction, sql } from '../../db/transaction'
 import type { BillingSettings } from '../purchases'
 import { EVENT_HANDLERS } from './events'
 
@@ -41,14 +41,15 @@ export const processEvent = async (
   settings: BillingSettings,
 ): Promise<ProcessOutcome> => {
   const handler = EVENT_HANDLERS[event.type]
-  const rows = await payload.db.pool.query<{ status: string }>(
-    `INSERT INTO processor_events (event_id, type, livemode, status, attempts, object_id, received_at, payload, updated_at, created_at)
-     VALUES ($1, $2, $3, $4, 0, $5, now(), $6::jsonb, now(), now())
-     ON CONFLICT (event_id) DO UPDATE SET updated_at = processor_events.updated_at
-     RETURNING status`,
-    [event.id, event.type, event.livemode, handler ? 'received' : 'ignored', objectIdOf(event), JSON.stringify(event)],
+  const [row] = await executeOn<{ status: string }>(
+    payload,
+    undefined,
+    sql`INSERT INTO processor_events (event_id, type, livemode, status, attempts, object_id, received_at, payload, updated_at, created_at)
+        VALUES (${event.id}, ${event.type}, ${event.livemode}, ${handler ? 'received' : 'ignored'}, 0, ${objectIdOf(event)}, now(), ${JSON.stringify(event)}::jsonb, now(), now())
+        ON CONFLICT (event_id) DO UPDATE SET updated_at = processor_events.updated_at
+        RETURNING status`,
   )
-  const recorded = rows.rows[0]?.status
+  const recorded = row?.status
   if (!handler) return 'ignored'
   if (recorded === 'processed' || recorded === 'ignored') return 'duplicate'
 
@@ -70,13 +71,12 @@ export const processEvent = async (
     })
   } catch (error) {
     const message = describeError(error)
-    await payload.db.pool
-      .query(
-        `UPDATE processor_events SET status = 'failed', attempts = attempts + 1, last_error = $2, updated_at = now()
-         WHERE event_id = $1 AND status <> 'processed'`,
-        [event.id, message],
-      )
-      .catch(() => undefined)
+    await executeOn(
+      payload,
+      undefined,
+      sql`UPDATE processor_events SET status = 'failed', attempts = attempts + 1, last_error = ${message}, updated_at = now()
+          WHERE event_id = ${event.id} AND status <> 'processed'`,
+    ).catch(() => undefined)
     payload.logger.error({ msg: 'processor event failed', eventId: event.id, eventType: event.type, error: message })
     throw error
   }
