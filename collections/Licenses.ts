@@ -2,7 +2,7 @@ import type { CollectionConfig } from 'payload'
 
 import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, staff, staffField } from '../src/access/roles'
-import { applyStaffOverride, recordStaffOverride } from '../src/licensing/hooks'
+import { applyStaffOverride, recordStaffOverride } from './Licenses.hooks'
 import { LICENSE_STATUSES } from '../src/licensing/status'
 import { staffActionsField } from './staff-actions'
 

@@ -2,7 +2,8 @@ import type { CollectionConfig } from 'payload'
 
 import { or, ownRows } from '../src/access/compose'
 import { admins, signedIn, staff } from '../src/access/roles'
-import { afterSupportReply, checkSupportReply, trimText } from '../src/support/hooks'
+import { afterSupportReply, checkSupportReply } from './SupportReplies.hooks'
+import { trimText } from './SupportRequests.hooks'
 import { serviceOnly } from './SupportRequests'
 
 /**

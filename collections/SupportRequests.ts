@@ -2,7 +2,7 @@ import type { CollectionConfig, FieldAccess } from 'payload'
 
 import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, signedIn, staff, staffField } from '../src/access/roles'
-import { fileSupportRequest, trimText } from '../src/support/hooks'
+import { fileSupportRequest, trimText } from './SupportRequests.hooks'
 
 /** Set by the service only (hooks, jobs): no one writes it through REST, GraphQL or the admin. */
 export const serviceOnly: FieldAccess = () => false

@@ -3,7 +3,7 @@ import type { PayloadRequest } from 'payload'
 import { relationId } from '../db/relations'
 import { execute, lockKey, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
-import { STAFF_ACTION, type StaffActionContext } from '../licensing/hooks'
+import { STAFF_ACTION, type StaffActionContext } from '../licensing/staff-action'
 import type { License } from '../payload-types'
 import { inStaffTransaction, recordAudit } from './audit'
 

@@ -12,7 +12,7 @@ import { requestTemplateDownload } from '../../../delivery/templates'
 import { clientAddress } from '../../../http/client-address'
 import { ServiceError } from '../../../http/errors'
 import { requireFeature } from '../../../licensing/entitlements'
-import { SUPPORT_FEATURE } from '../../../support/hooks'
+import { SUPPORT_FEATURE } from '../../../support/feature'
 import { currentUser, getPayloadClient } from '../../_lib/session'
 import { runtimeOf } from '../../../config/runtime'
 

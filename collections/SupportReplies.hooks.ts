@@ -1,47 +1,14 @@
-import type { CollectionAfterChangeHook, CollectionBeforeChangeHook, CollectionBeforeValidateHook, PayloadRequest } from 'payload'
-import { ValidationError } from 'payload'
+import type { CollectionAfterChangeHook, CollectionBeforeChangeHook } from 'payload'
 
-import { isStaffUser } from '../access/roles'
-import { relationId } from '../db/relations'
-import { ServiceError } from '../http/errors'
-import { canAccessFeature } from '../licensing/entitlements'
-import type { SupportReply, SupportRequest, User } from '../payload-types'
-import type { FeatureKey } from '../plans/features'
-import { SEND_SUPPORT_REPLY_TASK } from './jobs'
-import { countSupportMessage } from './limits'
+import { isStaffUser } from '../src/access/roles'
+import { relationId } from '../src/db/relations'
+import { ServiceError } from '../src/http/errors'
+import type { SupportReply } from '../src/payload-types'
+import { SEND_SUPPORT_REPLY_TASK } from '../src/support/jobs'
+import { countSupportMessage } from '../src/support/limits'
+import { accountOf } from './SupportRequests.hooks'
 
-/** The feature key that makes a customer's requests high priority. */
-export const SUPPORT_FEATURE: FeatureKey = 'support'
-
-const accountOf = (req: PayloadRequest): User | null => (req.user && req.user.collection === 'users' ? (req.user as User) : null)
-
-/** Text is stored trimmed, so a subject or message of spaces only is empty, and refused as missing. */
-export const trimText =
-  (names: string[], singleLine: string[] = []): CollectionBeforeValidateHook =>
-  ({ data }) => {
-    if (!data) return data
-    const next = { ...data }
-    for (const name of names) {
-      const value: unknown = next[name]
-      if (typeof value === 'string') next[name] = singleLine.includes(name) ? value.replace(/\s+/g, ' ').trim() : value.trim()
-    }
-    return next
-  }
-
-/**
- * A new request: the signed-in user files it for themselves (the service, with no user, names one),
- * it starts open, and its priority comes from the owner's plans: `high` with the `support` key. The
- * body never decides any of them (their fields refuse API input). Customers are rate-limited.
- */
-export const fileSupportRequest: CollectionBeforeChangeHook<SupportRequest> = async ({ data, operation, req }) => {
-  if (operation !== 'create') return data
-  const requester = accountOf(req)
-  const owner = requester?.id ?? relationId(data.user)
-  if (!owner) throw new ValidationError({ collection: 'support_requests', errors: [{ path: 'user', message: 'A support request needs its customer.' }] }, req.t)
-  if (requester && !isStaffUser(requester)) await countSupportMessage(req.payload, 'requests', owner)
-  const priority = (await canAccessFeature(req.payload, owner, SUPPORT_FEATURE, req)) ? 'high' : 'normal'
-  return { ...data, user: owner, priority, status: 'open' }
-}
+/** The support replies collection's hooks (collections/SupportReplies.ts). */
 
 const notFound = () => new ServiceError(404, 'support_request_not_found', 'There is no such support request.')
 

@@ -1,22 +1,13 @@
 import type { CollectionAfterChangeHook, CollectionBeforeChangeHook } from 'payload'
 import { ValidationError } from 'payload'
 
-import type { License } from '../payload-types'
-import { licenseStateFor } from './status'
-import { factsForLicense } from './sync'
-import { relationId } from '../db/relations'
+import { relationId } from '../src/db/relations'
+import { staffActionOf } from '../src/licensing/staff-action'
+import { licenseStateFor } from '../src/licensing/status'
+import { factsForLicense } from '../src/licensing/sync'
+import type { License } from '../src/payload-types'
 
-/**
- * `req.context` key of a staff action (src/staff/licenses.ts): its reason was given with the request,
- * so it may repeat an earlier one, and the audit entry's id is handed back in it.
- */
-export const STAFF_ACTION = 'staffAction'
-export type StaffActionContext = { auditLogId?: number }
-
-const staffActionOf = (context: Record<string, unknown>): StaffActionContext | null => {
-  const action = context[STAFF_ACTION]
-  return action && typeof action === 'object' ? (action as StaffActionContext) : null
-}
+/** The licenses collection's hooks (collections/Licenses.ts): staff overrides and their audit trail. */
 
 /**
  * Support revokes or restores a license by changing `override`, with a reason. The status follows:
