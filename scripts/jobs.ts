@@ -3,7 +3,7 @@
  * scheduled upkeep), for deployments whose web instances run with JOBS_WORKER=false
  * (docs/DEPLOYMENT.md). It takes the server's environment. It waits until the database has every
  * migration this code knows (the servers apply them at start-up; so does `npm run migrate`), then works
- * the queue every 10 seconds. SIGTERM or SIGINT: no new turn, the jobs under way finish (at most 20 s),
+ * the queue every 2 seconds. SIGTERM or SIGINT: no new turn, the jobs under way finish (at most 20 s),
  * exit 0. Any number of workers and servers may work one queue: a job is claimed by one of them
  * (src/jobs/claim.ts).
  */
@@ -71,7 +71,7 @@ const main = async () => {
   markJobsWorker(worker)
   // The cached instance gets its cron now: the queue is worked from here on.
   await getPayload({ config, key: 'jobs', cron: true })
-  log('working the queue every 10 s')
+  log('working the queue every 2 s')
 }
 
 main().catch((error: unknown) => fail('start-up failed', error))

@@ -56,7 +56,7 @@ const startMailbox = async (port: number) => {
     },
   })
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  /** The newest email to `to` whose subject starts so (the jobs worker sends every 10 s). */
+  /** The newest email to `to` whose subject starts so (the jobs worker sends every 2 s). */
   const newest = async (to: string, subject: string): Promise<ParsedMail> => {
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {
