@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { checkoutView, maskEmail, retrieveCheckoutSession } from '../../src/billing/checkout-status'
 import { createProcessorClient } from '../../src/billing/processor'
 import { PRICES, PROCESSOR_SECRET_KEY, standIn } from '../support/billing-env'
-import { seedStandInPlans } from '../support/billing'
+import { paidStandardCheckout, seedStandInPlans } from '../support/billing'
 import { createUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
@@ -17,20 +17,8 @@ beforeAll(async () => {
   processor = createProcessorClient({ secretKey: PROCESSOR_SECRET_KEY, apiUrl: standIn.url })
 })
 
-/** A Standard checkout as src/billing/checkout.ts makes it (metadata included), paid on the stand-in; the webhook applies it. */
-const buy = async (email: string, userId?: number) => {
-  const session = await processor.checkout.sessions.create({
-    mode: 'payment',
-    line_items: [{ price: PRICES.standard, quantity: 1 }],
-    metadata: { plan_id: 'standard', price_id: PRICES.standard, billing_cycle: 'lifetime', ...(userId ? { user_id: String(userId) } : {}) },
-    ...(userId ? {} : { customer_email: email }),
-    success_url: 'http://localhost:3000/success?session_id={CHECKOUT_SESSION_ID}',
-    cancel_url: 'http://localhost:3000/pricing',
-  })
-  await standIn.pay(session.id, { email })
-  await standIn.settled()
-  return (await retrieveCheckoutSession(payload(), session.id))!
-}
+/** A paid Standard checkout (tests/support/billing.ts), as the success page reads it. */
+const buy = async (email: string, userId?: number) => (await retrieveCheckoutSession(payload(), await paidStandardCheckout(processor, email, userId)))!
 
 describe('the success page: what a checkout shows to whom', () => {
   it('its signed-in buyer sees the license the webhook granted; signed out, a sign-in; another account, nothing', async () => {

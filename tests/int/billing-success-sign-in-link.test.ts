@@ -4,31 +4,18 @@ import type Stripe from 'stripe'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { createProcessorClient } from '../../src/billing/processor'
-import { PRICES, PROCESSOR_SECRET_KEY, smtp, standIn } from '../support/billing-env'
-import { seedStandInPlans } from '../support/billing'
+import { PROCESSOR_SECRET_KEY, smtp, standIn } from '../support/billing-env'
+import { paidStandardCheckout, seedStandInPlans } from '../support/billing'
 import { createUser, usePayload } from '../support/payload'
+import { redirectOf } from '../support/server-actions'
 
 /**
  * The success page's "Email me a sign-in link" (sendCheckoutSignInLink), called as Next calls a server
  * action: it sends a magic link to an anonymous checkout's email only, never says the address, and
  * refuses an account's checkout, an unknown or malformed session and a caller past the rate limit.
  */
-class Redirected extends Error {
-  constructor(readonly url: string) {
-    super(`redirect to ${url}`)
-  }
-}
-
-vi.mock('../../src/app/_lib/session', async () => {
-  const { getPayload } = await import('payload')
-  const { default: config } = await import('../../payload.config')
-  return { getPayloadClient: () => getPayload({ config }), currentUser: async () => null }
-})
-vi.mock('next/navigation', () => ({
-  redirect: (url: string) => {
-    throw new Redirected(url)
-  },
-}))
+vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => null)))
+vi.mock('next/navigation', () => import('../support/server-actions').then((m) => m.navigationModule))
 vi.mock('next/headers', () => ({ headers: async () => new Headers({ 'user-agent': 'success-page-test' }) }))
 
 const { sendCheckoutSignInLink } = await import('../../src/app/(frontend)/success/actions')
@@ -41,32 +28,12 @@ beforeAll(async () => {
   processor = createProcessorClient({ secretKey: PROCESSOR_SECRET_KEY, apiUrl: standIn.url })
 })
 
-/** A paid Standard checkout, anonymous unless it names the buyer's account as checkout.ts does. */
-const paidCheckout = async (email: string, userId?: number): Promise<string> => {
-  const session = await processor.checkout.sessions.create({
-    mode: 'payment',
-    line_items: [{ price: PRICES.standard, quantity: 1 }],
-    metadata: { plan_id: 'standard', price_id: PRICES.standard, billing_cycle: 'lifetime', ...(userId ? { user_id: String(userId) } : {}) },
-    ...(userId ? {} : { customer_email: email }),
-    success_url: 'http://localhost:3000/success?session_id={CHECKOUT_SESSION_ID}',
-    cancel_url: 'http://localhost:3000/pricing',
-  })
-  await standIn.pay(session.id, { email })
-  await standIn.settled()
-  return session.id
-}
+const paidCheckout = (email: string, userId?: number) => paidStandardCheckout(processor, email, userId)
 
-/** Where the action sent the browser. */
-const ask = async (sessionId: string): Promise<string> => {
+const ask = (sessionId: string): Promise<string> => {
   const form = new FormData()
   form.set('sessionId', sessionId)
-  try {
-    await sendCheckoutSignInLink(form)
-  } catch (error) {
-    if (error instanceof Redirected) return error.url
-    throw error
-  }
-  throw new Error('the action did not redirect')
+  return redirectOf(() => sendCheckoutSignInLink(form))
 }
 
 /** Sign-in links sent to `email`, once the queued emails have run (the license email goes there too). */

@@ -14,6 +14,7 @@ import type { Template, User } from '../../src/payload-types'
 import { rows, seedStandInPlans } from '../support/billing'
 import { grantLicense } from '../support/licenses'
 import { createUser, type TestUser, usePayload } from '../support/payload'
+import { redirectOf } from '../support/server-actions'
 import { createRelease } from '../support/releases'
 
 /**
@@ -23,22 +24,8 @@ import { createRelease } from '../support/releases'
  */
 const hoisted = vi.hoisted(() => ({ user: { current: null as unknown } }))
 
-class Redirected extends Error {
-  constructor(readonly url: string) {
-    super(`redirect to ${url}`)
-  }
-}
-
-vi.mock('../../src/app/_lib/session', async () => {
-  const { getPayload } = await import('payload')
-  const { default: config } = await import('../../payload.config')
-  return { getPayloadClient: () => getPayload({ config }), currentUser: async () => hoisted.user.current }
-})
-vi.mock('next/navigation', () => ({
-  redirect: (url: string) => {
-    throw new Redirected(url)
-  },
-}))
+vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
+vi.mock('next/navigation', () => import('../support/server-actions').then((m) => m.navigationModule))
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, unstable_cache: <T>(fn: T) => fn }))
 vi.mock('next/headers', () => ({ headers: async () => new Headers({ 'user-agent': 'dashboard-test' }) }))
 
@@ -65,16 +52,6 @@ const form = (fields: Record<string, string>) => {
   return data
 }
 
-/** Where an action sent the browser (every action here ends in a redirect). */
-const redirectOf = async (action: () => Promise<unknown>): Promise<string> => {
-  try {
-    await action()
-  } catch (error) {
-    if (error instanceof Redirected) return error.url
-    throw error
-  }
-  throw new Error('the action did not redirect')
-}
 
 const versionsFor = async (who: TestUser, limit?: number) => {
   const user = { ...who.user, collection: 'users' } as User

@@ -1,8 +1,9 @@
 import type { CollectionSlug, DataFromCollectionSlug, Payload, Where } from 'payload'
+import type Stripe from 'stripe'
 
 import { seedPlans } from '../../src/plans/seed'
 import type { PayOutcome } from '../../src/standins/processor'
-import { PRICE_IDS, standIn } from './billing-env'
+import { PRICE_IDS, PRICES, standIn } from './billing-env'
 import { api, type TestUser } from './payload'
 
 export const seedStandInPlans = (payload: Payload) => seedPlans(payload, PRICE_IDS)
@@ -21,3 +22,22 @@ export const deliveryStatuses = () => standIn.events().flatMap((record) => recor
 /** Every row of a collection matching `where`, unpopulated. */
 export const rows = async <Slug extends CollectionSlug>(payload: Payload, collection: Slug, where: Where = {}): Promise<DataFromCollectionSlug<Slug>[]> =>
   (await payload.find({ collection, where, sort: 'id', limit: 1000, depth: 0, pagination: false })).docs as DataFromCollectionSlug<Slug>[]
+
+/**
+ * A Standard checkout made on the processor as src/billing/checkout.ts makes it (metadata included),
+ * anonymous unless it names the buyer's account, paid on the stand-in, its events applied. The
+ * session's id.
+ */
+export const paidStandardCheckout = async (processor: Stripe, email: string, userId?: number): Promise<string> => {
+  const session = await processor.checkout.sessions.create({
+    mode: 'payment',
+    line_items: [{ price: PRICES.standard, quantity: 1 }],
+    metadata: { plan_id: 'standard', price_id: PRICES.standard, billing_cycle: 'lifetime', ...(userId ? { user_id: String(userId) } : {}) },
+    ...(userId ? {} : { customer_email: email }),
+    success_url: 'http://localhost:3000/success?session_id={CHECKOUT_SESSION_ID}',
+    cancel_url: 'http://localhost:3000/pricing',
+  })
+  await standIn.pay(session.id, { email })
+  await standIn.settled()
+  return session.id
+}

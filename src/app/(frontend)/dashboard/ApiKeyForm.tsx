@@ -5,6 +5,7 @@ import { useActionState } from 'react'
 import { errorSentence } from '../../../http/error-sentences'
 import { CopyButton } from '../_components/CopyButton'
 import { type ApiKeyFormState, createApiKeyAction } from './actions'
+import { ErrorBox } from './parts'
 
 const NOTHING_YET: ApiKeyFormState = { created: null, error: null }
 
@@ -26,11 +27,7 @@ export const ApiKeyForm = ({ full }: { full: boolean }) => {
           </p>
         </div>
       ) : null}
-      {state.error ? (
-        <p role="alert" className="error-box">
-          {errorSentence(state.error)}
-        </p>
-      ) : null}
+      <ErrorBox code={state.error} />
       {full ? (
         <p className="muted">{errorSentence('api_key_limit_reached')}</p>
       ) : (

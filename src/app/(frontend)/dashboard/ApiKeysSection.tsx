@@ -1,7 +1,7 @@
 import { type ApiKeyView, MAX_LIVE_API_KEYS } from '../../../auth/api-keys'
-import { errorSentence } from '../../../http/error-sentences'
 import { revokeApiKeyAction } from './actions'
 import { ApiKeyForm } from './ApiKeyForm'
+import { ErrorBox, RowAction } from './parts'
 import { formatDate } from './words'
 
 type Props = { keys: ApiKeyView[]; canCreate: boolean; error?: string }
@@ -17,11 +17,7 @@ export const ApiKeysSection = ({ keys, canCreate, error }: Props) => (
       A key acts as you on the download, repository access and license endpoints: send it as <code>Authorization: Bearer</code>. Keep it secret; revoke it here
       and it stops working at once.
     </p>
-    {error ? (
-      <p role="alert" className="error-box">
-        {errorSentence(error, 'That key could not be revoked; please try again.')}
-      </p>
-    ) : null}
+    <ErrorBox code={error} fallback="That key could not be revoked; please try again." />
     {keys.length === 0 ? (
       <div className="empty">
         <p>No keys yet. Create one for each script or server that downloads the kit, so you can revoke one without the others.</p>
@@ -36,12 +32,7 @@ export const ApiKeysSection = ({ keys, canCreate, error }: Props) => (
                 Created {formatDate(key.createdAt)} · {key.lastUsedAt ? `last used ${formatDate(key.lastUsedAt)}` : 'never used'}
               </p>
             </div>
-            <form action={revokeApiKeyAction}>
-              <input type="hidden" name="id" value={key.id} />
-              <button type="submit" className="button-secondary button-small" aria-label={`Revoke ${key.name}`}>
-                Revoke
-              </button>
-            </form>
+            <RowAction action={revokeApiKeyAction} name="id" value={key.id} label="Revoke" description={`Revoke ${key.name}`} />
           </li>
         ))}
       </ul>

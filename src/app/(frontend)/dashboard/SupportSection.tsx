@@ -1,6 +1,6 @@
-import { errorSentence } from '../../../http/error-sentences'
 import { openSupportRequest } from './actions'
 import type { SupportThread } from './data'
+import { ErrorBox } from './parts'
 import { formatDate, SUPPORT_STATUS_WORDS } from './words'
 
 type Props = { threads: SupportThread[]; canFile: boolean; error?: string }
@@ -12,11 +12,7 @@ type Props = { threads: SupportThread[]; canFile: boolean; error?: string }
 export const SupportSection = ({ threads, canFile, error }: Props) => (
   <section className="card" id="support" aria-labelledby="support-heading">
     <h2 id="support-heading">Support</h2>
-    {error ? (
-      <p role="alert" className="error-box">
-        {errorSentence(error, 'Your request could not be sent; please try again.')}
-      </p>
-    ) : null}
+    <ErrorBox code={error} fallback="Your request could not be sent; please try again." />
     {threads.length === 0 ? (
       <div className="empty">
         <p>No requests yet. Ask anything about the kit below: your plan’s requests are answered first, by email.</p>

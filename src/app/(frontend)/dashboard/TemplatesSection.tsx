@@ -1,6 +1,6 @@
-import { errorSentence } from '../../../http/error-sentences'
 import { downloadTemplate } from './actions'
 import type { ListedTemplate } from './data'
+import { ErrorBox, RowAction } from './parts'
 import { TEMPLATE_CATEGORY_WORDS } from './words'
 
 type Props = { templates: ListedTemplate[]; more: boolean; error?: string }
@@ -9,11 +9,7 @@ type Props = { templates: ListedTemplate[]; more: boolean; error?: string }
 export const TemplatesSection = ({ templates, more, error }: Props) => (
   <section className="card" id="templates" aria-labelledby="templates-heading">
     <h2 id="templates-heading">Template library</h2>
-    {error ? (
-      <p role="alert" className="error-box">
-        {errorSentence(error, 'The template download failed; please try again.')}
-      </p>
-    ) : null}
+    <ErrorBox code={error} fallback="The template download failed; please try again." />
     {templates.length === 0 ? (
       <div className="empty">
         <p>No templates are published yet. New ones appear here as soon as they are: dashboards, marketing pages, sign-in, billing and email.</p>
@@ -28,12 +24,7 @@ export const TemplatesSection = ({ templates, more, error }: Props) => (
                 <strong>{template.name}</strong> <span className="muted">· {TEMPLATE_CATEGORY_WORDS[template.category]}</span>
                 {template.description ? <p className="item-detail">{template.description}</p> : null}
               </div>
-              <form action={downloadTemplate}>
-                <input type="hidden" name="template" value={template.id} />
-                <button type="submit" className="button-secondary button-small" aria-label={`Download ${template.name}`}>
-                  Download
-                </button>
-              </form>
+              <RowAction action={downloadTemplate} name="template" value={template.id} label="Download" description={`Download ${template.name}`} />
             </li>
           ))}
         </ul>

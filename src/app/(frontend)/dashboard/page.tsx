@@ -5,9 +5,9 @@ import { createLocalReq } from 'payload'
 
 import { listApiKeys } from '../../../auth/api-keys'
 import { PRODUCT_NAME } from '../../../config/product'
+import { runtimeOf } from '../../../config/runtime'
 import { changelogAnchor } from '../../../content/seo'
 import { hasRepoAccessPlan, repoAccessStatus } from '../../../delivery/repo-access'
-import { errorSentence } from '../../../http/error-sentences'
 import { entitlementsOf } from '../../../licensing/entitlements'
 import type { Plan } from '../../../payload-types'
 import { FEATURE_LABELS, type FeatureKey } from '../../../plans/features'
@@ -18,8 +18,8 @@ import { ApiKeysSection } from './ApiKeysSection'
 import { allowedReleases, LISTED_VERSIONS, publishedTemplates, releaseNotes, supportThreads } from './data'
 import { SupportSection } from './SupportSection'
 import { TemplatesSection } from './TemplatesSection'
+import { ErrorBox, RowAction } from './parts'
 import { formatAmount, formatDate, LICENSE_STATUS_WORDS, SUBSCRIPTION_STATUS_WORDS } from './words'
-import { runtimeOf } from '../../../config/runtime'
 
 export const dynamic = 'force-dynamic'
 
@@ -124,11 +124,7 @@ const DashboardPage = async ({ searchParams }: Props) => {
         <h2 id="download-heading">Downloads</h2>
         {entitlements.hasPaidAccess ? (
           <>
-            {errors.download_error ? (
-              <p role="alert" className="error-box">
-                {errorSentence(errors.download_error, 'The download failed; please try again.')}
-              </p>
-            ) : null}
+            <ErrorBox code={errors.download_error} fallback="The download failed; please try again." />
             {newest ? (
               <>
                 <p>Each download link is signed for you and works for a few minutes.</p>
@@ -158,12 +154,7 @@ const DashboardPage = async ({ searchParams }: Props) => {
                       <div className="item-main">
                         <strong>{release.version}</strong> <span className="muted">· {formatDate(release.publishedAt)}</span>
                       </div>
-                      <form action={downloadKit}>
-                        <input type="hidden" name="version" value={release.version} />
-                        <button type="submit" className="button-secondary button-small" aria-label={`Download version ${release.version}`}>
-                          Download
-                        </button>
-                      </form>
+                      <RowAction action={downloadKit} name="version" value={release.version} label="Download" description={`Download version ${release.version}`} />
                     </li>
                   ))}
                 </ul>
@@ -213,11 +204,7 @@ const DashboardPage = async ({ searchParams }: Props) => {
                   ? `${repo.username} is a collaborator: clone the repository and pull updates as they land.`
                   : `Access for ${repo.username}: ${repo.status}. Ask again below, or contact support.`}
           </p>
-          {errors.repo_error ? (
-            <p role="alert" className="error-box">
-              {errorSentence(errors.repo_error, 'That did not work; please try again.')}
-            </p>
-          ) : null}
+          <ErrorBox code={errors.repo_error} fallback="That did not work; please try again." />
           <form action={askRepoAccess} className="inline-fields">
             <label>
               Code-host username
