@@ -2,8 +2,6 @@
  * Where a preview goes and where an exit returns: site paths only. A value that would leave the
  * site ("//evil.example", "https://...", "/\\evil") or reach the API or the admin falls back to "/".
  */
-export const PREVIEW_COLLECTIONS = ['posts', 'changelog_entries'] as const
-
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
 /** The page of an entry, or null for an unknown collection or a malformed slug. */
