@@ -506,7 +506,9 @@ const checkPages = async (page: Page, pagePaths: string[], who: string): Promise
         }
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
         if (overflow > 0) problems.push(`${pagePath} (${who}) ${width}px: scrolls sideways by ${overflow} px`)
-        for (const href of await page.locator('a[href]').evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).href))) {
+        // Links to a place on the same page (the skip link) are not links to check.
+        const hrefs = await page.locator('a[href]:not([href^="#"])').evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).href))
+        for (const href of hrefs) {
           const url = new URL(href)
           if (url.origin === base) linked.add(`${url.pathname}${url.search}`)
         }
