@@ -87,7 +87,7 @@ const main = async () => {
   const service = publishedService()
   if (!service) throw new Error('Next started without src/instrumentation.ts publishing the service')
   const sanitized = service.payload.config
-  if (service.jobsWorker) log('this process works the jobs queue every 10 s')
+  if (service.jobsWorker) log('this process works the jobs queue every 2 s')
   else log('JOBS_WORKER=false: this process does not work the jobs queue (npm run jobs does)')
 
   const readiness = createReadinessCheck(database.url)
