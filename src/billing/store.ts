@@ -43,8 +43,11 @@ export const resolveBuyer = async (
   const byId = metadataUserId && Number.isInteger(id) && id > 0 ? id : null
   const address = email ? email.toLowerCase() : null
   if (byId === null && address === null) return null
-  // A statement of its own: the lookup below must read after a verification that held the lock commits.
-  if (address !== null) await lockBuyerEmail(req, address)
+  // Only a purchase decided by its email can race a verification. A statement of its own: the lookup below
+  // must read after a verification that held the lock commits. Not for a named account: the verification
+  // holds that account's row while it waits for this lock, and the webhook may write the row
+  // (rememberCustomer), so both orders would meet and deadlock.
+  if (byId === null && address !== null) await lockBuyerEmail(req, address)
   // One statement: the named account when it exists, else the verified owner of the email.
   const [row] = await execute<Row>(
     req,

@@ -10,6 +10,7 @@ import { handleAuthCallback } from '../../src/auth/callback'
 import { STATE_COOKIE } from '../../src/auth/oauth'
 import { completePasswordReset } from '../../src/auth/recovery'
 import { claimPurchases } from '../../src/billing/customers'
+import { rememberCustomer, resolveBuyer } from '../../src/billing/store'
 import { inTransaction } from '../../src/db/transaction'
 import { PRICES, smtp } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
@@ -237,6 +238,36 @@ describe('a purchase whose webhook arrives while its address is being verified',
     expect(purchase?.user).toBe(account.id)
     const [license] = await rows(payload(), 'licenses', { email: { equals: email } })
     expect(license?.user).toBe(account.id)
+  })
+})
+
+describe('a signed-in buyer whose address changes while their purchase is applied', () => {
+  it('the webhook takes no email lock for a named account, so the two cannot deadlock', async () => {
+    const buyer = await createUser(payload(), 'customer')
+    const changed = freshEmail('renamed')
+    let resolved = () => {}
+    const buyerResolved = new Promise<void>((resolve) => (resolved = resolve))
+    let proceed = () => {}
+    const mayProceed = new Promise<void>((resolve) => (proceed = resolve))
+    // The webhook's steps, as store.ts runs them: the buyer (named by the session, with the new address
+    // as the checkout's email), then remembering its processor customer on the account's row.
+    const webhook = inTransaction(payload(), async (req) => {
+      const found = await resolveBuyer(req, String(buyer.user.id), changed)
+      resolved()
+      await mayProceed
+      await rememberCustomer(req, found, 'cus_deadlock_test')
+      return found
+    })
+    await buyerResolved
+    // Meanwhile the address change commits its claim: it holds the account's row and takes the email's lock.
+    const changing = inTransaction(payload(), (req) =>
+      payload().update({ collection: 'users', id: buyer.user.id, data: { email: changed }, req, overrideAccess: true }),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    proceed()
+    await expect(changing).resolves.toMatchObject({ email: changed })
+    await expect(webhook).resolves.toMatchObject({ id: buyer.user.id })
+    expect((await accountOf(changed))?.processorCustomerId).toBe('cus_deadlock_test')
   })
 })
 

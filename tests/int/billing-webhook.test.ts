@@ -293,7 +293,7 @@ describe('failures never lose a purchase', () => {
 const builtByOrm = (statement: string) => /^(select|insert|update|delete) .*"/i.test(statement.trim())
 
 describe('the webhook hot path (statements on the pool, as in tests/support/queries.ts)', () => {
-  it('a paid checkout.session.completed: 16 statements in one transaction (one the per-email buyer lock), none built by the ORM but the email job', async () => {
+  it('a paid checkout.session.completed: at most 16 statements in one transaction (an anonymous one takes the per-email buyer lock), none built by the ORM but the email job', async () => {
     const email = `stmts-${Math.random().toString(36).slice(2, 10)}@example.test`
     const events = await payQuietly(PRICES.standard, email)
     const completed = events.find((event) => event.type === 'checkout.session.completed')!
