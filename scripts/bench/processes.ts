@@ -7,18 +7,20 @@ import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
+import { BUILT_SERVER, startNodeArgs } from '../../src/process/start-command'
+
 export type Child = { name: string; process: ChildProcess; pgid: number; logFile: string }
 
 export const ROOT = path.resolve(import.meta.dirname, '../..')
 /**
- * Starts `node [nodeArgs] --conditions=production [--import tsx] <script>` (as the npm scripts run Node:
- * a built `.mjs`, such as the server `npm start` runs, without tsx's loader) in its own process group,
+ * Starts `node [nodeArgs] --conditions=production --import tsx <script>` (as the npm scripts run Node;
+ * the built server as `npm start` runs it: its Node flags, no tsx loader) in its own process group,
  * output to `logFile`. Node flags go on the command line: some (--cpu-prof) are refused in NODE_OPTIONS.
  */
 export const startNode = (name: string, script: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): Child => {
   const out = fs.openSync(logFile, 'a')
-  const loader = script.endsWith('.mjs') ? [] : ['--import', 'tsx']
-  const child = spawn(process.execPath, [...nodeArgs, '--conditions=production', ...loader, script], { cwd: ROOT, env, detached: true, stdio: ['ignore', out, out] })
+  const runner = script === BUILT_SERVER ? startNodeArgs(ROOT) : ['--conditions=production', '--import', 'tsx']
+  const child = spawn(process.execPath, [...runner, ...nodeArgs, script], { cwd: ROOT, env, detached: true, stdio: ['ignore', out, out] })
   fs.closeSync(out)
   if (child.pid === undefined) throw new Error(`${name} did not start`)
   return { name, process: child, pgid: child.pid, logFile }

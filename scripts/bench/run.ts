@@ -12,6 +12,7 @@ import path from 'node:path'
 
 import pg from 'pg'
 
+import { BUILT_SERVER, startNodeArgs } from '../../src/process/start-command'
 import { countEffects, deliverAll, deliveryHeaders, type Effects, prepareEvents, type PreparedEvent, WEBHOOK_PATH } from './events'
 import { clientAddress } from './http'
 import { type Measured, measure, type Target, warm, WARMUP_SECONDS } from './load'
@@ -56,7 +57,6 @@ const onMaintenance = async (sql: string) => {
 }
 
 /** What `npm start` runs, built by `npm run build`. */
-const BUILT_SERVER = 'dist/server/server.mjs'
 
 /** `npm run build` unless .next and dist/server hold a production build; says which build runs. */
 const ensureBuild = (): string => {
@@ -289,7 +289,7 @@ const main = async () => {
     build,
     postgres,
     loadBefore,
-    settings: `${SETTINGS.connections} connections; every path warmed up for ${SETTINGS.firstWarmupSeconds} s first, then per path ${WARMUP_SECONDS} s warm-up and ${SETTINGS.seconds} s measured, one run; ratios against the faster of the two floor runs; the floor's auth (JWT of an Ultimate customer) on every session path; API keys and license keys rotate over ${seeded.apiKeys.length} and ${seeded.licenseKeys.length} keys and ${CLIENT_ADDRESSES} client addresses (X-Forwarded-For from a trusted proxy) to stay under the per-key and per-address rate limits`,
+    settings: `${SETTINGS.connections} connections; every path warmed up for ${SETTINGS.firstWarmupSeconds} s first, then per path ${WARMUP_SECONDS} s warm-up and ${SETTINGS.seconds} s measured, one run; ratios against the faster of the two floor runs; the floor's auth (JWT of an Ultimate customer) on every session path; API keys and license keys rotate over ${seeded.apiKeys.length} and ${seeded.licenseKeys.length} keys and ${CLIENT_ADDRESSES} client addresses (X-Forwarded-For from a trusted proxy) to stay under the per-key and per-address rate limits; the server runs as \`npm start\` runs it: \`node ${[...startNodeArgs(ROOT), ...nodeArgs].join(' ')} ${BUILT_SERVER}\``,
   })
   console.info(`\n${table(rows)}\n`)
   for (const line of extra) console.info(`- ${line}`)
@@ -299,7 +299,8 @@ const main = async () => {
 
 try {
   await main()
-  await cleanup(false)
+  // BENCH_KEEP_LOGS=1 keeps the server's and stand-ins' logs (e.g. with --trace-gc) after a passing run.
+  await cleanup(process.env.BENCH_KEEP_LOGS === '1')
 } catch (error) {
   console.error(`[bench] FAILED: ${error instanceof Error ? error.message : String(error)}`)
   const server = children.find((child) => child.name === 'server')

@@ -19,6 +19,8 @@ import zlib from 'node:zlib'
 import pg from 'pg'
 import { type Browser, chromium, type Page } from 'playwright-core'
 
+import { BUILT_SERVER, startNodeArgs } from '../../src/process/start-command'
+
 const root = path.resolve(import.meta.dirname, '../..')
 const port = Number(process.env.E2E_PORT ?? 3100)
 const base = `http://localhost:${port}`
@@ -27,7 +29,6 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-e2e-'))
 /** Phone and desktop screenshots of every page, kept after the run (E2E_SCREENSHOTS moves them). */
 const screenshotDir = path.resolve(process.env.E2E_SCREENSHOTS ?? path.join(root, '.data/e2e-screenshots'))
 const AXE_SOURCE = path.join(root, 'node_modules/axe-core/axe.min.js')
-const BUILT_SERVER = 'dist/server/server.mjs'
 const PASSWORD = 'e2e-password-0123'
 const RELEASE_VERSION = '1.0.0'
 
@@ -99,7 +100,7 @@ const startStandIns = async (): Promise<StandIns> => {
 /** `npm start`: the built server in production mode, with every setting explicit. */
 const startServer = async (standIns: StandIns): Promise<void> => {
   const keep = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'TERM'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []))
-  const server = startChild('server', ['--conditions=production', BUILT_SERVER], {
+  const server = startChild('server', [...startNodeArgs(root), BUILT_SERVER], {
     ...Object.fromEntries(keep),
     ...standIns.serverEnv,
     NODE_ENV: 'production',

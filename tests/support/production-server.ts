@@ -1,11 +1,15 @@
 /**
  * Node processes of the service as production runs them (`npm start`: `node --conditions=production
- * dist/server/server.mjs`, built by `npm run build`; the scripts with `--import tsx`),
+ * <heap flags> dist/server/server.mjs`, built by `npm run build`; the scripts with `--import tsx`),
  * for the tests that need the production build (KIT_PRODUCTION_BUILD=1): their output kept, their exit
  * awaited, and a wait that fails with the output when the process dies or never gets ready.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import path from 'node:path'
+
+import { BUILT_SERVER, startNodeArgs } from '../../src/process/start-command'
+
+export { BUILT_SERVER }
 
 const root = path.resolve(import.meta.dirname, '../..')
 
@@ -18,16 +22,13 @@ export type NodeProcess = {
   output: () => string
 }
 
-/** What `npm start` runs: the server compiled ahead by `npm run build`. */
-export const BUILT_SERVER = 'dist/server/server.mjs'
-
 /**
  * `node --conditions=production --import tsx <args>` in the project's folder, with exactly `env`; the
- * built server (`BUILT_SERVER`) without tsx's loader, as `npm start` runs it.
+ * built server (`BUILT_SERVER`) with `npm start`'s Node flags and without tsx's loader, as `npm start` runs it.
  */
 export const spawnNode = (name: string, args: string[], env: NodeJS.ProcessEnv): NodeProcess => {
-  const loader = args[0] === BUILT_SERVER ? [] : ['--import', 'tsx']
-  const child = spawn(process.execPath, ['--conditions=production', ...loader, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const nodeArgs = args[0] === BUILT_SERVER ? startNodeArgs(root) : ['--conditions=production', '--import', 'tsx']
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   const append = (chunk: Buffer) => {
     log += chunk.toString()

@@ -1,0 +1,47 @@
+/**
+ * `npm start`'s Node flags are production configuration (the heap settings of docs/PERFORMANCE.md,
+ * "Memory"). The production-build tests, the browser scenarios, the bench and the smoke test read them
+ * from package.json through `startNodeArgs`; these tests pin what they read and that this Node takes them.
+ */
+import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+
+import { describe, expect, it } from 'vitest'
+
+import { BUILT_SERVER, startNodeArgs } from '../../src/process/start-command'
+
+const run = promisify(execFile)
+const root = path.resolve(import.meta.dirname, '../..')
+
+const withStartScript = (start: string): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-start-'))
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ scripts: { start } }))
+  return dir
+}
+
+describe('startNodeArgs', () => {
+  it("reads npm start's flags: the production conditions and the heap settings", () => {
+    const flags = startNodeArgs(root)
+    expect(flags[0]).toBe('--conditions=production')
+    expect(flags).toContain('--max-semi-space-size=8')
+    expect(flags).toContain('--heap-growing-percent=30')
+    // No hard heap limit: a burst of page renders must not end the process (docs/PERFORMANCE.md).
+    expect(flags.some((flag) => flag.startsWith('--max-old-space-size'))).toBe(false)
+  })
+
+  it('this Node accepts every one of them, and the process sees them', async () => {
+    const flags = startNodeArgs(root).filter((flag) => !flag.startsWith('--conditions'))
+    const code = 'console.log(JSON.stringify(process.execArgv))'
+    const { stdout } = await run(process.execPath, [...flags, '-e', code], { cwd: root })
+    expect(JSON.parse(stdout)).toEqual([...flags, '-e', code])
+  })
+
+  it('refuses a start script of another shape instead of dropping the flags', () => {
+    expect(() => startNodeArgs(withStartScript('node server.js'))).toThrow(/start script is not/)
+    expect(() => startNodeArgs(withStartScript(`node --import tsx foo ${BUILT_SERVER}`))).toThrow(/start script is not/)
+    expect(startNodeArgs(withStartScript(`NODE_ENV=production exec node --a=1 --b ${BUILT_SERVER}`))).toEqual(['--a=1', '--b'])
+  })
+})
