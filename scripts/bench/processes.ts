@@ -13,7 +13,7 @@ export type Child = { name: string; process: ChildProcess; pgid: number; logFile
 
 export const ROOT = path.resolve(import.meta.dirname, '../..')
 /**
- * Starts `node [nodeArgs] --conditions=production --import tsx <script>` (as the npm scripts run Node;
+ * Starts `node --conditions=production --import tsx [nodeArgs] <script>` (as the npm scripts run Node;
  * the built server as `npm start` runs it: its Node flags, no tsx loader) in its own process group,
  * output to `logFile`. Node flags go on the command line: some (--cpu-prof) are refused in NODE_OPTIONS.
  */

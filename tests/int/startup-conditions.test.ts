@@ -91,12 +91,21 @@ describe('entry points', () => {
   // Production runs server.ts compiled ahead by `npm run build` (no TypeScript compiled at run time, no
   // loader thread); the child that prepares the database gets tsx's loader from src/process/child.ts.
   it('npm start runs the built server with --conditions=production, and npm run build builds it', () => {
-    expect(scripts.start).toMatch(/\bnode --conditions=production dist\/server\/server\.mjs$/)
+    // The heap flags after it are checked in start-command.test.ts.
+    expect(scripts.start).toMatch(/\bnode --conditions=production( --[\w-]+=\w+)* dist\/server\/server\.mjs$/)
     expect(scripts.build).toContain('npm run build:server')
     expect(scripts['build:server']).toMatch(/^esbuild server\.ts .*--outdir=dist\/server /)
   })
 
-  it.each(['scripts/smoke.sh', 'tests/e2e/run.ts', 'tests/int/production-start.test.ts'])('%s starts server.ts with --conditions', (file) => {
+  it.each(['tests/int/production-start.test.ts'])('%s starts server.ts with --conditions', (file) => {
     expect(fs.readFileSync(path.join(root, file), 'utf8')).toMatch(/--conditions=(production|development)/)
   })
+
+  // These start the built server with npm start's own flags (its --conditions among them).
+  it.each(['scripts/smoke.sh', 'tests/e2e/run.ts', 'tests/support/production-server.ts', 'scripts/bench/processes.ts'])(
+    '%s starts the built server with startNodeArgs',
+    (file) => {
+      expect(fs.readFileSync(path.join(root, file), 'utf8')).toMatch(/startNodeArgs\((root|ROOT|'\.')\)/)
+    },
+  )
 })

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks'
+
 import type { Payload } from 'payload'
 import type { PoolClient, QueryConfig } from 'pg'
 
@@ -7,6 +9,8 @@ let recording: string[] | null = null
 /** Clients checked out explicitly (a transaction, a held client) during the recording; pool.query's own are not counted. */
 let checkouts = 0
 const wrapped = new WeakSet<object>()
+/** recordOwnQueries's: the statements made in one call's own async context, and nothing else's. */
+const scope = new AsyncLocalStorage<string[]>()
 
 const textOf = (query: unknown): string =>
   typeof query === 'string' ? query : typeof query === 'object' && query !== null ? String((query as QueryConfig).text ?? '') : ''
@@ -17,7 +21,9 @@ const wrapQuery = (target: { query: Query }) => {
   wrapped.add(target)
   const original = target.query
   target.query = function (this: unknown, ...args: unknown[]) {
-    recording?.push(textOf(args[0]))
+    const text = textOf(args[0])
+    recording?.push(text)
+    scope.getStore()?.push(text)
     return original.apply(this, args)
   }
 }
@@ -31,7 +37,7 @@ const poolOf = (payload: Payload) => (payload.db as unknown as { pool: { query: 
  */
 export type Recorder = { statements: () => string[]; checkouts: () => number; stop: () => void }
 
-export const startRecording = (payload: Payload): Recorder => {
+const instrument = (payload: Payload) => {
   const pool = poolOf(payload)
   // Every statement runs on a checked-out client (pool.query checks one out too, through the callback
   // form of connect), so counting at the clients counts each round trip once.
@@ -40,10 +46,11 @@ export const startRecording = (payload: Payload): Recorder => {
     const wrappedConnect = function (this: unknown, ...args: unknown[]) {
       const callback = args[args.length - 1]
       if (typeof callback === 'function') {
-        args[args.length - 1] = (error: unknown, client: PoolClient | undefined, ...rest: unknown[]) => {
+        // Bound to the caller's context: pg-pool calls a queued callback from the releasing client's.
+        args[args.length - 1] = AsyncResource.bind((error: unknown, client: PoolClient | undefined, ...rest: unknown[]) => {
           if (client) wrapQuery(client as unknown as { query: Query })
           return (callback as (...values: unknown[]) => unknown)(error, client, ...rest)
-        }
+        })
         return connect.apply(this, args)
       }
       if (recording) checkouts += 1
@@ -55,6 +62,10 @@ export const startRecording = (payload: Payload): Recorder => {
     wrapped.add(wrappedConnect)
     pool.connect = wrappedConnect
   }
+}
+
+export const startRecording = (payload: Payload): Recorder => {
+  instrument(payload)
   if (recording) throw new Error('startRecording: one recording at a time')
   const texts: string[] = []
   recording = texts
@@ -77,6 +88,19 @@ export const recordRun = async (payload: Payload, run: () => Promise<unknown>): 
   } finally {
     recorder.stop()
   }
+}
+
+/**
+ * The SQL statements made in `run`'s own async context only: the in-process request it sends
+ * (`api()`) and everything that request awaits. Another test's work still finishing in the background
+ * is not counted. Not for a request that arrives over HTTP (the stand-ins' webhook deliveries): the
+ * server handles it in the context of its socket, so use recordRun there.
+ */
+export const recordOwnQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => {
+  instrument(payload)
+  const own: string[] = []
+  await scope.run(own, run)
+  return [...own]
 }
 
 /** The SQL statements `run` makes on the Payload instance's pool (see startRecording). */
