@@ -25,7 +25,7 @@ import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
 import { createEmailAdapter } from './src/email/adapter'
 import { restorePayloadErrorNames } from './src/http/error-names'
 import { serviceErrorResponse } from './src/http/payload-errors'
-import { isJobsWorker } from './src/jobs/worker'
+import { isJobsWorker, JOBS_TURN_LIMIT, JOBS_TURN_SECONDS } from './src/jobs/worker'
 import { logger } from './src/log'
 
 // Our 4xx ServiceErrors are named ClientError (src/http/errors.ts), a name Payload's type does not list.
@@ -78,7 +78,7 @@ export default buildConfig({
     // The process's jobs worker works the queue every 2 seconds, up to 20 jobs a turn (10 a second): a
     // sign-in link arrives within seconds, and a burst of purchases' license emails drains in minutes.
     // An idle turn is one claim query. Tests run the queue explicitly.
-    autoRun: [{ cron: '*/2 * * * * *', queue: 'default', limit: 20 }],
+    autoRun: [{ cron: `*/${JOBS_TURN_SECONDS} * * * * *`, queue: 'default', limit: JOBS_TURN_LIMIT }],
     shouldAutoRun: (payload) => process.env.NODE_ENV !== 'test' && isJobsWorker(payload),
     access: { run: ({ req }) => Boolean(req.user?.roles?.includes('admin')), queue: () => false, cancel: ({ req }) => Boolean(req.user?.roles?.includes('admin')) },
   },

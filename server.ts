@@ -72,6 +72,7 @@ const main = async () => {
   const { createHost } = await import('./src/server/host')
   const { staffSessionCheck } = await import('./src/http/staff-session')
   const { publishedService } = await import('./src/process/service')
+  const { JOBS_TURN_SECONDS } = await import('./src/jobs/worker')
   const { DIRECT_PATHS } = await import('./src/server/direct')
   log(`starting Next.js (${dev ? 'development' : 'production'})`)
   const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
@@ -87,7 +88,7 @@ const main = async () => {
   const service = publishedService()
   if (!service) throw new Error('Next started without src/instrumentation.ts publishing the service')
   const sanitized = service.payload.config
-  if (service.jobsWorker) log('this process works the jobs queue every 2 s')
+  if (service.jobsWorker) log(`this process works the jobs queue every ${JOBS_TURN_SECONDS} s`)
   else log('JOBS_WORKER=false: this process does not work the jobs queue (npm run jobs does)')
 
   const readiness = createReadinessCheck(database.url)

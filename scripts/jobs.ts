@@ -52,7 +52,7 @@ const main = async () => {
   // One at a time: concurrent dynamic imports can deadlock Node's ESM loader (see server.ts).
   const { default: config } = await import('../payload.config')
   const { getPayload } = await import('payload')
-  const { markJobsWorker } = await import('../src/jobs/worker')
+  const { markJobsWorker, JOBS_TURN_SECONDS } = await import('../src/jobs/worker')
   const { migrations } = await import('../migrations')
   log('connecting to the database')
   worker = await getPayload({ config, key: 'jobs' })
@@ -71,7 +71,7 @@ const main = async () => {
   markJobsWorker(worker)
   // The cached instance gets its cron now: the queue is worked from here on.
   await getPayload({ config, key: 'jobs', cron: true })
-  log('working the queue every 2 s')
+  log(`working the queue every ${JOBS_TURN_SECONDS} s`)
 }
 
 main().catch((error: unknown) => fail('start-up failed', error))

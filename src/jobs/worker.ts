@@ -8,6 +8,10 @@ import type { Payload } from 'payload'
  */
 const REGISTRY = Symbol.for('starter-kit.jobs-worker')
 
+/** The jobs worker's turn: every JOBS_TURN_SECONDS, at most JOBS_TURN_LIMIT jobs (payload.config.ts). */
+export const JOBS_TURN_SECONDS = 2
+export const JOBS_TURN_LIMIT = 20
+
 type Registry = { workers: WeakSet<Payload> }
 
 const registry = (): Registry => {
