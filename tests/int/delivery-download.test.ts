@@ -225,6 +225,23 @@ describe('the cost of a download', () => {
     })
     expect(statements).toHaveLength(2)
   })
+
+  it("the count is the request's own: a query another task sends on the same pool meanwhile is not in it", async () => {
+    const pool = (payload().db as unknown as { pool: pg.Pool }).pool
+    let beside: Promise<unknown> | null = null
+    // Scheduled outside the recording, it runs during it: on the process-wide recorder it would count.
+    setTimeout(() => {
+      beside = pool.query('SELECT 1')
+    }, 0)
+    const statements = await recordQueries(payload(), async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      expect((await download(buyers.none)).status).toBe(403)
+    })
+    expect(beside).not.toBeNull()
+    await beside
+    expect(statements).toHaveLength(2)
+    expect(statements.some((statement) => statement === 'SELECT 1')).toBe(false)
+  })
 })
 
 describe('a release withdrawn while a download is being recorded', () => {

@@ -16,7 +16,7 @@ import { rows, seedStandInPlans } from '../support/billing'
 import { codeHost, smtp } from '../support/billing-env'
 import { grantLicense } from '../support/licenses'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
-import { recordOwnQueries } from '../support/queries'
+import { recordQueries } from '../support/queries'
 import { createRelease } from '../support/releases'
 
 const payload = usePayload()
@@ -400,7 +400,7 @@ describe('the customer view', () => {
   })
 
   /** The SQL statements `run`'s in-process request sends through the pool (not another test's, still running). */
-  const statements = (run: () => Promise<unknown>) => recordOwnQueries(payload(), run)
+  const statements = (run: () => Promise<unknown>) => recordQueries(payload(), run)
   const JOINED_TABLES = /"(licenses|one_time_purchases|user_subscriptions|payment_history|downloads|template_downloads|repo_access|support_requests|api_keys)"/
 
   it('GET /api/users/me for a customer runs no join query: two statements (the session user and me), users only', async () => {

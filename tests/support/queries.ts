@@ -9,7 +9,7 @@ let recording: string[] | null = null
 /** Clients checked out explicitly (a transaction, a held client) during the recording; pool.query's own are not counted. */
 let checkouts = 0
 const wrapped = new WeakSet<object>()
-/** recordOwnQueries's: the statements made in one call's own async context, and nothing else's. */
+/** recordQueries's: the statements made in one call's own async context, and nothing else's. */
 const scope = new AsyncLocalStorage<string[]>()
 
 const textOf = (query: unknown): string =>
@@ -93,18 +93,16 @@ export const recordRun = async (payload: Payload, run: () => Promise<unknown>): 
 /**
  * The SQL statements made in `run`'s own async context only: the in-process request it sends
  * (`api()`) and everything that request awaits. Another test's work still finishing in the background
- * is not counted. Not for a request that arrives over HTTP (the stand-ins' webhook deliveries): the
- * server handles it in the context of its socket, so use recordRun there.
+ * is not counted, so an exact count holds on a slow machine too. Not for a request that arrives over
+ * HTTP (the stand-ins' webhook deliveries): the server handles it in the context of its socket, so
+ * use recordRun there.
  */
-export const recordOwnQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => {
+export const recordQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => {
   instrument(payload)
   const own: string[] = []
   await scope.run(own, run)
   return [...own]
 }
-
-/** The SQL statements `run` makes on the Payload instance's pool (see startRecording). */
-export const recordQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => (await recordRun(payload, run)).statements
 
 /** The entitlements lookup's statement (src/licensing/entitlements.ts): one per user and request. */
 export const isEntitlementsLookup = (statement: string) => /FROM plans p\s+LEFT JOIN licenses l/.test(statement)
