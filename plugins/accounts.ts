@@ -1,4 +1,4 @@
-import type { Config, Plugin } from 'payload'
+import type { CollectionConfig, Config, Plugin } from 'payload'
 
 import { ApiKeys } from '../collections/ApiKeys'
 import { AuthTokens } from '../collections/AuthTokens'
@@ -11,10 +11,22 @@ import { magicLinkEndpoint } from '../endpoints/magic-link'
 import { accountEmailEndpoint } from '../endpoints/account-email'
 import { createApiKeyEndpoint, listApiKeysEndpoint, revokeApiKeyEndpoint } from '../endpoints/account-api-keys'
 import { graphQLWithJoinAccess } from '../src/access/graphql-join-access'
+import { hotPathJwtStrategy } from '../src/auth/account-read'
 import { apiKeyRefusalResponse, withApiKeys } from '../src/auth/api-keys'
 import { resendConfirmationEndpoint } from '../endpoints/resend-confirmation'
 import { sendEmailTask } from '../src/email/send-task'
 import { withRuntime } from '../src/config/runtime'
+import { DIRECT_PATHS } from '../src/server/direct'
+
+/**
+ * On the paths the host serves directly (DIRECT_PATHS), a session's token is checked by Payload's own
+ * JWT strategy with the account read in one statement (src/auth/account-read.ts), after the API-key
+ * strategy and before Payload's, which decides everywhere else and whenever this one finds no user.
+ */
+const withHotPathJwt = (users: CollectionConfig): CollectionConfig => {
+  const auth = typeof users.auth === 'object' ? users.auth : {}
+  return { ...users, auth: { ...auth, strategies: [...(auth.strategies ?? []), hotPathJwtStrategy(DIRECT_PATHS)] } }
+}
 
 export type AccountsOptions = UsersOptions & { retryDelayMs: number; oauth: OAuthSettings }
 
@@ -29,7 +41,7 @@ export const accountsPlugin =
     admin: { ...config.admin, user: 'users' },
     // Server-only: /auth/callback (a Next route) reads the OAuth settings from here.
     custom: withRuntime(config, 'accounts', { oauth: options.oauth }),
-    collections: [...(config.collections ?? []), withApiKeys(createUsersCollection(options)), AuthTokens, OAuthIdentities, ApiKeys],
+    collections: [...(config.collections ?? []), withHotPathJwt(withApiKeys(createUsersCollection(options))), AuthTokens, OAuthIdentities, ApiKeys],
     endpoints: [
       ...(config.endpoints ?? []),
       magicLinkEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),

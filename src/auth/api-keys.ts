@@ -21,6 +21,7 @@ import { AUTH_REFUSAL } from '../http/endpoint'
 import { errorBody, ServiceError } from '../http/errors'
 import { canAccessFeature } from '../licensing/entitlements'
 import type { ApiKey, User } from '../payload-types'
+import { ACCOUNT_COLUMNS, accountFromRow, type AccountRow } from './account-read'
 import { asRateLimited, sharedLimiter } from './rate-limit'
 
 /** The strategy's name, which Payload's user carries as `_strategy`: the mark of a key's request. */
@@ -108,8 +109,6 @@ const touch = async (payload: Payload, key: Pick<ApiKey, 'id' | 'lastUsedAt'>) =
   )
 }
 
-const idOf = (value: number | { id: number }): number => (typeof value === 'object' ? value.id : value)
-
 /**
  * `Authorization: Bearer <key>` as Payload's auth strategy on `users`: the key's owner, with a
  * customer's rights only, on the routes a key opens (KEY_ROUTES), while the owner holds `api`. A key
@@ -129,10 +128,16 @@ export const apiKeyStrategy: AuthStrategy = {
     }
     if (!req || !opensRoute(payload, req)) return refuse(notAllowed())
     if (!KEY_PATTERN.test(presented)) return refuse(invalidKey())
-    const key = await payload.db.findOne<ApiKey>({ collection: 'api_keys', where: { keyHash: { equals: hashApiKey(presented) } } })
-    if (!key || key.revokedAt) return refuse(invalidKey())
-    const owner = (await payload.findByID({ collection: 'users', id: idOf(key.user), depth: 0, overrideAccess: true, disableErrors: true })) as User | null
-    if (!owner) return refuse(invalidKey())
+    // The key and its owner in one statement, by the hash's unique index (the owner as readAccount reads it).
+    const [found] = await executeOn<AccountRow & { key_id: number; revoked_at: Date | string | null; last_used_at: Date | string | null }>(
+      payload,
+      undefined,
+      sql`SELECT k.id AS key_id, k.revoked_at, k.last_used_at, ${ACCOUNT_COLUMNS}
+          FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ${hashApiKey(presented)}`,
+    )
+    if (!found || found.revoked_at !== null) return refuse(invalidKey())
+    const key = { id: found.key_id, lastUsedAt: found.last_used_at === null ? null : new Date(found.last_used_at).toISOString() }
+    const owner = accountFromRow(found)
     try {
       await apiKeyLimiter(payload).consume(String(key.id))
     } catch (error) {

@@ -1,6 +1,6 @@
 import type { PayloadRequest } from 'payload'
 
-import type { Plan } from '../payload-types'
+import { execute, sql } from '../db/transaction'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { LICENSE_KEY_PATTERN } from './keys'
 import type { LicenseStatus } from './status'
@@ -55,32 +55,29 @@ export const validationCodeOf = (license: { status: LicenseStatus; validUntil?: 
   }
 }
 
+type ValidationRow = { key: string; status: LicenseStatus; valid_until: Date | string | null; slug: string | null; features: string[] | null }
+
 /**
- * The license behind a key and why it is (not) valid. One lookup by the unique key index whatever
- * the input (a malformed key looks up a key no license has), and the plan populated with only the
- * fields the answer needs: two queries for a known key, one otherwise.
+ * The license behind a key and why it is (not) valid. One statement by the unique key index whatever
+ * the input (a malformed key looks up a key no license has), with only the plan's slug and feature
+ * keys joined in.
  */
 export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: Date = new Date()): Promise<LicenseValidation> => {
-  const found = await req.payload.find({
-    collection: 'licenses',
-    where: { key: { equals: lookupKey(raw) } },
-    select: { key: true, status: true, validUntil: true, plan: true },
-    populate: { plans: { slug: true, featureAccess: true } },
-    depth: 1,
-    limit: 1,
-    pagination: false,
-    overrideAccess: true,
+  const [license] = await execute<ValidationRow>(
     req,
-  })
-  const license = found.docs[0]
+    sql`SELECT l.key, l.status, l.valid_until, p.slug,
+          ARRAY(SELECT f.value::text FROM plans_feature_access f WHERE f.parent_id = p.id ORDER BY f."order") AS features
+        FROM licenses l LEFT JOIN plans p ON p.id = l.plan_id
+        WHERE l.key = ${lookupKey(raw)}`,
+  )
   if (!license) return NOT_FOUND
-  const plan = typeof license.plan === 'object' && license.plan !== null ? (license.plan as Pick<Plan, 'slug' | 'featureAccess'>) : null
-  const code = validationCodeOf(license, now)
+  const validUntil = license.valid_until === null ? null : new Date(license.valid_until).toISOString()
+  const code = validationCodeOf({ status: license.status, validUntil }, now)
   return {
     code,
     key: license.key,
-    plan: plan?.slug ?? null,
-    features: code === 'VALID' ? (plan?.featureAccess ?? []).filter(isFeatureKey) : [],
-    validUntil: license.validUntil ?? null,
+    plan: license.slug,
+    features: code === 'VALID' ? (license.features ?? []).filter(isFeatureKey) : [],
+    validUntil,
   }
 }

@@ -198,6 +198,9 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     expect(status).toBe(200)
     expect(statements.filter(isEntitlementsLookup)).toHaveLength(1)
     expect(statements.filter((statement) => /INSERT INTO downloads/.test(statement))).toHaveLength(1)
+    // The key and its owner in one statement; the rate limit, the entitlements, the releases, the record.
+    expect(statements.filter((statement) => /FROM api_keys k JOIN users u/.test(statement))).toHaveLength(1)
+    expect(statements.filter((statement) => /"users"|"api_keys"/.test(statement))).toEqual([])
   })
 
   it('asks for and reads repository access with the key', async () => {
@@ -324,10 +327,12 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
   it('Payload\'s own JWT strategy still works, also as Authorization: Bearer <JWT>', async () => {
     const usersAuth = payload().collections.users.config.auth
     expect(usersAuth.disableLocalStrategy).toBeFalsy()
-    expect(payload().authStrategies.map((strategy) => strategy.name)).toEqual([API_KEY_STRATEGY, 'local-jwt'])
+    // The key first; the hot paths' use of Payload's JWT strategy (src/auth/account-read.ts); Payload's own last.
+    expect(payload().authStrategies.map((strategy) => strategy.name)).toEqual([API_KEY_STRATEGY, 'hot-path-jwt', 'local-jwt'])
     const me = await api('GET', '/users/me', { headers: { authorization: `Bearer ${ultimate.token}` } })
     expect(me.body.user?.id).toBe(ultimate.user.id)
     expect((await api('GET', '/download', { as: ultimate })).status).toBe(200)
+    expect((await api('GET', '/download', { headers: { authorization: `Bearer ${ultimate.token}` } })).status).toBe(200)
   })
 })
 

@@ -213,7 +213,7 @@ describe('the cost of a download', () => {
     })
     expect(status).toBe(200)
     expect(statements).toHaveLength(4)
-    expect(statements[0]).toMatch(/from "users"/)
+    expect(statements[0]).toMatch(/FROM users u WHERE u\.id/)
     expect(statements[1]).toMatch(/FROM plans p\s+LEFT JOIN licenses/)
     expect(statements[2]).toMatch(/FROM releases/)
     expect(statements[3]).toMatch(/INSERT INTO downloads/)

@@ -62,9 +62,9 @@ const verify = (certificate: string) => jwtVerify(certificate, createLocalJWKSet
 const countQueries = async (run: () => Promise<unknown>) => {
   const { statements: texts, checkouts } = await recordRun(payload(), run)
   return {
-    license: texts.filter((text) => /"licenses"|"plans"/.test(text)).length,
+    license: texts.filter((text) => /"?licenses"?|"?plans"?/.test(text) && !text.includes('rate_limits')).length,
     rateLimit: texts.filter((text) => text.includes('rate_limits')).length,
-    other: texts.filter((text) => !/"licenses"|"plans"|rate_limits/.test(text)),
+    other: texts.filter((text) => !/"?licenses"?|"?plans"?|rate_limits/.test(text)),
     checkouts,
   }
 }
@@ -164,12 +164,12 @@ describe('POST /api/licenses/validate', () => {
     expect(response.body).toEqual(NOT_FOUND_BODY)
   })
 
-  it('looks the key up once by its unique index, and the plan once: two queries for a license, one for an unknown or malformed key', async () => {
+  it('looks the key up with its plan in one statement by the unique index, for a license, an unknown and a malformed key', async () => {
     const license = await grant('ultimate')
     const known = await countQueries(() => validate({ key: license.key }))
     const unknown = await countQueries(() => validate({ key: generateLicenseKey() }))
     const malformed = await countQueries(() => validate({ key: 'x'.repeat(5000) }))
-    expect(known).toEqual({ license: 2, rateLimit: 2, other: [], checkouts: 0 })
+    expect(known).toEqual({ license: 1, rateLimit: 2, other: [], checkouts: 0 })
     expect(unknown).toEqual({ license: 1, rateLimit: 2, other: [], checkouts: 0 })
     expect(malformed).toEqual({ license: 1, rateLimit: 2, other: [], checkouts: 0 })
   })

@@ -1,0 +1,90 @@
+import { type AuthStrategy, type AuthStrategyFunctionArgs, JWTAuthentication, type Payload, type PayloadRequest } from 'payload'
+
+import { executeOn, sql } from '../db/transaction'
+import type { User } from '../payload-types'
+
+/**
+ * The account as Payload's `findByID` on `users` gives it to authentication (overrideAccess, the
+ * customer-view joins off, as `customerJoinsForStaffOnly` turns them off for every read without a
+ * staff user): the row, its roles and its sessions, in one statement built once, not a relational
+ * query Payload's adapter builds anew on every request. `account-read.test.ts` holds it equal to
+ * Payload's own read, field for field, so a field added to `users` fails that test until it is here.
+ */
+export type AccountRow = {
+  id: number
+  name: string | null
+  email: string
+  email_verified: boolean | null
+  pending_email: string | null
+  processor_customer_id: string | null
+  created_at: Date | string
+  updated_at: Date | string
+  roles: string[] | null
+  sessions: { id: string; createdAt: string | null; expiresAt: string }[] | null
+}
+
+/** The columns of `AccountRow`, for a statement that reads `users` as `u` (alone or joined). */
+export const ACCOUNT_COLUMNS = sql`u.id, u.name, u.email, u.email_verified, u.pending_email, u.processor_customer_id, u.created_at, u.updated_at,
+  ARRAY(SELECT r.value::text FROM users_roles r WHERE r.parent_id = u.id ORDER BY r."order") AS roles,
+  (SELECT json_agg(json_build_object('id', s.id, 'createdAt', s.created_at, 'expiresAt', s.expires_at) ORDER BY s._order)
+     FROM users_sessions s WHERE s._parent_id = u.id) AS sessions`
+
+const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString())
+
+/** A row of `ACCOUNT_COLUMNS` as the document Payload's read returns. */
+export const accountFromRow = (row: AccountRow): User =>
+  ({
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    roles: (row.roles ?? []) as User['roles'],
+    emailVerified: row.email_verified,
+    pendingEmail: row.pending_email,
+    processorCustomerId: row.processor_customer_id,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+    sessions: (row.sessions ?? []).map((session) => ({ id: session.id, createdAt: iso(session.createdAt), expiresAt: iso(session.expiresAt)! })),
+    collection: 'users',
+  }) as User
+
+/** The account by id, in one statement (null when there is none); on `req`'s transaction when it has one. */
+export const readAccount = async (payload: Payload, id: number | string, req?: PayloadRequest): Promise<User | null> => {
+  const numeric = typeof id === 'number' ? id : /^\d{1,15}$/.test(id) ? Number(id) : null
+  if (numeric === null) return null
+  const rows = await executeOn<AccountRow>(payload, req, sql`SELECT ${ACCOUNT_COLUMNS} FROM users u WHERE u.id = ${numeric}`)
+  return rows[0] ? accountFromRow(rows[0]) : null
+}
+
+/** What the hot paths' JWT check asks of the Local API: the same read, with `users` read by `readAccount`. */
+const withAccountRead = (() => {
+  const views = new WeakMap<Payload, Payload>()
+  return (payload: Payload): Payload => {
+    let view = views.get(payload)
+    if (!view) {
+      const findByID = ((args: Parameters<Payload['findByID']>[0]) =>
+        args.collection === 'users' && !args.disableErrors ? readAccount(payload, args.id, args.req as PayloadRequest | undefined) : payload.findByID(args)) as Payload['findByID']
+      view = Object.create(payload, { findByID: { value: findByID } }) as Payload
+      views.set(payload, view)
+    }
+    return view
+  }
+})()
+
+/**
+ * Payload's own JWT strategy (`JWTAuthentication`: the token from the same places with the same CSRF
+ * rule, the same signature, header and session checks, `_strategy` 'local-jwt') on the hot paths
+ * (`paths`, method and path under the API route), with the account read by `readAccount`. It runs
+ * before Payload's strategies; anywhere else, or when it finds no user, it says nothing and
+ * Payload's strategy decides as always.
+ */
+export const hotPathJwtStrategy = (paths: readonly { method: string; path: string }[]): AuthStrategy => ({
+  name: 'hot-path-jwt',
+  authenticate: (args: AuthStrategyFunctionArgs) => {
+    const { req } = args
+    if (!req || req.payloadAPI !== 'REST' || !req.pathname) return Promise.resolve({ user: null })
+    const method = (req.method ?? 'GET').toUpperCase()
+    const pathname = req.pathname.replace(/\/+$/, '')
+    if (!paths.some((route) => route.method === method && route.path === pathname)) return Promise.resolve({ user: null })
+    return JWTAuthentication({ ...args, payload: withAccountRead(args.payload), strategyName: 'local-jwt' })
+  },
+})
