@@ -1,10 +1,22 @@
-import config from '@payload-config'
 import { cookies, headers } from 'next/headers'
 import { generateExpiredPayloadCookie, generatePayloadCookie, getPayload, type Payload } from 'payload'
 
 import type { User } from '../../payload-types'
+import { publishedService } from '../../process/service'
 
-export const getPayloadClient = (): Promise<Payload> => getPayload({ config })
+/**
+ * The process's one Payload instance, which src/instrumentation.ts made and published, for every page
+ * and server action. The config is imported only where none was published (a page rendered in a test
+ * process), and dynamically: a static import put a whole copy of the config and everything it imports
+ * (every collection, plugin and endpoint, about 1.6 MB of source) into each page route group's chunk,
+ * and each copy ran its own buildConfig in the server (two more in the bench, one per page route).
+ */
+export const getPayloadClient = async (): Promise<Payload> => {
+  const published = publishedService()
+  if (published) return published.payload
+  const { default: config } = await import('../../../payload.config')
+  return getPayload({ config })
+}
 
 /**
  * This page request's headers for Payload's auth. Payload refuses a session cookie on requests that
