@@ -12,8 +12,9 @@ db_name="${db_url##*/}"
 log=$(mktemp)
 media_dir=$(mktemp -d)
 
-# npm start's own Node flags (package.json), through the parser the tests and the bench use.
+# npm start's own Node flags and variables (package.json), through the parser the tests and the bench use.
 start_args=$(node --import tsx -e "import('./src/process/start-command.ts').then((m) => console.log(m.startNodeArgs('.').join(' ')))")
+start_env=$(node --import tsx -e "import('./src/process/start-command.ts').then((m) => console.log(Object.entries(m.startCommand('.').env).map(([k, v]) => k + '=' + v).join(' ')))")
 
 psql "$admin_url" -qc "DROP DATABASE IF EXISTS \"$db_name\" WITH (FORCE)" -c "CREATE DATABASE \"$db_name\""
 
@@ -23,7 +24,7 @@ NODE_ENV=production PORT=$port DATABASE_URL="$db_url" SERVER_URL="http://localho
   PAYMENT_SECRET_KEY=sk_test_smoke PAYMENT_WEBHOOK_SECRET=whsec_smoke PUBLIC_PAYMENT_PUBLISHABLE_KEY=pk_test_smoke \
   REPO_ACCESS_TOKEN=smoke-token REPO_OWNER=kit-org REPO_NAME=starter-kit REPO_API_URL=http://127.0.0.1:9 \
   LICENSE_SIGNING_KEY="$(openssl genpkey -algorithm ed25519)" MEDIA_DIR="$media_dir" \
-  node $start_args dist/server/server.mjs >"$log" 2>&1 &
+  env $start_env node $start_args dist/server/server.mjs >"$log" 2>&1 &
 pid=$!
 
 fail() { echo "smoke: $*"; echo "--- server log"; cat "$log"; kill -9 "$pid" 2>/dev/null || true; exit 1; }

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
-import { BUILT_SERVER, startNodeArgs } from '../../src/process/start-command'
+import { BUILT_SERVER, startEnv, startNodeArgs } from '../../src/process/start-command'
 
 export type Child = { name: string; process: ChildProcess; pgid: number; logFile: string }
 
@@ -19,8 +19,9 @@ export const ROOT = path.resolve(import.meta.dirname, '../..')
  */
 export const startNode = (name: string, script: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): Child => {
   const out = fs.openSync(logFile, 'a')
-  const runner = script === BUILT_SERVER ? startNodeArgs(ROOT) : ['--conditions=production', '--import', 'tsx']
-  const child = spawn(process.execPath, [...runner, ...nodeArgs, script], { cwd: ROOT, env, detached: true, stdio: ['ignore', out, out] })
+  const built = script === BUILT_SERVER
+  const runner = built ? startNodeArgs(ROOT) : ['--conditions=production', '--import', 'tsx']
+  const child = spawn(process.execPath, [...runner, ...nodeArgs, script], { cwd: ROOT, env: built ? startEnv(ROOT, env) : env, detached: true, stdio: ['ignore', out, out] })
   fs.closeSync(out)
   if (child.pid === undefined) throw new Error(`${name} did not start`)
   return { name, process: child, pgid: child.pid, logFile }

@@ -12,7 +12,7 @@ import path from 'node:path'
 
 import pg from 'pg'
 
-import { BUILT_SERVER, startNodeArgs } from '../../src/process/start-command'
+import { BUILT_SERVER, startCommand, startNodeArgs } from '../../src/process/start-command'
 import { countEffects, deliverAll, deliveryHeaders, type Effects, prepareEvents, type PreparedEvent, WEBHOOK_PATH } from './events'
 import { clientAddress } from './http'
 import { type Measured, measure, type Target, warm, WARMUP_SECONDS } from './load'
@@ -289,7 +289,7 @@ const main = async () => {
     build,
     postgres,
     loadBefore,
-    settings: `${SETTINGS.connections} connections; every path warmed up for ${SETTINGS.firstWarmupSeconds} s first, then per path ${WARMUP_SECONDS} s warm-up and ${SETTINGS.seconds} s measured, one run; ratios against the faster of the two floor runs; the floor's auth (JWT of an Ultimate customer) on every session path; API keys and license keys rotate over ${seeded.apiKeys.length} and ${seeded.licenseKeys.length} keys and ${CLIENT_ADDRESSES} client addresses (X-Forwarded-For from a trusted proxy) to stay under the per-key and per-address rate limits; the server runs as \`npm start\` runs it: \`node ${[...startNodeArgs(ROOT), ...nodeArgs].join(' ')} ${BUILT_SERVER}\``,
+    settings: `${SETTINGS.connections} connections; every path warmed up for ${SETTINGS.firstWarmupSeconds} s first, then per path ${WARMUP_SECONDS} s warm-up and ${SETTINGS.seconds} s measured, one run; ratios against the faster of the two floor runs; the floor's auth (JWT of an Ultimate customer) on every session path; API keys and license keys rotate over ${seeded.apiKeys.length} and ${seeded.licenseKeys.length} keys and ${CLIENT_ADDRESSES} client addresses (X-Forwarded-For from a trusted proxy) to stay under the per-key and per-address rate limits; the server runs as \`npm start\` runs it: \`${Object.entries(startCommand(ROOT).env).map(([name, value]) => `${name}=${value} `).join('')}node ${[...startNodeArgs(ROOT), ...nodeArgs].join(' ')} ${BUILT_SERVER}\``,
   })
   console.info(`\n${table(rows)}\n`)
   for (const line of extra) console.info(`- ${line}`)

@@ -19,7 +19,7 @@ import zlib from 'node:zlib'
 import pg from 'pg'
 import { type Browser, chromium, type Page } from 'playwright-core'
 
-import { BUILT_SERVER, startNodeArgs } from '../../src/process/start-command'
+import { BUILT_SERVER, startEnv, startNodeArgs } from '../../src/process/start-command'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const port = Number(process.env.E2E_PORT ?? 3100)
@@ -100,7 +100,7 @@ const startStandIns = async (): Promise<StandIns> => {
 /** `npm start`: the built server in production mode, with every setting explicit. */
 const startServer = async (standIns: StandIns): Promise<void> => {
   const keep = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'TERM'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []))
-  const server = startChild('server', [...startNodeArgs(root), BUILT_SERVER], {
+  const server = startChild('server', [...startNodeArgs(root), BUILT_SERVER], startEnv(root, {
     ...Object.fromEntries(keep),
     ...standIns.serverEnv,
     NODE_ENV: 'production',
@@ -114,7 +114,7 @@ const startServer = async (standIns: StandIns): Promise<void> => {
     RELEASES_DIR: path.join(dataDir, 'releases'),
     TEMPLATES_DIR: path.join(dataDir, 'templates'),
     JOBS_RETRY_DELAY_MS: '1000',
-  })
+  }))
   server.stdout!.pipe(fs.createWriteStream(path.join(dataDir, 'server.out.log')))
   for (let attempt = 0; attempt < 240; attempt += 1) {
     try {

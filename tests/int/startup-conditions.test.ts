@@ -93,6 +93,7 @@ describe('entry points', () => {
   it('npm start runs the built server with --conditions=production, and npm run build builds it', () => {
     // The heap flags after it are checked in start-command.test.ts.
     expect(scripts.start).toMatch(/\bnode --conditions=production( --[\w-]+=\w+)* dist\/server\/server\.mjs$/)
+    expect(scripts.start).toMatch(/^NODE_ENV=production MALLOC_ARENA_MAX=2 exec node /)
     expect(scripts.build).toContain('npm run build:server')
     expect(scripts['build:server']).toMatch(/^esbuild server\.ts .*--outdir=dist\/server /)
   })
@@ -101,11 +102,13 @@ describe('entry points', () => {
     expect(fs.readFileSync(path.join(root, file), 'utf8')).toMatch(/--conditions=(production|development)/)
   })
 
-  // These start the built server with npm start's own flags (its --conditions among them).
+  // These start the built server with npm start's own flags (its --conditions among them) and variables.
   it.each(['scripts/smoke.sh', 'tests/e2e/run.ts', 'tests/support/production-server.ts', 'scripts/bench/processes.ts'])(
-    '%s starts the built server with startNodeArgs',
+    '%s starts the built server with startNodeArgs and npm start\'s variables',
     (file) => {
-      expect(fs.readFileSync(path.join(root, file), 'utf8')).toMatch(/startNodeArgs\((root|ROOT|'\.')\)/)
+      const source = fs.readFileSync(path.join(root, file), 'utf8')
+      expect(source).toMatch(/startNodeArgs\((root|ROOT|'\.')\)/)
+      expect(source).toMatch(/startEnv\((root|ROOT), |startCommand\('\.'\)\.env/)
     },
   )
 })

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import path from 'node:path'
 
-import { BUILT_SERVER, startNodeArgs } from '../../src/process/start-command'
+import { BUILT_SERVER, startEnv, startNodeArgs } from '../../src/process/start-command'
 
 export { BUILT_SERVER }
 
@@ -27,8 +27,9 @@ export type NodeProcess = {
  * built server (`BUILT_SERVER`) with `npm start`'s Node flags and without tsx's loader, as `npm start` runs it.
  */
 export const spawnNode = (name: string, args: string[], env: NodeJS.ProcessEnv): NodeProcess => {
-  const nodeArgs = args[0] === BUILT_SERVER ? startNodeArgs(root) : ['--conditions=production', '--import', 'tsx']
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const built = args[0] === BUILT_SERVER
+  const nodeArgs = built ? startNodeArgs(root) : ['--conditions=production', '--import', 'tsx']
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env: built ? startEnv(root, env) : env, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   const append = (chunk: Buffer) => {
     log += chunk.toString()
