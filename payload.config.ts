@@ -103,7 +103,8 @@ export default buildConfig({
           : {}),
       },
     }),
-    catalogPlugin(),
+    // A changed plan expires the pricing table's cached plans (as contentPlugin's revalidate below).
+    catalogPlugin({ revalidate: (tag) => revalidateTag(tag, { expire: 0 }) }),
     licensingPlugin({
       productName: PRODUCT_NAME,
       serverUrl: env.serverUrl,

@@ -6,6 +6,7 @@ import type { ContentRuntime } from '../content/revalidate'
 import type { DownloadSettings } from '../delivery/download'
 import type { CodeHostProvider } from '../delivery/repo-access'
 import type { TemplateDownloadSettings } from '../delivery/templates'
+import type { CatalogRuntime } from '../plans/revalidate'
 
 /**
  * What each plugin keeps in `config.custom` for code outside its endpoints (pages, server actions,
@@ -15,6 +16,7 @@ import type { TemplateDownloadSettings } from '../delivery/templates'
 export type PluginRuntimes = {
   accounts: { oauth: OAuthSettings }
   billing: BillingRuntime
+  catalog: CatalogRuntime
   content: ContentRuntime
   delivery: { downloads: DownloadSettings; templateDownloads: TemplateDownloadSettings; codeHost: CodeHostProvider }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { prepareDatabase } from '../../src/db/bootstrap'
+import { PLANS_TAG } from '../../src/plans/revalidate'
 import { seedPlans } from '../../src/plans/seed'
 import type { Plan } from '../../src/payload-types'
 import { api, createUser, usePayload } from '../support/payload'
@@ -21,11 +22,11 @@ const planBySlug = async (slug: string): Promise<Plan | undefined> =>
 const newPlan = (slug: string, priceIds: { monthly?: string | null; yearly?: string | null }) => ({
   slug,
   name: slug,
-  billing: 'recurring',
+  billing: 'recurring' as const,
   monthlyPrice: 10,
   yearlyPrice: 100,
   priceIds,
-  featureAccess: ['basic'],
+  featureAccess: ['basic' as const],
   buttonText: 'Buy',
   order: 9,
 })
@@ -175,5 +176,33 @@ describe('plan access', () => {
     const anonymous = await api('PATCH', `/plans/${standard!.id}`, { body: { monthlyPrice: 1 } })
     expect(anonymous.status).toBe(403)
     expect((await planBySlug('standard'))?.monthlyPrice).toBe(price)
+  })
+})
+
+describe("the pricing table's cached plans", () => {
+  it('every change to a plan (created, edited, deleted) expires them through the host\'s revalidateTag, with the plans tag', async () => {
+    const custom = payload().config.custom as { catalog: { revalidate: (tag: string) => void } }
+    const original = custom.catalog.revalidate
+    const expired: string[] = []
+    custom.catalog.revalidate = (tag) => {
+      expired.push(tag)
+    }
+    try {
+      const created = await payload().create({ collection: 'plans', data: newPlan('cache-check', { monthly: 'price_cache_m' }), overrideAccess: true })
+      expect(expired).toEqual([PLANS_TAG])
+      await payload().update({ collection: 'plans', id: created.id, data: { active: false }, overrideAccess: true })
+      expect(expired).toEqual([PLANS_TAG, PLANS_TAG])
+      await payload().delete({ collection: 'plans', id: created.id, overrideAccess: true })
+      expect(expired).toEqual([PLANS_TAG, PLANS_TAG, PLANS_TAG])
+    } finally {
+      custom.catalog.revalidate = original
+    }
+  })
+
+  it('outside Next (seeding, scripts) the expiry cannot reach a cache: the change is saved, the failure only logged', async () => {
+    // payload.config.ts gives Next's revalidateTag, which throws outside Next's request handling.
+    const edited = await payload().create({ collection: 'plans', data: newPlan('cache-outside', { monthly: 'price_cache_o' }), overrideAccess: true })
+    expect((await planBySlug('cache-outside'))?.id).toBe(edited.id)
+    await payload().delete({ collection: 'plans', id: edited.id, overrideAccess: true })
   })
 })

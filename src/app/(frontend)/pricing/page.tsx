@@ -5,7 +5,8 @@ import { PricingNotices } from '../_components/PricingNotices'
 import { PricingTable } from '../_components/PricingTable'
 import { loadPricing } from '../_components/pricing-data'
 
-// Plans change in the admin, and a signed-in visitor sees what they own: render on every request.
+// A signed-in visitor sees what they own: render on every request (the plans themselves come from a
+// cached read that a change to a plan expires, src/plans/revalidate.ts).
 export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = {
