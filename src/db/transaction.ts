@@ -1,12 +1,7 @@
 import { type PostgresAdapter, sql } from '@payloadcms/db-postgres'
-import {
-  commitTransaction,
-  createLocalReq,
-  initTransaction,
-  killTransaction,
-  type Payload,
-  type PayloadRequest,
-} from 'payload'
+import crypto from 'node:crypto'
+
+import { createLocalReq, type Payload, type PayloadRequest } from 'payload'
 
 export { sql }
 
@@ -32,18 +27,43 @@ export const executeOn = <Row = Record<string, unknown>>(payload: Payload, req: 
 /**
  * One database transaction for a unit of work: every Local API call given this `req` and every
  * `execute(req, ...)` joins it; it commits when `work` resolves and rolls back when it throws.
+ *
+ * It resolves only once PostgreSQL has confirmed the COMMIT. Payload's own commitTransaction cannot
+ * say that: the adapter's transaction promise swallows a failed COMMIT (a deferred constraint, a
+ * connection lost mid-commit), so a caller would report work as done that was rolled back: a webhook
+ * answering 200 for an event whose effects were lost. Here drizzle's transaction runs the work
+ * itself, registered under an id in the adapter's sessions as Payload's beginTransaction registers
+ * its own, so Payload's operations join it through `req.transactionID`; a COMMIT that fails rejects.
+ * An operation that aborts the transaction (Payload's killTransaction, on its own error) dooms it: it
+ * rolls back even if `work` goes on.
  */
 export const inTransaction = async <T>(payload: Payload, work: (req: PayloadRequest) => Promise<T>): Promise<T> => {
+  const db = payload.db as unknown as PostgresAdapter
   const req = await createLocalReq({}, payload)
-  await initTransaction(req)
-  try {
-    const result = await work(req)
-    await commitTransaction(req)
-    return result
-  } catch (error) {
-    await killTransaction(req)
-    throw error
-  }
+  await db.initializing
+  let aborted = false
+  const result = await db.drizzle.transaction(async (tx) => {
+    const id = crypto.randomUUID()
+    db.sessions[id] = {
+      db: tx as unknown as PostgresAdapter['sessions'][string]['db'],
+      // Payload's operations never commit a transaction they did not begin; drizzle commits this one.
+      resolve: () => Promise.resolve(),
+      reject: () => {
+        aborted = true
+        return Promise.resolve()
+      },
+    }
+    req.transactionID = id
+    try {
+      const value = await work(req)
+      if (aborted) throw new Error('the transaction was aborted by an operation inside it')
+      return value
+    } finally {
+      delete db.sessions[id]
+      delete req.transactionID
+    }
+  })
+  return result as T
 }
 
 /** Serialise work on one business object (a payment intent, a subscription) across transactions. */
