@@ -5,7 +5,7 @@ import { or } from '../src/access/compose'
 import { admins, staff } from '../src/access/roles'
 import { PRICE_ID_PATTERN } from '../src/plans/catalog'
 import { FEATURE_KEYS, FEATURE_LABELS } from '../src/plans/features'
-import { expirePlansAfterChange, expirePlansAfterDelete } from '../src/plans/revalidate'
+import { expirePlans } from '../src/plans/revalidate'
 
 const validPriceId: TextFieldSingleValidation = (value) =>
   value === null || value === undefined || value === '' || PRICE_ID_PATTERN.test(value)
@@ -79,8 +79,8 @@ export const Plans: CollectionConfig = {
   },
   hooks: {
     beforeValidate: [checkPlanRules],
-    afterChange: [expirePlansAfterChange],
-    afterDelete: [expirePlansAfterDelete],
+    afterChange: [expirePlans],
+    afterDelete: [expirePlans],
   },
   fields: [
     {

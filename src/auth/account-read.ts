@@ -1,6 +1,6 @@
 import { type AuthStrategy, type AuthStrategyFunctionArgs, JWTAuthentication, type Payload, type PayloadRequest } from 'payload'
 
-import { executeOn, sql } from '../db/transaction'
+import { executeOn, isoTimestamp as iso, sql } from '../db/transaction'
 import type { User } from '../payload-types'
 
 /**
@@ -28,8 +28,6 @@ export const ACCOUNT_COLUMNS = sql`u.id, u.name, u.email, u.email_verified, u.pe
   ARRAY(SELECT r.value::text FROM users_roles r WHERE r.parent_id = u.id ORDER BY r."order") AS roles,
   (SELECT json_agg(json_build_object('id', s.id, 'createdAt', s.created_at, 'expiresAt', s.expires_at) ORDER BY s._order)
      FROM users_sessions s WHERE s._parent_id = u.id) AS sessions`
-
-const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString())
 
 /** A row of `ACCOUNT_COLUMNS` as the document Payload's read returns. */
 export const accountFromRow = (row: AccountRow): User =>

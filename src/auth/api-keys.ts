@@ -16,7 +16,7 @@ import {
 import type { RateLimiterPostgres } from 'rate-limiter-flexible'
 
 import { and } from '../access/compose'
-import { executeOn, inTransaction, lockKey, sql } from '../db/transaction'
+import { executeOn, inTransaction, isoTimestamp, lockKey, sql } from '../db/transaction'
 import { AUTH_REFUSAL } from '../http/endpoint'
 import { errorBody, ServiceError } from '../http/errors'
 import { canAccessFeature } from '../licensing/entitlements'
@@ -136,7 +136,7 @@ export const apiKeyStrategy: AuthStrategy = {
           FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ${hashApiKey(presented)}`,
     )
     if (!found || found.revoked_at !== null) return refuse(invalidKey())
-    const key = { id: found.key_id, lastUsedAt: found.last_used_at === null ? null : new Date(found.last_used_at).toISOString() }
+    const key = { id: found.key_id, lastUsedAt: isoTimestamp(found.last_used_at) }
     const owner = accountFromRow(found)
     try {
       await apiKeyLimiter(payload).consume(String(key.id))

@@ -20,6 +20,9 @@ export const execute = async <Row = Record<string, unknown>>(req: PayloadRequest
   return result.rows as Row[]
 }
 
+/** A timestamp column of a raw row (pg gives a Date) as Payload's documents hold it: ISO 8601, or null. */
+export const isoTimestamp = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString())
+
 /** Raw SQL on `req`'s transaction when given one, else on the pool. */
 export const executeOn = <Row = Record<string, unknown>>(payload: Payload, req: PayloadRequest | undefined, query: SQL): Promise<Row[]> =>
   execute<Row>(req ?? ({ payload } as PayloadRequest), query)

@@ -1,6 +1,6 @@
 import type { Access, Payload, PayloadRequest } from 'payload'
 
-import { executeOn, sql } from '../db/transaction'
+import { executeOn, isoTimestamp, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { isLicenseUsable } from './status'
@@ -66,7 +66,7 @@ const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): P
   const usable: EntitledLicense[] = []
   for (const row of rows) {
     const featureAccess = (row.features ?? []).filter(isFeatureKey)
-    const validUntil = row.valid_until === null ? null : new Date(row.valid_until).toISOString()
+    const validUntil = isoTimestamp(row.valid_until)
     const isFree = row.is_free === true
     // The same rule as everywhere else, with this process's clock: active and not past its end.
     const usableLicense = row.license_id !== null && isLicenseUsable({ status: 'active', validUntil }, now)

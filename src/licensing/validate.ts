@@ -1,6 +1,6 @@
 import type { PayloadRequest } from 'payload'
 
-import { execute, sql } from '../db/transaction'
+import { execute, isoTimestamp, sql } from '../db/transaction'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { LICENSE_KEY_PATTERN } from './keys'
 import type { LicenseStatus } from './status'
@@ -71,7 +71,7 @@ export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: 
         WHERE l.key = ${lookupKey(raw)}`,
   )
   if (!license) return NOT_FOUND
-  const validUntil = license.valid_until === null ? null : new Date(license.valid_until).toISOString()
+  const validUntil = isoTimestamp(license.valid_until)
   const code = validationCodeOf({ status: license.status, validUntil }, now)
   return {
     code,

@@ -15,13 +15,8 @@ export type CatalogRuntime = { revalidate: RevalidateTag<typeof PLANS_TAG> }
 /** Expire the pricing table's cached plans (src/cache/expire.ts). */
 export const revalidatePlans = (payload: Payload): void => expireTag(payload, optionalRuntimeOf(payload, 'catalog')?.revalidate, PLANS_TAG)
 
-/** Every change to a plan (created, edited, deactivated, deleted) expires the cached plans. */
-export const expirePlansAfterChange: CollectionAfterChangeHook = ({ doc, req }) => {
-  revalidatePlans(req.payload)
-  return doc
-}
-
-export const expirePlansAfterDelete: CollectionAfterDeleteHook = ({ doc, req }) => {
+/** Every change to a plan (created, edited, deactivated, deleted) expires the cached plans: afterChange and afterDelete. */
+export const expirePlans: CollectionAfterChangeHook & CollectionAfterDeleteHook = ({ doc, req }) => {
   revalidatePlans(req.payload)
   return doc
 }
