@@ -1,8 +1,12 @@
+import { sameSitePath } from '../../../http/paths'
+
 /**
  * Where a preview goes and where an exit returns: site paths only. A value that would leave the
- * site ("//evil.example", "https://...", "/\\evil") or reach the API or the admin falls back to "/".
+ * site ("//evil.example", "https://...", "/\\evil") or reach the API or the admin falls back to the blog.
  */
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+/** Only the path matters here: the Location header is relative, so any origin checks it. */
+const SITE = 'http://site.invalid'
 
 /** The page of an entry, or null for an unknown collection or a malformed slug. */
 export const previewPath = (collection: string | null, slug: string | null): string | null => {
@@ -12,15 +16,11 @@ export const previewPath = (collection: string | null, slug: string | null): str
   return null
 }
 
-/** A same-site path to return to after leaving preview (defaults to the blog). */
+/** A same-site path to return to after leaving preview (defaults to the blog); the API and the admin are not pages to return to. */
 export const returnPath = (value: string | null): string => {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return '/blog'
-  try {
-    const url = new URL(value, 'http://site.invalid')
-    if (url.origin !== 'http://site.invalid') return '/blog'
-    if (url.pathname.startsWith('/api') || url.pathname.startsWith('/admin')) return '/blog'
-    return `${url.pathname}${url.search}${url.hash}`
-  } catch {
-    return '/blog'
-  }
+  const path = sameSitePath(value, SITE)
+  if (!path) return '/blog'
+  const { pathname } = new URL(path, SITE)
+  const top = decodeURIComponent(pathname.split('/')[1] ?? '').toLowerCase()
+  return top === 'api' || top === 'admin' ? '/blog' : path
 }
