@@ -2,7 +2,7 @@ import type { Endpoint } from 'payload'
 import { z } from 'zod'
 
 import { requestPasswordReset } from '../src/auth/recovery'
-import { signUpWithPassword } from '../src/auth/sign-up'
+import { signUpCookie, signUpWithPassword } from '../src/auth/sign-up'
 import { endpoint } from '../src/http/endpoint'
 
 type Options = { serverUrl: string; productName: string }
@@ -16,15 +16,18 @@ const signUpBody = z.object({
 })
 const forgotPasswordBody = z.object({ email: z.string().max(320) })
 
-/** POST /api/auth/sign-up {email, password, name?, next?}: 200 {ok: true} for new and existing emails alike. */
+/**
+ * POST /api/auth/sign-up {email, password, name?, next?}: 200 {ok: true} for new and existing emails
+ * alike, with the sign-up browser's cookie: the confirmation link keeps this password only where it is.
+ */
 export const signUpEndpoint = (options: Options): Endpoint =>
   endpoint({
     path: '/auth/sign-up',
     method: 'post',
     body: signUpBody,
     handler: async ({ req, body, address }) => {
-      await signUpWithPassword(req.payload, body, { ...options, address })
-      return { ok: true }
+      const { browserProof } = await signUpWithPassword(req.payload, body, { ...options, address })
+      return Response.json({ ok: true }, { headers: { 'Set-Cookie': signUpCookie(options.serverUrl, browserProof) } })
     },
   })
 

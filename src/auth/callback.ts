@@ -6,8 +6,8 @@ import { confirmEmailChange } from './email-change'
 import { issueSession } from './issue-session'
 import { signInWithMagicLink } from './magic-link'
 import { clearStateCookie, finishOAuth, STATE_COOKIE } from './oauth'
-import { isRecoveryTokenValid, RECOVERY_COOKIE } from './recovery'
-import { confirmEmail } from './sign-up'
+import { isRecoveryTokenValid, recoveryCookie } from './recovery'
+import { confirmEmail, SIGN_UP_COOKIE, signUpCookie } from './sign-up'
 import { runtimeOf } from '../config/runtime'
 
 export type CallbackResult = {
@@ -55,9 +55,14 @@ export const handleAuthCallback = async (payload: Payload, { params, cookies }: 
     return { location: landing(serverUrl, params.get('next'), signedIn.next), cookie: await sessionCookie(payload, signedIn.user.id) }
   }
   if (type === 'verify') {
-    const confirmed = await confirmEmail(payload, params.get('token') ?? '')
-    if (!confirmed) return failure(serverUrl, 'invalid_link')
-    return { location: landing(serverUrl, confirmed.next), cookie: await sessionCookie(payload, confirmed.user.id) }
+    const confirmed = await confirmEmail(payload, params.get('token') ?? '', cookies.get(SIGN_UP_COOKIE))
+    const clear = [signUpCookie(serverUrl, null)]
+    if (!confirmed) return { ...failure(serverUrl, 'invalid_link'), extraCookies: clear }
+    if (confirmed.recoveryToken) {
+      // Opened away from the sign-up's browser: the address is proven, the password is not. No session until a new one is chosen.
+      return { location: `${serverUrl}/reset-password?step=new&confirmed=1`, extraCookies: [recoveryCookie(serverUrl, confirmed.recoveryToken), ...clear] }
+    }
+    return { location: landing(serverUrl, confirmed.next), cookie: await sessionCookie(payload, confirmed.user.id), extraCookies: clear }
   }
   if (type === 'email_change') {
     const changed = await confirmEmailChange(payload, params.get('token') ?? '')
@@ -68,11 +73,7 @@ export const handleAuthCallback = async (payload: Payload, { params, cookies }: 
     // No session until a new password is set: the reset page is the only way on.
     const token = params.get('token') ?? ''
     if (!(await isRecoveryTokenValid(payload, token))) return failure(serverUrl, 'invalid_link')
-    const secure = serverUrl.startsWith('https://') ? '; Secure' : ''
-    return {
-      location: `${serverUrl}/reset-password?step=new`,
-      extraCookies: [`${RECOVERY_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=900${secure}`],
-    }
+    return { location: `${serverUrl}/reset-password?step=new`, extraCookies: [recoveryCookie(serverUrl, token)] }
   }
   if (type === null && (params.has('code') || params.has('state'))) {
     const { oauth } = runtimeOf(payload, 'accounts')

@@ -12,6 +12,10 @@ import { storedResetToken } from './tokens'
 
 export const RECOVERY_COOKIE = 'kit-recovery'
 
+/** The recovery token in an HttpOnly cookie for 15 minutes: the reset page's only way to a new password. */
+export const recoveryCookie = (serverUrl: string, token: string) =>
+  `${RECOVERY_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=900${serverUrl.startsWith('https://') ? '; Secure' : ''}`
+
 /**
  * Payload's forgot-password flow with our email: the link's host is SERVER_URL, never the request's
  * Host header. The same answer whether or not the email has an account. The users row keeps only the

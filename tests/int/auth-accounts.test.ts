@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { handleAuthCallback } from '../../src/auth/callback'
 import { LIMITS } from '../../src/auth/rate-limit'
 import { completePasswordReset, RECOVERY_COOKIE } from '../../src/auth/recovery'
+import { SIGN_UP_COOKIE } from '../../src/auth/sign-up'
 import { smtp } from '../support/billing-env'
 import { api, createUser, usePayload } from '../support/payload'
 
@@ -23,7 +24,9 @@ const me = async (token: string | undefined) => (await api('GET', '/users/me', {
 describe('sign-up and email verification', () => {
   it('creates an unverified customer, emails a confirmation link, and the link verifies and signs in', async () => {
     const email = `signup-${Date.now()}@example.test`
-    expect(await api('POST', '/auth/sign-up', { body: { email, password: 'a-long-password-1', name: 'Ada' } })).toMatchObject({ status: 200, body: { ok: true } })
+    const signedUp = await api('POST', '/auth/sign-up', { body: { email, password: 'a-long-password-1', name: 'Ada' } })
+    expect(signedUp).toMatchObject({ status: 200, body: { ok: true } })
+    const browser = new Map([[SIGN_UP_COOKIE, /kit-signup=([^;]+)/.exec(signedUp.headers.get('set-cookie') ?? '')![1]!]])
     const [created] = (await payload().find({ collection: 'users', where: { email: { equals: email } } })).docs
     expect(created).toMatchObject({ emailVerified: false, roles: ['customer'], name: 'Ada' })
 
@@ -31,12 +34,12 @@ describe('sign-up and email verification', () => {
     expect(message.html).toContain('type=verify')
     const link = linkIn(message.text, 'verify')
     expect(link.origin).toBe(SERVER)
-    const result = await callback(link)
+    const result = await callback(link, browser)
     expect(result.location).toBe(`${SERVER}/dashboard`)
     expect((await me(tokenIn(result.cookie)))?.email).toBe(email)
     expect((await payload().findByID({ collection: 'users', id: created!.id })).emailVerified).toBe(true)
     // the link works once
-    expect((await callback(link)).location).toBe(`${SERVER}/sign-in?error=invalid_link`)
+    expect((await callback(link, browser)).location).toBe(`${SERVER}/sign-in?error=invalid_link`)
   })
 
   it('an email that already has an account gets the same answer, and its owner an email instead', async () => {

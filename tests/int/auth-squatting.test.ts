@@ -6,8 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { handleAuthCallback } from '../../src/auth/callback'
 import { issueSession } from '../../src/auth/issue-session'
 import { LIMITS } from '../../src/auth/rate-limit'
-import { completePasswordReset } from '../../src/auth/recovery'
+import { completePasswordReset, RECOVERY_COOKIE } from '../../src/auth/recovery'
 import { STATE_COOKIE } from '../../src/auth/oauth'
+import { SIGN_UP_COOKIE } from '../../src/auth/sign-up'
 import { PRICES, smtp } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { oauth } from '../support/oauth-env'
@@ -36,15 +37,21 @@ const mailTo = async (email: string, subject: string, type: string, count = 1) =
   const message = matching().at(-1)!
   return new URL(new RegExp(`https?://\\S+type=${type}&token=[A-Za-z0-9_-]+`).exec(message.text ?? '')![0])
 }
-const callback = (url: URL) => handleAuthCallback(payload(), { params: url.searchParams, cookies: new Map() })
+/** The callback as a browser holding `cookies` (by default none: another browser than the sign-up's) reaches it. */
+const callback = (url: URL, cookies: Map<string, string> = new Map()) => handleAuthCallback(payload(), { params: url.searchParams, cookies })
+/** The value a Set-Cookie header (or a callback's cookie list) gives `name`. */
+const cookieValue = (setCookies: (string | null | undefined)[], name: string) =>
+  setCookies.map((header) => new RegExp(`(?:^|,\\s*)${name}=([^;]*)`).exec(header ?? '')?.[1]).find((value) => value !== undefined)
 
-/** A squatter signs up with an address they do not own; the account stays unverified. */
+/** A squatter signs up with an address they do not own; the account stays unverified. Their browser keeps the sign-up cookie. */
 const squat = async (email: string) => {
   const password = 'squatters-password-1'
-  expect((await api('POST', '/auth/sign-up', { body: { email, password }, headers: from() })).status).toBe(200)
+  const answer = await api('POST', '/auth/sign-up', { body: { email, password }, headers: from() })
+  expect(answer.status).toBe(200)
   const [account] = await rows(payload(), 'users', { email: { equals: email } })
   expect(account?.emailVerified).toBe(false)
-  return { account: account!, password }
+  const browser = new Map([[SIGN_UP_COOKIE, cookieValue([answer.headers.get('set-cookie')], SIGN_UP_COOKIE)!]])
+  return { account: account!, password, browser }
 }
 
 /** The real owner buys anonymously with their address: the license waits for a verified account. */
@@ -70,13 +77,88 @@ describe('password sign-in needs a verified email', () => {
     await expect(payload().login({ collection: 'users', data: { email, password } })).rejects.toMatchObject({ name: 'AuthenticationError' })
   })
 
-  it('confirming one\'s own sign-up keeps the password, which then signs in', async () => {
+  it('confirming one\'s own sign-up in the browser that signed up keeps the password, which then signs in', async () => {
     const email = `own-signup-${Date.now()}@example.test`
     const password = 'my-own-password-1'
-    await api('POST', '/auth/sign-up', { body: { email, password }, headers: from() })
-    const result = await callback(await mailTo(email, 'Confirm your email address', 'verify'))
+    const answer = await api('POST', '/auth/sign-up', { body: { email, password }, headers: from() })
+    const setCookie = answer.headers.get('set-cookie') ?? ''
+    expect(setCookie).toMatch(new RegExp(`^${SIGN_UP_COOKIE}=[A-Za-z0-9_-]{43}; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=86400`))
+    const browser = new Map([[SIGN_UP_COOKIE, cookieValue([setCookie], SIGN_UP_COOKIE)!]])
+    const result = await callback(await mailTo(email, 'Confirm your email address', 'verify'), browser)
     expect(await me(tokenIn(result.cookie))).toMatchObject({ email })
     expect((await login(email, password)).status).toBe(200)
+    // the sign-up cookie is spent
+    expect(cookieValue(result.extraCookies ?? [], SIGN_UP_COOKIE)).toBe('')
+  })
+
+  it('signing up with an address that has an account sets a cookie of the same shape: the answer tells nothing', async () => {
+    const owner = await createUser(payload(), 'customer')
+    const fresh = `cookie-shape-${Date.now()}@example.test`
+    const [existing, created] = await Promise.all([
+      api('POST', '/auth/sign-up', { body: { email: owner.email, password: 'a-long-password-1' }, headers: from() }),
+      api('POST', '/auth/sign-up', { body: { email: fresh, password: 'a-long-password-1' }, headers: from() }),
+    ])
+    const shape = (header: string | null) => (header ?? '').replace(/=[A-Za-z0-9_-]{43};/, '=<proof>;')
+    expect(shape(existing.headers.get('set-cookie'))).toBe(shape(created.headers.get('set-cookie')))
+    expect(existing.body).toEqual(created.body)
+  })
+})
+
+describe('a confirmation proves the email, not the password', () => {
+  it('the owner opens the squatter\'s confirmation link: every session ends, the squatter\'s password stops working, the owner chooses a password and alone sees the purchase', async () => {
+    const email = `squat-confirm-${Date.now()}@example.test`
+    const squatter = await squat(email)
+    const squatterSession = (await issueSession(payload(), squatter.account.id)).token
+    const license = await anonymousPurchase(email)
+
+    // The owner, told to expect a confirmation email, opens it in their own browser (no sign-up cookie).
+    const result = await callback(await mailTo(email, 'Confirm your email address', 'verify'))
+    expect(result.cookie).toBeUndefined()
+    expect(result.location).toBe(`${SERVER}/reset-password?step=new&confirmed=1`)
+    const recovery = cookieValue(result.extraCookies ?? [], RECOVERY_COOKIE)
+    expect(recovery).toMatch(/^[A-Za-z0-9]{20,}$/)
+
+    // The address is proven (the purchase is the account's now), and nothing the squatter set up works.
+    expect((await payload().findByID({ collection: 'users', id: squatter.account.id })).emailVerified).toBe(true)
+    expect(await me(squatterSession)).toBeNull()
+    const squatterLogin = await login(email, squatter.password)
+    expect(squatterLogin.status).toBe(401)
+    expect(squatterLogin.headers.get('set-cookie')).toBeNull()
+
+    // The owner chooses a password (the reset page's action) and signs in; the license is theirs alone.
+    expect(await completePasswordReset(payload(), decodeURIComponent(recovery!), 'the-owners-own-password-1')).toBe(squatter.account.id)
+    const owner = await login(email, 'the-owners-own-password-1')
+    expect(owner.status).toBe(200)
+    const mine = await api('GET', '/licenses?depth=0', { headers: { authorization: `JWT ${owner.body.token}` } })
+    expect(mine.body.docs.map((row: { id: number }) => row.id)).toEqual([license.id])
+    expect((await login(email, squatter.password)).status).toBe(401)
+    expect(await me(squatterSession)).toBeNull()
+  })
+
+  it.each(['another sign-up\'s cookie', 'a forged cookie', 'a huge cookie'])('%s keeps no password', async (kind) => {
+    const email = `squat-forged-${Date.now()}-${kind.length}@example.test`
+    const squatter = await squat(email)
+    const other = await squat(`squat-other-${Date.now()}-${kind.length}@example.test`)
+    const value = kind === 'a forged cookie' ? 'A'.repeat(43) : kind === 'a huge cookie' ? 'x'.repeat(5000) : other.browser.get(SIGN_UP_COOKIE)!
+    const result = await callback(await mailTo(email, 'Confirm your email address', 'verify'), new Map([[SIGN_UP_COOKIE, value]]))
+    expect(result.cookie).toBeUndefined()
+    expect(result.location).toBe(`${SERVER}/reset-password?step=new&confirmed=1`)
+    expect((await login(email, squatter.password)).status).toBe(401)
+  })
+
+  it('the squatter\'s own browser (with its sign-up cookie) is the only place the link keeps their password, and the owner never opens it there', async () => {
+    // What the attacker can do: request a new link from their browser. It goes to the owner, and a
+    // resent link keeps no password anywhere, even in the browser that signed up.
+    const email = `squat-resend-${Date.now()}@example.test`
+    const squatter = await squat(email)
+    const first = await mailTo(email, 'Confirm your email address', 'verify')
+    await api('POST', '/auth/resend-confirmation', { body: { email }, headers: from() })
+    const resent = await mailTo(email, 'Confirm your email address', 'verify', 2)
+    expect(resent.toString()).not.toBe(first.toString())
+    const result = await callback(resent, squatter.browser)
+    expect(result.cookie).toBeUndefined()
+    expect(result.location).toBe(`${SERVER}/reset-password?step=new&confirmed=1`)
+    expect((await login(email, squatter.password)).status).toBe(401)
   })
 })
 
@@ -99,7 +181,8 @@ describe('a new confirmation link on request', () => {
     await payload().jobs.run({ limit: 100 })
     expect(smtp.messages.filter((m) => JSON.stringify(m.to).includes(verified.email))).toHaveLength(0)
     expect((await callback(first)).location).toBe(`${SERVER}/sign-in?error=invalid_link`)
-    expect((await callback(second)).cookie).toBeTruthy()
+    // A resent link was asked for by anyone who knows the address: it proves the email, and the owner then chooses a password.
+    expect((await callback(second)).location).toBe(`${SERVER}/reset-password?step=new&confirmed=1`)
   })
 
   it('400 for a malformed email; 429 past the per-account limit', async () => {

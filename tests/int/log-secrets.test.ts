@@ -184,10 +184,12 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     // Sign up and confirm the address: the link signs in.
     const email = `buyer-${Date.now()}@example.test`
     const password = keep('password', `first-password-${crypto.randomBytes(8).toString('hex')}`)
-    expect((await call('POST', '/api/auth/sign-up', { json: { email, password } })).status).toBe(200)
+    const signedUp = await call('POST', '/api/auth/sign-up', { json: { email, password } })
+    expect(signedUp.status).toBe(200)
+    const signUpCookie = keep('sign-up browser cookie', signedUp.cookies.find((cookie) => cookie.startsWith('kit-signup='))!.split(';')[0]!.split('=')[1]!)
     const verify = await mailbox.link(email, 'Confirm your email address', 'verify')
     keep('verification token', verify.searchParams.get('token'))
-    const verified = await call('GET', `${verify.pathname}${verify.search}`)
+    const verified = await call('GET', `${verify.pathname}${verify.search}`, { cookie: `kit-signup=${signUpCookie}` })
     expect(verified.status).toBe(302)
     keep('session after confirmation', sessionCookie(verified.cookies))
 

@@ -4,16 +4,22 @@ import { AUTH_ERRORS } from '../../../auth/messages'
 import { RECOVERY_COOKIE } from '../../../auth/recovery'
 import { sendPasswordReset, setNewPassword } from './actions'
 
-type Props = { searchParams: Promise<{ error?: string; sent?: string; step?: string }> }
+type Props = { searchParams: Promise<{ error?: string; sent?: string; step?: string; confirmed?: string }> }
 
 const ResetPasswordPage = async ({ searchParams }: Props) => {
-  const { error, sent, step } = await searchParams
+  const { error, sent, step, confirmed } = await searchParams
   const recovering = step === 'new' && Boolean((await cookies()).get(RECOVERY_COOKIE)?.value)
   return (
     <section className="auth">
       <h1>{recovering ? 'Choose a new password' : 'Reset your password'}</h1>
       {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
       {sent ? <p role="status" className="notice">If that address has an account, a reset link is on its way. It works once, within an hour.</p> : null}
+      {recovering && confirmed ? (
+        <p role="status" className="notice">
+          Your email address is confirmed. The link was opened in another browser than the one that signed up, so choose a password now to
+          finish: the one given at sign-up no longer works.
+        </p>
+      ) : null}
       {recovering ? (
         <form action={setNewPassword}>
           <label>
