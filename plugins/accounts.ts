@@ -13,6 +13,7 @@ import { createApiKeyEndpoint, listApiKeysEndpoint, revokeApiKeyEndpoint } from 
 import { graphQLWithJoinAccess } from '../src/access/graphql-join-access'
 import { hotPathJwtStrategy } from '../src/auth/account-read'
 import { apiKeyRefusalResponse, withApiKeys } from '../src/auth/api-keys'
+import { graphQLWithoutDuplicateAuth, withServiceAuthRoutes } from '../src/auth/payload-auth-routes'
 import { resendConfirmationEndpoint } from '../endpoints/resend-confirmation'
 import { sendEmailTask } from '../src/email/send-task'
 import { withRuntime } from '../src/config/runtime'
@@ -41,7 +42,7 @@ export const accountsPlugin =
     admin: { ...config.admin, user: 'users' },
     // Server-only: /auth/callback (a Next route) reads the OAuth settings from here.
     custom: withRuntime(config, 'accounts', { oauth: options.oauth }),
-    collections: [...(config.collections ?? []), withHotPathJwt(withApiKeys(createUsersCollection(options))), AuthTokens, OAuthIdentities, ApiKeys],
+    collections: [...(config.collections ?? []), withServiceAuthRoutes(withHotPathJwt(withApiKeys(createUsersCollection(options))), options), AuthTokens, OAuthIdentities, ApiKeys],
     endpoints: [
       ...(config.endpoints ?? []),
       magicLinkEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
@@ -54,8 +55,8 @@ export const accountsPlugin =
       listApiKeysEndpoint,
       revokeApiKeyEndpoint,
     ],
-    // GraphQL answers the customer view's joins to staff only, as REST does.
-    graphQL: graphQLWithJoinAccess(config.graphQL),
+    // GraphQL answers the customer view's joins to staff only, as REST does, and has no duplicate of the service's auth routes.
+    graphQL: graphQLWithoutDuplicateAuth(graphQLWithJoinAccess(config.graphQL)),
     // After the service's error shape: a refused API key answers for the access error it caused.
     hooks: { ...config.hooks, afterError: [...(config.hooks?.afterError ?? []), apiKeyRefusalResponse] },
     // A locked account answers exactly like a wrong password (no existence oracle): the users hook

@@ -8,6 +8,8 @@ export type SmtpSink = {
   messages: ParsedMail[]
   /** Refuse every message with a temporary (4xx) error, as a mail server that is down would. */
   setDown: (down: boolean) => void
+  /** Take this long to accept each message, as a slow mail provider does. */
+  setDelay: (ms: number) => void
   waitFor: (predicate: (message: ParsedMail) => boolean, timeoutMs?: number) => Promise<ParsedMail>
   close: () => Promise<void>
 }
@@ -16,6 +18,7 @@ export type SmtpSink = {
 export const startSmtpSink = async (): Promise<SmtpSink> => {
   const messages: ParsedMail[] = []
   let down = false
+  let delayMs = 0
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -27,7 +30,8 @@ export const startSmtpSink = async (): Promise<SmtpSink> => {
         return
       }
       simpleParser(stream)
-        .then((parsed) => {
+        .then(async (parsed) => {
+          if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
           messages.push(parsed)
           callback()
         })
@@ -41,6 +45,9 @@ export const startSmtpSink = async (): Promise<SmtpSink> => {
     messages,
     setDown: (value) => {
       down = value
+    },
+    setDelay: (ms) => {
+      delayMs = ms
     },
     waitFor: async (predicate, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs
