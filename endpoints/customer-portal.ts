@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { createPortalSession } from '../src/billing/portal'
 import type { BillingRuntime } from '../src/billing/runtime'
 import { endpoint } from '../src/http/endpoint'
+import { MAX_RETURN_PATH } from '../src/http/paths'
 
 const SIGN_IN = 'Sign in to manage billing.'
 
@@ -24,7 +25,7 @@ export const customerPortalGetEndpoint = (runtime: BillingRuntime): Endpoint =>
     path: '/customer_portal',
     method: 'get',
     auth: SIGN_IN,
-    query: z.object({ return_url: z.string().optional() }),
+    query: z.object({ return_url: z.string().max(MAX_RETURN_PATH).optional() }),
     handler: async ({ req, query }) => {
       const { url } = await createPortalSession(req, runtime.require(), query.return_url)
       return new Response(null, { status: 303, headers: { Location: url, 'Cache-Control': 'no-store' } })

@@ -8,8 +8,9 @@ import { endpoint } from '../src/http/endpoint'
 import { ServiceError } from '../src/http/errors'
 
 /** Every value of `version` (given twice is refused by the release rules, as a bad version is). */
+const version = z.string().max(64)
 const versions = z
-  .union([z.string(), z.array(z.string())])
+  .union([version, z.array(version).max(4)])
   .optional()
   .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
 

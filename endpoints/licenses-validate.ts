@@ -13,6 +13,9 @@ import { validateLicenseKey } from '../src/licensing/validate'
  * Validations allowed per window (seconds). An app validates at start and refreshes its certificate
  * well before the 14 days run out; an address serves many apps behind one NAT, a key several instances.
  */
+/** The longest license key the endpoint looks up: a key is KIT- and five groups (29 characters); room for another format. */
+export const MAX_KEY_LENGTH = 64
+
 export const VALIDATION_LIMITS = { address: [120, 600], key: [60, 600] } as const satisfies Record<string, [number, number]>
 
 type Limiters = { address: RateLimiterPostgres; key: RateLimiterPostgres }
@@ -45,14 +48,15 @@ const enforceLimits = async (payload: Payload, address: string | null, key: stri
 
 /**
  * POST /api/licenses/validate {key, fingerprint?}: 200 {valid, code, plan, features, validUntil,
- * certificate}. No session: the key is the credential. Any string is a key to look up (an empty,
- * malformed or huge one answers NOT_FOUND like an unknown one); a wrong type is 400.
+ * certificate}. No session: the key is the credential. A string of up to MAX_KEY_LENGTH characters is
+ * a key to look up (an empty or malformed one answers NOT_FOUND like an unknown one); a longer one, or
+ * a wrong type, is 400 `invalid_request` and is never looked up or counted.
  */
 export const validateLicenseEndpoint = (certificates: LicenseCertificates): Endpoint =>
   endpoint({
     path: '/validate',
     method: 'post',
-    body: z.object({ key: z.string(), fingerprint: z.string().min(1).max(200).optional() }),
+    body: z.object({ key: z.string().max(MAX_KEY_LENGTH), fingerprint: z.string().min(1).max(200).optional() }),
     handler: async ({ req, body, address }) => {
       await enforceLimits(req.payload, address, body.key)
       const now = new Date()

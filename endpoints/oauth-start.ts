@@ -9,7 +9,7 @@ export const oauthStartEndpoint = (settings: OAuthSettings): Endpoint =>
   endpoint({
     path: '/auth/oauth/:provider',
     method: 'get',
-    params: z.object({ provider: z.string() }),
+    params: z.object({ provider: z.string().max(32) }),
     // A `next` that is not one same-site path is dropped (the sign-in then ends on the dashboard).
     query: z.object({ next: z.string().max(2048).optional().catch(undefined) }),
     handler: ({ params, query }) => {

@@ -12,7 +12,7 @@ const SIGN_IN = 'Sign in as staff first.'
 const STAFF_ONLY = 'Only staff (admin or support) take support actions.'
 
 /** The path's id: anything but a row id names no row (404 with the action's code). */
-const idParam = z.object({ id: z.string() })
+const idParam = z.object({ id: z.string().max(64) })
 const rowId = (raw: string, notFound: () => ServiceError): number => {
   if (!/^\d{1,15}$/.test(raw)) throw notFound()
   return Number(raw)
