@@ -7,6 +7,7 @@ import { createMediaCollection } from '../collections/content/Media'
 import { createPostsCollection } from '../collections/content/Posts'
 import type { PreviewUrl } from '../collections/content/shared'
 import { withRuntime } from '../src/config/runtime'
+import { withPublicMediaUpkeep } from '../src/content/public-media'
 import type { RevalidateContent } from '../src/content/revalidate'
 import { s3ClientConfig, type S3Settings } from '../src/delivery/storage'
 import { addCollectionHooks } from './extend'
@@ -41,8 +42,9 @@ export const contentPlugin =
       collections: [
         // A release links to its changelog entry: the delivery plugin's collection, required before this one.
         ...addCollectionHooks(incoming, { plugin: 'contentPlugin', slug: 'releases', hooks: { afterChange: [linkChangelogToRelease] } }),
-        createPostsCollection({ previewUrl }),
-        createChangelogCollection({ previewUrl }),
+        // Publishing or unpublishing changes which images visitors may read (src/content/public-media.ts).
+        withPublicMediaUpkeep(createPostsCollection({ previewUrl })),
+        withPublicMediaUpkeep(createChangelogCollection({ previewUrl })),
         createMediaCollection({ staticDir: options.mediaDir }),
       ],
       admin: {

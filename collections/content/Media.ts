@@ -1,16 +1,19 @@
 import type { CollectionConfig } from 'payload'
 
-import { admins, anyone, staffField } from '../../src/access/roles'
+import { admins, staffField } from '../../src/access/roles'
+import { mediaReadAccess } from '../../src/content/public-media'
 
 /**
- * Images of the public site (blog covers, pictures in posts). Public by design; SVG is refused
+ * Images of the public site (blog covers, pictures in posts). A visitor reads an image only through
+ * the published content that shows it (src/content/public-media.ts): one that only a draft or a
+ * premium post's body uses stays hidden from those who cannot read that content. SVG is refused
  * because a served SVG can carry script on the site's own origin.
  */
 export const createMediaCollection = (options: { staticDir: string }): CollectionConfig => ({
   slug: 'media',
   labels: { singular: 'Image', plural: 'Media' },
   admin: { group: 'Content', useAsTitle: 'alt', defaultColumns: ['filename', 'alt', 'width', 'height', 'updatedAt'] },
-  access: { read: anyone, create: admins, update: admins, delete: admins },
+  access: { read: mediaReadAccess, create: admins, update: admins, delete: admins },
   upload: {
     staticDir: options.staticDir,
     mimeTypes: ['image/png', 'image/jpeg', 'image/webp', 'image/avif', 'image/gif'],
