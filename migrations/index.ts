@@ -12,6 +12,7 @@ import * as migration_20261122_160454_repo_username_removal from './20261122_160
 import * as migration_20261122_164704_content from './20261122_164704_content';
 import * as migration_20261122_171554_api_keys from './20261122_171554_api_keys';
 import * as migration_20261122_172007_templates_and_support from './20261122_172007_templates_and_support';
+import * as migration_20261126_191528_repo_access_invitations from './20261126_191528_repo_access_invitations';
 
 export const migrations = [
   {
@@ -83,5 +84,10 @@ export const migrations = [
     up: migration_20261122_172007_templates_and_support.up,
     down: migration_20261122_172007_templates_and_support.down,
     name: '20261122_172007_templates_and_support',
+  },
+  {
+    up: migration_20261126_191528_repo_access_invitations.up,
+    down: migration_20261126_191528_repo_access_invitations.down,
+    name: '20261126_191528_repo_access_invitations',
   },
 ];

@@ -160,6 +160,7 @@ export interface Config {
   jobs: {
     tasks: {
       sendEmail: TaskSendEmail;
+      pruneRateLimits: TaskPruneRateLimits;
       sendLicenseEmail: TaskSendLicenseEmail;
       expireLapsedLicenses: TaskExpireLapsedLicenses;
       withdrawRepoAccess: TaskWithdrawRepoAccess;
@@ -651,6 +652,14 @@ export interface RepoAccess {
   acceptedAt?: string | null;
   lastCheckedAt?: string | null;
   lastError?: string | null;
+  /**
+   * Filled only when the code host created an invitation at our request. Only this username is ever removed from the repository for this customer (a refund, a revoke, a new username). Empty: the service did not invite this username (or the request is older than this record), and it never removes it: check the repository by hand.
+   */
+  serviceInvitation?: {
+    username?: string | null;
+    invitationId?: number | null;
+    sentAt?: string | null;
+  };
   updatedAt: string;
   createdAt: string;
 }
@@ -1064,6 +1073,7 @@ export interface PayloadJob {
         taskSlug:
           | 'inline'
           | 'sendEmail'
+          | 'pruneRateLimits'
           | 'sendLicenseEmail'
           | 'expireLapsedLicenses'
           | 'withdrawRepoAccess'
@@ -1105,6 +1115,7 @@ export interface PayloadJob {
     | (
         | 'inline'
         | 'sendEmail'
+        | 'pruneRateLimits'
         | 'sendLicenseEmail'
         | 'expireLapsedLicenses'
         | 'withdrawRepoAccess'
@@ -1472,6 +1483,13 @@ export interface RepoAccessSelect<T extends boolean = true> {
   acceptedAt?: T;
   lastCheckedAt?: T;
   lastError?: T;
+  serviceInvitation?:
+    | T
+    | {
+        username?: T;
+        invitationId?: T;
+        sentAt?: T;
+      };
   updatedAt?: T;
   createdAt?: T;
 }
@@ -1895,6 +1913,16 @@ export interface TaskSendEmail {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskPruneRateLimits".
+ */
+export interface TaskPruneRateLimits {
+  input?: unknown;
+  output: {
+    deleted?: number | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "TaskSendLicenseEmail".
  */
 export interface TaskSendLicenseEmail {
@@ -1924,6 +1952,7 @@ export interface TaskWithdrawRepoAccess {
     userId: number;
     username?: string | null;
     invitationId?: number | null;
+    serviceInvited?: boolean | null;
   };
   output: {
     result?: string | null;

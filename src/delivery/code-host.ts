@@ -4,14 +4,28 @@ import { ServiceError } from '../http/errors'
 
 export type CodeHostOptions = { token: string; owner: string; repo: string; apiUrl?: string | null; timeoutMs?: number }
 
-export type InviteResult = { status: 'pending'; invitationId: number } | { status: 'collaborator' }
+/**
+ * What an invitation request came to: `invited` when the code host created an invitation for us (201,
+ * its id is ours to withdraw later); `has_access` when it answered 204, the username already being a
+ * collaborator (an existing collaborator, a member, the owner): nothing was sent, and that access is
+ * not ours to record or to remove.
+ */
+export type InviteResult = { status: 'invited'; invitationId: number } | { status: 'has_access' }
+
+/** A pending (or expired, not yet deleted) invitation to the repository. */
+export type PendingInvitation = { id: number; expired: boolean }
 
 export type CodeHost = {
   invite: (username: string) => Promise<InviteResult>
   isCollaborator: (username: string) => Promise<boolean>
-  /** The pending invitation with this id, or null when it is gone; `expired` after 7 days. */
-  invitation: (invitationId: number) => Promise<{ expired: boolean } | null>
-  /** Take back an invitation and the collaborator role; both are no-ops when already gone. */
+  /** The repository's invitations addressed to this username (any case), whoever sent them; `expired` after 7 days. */
+  invitationsOf: (username: string) => Promise<PendingInvitation[]>
+  /** Delete one invitation; a no-op when it is gone already. Never touches a collaborator. */
+  withdrawInvitation: (invitationId: number) => Promise<void>
+  /**
+   * Take back an invitation and the collaborator role; both are no-ops when already gone. Only ever
+   * called for a username this service invited itself (src/delivery/repo-access.ts checks the record).
+   */
   remove: (username: string, invitationId: number | null) => Promise<void>
 }
 
@@ -30,6 +44,7 @@ const headerOf = (error: unknown, name: string): string | undefined =>
  * timeout) is 502 `code_host_unavailable`, and the request can simply be retried.
  */
 export const codeHostFailure = (error: unknown): ServiceError => {
+  if (error instanceof ServiceError) return error
   const status = statusOf(error)
   if (status === 404) return new ServiceError(400, 'invalid_username', 'There is no account with that username on the code host.')
   if (status === 422 || status === 429 || (status === 403 && headerOf(error, 'x-ratelimit-remaining') === '0')) {
@@ -51,11 +66,19 @@ export const createCodeHost = (options: CodeHostOptions): CodeHost => {
   const timeoutMs = options.timeoutMs ?? 10_000
   const timed = () => ({ request: { signal: AbortSignal.timeout(timeoutMs) } })
   const repo = { owner: options.owner, repo: options.repo }
+  const withdrawInvitation = async (invitationId: number) => {
+    try {
+      await octokit.rest.repos.deleteInvitation({ ...repo, invitation_id: invitationId, ...timed() })
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error
+    }
+  }
   return {
     invite: async (username) => {
       const response = await octokit.rest.repos.addCollaborator({ ...repo, username, permission: 'pull', ...timed() })
-      if (response.status === 201 && response.data) return { status: 'pending', invitationId: response.data.id }
-      return { status: 'collaborator' }
+      // Only a 201 carries an invitation; 204 (an existing collaborator) must never count as ours.
+      if (response.status === 201 && typeof response.data?.id === 'number') return { status: 'invited', invitationId: response.data.id }
+      return { status: 'has_access' }
     },
     isCollaborator: async (username) => {
       try {
@@ -66,19 +89,16 @@ export const createCodeHost = (options: CodeHostOptions): CodeHost => {
         throw error
       }
     },
-    invitation: async (invitationId) => {
+    invitationsOf: async (username) => {
       const invitations = await octokit.paginate(octokit.rest.repos.listInvitations, { ...repo, per_page: 100, ...timed() })
-      const found = invitations.find((invitation) => invitation.id === invitationId)
-      return found ? { expired: Boolean(found.expired) } : null
+      const key = username.toLowerCase()
+      return invitations
+        .filter((invitation) => invitation.invitee?.login.toLowerCase() === key)
+        .map((invitation) => ({ id: invitation.id, expired: Boolean(invitation.expired) }))
     },
+    withdrawInvitation,
     remove: async (username, invitationId) => {
-      if (invitationId !== null) {
-        try {
-          await octokit.rest.repos.deleteInvitation({ ...repo, invitation_id: invitationId, ...timed() })
-        } catch (error) {
-          if (statusOf(error) !== 404) throw error
-        }
-      }
+      if (invitationId !== null) await withdrawInvitation(invitationId)
       await octokit.rest.repos.removeCollaborator({ ...repo, username, ...timed() })
     },
   }

@@ -8,16 +8,21 @@ import { relationId } from '../db/relations'
 export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs: number): TaskConfig<'withdrawRepoAccess'> => ({
   slug: 'withdrawRepoAccess',
   label: 'Withdraw repository access',
-  // With `username`: take off the code host that one username the user replaced (and its invitation).
+  // With `username`: take off the code host that one username the user replaced (and its invitation),
+  // only when `serviceInvited` says the service invited it itself. Jobs queued before that flag existed
+  // lack it: they only give the username's claim back and leave the code host alone.
   inputSchema: [
     { name: 'userId', type: 'number', required: true },
     { name: 'username', type: 'text' },
     { name: 'invitationId', type: 'number' },
+    { name: 'serviceInvited', type: 'checkbox' },
   ],
   outputSchema: [{ name: 'result', type: 'text' }],
   retries: { attempts: 12, backoff: { type: 'exponential', delay: retryDelayMs } },
   handler: async ({ input, req }) => {
-    const replaced = input.username ? { username: input.username, invitationId: input.invitationId ?? null } : null
+    const replaced = input.username
+      ? { username: input.username, invitationId: input.invitationId ?? null, serviceInvited: input.serviceInvited === true }
+      : null
     return { output: { result: await withdrawRepoAccess(req, codeHost, input.userId, replaced) } }
   },
 })

@@ -5,7 +5,8 @@ import { asRateLimited, sharedLimiter } from '../auth/rate-limit'
 
 /**
  * New usernames one account may ask for per window (seconds): each one is an invitation on the code
- * host, whose daily invitation quota every customer shares.
+ * host, whose daily invitation quota every customer shares. A new invitation for the username one holds
+ * (the old one expired or vanished) counts too; asking again while it stands does not.
  */
 export const USERNAME_CHANGES: { points: number; durationSeconds: number } = { points: 5, durationSeconds: 24 * 3600 }
 
@@ -29,7 +30,10 @@ export const countUsernameChange = async (payload: Payload, userId: number): Pro
   }
 }
 
-/** Give the point back: the code host was unavailable, so no invitation was spent. */
+/**
+ * Give the point back when no invitation was spent: the code host was unavailable, or the username
+ * was refused (`username_has_access`), or it turned out to be the user's own standing invitation.
+ */
 export const refundUsernameChange = async (payload: Payload, userId: number): Promise<void> => {
   await limiterOf(payload).reward(String(userId))
 }

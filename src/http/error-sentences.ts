@@ -71,6 +71,7 @@ export const ERROR_SENTENCES = {
   plan_required: 'Repository access comes with the Ultimate license.',
   invalid_username: 'That username does not exist on the code host.',
   username_taken: 'That username already has access through another account.',
+  username_has_access: 'That username already has access to the repository (or an invitation to it) that we did not send, so we cannot add it. Use your own username.',
   username_being_removed: 'That username is being removed from the repository; try again in a minute.',
   code_host_unavailable: 'The code host is not reachable right now; please try again.',
   code_host_not_configured: 'Repository access is not set up on this server yet. Please contact support.',

@@ -112,6 +112,64 @@ describe('inviting a collaborator', () => {
   })
 })
 
+describe('people who already have access (the seller’s maintainers)', () => {
+  it('seeded at start: checked 204, listed with their role; inviting one answers 204 with no body and sends nothing', async () => {
+    const seeded = await startCodeHostStandIn({
+      token: TOKEN,
+      owner: OWNER,
+      repo: REPO,
+      users: [],
+      collaborators: [{ login: 'kit-maintainer', role: 'maintain' }, 'kit-lead'],
+    })
+    try {
+      const client = new Octokit({ auth: TOKEN, baseUrl: seeded.url, request: { retries: 0 }, log: quiet })
+      expect((await client.rest.repos.checkCollaborator({ ...repo, username: 'Kit-Maintainer' })).status).toBe(204)
+      const listed = await client.rest.repos.listCollaborators(repo)
+      expect(listed.data.map((collaborator) => [collaborator.login, collaborator.role_name])).toEqual([
+        [OWNER, 'admin'],
+        ['kit-maintainer', 'maintain'],
+        ['kit-lead', 'maintain'],
+      ])
+
+      const raw = await fetch(`${seeded.url}/repos/${OWNER}/${REPO}/collaborators/kit-maintainer`, {
+        method: 'PUT',
+        headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ permission: 'maintain' }),
+      })
+      expect(raw.status).toBe(204)
+      expect(await raw.text()).toBe('')
+      expect(seeded.state.invitations.size).toBe(0)
+      expect(seeded.roleOf('kit-maintainer')).toBe('maintain')
+    } finally {
+      await seeded.close()
+    }
+  })
+
+  it('added by hand later; inviting one through the API changes its role, as GitHub documents (204)', async () => {
+    standIn.addCollaborator('kit-new-maintainer', 'maintain')
+    expect(standIn.roleOf('kit-new-maintainer')).toBe('maintain')
+    expect(standIn.roleOf(OWNER)).toBe('admin')
+    expect(standIn.roleOf('kit-user-a')).toBeUndefined()
+
+    const response = await invite('kit-new-maintainer', 'pull')
+    expect(response.status).toBe(204)
+    expect(response.data).toBeFalsy()
+    expect(standIn.state.invitations.size).toBe(0)
+    // Why a service must check before it invites: the 204 turned a maintainer into a reader.
+    expect(standIn.roleOf('kit-new-maintainer')).toBe('read')
+  })
+
+  it('an invitation someone else sent by hand: inviting again answers 201 with that same invitation, and no second one', async () => {
+    const handInvitation = standIn.addInvitation('kit-user-b', 'write')
+    const again = await invite('kit-user-b', 'pull')
+    expect(again.status).toBe(201)
+    expect(again.data.id).toBe(handInvitation)
+    expect(again.data.permissions).toBe('write')
+    expect([...standIn.state.invitations.keys()]).toEqual([handInvitation])
+    expect(() => standIn.addInvitation(OWNER)).toThrow()
+  })
+})
+
 describe('invitations', () => {
   it('lists pending invitations and marks them expired after seven days', async () => {
     const { data: invitation } = await invite('kit-user-a')

@@ -71,12 +71,16 @@ describe('the invitation', () => {
     expect((await rowOf(buyer))?.acceptedAt).toBeTruthy()
   })
 
-  it('an existing collaborator answers collaborator at once (the code host says 204)', async () => {
+  it('asking again once accepted refreshes to collaborator without inviting again', async () => {
     const { buyer } = await ultimateBuyer()
     await request(buyer, 'kit-user-d')
     codeHost.accept('kit-user-d')
+    const puts = () => codeHost.state.requests.filter((entry) => entry.method === 'PUT' && entry.path.endsWith('/collaborators/kit-user-d')).length
+    const before = puts()
+    await ageCheck(buyer)
     const again = await request(buyer, 'kit-user-d')
     expect(again.body).toEqual({ status: 'collaborator', username: 'kit-user-d' })
+    expect(puts()).toBe(before)
   })
 
   it('a second username replaces the first: its invitation is withdrawn, its role removed', async () => {

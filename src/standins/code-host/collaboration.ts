@@ -25,8 +25,10 @@ const invitationOf = (host: CodeHost, login: string): StandInInvitation | undefi
 
 /**
  * "Add a repository collaborator": undefined when the account already is one (its role changes, and
- * GitHub answers 204), otherwise the invitation to answer with. An unexpired pending invitation is
- * answered again unchanged; an expired one is replaced by a new one.
+ * GitHub answers 204 with no body), otherwise the invitation to answer with (201). GitHub documents
+ * 201 as "a new invitation is created" and says nothing of a username already invited; like GitHub,
+ * the stand-in sends no second invitation then: an unexpired pending invitation (whoever sent it) is
+ * answered again, 201 with the same id, unchanged; an expired one is replaced by a new one.
  */
 export const invite = (
   host: CodeHost,
@@ -58,6 +60,20 @@ export const acceptInvitation = (host: CodeHost, id: number): boolean => {
 export const acceptInvitationOf = (host: CodeHost, login: string): boolean => {
   const invitation = invitationOf(host, login)
   return invitation !== undefined && acceptInvitation(host, invitation.id)
+}
+
+/** A collaborator added by hand (a maintainer), without an invitation; its pending invitation, if any, goes. */
+export const addCollaborator = (host: CodeHost, account: Account, role: InvitationPermission): void => {
+  const pending = invitationOf(host, account.login)
+  if (pending) host.state.invitations.delete(pending.id)
+  host.state.collaborators.add(key(account.login))
+  host.roles.set(key(account.login), role)
+}
+
+/** An invitation the owner sends by hand; a standing one is answered as the API does. */
+export const inviteByHand = (host: CodeHost, account: Account, role: InvitationPermission): StandInInvitation => {
+  if (isCollaborator(host, account.login)) throw new Error(`${account.login} is a collaborator already (or the owner)`)
+  return invite(host, account, role) as StandInInvitation
 }
 
 export const removeCollaborator = (host: CodeHost, login: string): void => {

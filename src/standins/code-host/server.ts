@@ -4,7 +4,7 @@ import express from 'express'
 
 import { Accounts, DEFAULT_USERS } from './accounts'
 import { apiRoutes } from './api-routes'
-import { acceptInvitationOf } from './collaboration'
+import { acceptInvitationOf, addCollaborator, inviteByHand, isCollaborator, roleOf } from './collaboration'
 import type { CodeHost } from './context'
 import { FailureRules } from '../shared/failures'
 import { authenticate, githubHeaders, recordRequests, unexpectedError, unknownUrl } from './middleware'
@@ -63,6 +63,10 @@ export const startCodeHostStandIn = async (options: CodeHostStartOptions): Promi
     now: options.now ?? (() => new Date()),
     nextInvitationId: () => ++lastInvitationId,
   }
+  for (const seeded of options.collaborators ?? []) {
+    const { login, role = 'maintain' } = typeof seeded === 'string' ? { login: seeded } : seeded
+    addCollaborator(host, accounts.add(login), role)
+  }
   const failures = new FailureRules<FailureRule>()
   server.on('request', buildApp(host, { failures, token: options.token, log }))
   log(`code host stand-in listening on ${url}`)
@@ -81,6 +85,11 @@ export const startCodeHostStandIn = async (options: CodeHostStartOptions): Promi
     accept: (login) => {
       if (!acceptInvitationOf(host, login)) throw new Error(`${login} has no pending invitation to accept`)
     },
+    addCollaborator: (login, role = 'maintain') => {
+      addCollaborator(host, accounts.add(login), role)
+    },
+    addInvitation: (login, role = 'write') => inviteByHand(host, accounts.add(login), role).id,
+    roleOf: (login) => (isCollaborator(host, login) ? roleOf(host, login) : undefined),
     failNext: (rule) => failures.add(rule),
     clearFailures: () => failures.clear(),
     state: host.state,

@@ -32,6 +32,11 @@ export type CodeHostStartOptions = {
   log?: (line: string) => void
   /** The clock invitations are created and expire by; tests move it to make them expire. Default the real one. */
   now?: () => Date
+  /**
+   * People who already have access when the stand-in starts (the seller's maintainers): each account
+   * exists and is a collaborator with its role (default `maintain`), as if it had accepted long ago.
+   */
+  collaborators?: Array<string | { login: string; role?: InvitationPermission }>
 }
 
 /**
@@ -60,6 +65,18 @@ export type CodeHostStandIn = {
   addUser(login: string): void
   /** The user accepts their pending invitation and becomes a collaborator; throws when there is none. */
   accept(login: string): void
+  /**
+   * Makes the account exist and a collaborator already, with `role` (default `maintain`), as the
+   * repository's owner would add a maintainer by hand: the API answers 204 to inviting it.
+   */
+  addCollaborator(login: string, role?: InvitationPermission): void
+  /**
+   * The owner invites the account by hand (outside the API under test), `role` default `write`: a
+   * pending invitation someone else sent. Returns its id.
+   */
+  addInvitation(login: string, role?: InvitationPermission): number
+  /** The collaborator's role (`admin` for the owner), or undefined when the account is not one. */
+  roleOf(login: string): InvitationPermission | undefined
   failNext(rule: FailureRule): void
   clearFailures(): void
   state: CodeHostState
