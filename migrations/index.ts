@@ -13,6 +13,7 @@ import * as migration_20261122_164704_content from './20261122_164704_content';
 import * as migration_20261122_171554_api_keys from './20261122_171554_api_keys';
 import * as migration_20261122_172007_templates_and_support from './20261122_172007_templates_and_support';
 import * as migration_20261126_191528_repo_access_invitations from './20261126_191528_repo_access_invitations';
+import * as migration_20261126_192904_rate_limit_prune_job from './20261126_192904_rate_limit_prune_job';
 
 export const migrations = [
   {
@@ -89,5 +90,10 @@ export const migrations = [
     up: migration_20261126_191528_repo_access_invitations.up,
     down: migration_20261126_191528_repo_access_invitations.down,
     name: '20261126_191528_repo_access_invitations',
+  },
+  {
+    up: migration_20261126_192904_rate_limit_prune_job.up,
+    down: migration_20261126_192904_rate_limit_prune_job.down,
+    name: '20261126_192904_rate_limit_prune_job'
   },
 ];

@@ -15,6 +15,7 @@ import { hotPathJwtStrategy } from '../src/auth/account-read'
 import { apiKeyRefusalResponse, withApiKeys } from '../src/auth/api-keys'
 import { graphQLWithoutDuplicateAuth, withServiceAuthRoutes } from '../src/auth/payload-auth-routes'
 import { resendConfirmationEndpoint } from '../endpoints/resend-confirmation'
+import { pruneRateLimitsTask } from '../src/auth/rate-limit-prune'
 import { sendEmailTask } from '../src/email/send-task'
 import { withRuntime } from '../src/config/runtime'
 import { DIRECT_PATHS } from '../src/server/direct'
@@ -68,5 +69,5 @@ export const accountsPlugin =
         en: { ...config.i18n?.translations?.en, error: { userLocked: 'The email or password provided is incorrect.' } },
       },
     },
-    jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), sendEmailTask(options.retryDelayMs)] },
+    jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), sendEmailTask(options.retryDelayMs), pruneRateLimitsTask] },
   })
