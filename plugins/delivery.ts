@@ -6,6 +6,7 @@ import { createReleasesCollection } from '../collections/Releases'
 import { RepoAccess } from '../collections/RepoAccess'
 import { RepoUsernames } from '../collections/RepoUsernames'
 import { createTemplatesCollection, withStaffOnlyArchive } from '../collections/Templates'
+import { withPublicMediaUpkeep } from '../src/content/public-media'
 import { TemplateDownloads } from '../collections/TemplateDownloads'
 import { downloadEndpoint, downloadFileEndpoint } from '../endpoints/download'
 import { templateDownloadEndpoint, templateFileEndpoint } from '../endpoints/templates'
@@ -62,10 +63,13 @@ export const deliveryPlugin =
         Downloads,
         RepoAccess,
         RepoUsernames,
-        createTemplatesCollection({
-          staticDir: options.templatesDir,
-          endpoints: [templateDownloadEndpoint(templateDownloads), templateFileEndpoint({ secret: options.secret, staticDir: options.templatesDir })],
-        }),
+        // A published template's preview is a public image (src/content/public-media.ts).
+        withPublicMediaUpkeep(
+          createTemplatesCollection({
+            staticDir: options.templatesDir,
+            endpoints: [templateDownloadEndpoint(templateDownloads), templateFileEndpoint({ secret: options.secret, staticDir: options.templatesDir })],
+          }),
+        ),
         TemplateDownloads,
       ],
       endpoints: [

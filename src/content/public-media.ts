@@ -11,15 +11,16 @@ import type { FeatureKey } from '../plans/features'
  * premium post's body, is not listed or served to someone who cannot read that content.
  *
  * - Anyone: the cover and social image of a published post (shown with its title, premium or not),
- *   the social image of a published changelog entry, and images in the body of a published post
- *   without `requiredFeature` or of a published changelog entry.
+ *   the social image of a published changelog entry, images in the body of a published post without
+ *   `requiredFeature` or of a published changelog entry, and the preview of a published template (the
+ *   catalogue is public).
  * - A signed-in holder of a feature key: also the images in the bodies of published premium posts
  *   that key opens.
  * - Staff: every image (drafts, previews, the admin).
  *
  * The list comes from one SQL statement over the content tables, kept per process for CACHE_MS and
- * dropped whenever a post or changelog entry changes in this process; another instance sees a change
- * within CACHE_MS.
+ * dropped whenever a post, changelog entry or template changes in this process; another instance sees
+ * a change within CACHE_MS (and a template's future publishing time within CACHE_MS of passing).
  */
 export const PUBLIC_MEDIA_CACHE_MS = 30_000
 
@@ -42,6 +43,7 @@ const readPublicMedia = async (payload: Payload): Promise<PublicMedia> => {
     sql`SELECT cover_id AS id, NULL::text AS feature FROM posts WHERE _status = 'published' AND cover_id IS NOT NULL
         UNION SELECT meta_image_id, NULL FROM posts WHERE _status = 'published' AND meta_image_id IS NOT NULL
         UNION SELECT meta_image_id, NULL FROM changelog_entries WHERE _status = 'published' AND meta_image_id IS NOT NULL
+        UNION SELECT preview_id, NULL FROM templates WHERE preview_id IS NOT NULL AND published_at <= now()
         UNION ${bodyImages('posts', sql`entry.required_feature::text`)}
         UNION ${bodyImages('changelog_entries', sql`NULL::text`)}`,
   )

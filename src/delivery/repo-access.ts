@@ -466,6 +466,9 @@ const releaseReplaced = async (
  * failure here answers the stored state rather than an error. A row with no record of the service's
  * invitation (from before it was kept) is answered as stored: the code host is not asked.
  */
+/** What the row says, without asking the code host: the dashboard's answer when the code host is unavailable or the account's budget is spent. */
+export const storedRepoAccessStatus = async (req: PayloadRequest): Promise<RepoAccessStatus> => view(await rowOf(req, signedInUser(req).id))
+
 export const repoAccessStatus = async (req: PayloadRequest, codeHost: CodeHostProvider, now = new Date()): Promise<RepoAccessStatus> => {
   const user = signedInUser(req)
   await requirePlan(req, user)

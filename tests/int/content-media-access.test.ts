@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import zlib from 'node:zlib'
 
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,7 +21,7 @@ type TestUser = Awaited<ReturnType<typeof createUser>>
 const payload = usePayload()
 afterAll(() => fs.rmSync(process.env.MEDIA_DIR!, { recursive: true, force: true }))
 
-const ids: Record<'cover' | 'openBody' | 'premiumBody' | 'draftOnly' | 'unused' | 'changelogSocial' | 'premiumCover', number> = {} as never
+const ids: Record<'cover' | 'openBody' | 'premiumBody' | 'draftOnly' | 'unused' | 'changelogSocial' | 'premiumCover' | 'templatePreview' | 'unpublishedTemplatePreview', number> = {} as never
 const filenames: Record<string, string> = {}
 let reader: TestUser
 let holder: TestUser
@@ -49,7 +50,7 @@ const post = (slug: string, data: Record<string, unknown>, status: 'published' |
 
 beforeAll(async () => {
   await seedPlans(payload(), { standardLifetime: 'price_std', ultimateLifetime: 'price_ult', proMonthly: null, proYearly: null })
-  for (const name of Object.keys({ cover: 0, openBody: 0, premiumBody: 0, draftOnly: 0, unused: 0, changelogSocial: 0, premiumCover: 0 }) as (keyof typeof ids)[]) {
+  for (const name of Object.keys({ cover: 0, openBody: 0, premiumBody: 0, draftOnly: 0, unused: 0, changelogSocial: 0, premiumCover: 0, templatePreview: 0, unpublishedTemplatePreview: 0 }) as (keyof typeof ids)[]) {
     ids[name] = await image(name)
   }
   await post('open-post', { cover: ids.cover, body: body(upload(ids.openBody)) })
@@ -60,6 +61,19 @@ beforeAll(async () => {
     data: { title: 'Version 1.0.0', version: '1.0.0', slug: 'v1-0-0', summary: 'First.', changes: ['added'], body: body() as never, meta: { image: ids.changelogSocial }, _status: 'published' } as never,
     overrideAccess: true,
   })
+  // The template catalogue is public: a published template's preview is too; an unpublished one's is not.
+  for (const [slug, preview, publishedAt] of [
+    ['shown', ids.templatePreview, new Date(Date.now() - 60_000).toISOString()],
+    ['coming', ids.unpublishedTemplatePreview, null],
+  ] as const) {
+    const bytes = zlib.gzipSync(Buffer.from(slug))
+    await payload().create({
+      collection: 'templates',
+      data: { name: `Template ${slug}`, slug, category: 'dashboard', preview, publishedAt },
+      file: { data: bytes, mimetype: 'application/gzip', name: `${slug}-${process.pid}.tar.gz`, size: bytes.length },
+      overrideAccess: true,
+    })
+  }
   ;[reader, holder, support] = await Promise.all([createUser(payload(), 'customer'), createUser(payload(), 'customer'), createUser(payload(), 'support')])
   const [ultimate] = (await payload().find({ collection: 'plans', where: { slug: { equals: 'ultimate' } }, limit: 1 })).docs
   await payload().create({ collection: 'licenses', data: { key: generateLicenseKey(), user: holder.user.id, plan: ultimate!.id, source: 'manual', status: 'active' } })
@@ -71,7 +85,7 @@ const listed = async (who: TestUser | null) => {
   return (answer.body.docs as { id: number }[]).map((doc) => doc.id).sort((a, b) => a - b)
 }
 const sorted = (...values: number[]) => [...values].sort((a, b) => a - b)
-const publicIds = () => sorted(ids.cover, ids.openBody, ids.premiumCover, ids.changelogSocial)
+const publicIds = () => sorted(ids.cover, ids.openBody, ids.premiumCover, ids.changelogSocial, ids.templatePreview)
 
 describe('who reads which image', () => {
   it('anonymous visitors and customers without the feature: only images published content shows them', async () => {
@@ -87,7 +101,7 @@ describe('who reads which image', () => {
     expect(await listed(support)).toEqual(sorted(...Object.values(ids)))
   })
 
-  it.each(['draftOnly', 'unused', 'premiumBody'] as const)('the %s image: not by id, not by a where on its name, not as a file, not over GraphQL', async (name) => {
+  it.each(['draftOnly', 'unused', 'premiumBody', 'unpublishedTemplatePreview'] as const)('the %s image: not by id, not by a where on its name, not as a file, not over GraphQL', async (name) => {
     const id = ids[name]
     expect((await api('GET', `/media/${id}`, { as: null })).status).toBe(404)
     const probe = await api('GET', `/media?where[filename][equals]=${encodeURIComponent(filenames[name]!)}`, { as: reader })

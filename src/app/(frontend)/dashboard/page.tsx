@@ -7,7 +7,7 @@ import { listApiKeys } from '../../../auth/api-keys'
 import { PRODUCT_NAME } from '../../../config/product'
 import { runtimeOf } from '../../../config/runtime'
 import { changelogAnchor } from '../../../content/seo'
-import { hasRepoAccessPlan, repoAccessStatus } from '../../../delivery/repo-access'
+import { hasRepoAccessPlan, repoAccessStatus, storedRepoAccessStatus } from '../../../delivery/repo-access'
 import { entitlementsOf } from '../../../licensing/entitlements'
 import type { Plan } from '../../../payload-types'
 import { FEATURE_LABELS, type FeatureKey } from '../../../plans/features'
@@ -48,7 +48,8 @@ const DashboardPage = async ({ searchParams }: Props) => {
   const { codeHost } = runtimeOf(payload, 'delivery')
   const has = (key: FeatureKey) => entitlements.features.has(key)
   const [repo, releases, templates, threads, apiKeys] = await Promise.all([
-    hasRepoAccessPlan(req, user.id).then((allowed) => (allowed ? repoAccessStatus(req, codeHost).catch(() => null) : null)),
+    // A refresh the code host or the account's budget refuses still shows what is stored.
+    hasRepoAccessPlan(req, user.id).then((allowed) => (allowed ? repoAccessStatus(req, codeHost).catch(() => storedRepoAccessStatus(req)) : null)),
     allowedReleases(req, entitlements),
     has('templates') ? publishedTemplates(payload, user) : null,
     // Requests and keys made earlier stay visible without the feature (to read, to revoke).
