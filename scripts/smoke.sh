@@ -142,6 +142,18 @@ body=$(curl -sS -g "http://localhost:$port/api/plans?where[noSuchField][equals]=
 echo "$body" | grep -q '"code":"query_error"' || fail "a query on an unknown field did not answer query_error (error names minified?): $body"
 echo "smoke: a query on an unknown field -> query_error (Payload's error names survive the production build)"
 
+for attack in '/.//evil.example' '/a/..//evil.example' '/%2e//evil.example'; do
+  location=$(curl -sS -o /dev/null -D - -G --data-urlencode "path=$attack" "http://localhost:$port/preview/exit" | tr -d '\r' | grep -i '^location:' | cut -d' ' -f2-)
+  [ "$location" = /blog ] || fail "the preview exit with path=$attack redirected to '$location' (an open redirect)"
+done
+echo "smoke: the preview exit never leaves the site (dot segments resolved before the check)"
+long_key=$(head -c 5000 /dev/zero | tr '\0' K)
+status=$(curl -sS -o /dev/null -w '%{http_code}' -H 'content-type: application/json' -d "{\"key\":\"$long_key\"}" "http://localhost:$port/api/licenses/validate")
+[ "$status" = 400 ] || fail "a 5,000-character license key answered $status, not 400"
+status=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "http://localhost:$port/api/users/verify/abc")
+[ "$status" = 404 ] || fail "Payload's own verify route answered $status, not 404"
+echo "smoke: over-long license keys refused (400); Payload's verify route is gone (404)"
+
 kill -TERM "$pid"
 for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
 kill -0 "$pid" 2>/dev/null && fail "still running 30 s after SIGTERM"
