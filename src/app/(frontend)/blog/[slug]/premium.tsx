@@ -10,7 +10,9 @@ import { currentUser, getPayloadClient } from '../../../_lib/session'
 /**
  * The body of a premium post for the signed-in reader, rendered on the server, or null when they
  * may not read it. The page itself stays the same cached page for everyone; this runs per reader,
- * through the posts' own field access (staff and holders of the post's feature key).
+ * through the posts' own field access (staff and holders of the post's feature key). Selecting only
+ * the body is safe: the posts collection's forceSelect loads `requiredFeature`, what the rule decides
+ * on, with any select (tests/int/content-premium.test.ts calls this action as each reader).
  */
 export async function loadPremiumBody(slug: string): Promise<ReactNode | null> {
   if (typeof slug !== 'string' || !SLUG_PATTERN.test(slug)) return null
