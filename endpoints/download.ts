@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { type DownloadSettings, requestDownload } from '../src/delivery/download'
 import { signedFileEndpoint } from '../src/delivery/signed-file-endpoint'
 import { verifyDownload } from '../src/delivery/signing'
+import { invalidVersion } from '../src/delivery/versions'
 import { endpoint } from '../src/http/endpoint'
 import { ServiceError } from '../src/http/errors'
 
@@ -21,6 +22,8 @@ export const downloadEndpoint = (settings: DownloadSettings): Endpoint =>
     method: 'get',
     auth: 'Sign in to download the kit.',
     query: z.object({ version: versions }),
+    // Over-long or too many versions are refused as any other bad version is.
+    invalid: invalidVersion(),
     handler: async ({ req, query, address }) => {
       const link = await requestDownload(req, settings, query.version, { address, userAgent: req.headers.get('user-agent') })
       return Response.json(link, { headers: { 'Cache-Control': 'no-store' } })

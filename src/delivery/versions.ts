@@ -20,7 +20,7 @@ export const parseVersionRequest = (values: string[]): VersionRequest => {
   return { kind: 'exact', version: value }
 }
 
-const invalidVersion = () =>
+export const invalidVersion = (): ServiceError =>
   new ServiceError(400, 'invalid_version', 'version must be "latest" or a release version such as 1.4.2.')
 
 export const isPrerelease = (version: string): boolean => semver.prerelease(version) !== null
