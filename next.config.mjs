@@ -50,4 +50,27 @@ const nextConfig = {
   },
 }
 
-export default withPayload(nextConfig, { devBundleServerPackages: false })
+/**
+ * withPayload sends `Critical-CH: Sec-CH-Prefers-Color-Scheme` on every path (the admin picks its theme
+ * from that hint). A browser that has not stored the site's Accept-CH yet (a fresh profile, another
+ * device, an email opened in a new browser) then sends each first navigation twice: Chromium answers a
+ * Critical-CH it did not satisfy by retrying the request with the hint. On /auth/callback the first
+ * request spends the single-use link and the retry finds it spent: "invalid link". The hint stays
+ * critical for the admin (its GETs read only) and is only advertised elsewhere.
+ *
+ * @param {import('next').NextConfig} config
+ * @returns {import('next').NextConfig}
+ */
+const criticalHintsForAdminOnly = (config) => ({
+  ...config,
+  headers: async () => {
+    const rules = (await config.headers?.()) ?? []
+    const critical = rules.flatMap((rule) => rule.headers.filter((header) => header.key.toLowerCase() === 'critical-ch'))
+    return [
+      ...rules.map((rule) => ({ ...rule, headers: rule.headers.filter((header) => header.key.toLowerCase() !== 'critical-ch') })),
+      ...(critical.length > 0 ? [{ source: '/admin/:path*', headers: critical }] : []),
+    ]
+  },
+})
+
+export default criticalHintsForAdminOnly(withPayload(nextConfig, { devBundleServerPackages: false }))

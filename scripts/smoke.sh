@@ -170,6 +170,10 @@ status=$(curl -sS -o /dev/null -w '%{http_code}' -H 'content-type: application/j
 status=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "http://localhost:$port/api/users/verify/abc")
 [ "$status" = 404 ] || fail "Payload's own verify route answered $status, not 404"
 echo "smoke: over-long license keys refused (400); Payload's verify route is gone (404)"
+headers=$(curl -sS -o /dev/null -D - "http://localhost:$port/auth/callback?type=verify&token=not-a-token" | tr -d '\r')
+echo "$headers" | grep -qi '^critical-ch:' && fail "/auth/callback sends Critical-CH: a browser without the hint would request each single-use link twice"
+curl -sS -o /dev/null -D - "http://localhost:$port/admin/login" | tr -d '\r' | grep -qi '^critical-ch:' || fail "the admin lost its Critical-CH"
+echo "smoke: Critical-CH on the admin only: single-use links are requested once"
 
 kill -TERM "$pid"
 for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done

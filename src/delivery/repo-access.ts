@@ -167,6 +167,14 @@ const serviceInvitationOf = (row: RepoAccess | null, username?: string): Service
   return { username: sent.username, invitationId: sent.invitationId }
 }
 
+/** Under the row's lock: whether it is still the row read before the code host was asked (else re-read instead of writing over it). */
+const unchangedSince = (current: RepoAccess | null, row: RepoAccess): boolean =>
+  current?.id === row.id &&
+  current.username === row.username &&
+  current.status === row.status &&
+  (current.invitationId ?? null) === (row.invitationId ?? null) &&
+  (current.serviceInvitation?.invitationId ?? null) === (row.serviceInvitation?.invitationId ?? null)
+
 const recordOf = (username: string, invitationId: number, sentAt: string) => ({ serviceInvitation: { username, invitationId, sentAt } })
 const NO_RECORD = { serviceInvitation: { username: null, invitationId: null, sentAt: null } }
 
@@ -398,14 +406,7 @@ const refreshRow = async (
   }
   const updated = await inTransaction(payload, async (tx) => {
     await lockKey(tx, `repo-access:${userId}`)
-    const current = await rowOf(tx, userId)
-    const unchanged =
-      current?.id === row.id &&
-      current.username === row.username &&
-      current.status === row.status &&
-      (current.invitationId ?? null) === (row.invitationId ?? null) &&
-      serviceInvitationOf(current)?.invitationId === mine.invitationId
-    if (!unchanged) return null
+    if (!unchangedSince(await rowOf(tx, userId), row)) return null
     return tx.payload.update({
       collection: 'repo_access',
       id: row.id,
@@ -575,14 +576,7 @@ export const resendRepoInvitation = async (req: PayloadRequest, codeHost: CodeHo
   const now = new Date().toISOString()
   const written = await inStaffTransaction(req, async (tx) => {
     await lockKey(tx, `repo-access:${userId}`)
-    const current = await rowOf(tx, userId)
-    const unchanged =
-      current?.id === row.id &&
-      current.username === row.username &&
-      current.status === row.status &&
-      (current.invitationId ?? null) === (row.invitationId ?? null) &&
-      (current.serviceInvitation?.invitationId ?? null) === (row.serviceInvitation?.invitationId ?? null)
-    if (!unchanged) return null
+    if (!unchangedSince(await rowOf(tx, userId), row)) return null
     const data =
       result.status === 'pending'
         ? { status: 'pending' as const, invitationId: result.invitationId, invitedAt: now, ...recordOf(row.username, result.invitationId, now) }
