@@ -25,9 +25,15 @@ export type CodeHost = {
   /**
    * Take back an invitation and the collaborator role; both are no-ops when already gone. Only ever
    * called for a username this service invited itself (src/delivery/repo-access.ts checks the record).
+   * The role is removed only while it is still the read role the service granted: a username the
+   * seller has since given more (triage, write, maintain, admin) is the seller's now and stays
+   * (`kept`); the invitation is withdrawn either way.
    */
-  remove: (username: string, invitationId: number | null) => Promise<void>
+  remove: (username: string, invitationId: number | null) => Promise<'removed' | 'kept'>
 }
+
+/** The role the service invites with (`permission: 'pull'`), as the code host names it. */
+export const SERVICE_ROLE = 'read'
 
 /** A code host's usernames: 1 to 39 letters, digits or single inner hyphens. */
 export const USERNAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/
@@ -99,7 +105,18 @@ export const createCodeHost = (options: CodeHostOptions): CodeHost => {
     withdrawInvitation,
     remove: async (username, invitationId) => {
       if (invitationId !== null) await withdrawInvitation(invitationId)
+      let role: { permission: string; role_name: string }
+      try {
+        role = (await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username, ...timed() })).data
+      } catch (error) {
+        // An account that no longer exists holds nothing.
+        if (statusOf(error) === 404) return 'removed'
+        throw error
+      }
+      if (role.permission === 'none') return 'removed'
+      if (role.role_name !== SERVICE_ROLE) return 'kept'
       await octokit.rest.repos.removeCollaborator({ ...repo, username, ...timed() })
+      return 'removed'
     },
   }
 }

@@ -437,3 +437,18 @@ describe('offline development mode', () => {
     }
   })
 })
+
+describe("a user's permission on the repository", () => {
+  const permissionOf = async (username: string) => (await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username })).data
+
+  it('gives the legacy permission and the role name, as GitHub does; none for an account without access; 404 for no account', async () => {
+    standIn.addCollaborator('kit-maint', 'maintain')
+    standIn.addCollaborator('kit-reader', 'read')
+    standIn.addUser('kit-outsider')
+    expect(await permissionOf('kit-maint')).toMatchObject({ permission: 'write', role_name: 'maintain', user: { login: 'kit-maint' } })
+    expect(await permissionOf('kit-reader')).toMatchObject({ permission: 'read', role_name: 'read' })
+    expect(await permissionOf(OWNER)).toMatchObject({ permission: 'admin', role_name: 'admin' })
+    expect(await permissionOf('kit-outsider')).toMatchObject({ permission: 'none' })
+    await expect(permissionOf('kit-no-such-account')).rejects.toMatchObject({ status: 404 })
+  })
+})

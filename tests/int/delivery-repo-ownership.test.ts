@@ -38,6 +38,8 @@ const LOGINS = [
   'kit-legacy-pending',
   'kit-legacy-resend',
   'kit-staff-owned',
+  'kit-elevated',
+  'kit-not-elevated',
   ...Array.from({ length: USERNAME_CHANGES.points }, (_, index) => `kit-count-${index}`),
 ]
 
@@ -142,6 +144,26 @@ describe('a username that already has access is refused, and never removed', () 
     expect(after[own]).toBeUndefined()
     expect(callsTo('DELETE', MAINTAINER)).toBe(0)
     expect((await rowOf(buyer))?.status).toBe('revoked')
+  })
+
+  it.each([
+    ['the seller made it a maintainer since', 'kit-elevated', 'maintain'],
+    ['it still has the read role the service granted', 'kit-not-elevated', undefined],
+  ] as const)('a username the service invited, when the license ends and %s', async (_how, own, expected) => {
+    const { user } = await ultimateCustomer()
+    expect((await request(user, own)).body).toEqual({ status: 'pending', username: own })
+    codeHost.accept(own)
+    await ageCheck(user)
+    expect((await status(user)).body).toEqual({ status: 'collaborator', username: own })
+    expect((await collaboratorRoles())[own]).toBe('read')
+    // The seller promotes the customer's username by hand: it is the seller's now, not the service's.
+    if (expected) codeHost.addCollaborator(own, expected)
+
+    await revokeLicenseOf(user)
+    await runWithdrawalsOf(user.user.id)
+    expect((await collaboratorRoles())[own]).toBe(expected)
+    expect(callsTo('DELETE', own)).toBe(expected ? 0 : 1)
+    expect((await rowOf(user))?.status).toBe('revoked')
   })
 
   it('a maintainer added between the check and the invitation (the code host answers 204 anyway): refused, nothing kept', async () => {

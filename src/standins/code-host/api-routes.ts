@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express'
 
-import { acceptInvitation, invite, isCollaborator, isOwner, removeCollaborator } from './collaboration'
+import { acceptInvitation, invite, isCollaborator, isOwner, removeCollaborator, roleOf } from './collaboration'
 import type { CodeHost } from './context'
 import { DOCS, notFound, validationFailed } from './errors'
 import { collaboratorObject, invitationObject } from './objects'
@@ -13,6 +13,15 @@ const INVITATION_PERMISSIONS: Record<string, InvitationPermission> = {
   triage: 'triage',
   push: 'write',
   maintain: 'maintain',
+  admin: 'admin',
+}
+
+/** The legacy base permission of each role, as GitHub's permission endpoint gives it beside the role's name. */
+const LEGACY_PERMISSIONS: Record<InvitationPermission, 'admin' | 'write' | 'read'> = {
+  read: 'read',
+  triage: 'read',
+  write: 'write',
+  maintain: 'write',
   admin: 'admin',
 }
 
@@ -72,6 +81,18 @@ export const apiRoutes = (host: CodeHost): express.Router => {
     requireRepository(req, DOCS.checkCollaborator)
     if (!isCollaborator(host, param(req, 'username'))) throw notFound(DOCS.checkCollaborator)
     noContent(res)
+  })
+
+  // The legacy permission (admin, write, read, none) and the role's own name; `none` for an account with no access.
+  router.get(`${repository}/collaborators/:username/permission`, (req, res) => {
+    requireRepository(req, DOCS.getPermission)
+    const account = requireAccount(req, DOCS.getPermission)
+    if (!isCollaborator(host, account.login)) {
+      res.json({ permission: 'none', role_name: 'none', user: null })
+      return
+    }
+    const role = roleOf(host, account.login)
+    res.json({ permission: LEGACY_PERMISSIONS[role], role_name: role, user: collaboratorObject(host, account.login) })
   })
 
   router.get(`${repository}/collaborators`, (req, res) => {

@@ -20,6 +20,7 @@ export const DOCS = {
   rest: REST_DOCS,
   addCollaborator: `${COLLABORATORS_DOCS}#add-a-repository-collaborator`,
   checkCollaborator: `${COLLABORATORS_DOCS}#check-if-a-user-is-a-repository-collaborator`,
+  getPermission: `${COLLABORATORS_DOCS}#get-repository-permissions-for-a-user`,
   listCollaborators: `${COLLABORATORS_DOCS}#list-repository-collaborators`,
   removeCollaborator: `${COLLABORATORS_DOCS}#remove-a-repository-collaborator`,
   listInvitations: `${INVITATIONS_DOCS}#list-repository-invitations`,
