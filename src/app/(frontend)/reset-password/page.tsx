@@ -11,7 +11,7 @@ const ResetPasswordPage = async ({ searchParams }: Props) => {
   const recovering = step === 'new' && Boolean((await cookies()).get(RECOVERY_COOKIE)?.value)
   return (
     <section className="auth">
-      <h1>{recovering ? 'Choose a new password' : 'Reset your password'}</h1>
+      <h1>{recovering ? (confirmed ? 'Choose your password' : 'Choose a new password') : 'Reset your password'}</h1>
       {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
       {sent ? <p role="status" className="notice">If that address has an account, a reset link is on its way. It works once, within an hour.</p> : null}
       {recovering && confirmed ? (
