@@ -3,7 +3,7 @@ import type { Payload } from 'payload'
 type InternalPool = {
   ended?: boolean
   end: () => Promise<void>
-  _clients?: { release: (destroy?: boolean) => void }[]
+  _clients?: { release?: (destroy?: boolean) => void }[]
   _idle?: { client: unknown }[]
 }
 
@@ -20,6 +20,9 @@ export const closePayload = async (payload: Payload): Promise<void> => {
   const busy = (pool._clients ?? []).filter((client) => !idle.has(client))
   const ending = pool.end()
   for (const client of busy) {
+    // A client still connecting has no release yet (pg-pool adds it once connected): the ending pool
+    // ends it then.
+    if (typeof client.release !== 'function') continue
     // A query still in flight releases its client again when it fails on the closed connection,
     // and pg-pool throws that second release as an uncaught exception: make releasing idempotent.
     const release = client.release.bind(client)
