@@ -38,6 +38,19 @@ export const sharedLimiter = (payload: Payload, keyPrefix: string, [points, dura
     duration,
   })
 
+/** One limiter per Payload instance for `keyPrefix`, made on first use: what each single-purpose limit module keeps. */
+export const limiterPerInstance = (keyPrefix: string, limit: { points: number; durationSeconds: number }): ((payload: Payload) => RateLimiterPostgres) => {
+  const cache = new WeakMap<Payload, RateLimiterPostgres>()
+  return (payload) => {
+    let limiter = cache.get(payload)
+    if (!limiter) {
+      limiter = sharedLimiter(payload, keyPrefix, [limit.points, limit.durationSeconds])
+      cache.set(payload, limiter)
+    }
+    return limiter
+  }
+}
+
 /** A limiter's refusal as 429 `rate_limited` with Retry-After ("Too many `what`"); any other error as it is. */
 export const asRateLimited = (error: unknown, what = 'attempts'): unknown => {
   if (!(error instanceof RateLimiterRes)) return error

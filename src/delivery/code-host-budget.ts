@@ -1,7 +1,6 @@
 import type { Payload } from 'payload'
-import type { RateLimiterPostgres } from 'rate-limiter-flexible'
 
-import { asRateLimited, sharedLimiter } from '../auth/rate-limit'
+import { asRateLimited, limiterPerInstance } from '../auth/rate-limit'
 import type { CodeHost } from './code-host'
 
 /**
@@ -14,16 +13,7 @@ import type { CodeHost } from './code-host'
  */
 export const CODE_HOST_CALLS: { points: number; durationSeconds: number } = { points: 30, durationSeconds: 3600 }
 
-const cache = new WeakMap<Payload, RateLimiterPostgres>()
-
-const limiterOf = (payload: Payload): RateLimiterPostgres => {
-  let limiter = cache.get(payload)
-  if (!limiter) {
-    limiter = sharedLimiter(payload, 'code_host_calls:user', [CODE_HOST_CALLS.points, CODE_HOST_CALLS.durationSeconds])
-    cache.set(payload, limiter)
-  }
-  return limiter
-}
+const limiterOf = limiterPerInstance('code_host_calls:user', CODE_HOST_CALLS)
 
 /** The code host as one customer's request sees it: every call counted against the account's budget. */
 export type BudgetedCodeHost = CodeHost & {

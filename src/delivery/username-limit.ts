@@ -1,7 +1,6 @@
 import type { Payload } from 'payload'
-import type { RateLimiterPostgres } from 'rate-limiter-flexible'
 
-import { asRateLimited, sharedLimiter } from '../auth/rate-limit'
+import { asRateLimited, limiterPerInstance } from '../auth/rate-limit'
 
 /**
  * New usernames one account may ask for per window (seconds): each one is an invitation on the code
@@ -10,16 +9,7 @@ import { asRateLimited, sharedLimiter } from '../auth/rate-limit'
  */
 export const USERNAME_CHANGES: { points: number; durationSeconds: number } = { points: 5, durationSeconds: 24 * 3600 }
 
-const cache = new WeakMap<Payload, RateLimiterPostgres>()
-
-const limiterOf = (payload: Payload): RateLimiterPostgres => {
-  let limiter = cache.get(payload)
-  if (!limiter) {
-    limiter = sharedLimiter(payload, 'repo_username:user', [USERNAME_CHANGES.points, USERNAME_CHANGES.durationSeconds])
-    cache.set(payload, limiter)
-  }
-  return limiter
-}
+const limiterOf = limiterPerInstance('repo_username:user', USERNAME_CHANGES)
 
 /** Count one new username for the user; past the limit, 429 `rate_limited` with Retry-After. */
 export const countUsernameChange = async (payload: Payload, userId: number): Promise<void> => {
