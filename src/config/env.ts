@@ -1,240 +1,451 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
-import type net from 'node:net'
 import path from 'node:path'
+
+import { z } from 'zod'
 
 import { parseTrustedProxies } from '../http/client-address'
 import { parseSigningKey } from '../licensing/certificates'
 import { PRODUCT_NAME } from './product'
 
 /**
- * Every environment variable the service reads, in one place. `.env.example` documents each one.
- * Development falls back to embedded defaults; production refuses to start without its secrets
- * (see `productionProblems`).
+ * Every environment variable the service reads, declared once in `ENV_SCHEMA` with its type, default,
+ * description, whether it is a secret and what production refuses. docs/ENVIRONMENT.md and
+ * `.env.example` are generated from it (`npm run docs:env`, src/config/env-docs.ts).
+ * NODE_ENV is the commands' (`npm start` sets it), not the operator's, so it is not in the schema.
  */
-export type ServiceEnv = {
-  isProduction: boolean
-  /** Project root: every relative path (data dir, media, migrations) hangs off it. */
-  rootDir: string
-  /** Where development state lives: embedded database, outbox, generated secret. */
-  dataDir: string
-  /** pino level for Payload's logger: trace, debug, info, warn, error, fatal or silent. */
-  logLevel: string
-  databaseUrl: string | undefined
-  /** Connections in each Payload instance's pool (a server has two: Next's and the jobs worker's). */
-  databasePoolMax: number
-  payloadSecret: string | undefined
-  serverUrl: string
-  port: number
-  smtpUrl: string | undefined
-  emailFrom: string
-  emailFromName: string
-  embeddedPostgresPort: number
-  /** Largest request body (bytes actually read): JSON endpoints, the webhook, every other route. */
-  maxBodyBytes: number
-  /** Largest body on staff upload routes (Payload's upload collections) with a staff session. */
-  maxUploadBytes: number
-  /** Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES); empty: the socket's peer is the client. */
-  trustedProxies: net.BlockList
-  payment: {
-    secretKey: string | undefined
-    webhookSecret: string | undefined
-    publishableKey: string | undefined
-    /** Another API base URL for the processor SDK (stand-in, staging double). */
-    apiUrl: string | undefined
-    /** How long one processor request may take before it counts as failed. */
-    timeoutMs: number
-  }
-  /** Days a past_due subscription keeps its license after the period ended. */
-  subscriptionGraceDays: number
-  /** Signs license certificates: Ed25519, PKCS#8 PEM or private JWK. Unset in development: generated into the data dir. */
-  licenseSigningKey: string | undefined
-  /** First retry delay of background jobs (emails); doubles on each further attempt. */
-  jobsRetryDelayMs: number
-  /** Whether the server works the jobs queue itself (JOBS_WORKER); false leaves it to `npm run jobs`. */
-  jobsWorker: boolean
-  /** Where release archives live when S3 is not configured: outside every publicly served folder. */
-  releasesDir: string
-  /** Where template archives live when S3 is not configured: outside every publicly served folder. */
-  templatesDir: string
-  /** The MDX sources of the blog and the changelog (blog/, changelog/ inside). */
-  contentDir: string
-  /** Import them at start-up (after migrations, under the start-up lock). */
-  contentImportOnStart: boolean
-  /** Where uploaded images (blog covers, ...) live when S3 is not configured; served publicly by Payload. */
-  mediaDir: string
-  downloadUrlTtlSeconds: number
-  s3: {
-    bucket: string | undefined
-    region: string
-    endpoint: string | undefined
-    accessKeyId: string | undefined
-    secretAccessKey: string | undefined
-  }
+
+/** Where a variable is listed in the docs and in `.env.example`, in this order. */
+export const ENV_SECTIONS = {
+  core: { title: 'Core' },
+  jobs: { title: 'Jobs' },
+  email: { title: 'Email' },
+  payment: { title: 'Payment processor (Stripe)', note: 'Unset in development: the local processor stand-in runs instead.' },
+  plans: { title: 'Plans', note: "The processor's price IDs (`price_...`). In development the processor stand-in's prices are the defaults." },
+  licensing: { title: 'License certificates' },
+  delivery: { title: 'Delivery: release archives and signed download links' },
+  content: { title: 'Content: blog, changelog and their images' },
+  repo: { title: 'Repository access (GitHub)', note: 'Unset in development: the local code-host stand-in runs instead.' },
   oauth: {
-    github: { clientId?: string; clientSecret?: string; authorizeUrl: string; tokenUrl: string; apiUrl: string }
-    google: { clientId?: string; clientSecret?: string; authorizeUrl: string; tokenUrl: string; issuer: string; jwksUrl: string }
-  }
-  repo: {
-    token: string | undefined
-    owner: string | undefined
-    name: string | undefined
-    apiUrl: string | undefined
-    timeoutMs: number
-  }
-  priceIds: {
-    standardLifetime: string | null
-    ultimateLifetime: string | null
-    proMonthly: string | null
-    proYearly: string | null
-  }
-}
+    title: 'Sign-in with GitHub and Google (OAuth)',
+    note: 'Unset in development: the local OAuth stand-in runs instead; unset in production: those buttons are not shown. Register `<SERVER_URL>/auth/callback` as the redirect URI.',
+  },
+} as const
 
 type Source = Record<string, string | undefined>
 
-const blank = (value: string | undefined): string | undefined => {
-  const trimmed = value?.trim()
-  return trimmed ? trimmed : undefined
+export type ProductionRule = {
+  /** Why production needs the variable: its refusal reads `NAME is not set (required)`. */
+  required: string
+  /** What production refuses in a set value: the rule in words, and the refusal (which never quotes a secret). */
+  check?: { rule: string; problem: (value: string, source: Source) => string | undefined }
 }
 
-const intOr = (value: string | undefined, fallback: number, name: string): number => {
-  if (blank(value) === undefined) return fallback
-  const parsed = Number(value)
-  if (!Number.isInteger(parsed) || parsed <= 0) {
-    throw new Error(`${name} must be a positive integer, got "${value}"`)
+export type VariableMeta = {
+  section: keyof typeof ENV_SECTIONS
+  /** One line, a sentence. */
+  description: string
+  /** The default value, set by the typed helpers below; without one, `unset` says what happens. */
+  fallback?: string
+  /** What an unset variable means when it has no single default value. */
+  unset?: string
+  /** Never in a log line or a configuration error. */
+  secret?: boolean
+  production?: ProductionRule
+  /** The value `.env.example` suggests; the default value otherwise, or nothing. */
+  example?: string
+}
+
+type Doc = Omit<VariableMeta, 'fallback'>
+
+export const ENV_META = z.registry<VariableMeta>()
+
+/** Unset and blank are alike: the default applies. Values are trimmed. */
+const blank = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined)
+
+/** Unset stays undefined; `doc.unset` says what that means. */
+const optional = (schema: z.ZodString | z.ZodURL, doc: Doc) => z.preprocess(blank, schema.optional()).register(ENV_META, doc)
+
+const text = (doc: Doc) => optional(z.string(), doc)
+
+const textOr = (fallback: string, doc: Doc) => z.preprocess(blank, z.string().default(fallback)).register(ENV_META, { ...doc, fallback })
+
+const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an absolute http:// or https:// URL' })
+
+const url = (doc: Doc) => optional(httpUrl(), doc)
+
+const urlOr = (fallback: string, doc: Doc) => z.preprocess(blank, httpUrl().default(fallback)).register(ENV_META, { ...doc, fallback })
+
+/** A whole number from 1 to `max`, written as Number() reads it. */
+const integer = (fallback: number, doc: Doc, max = Number.MAX_SAFE_INTEGER, message = 'must be a positive integer') => {
+  const error = { error: message }
+  return z.preprocess(blank, z.coerce.number(error).int(error).min(1, error).max(max, error).default(fallback)).register(ENV_META, { ...doc, fallback: String(fallback) })
+}
+
+const port = (fallback: number, doc: Doc) => integer(fallback, doc, 65535, 'must be a port number from 1 to 65535')
+
+/** Strict, in any case: a typo must not silently turn a switch on or off. */
+const flag = (fallback: boolean, doc: Doc) =>
+  z
+    .preprocess(blank, z.stringbool({ truthy: ['true'], falsy: ['false'], error: 'must be true or false' }).default(fallback))
+    .register(ENV_META, { ...doc, fallback: String(fallback) })
+
+/**
+ * The levels of src/log.ts's logger (pino's, and `silent`). The logger reads LOG_LEVEL itself, as it is
+ * made before the configuration is read (to log a configuration error); here a typo stops the start.
+ */
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
+
+const logLevel = (doc: Doc) =>
+  z
+    .preprocess((value) => blank(value)?.toLowerCase(), z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'))
+    .register(ENV_META, { ...doc, fallback: 'info' })
+
+const trustedProxies = (doc: Doc) =>
+  z
+    .preprocess(blank, z.string().optional())
+    .transform((value, context) => {
+      try {
+        return parseTrustedProxies(value)
+      } catch (error) {
+        context.addIssue((error as Error).message)
+        return z.NEVER
+      }
+    })
+    .register(ENV_META, doc)
+
+const MIN_SECRET_LENGTH = 32
+
+const keyMode = (key: string | undefined) => /_(test|live)_/.exec(key ?? '')?.[1]
+
+const REPO_REQUIRED = "the code host's token and the kit's repository; production never uses the stand-in"
+
+export const ENV_SCHEMA = z.object({
+  DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }), {
+    section: 'core',
+    description: 'PostgreSQL connection string (`postgres://user:password@host:5432/database`).',
+    unset: 'embedded PostgreSQL in `<DATA_DIR>/postgres`',
+    secret: true,
+    production: { required: 'PostgreSQL connection string' },
+  }),
+  DATABASE_POOL_MAX: integer(10, {
+    section: 'core',
+    description: "Connections in each Payload instance's database pool: a server has two (Next's and the jobs worker's), `npm run jobs` one (docs/DEPLOYMENT.md).",
+  }),
+  EMBEDDED_POSTGRES_PORT: port(54329, { section: 'core', description: 'Port of the embedded development PostgreSQL (only when `DATABASE_URL` is unset).' }),
+  PAYLOAD_SECRET: text({
+    section: 'core',
+    description: 'Signs sessions, download links and OAuth state; at least 32 random characters (`openssl rand -hex 32`).',
+    unset: 'generated into `<DATA_DIR>/payload-secret`',
+    secret: true,
+    production: {
+      required: 'signs sessions; use at least 32 random characters',
+      check: {
+        rule: `at least ${MIN_SECRET_LENGTH} characters`,
+        problem: (value) =>
+          value.length < MIN_SECRET_LENGTH ? `PAYLOAD_SECRET is too short (${value.length} characters, need at least ${MIN_SECRET_LENGTH})` : undefined,
+      },
+    },
+  }),
+  SERVER_URL: url({
+    section: 'core',
+    description: 'The public address of the service, without a trailing slash; also the CSRF and CORS allow-list and the host of every emailed link.',
+    unset: '`http://localhost:<PORT>`',
+    example: 'http://localhost:3000',
+    production: { required: 'the public https:// address of the service' },
+  }),
+  PORT: port(3000, { section: 'core', description: 'Port the HTTP server listens on.' }),
+  DATA_DIR: textOr('.data', { section: 'core', description: 'Folder of development state (embedded database, outbox, generated secrets), relative to the project.' }),
+  LOG_LEVEL: logLevel({
+    section: 'core',
+    description: `Level of the service's logger (JSON lines in production): ${LOG_LEVELS.join(', ')}.`,
+  }),
+  MAX_BODY_BYTES: integer(1024 * 1024, {
+    section: 'core',
+    description: 'Largest request body in bytes, counted as it is read (chunked too): every route but staff uploads.',
+  }),
+  MAX_UPLOAD_BYTES: integer(512 * 1024 * 1024, {
+    section: 'core',
+    description: 'Largest body of a staff upload in bytes (create or update in an upload collection such as releases, with an admin or support session).',
+  }),
+  TRUSTED_PROXIES: trustedProxies({
+    section: 'core',
+    description: 'Proxies in front of the service, comma-separated addresses or CIDRs (`10.0.0.0/8`); only their `X-Forwarded-For` is believed.',
+    unset: "no proxy trusted (the socket's peer is the client)",
+  }),
+
+  JOBS_WORKER: flag(true, {
+    section: 'jobs',
+    description: 'Work the jobs queue (emails, scheduled upkeep) in the server process; `false` leaves it to a separate `npm run jobs` with the same environment (docs/DEPLOYMENT.md).',
+  }),
+  JOBS_RETRY_DELAY_MS: integer(30_000, {
+    section: 'jobs',
+    description: 'First retry delay of a failed background job (emails), in milliseconds; it doubles on each further attempt.',
+  }),
+
+  SMTP_URL: text({
+    section: 'email',
+    description: 'SMTP server (`smtps://user:pass@smtp.example.com:465`), through a pool of up to 5 connections unless the URL sets `pool` (`?pool=false`, `?maxConnections=10`).',
+    unset: 'file outbox, `<DATA_DIR>/outbox/*.eml`',
+    secret: true,
+    production: { required: 'email delivery; production never writes to the file outbox' },
+  }),
+  EMAIL_FROM: textOr('no-reply@localhost', { section: 'email', description: 'Sender address of every email.', example: 'no-reply@example.com' }),
+  EMAIL_FROM_NAME: textOr(PRODUCT_NAME, { section: 'email', description: 'Sender name of every email.' }),
+
+  PAYMENT_SECRET_KEY: text({
+    section: 'payment',
+    description: 'Server-side secret key (`sk_test_...` or `sk_live_...`); never sent to a browser or a log.',
+    unset: 'processor stand-in',
+    secret: true,
+    production: {
+      required: 'processor secret key, sk_live_... or sk_test_...',
+      check: {
+        rule: '`sk_test_`, `sk_live_` or a restricted `rk_` key',
+        problem: (value) => (/^(sk|rk)_(test|live)_/.test(value) ? undefined : 'PAYMENT_SECRET_KEY is not a secret key (sk_test_/sk_live_/rk_...)'),
+      },
+    },
+  }),
+  PAYMENT_WEBHOOK_SECRET: text({
+    section: 'payment',
+    description: 'Webhook signing secret (`whsec_...`); several, comma-separated, while rolling it.',
+    unset: "processor stand-in's",
+    secret: true,
+    production: { required: 'webhook signing secret, whsec_...' },
+  }),
+  PUBLIC_PAYMENT_PUBLISHABLE_KEY: text({
+    section: 'payment',
+    description: 'Publishable key (`pk_test_...` or `pk_live_...`), the only processor key a browser may see.',
+    unset: "processor stand-in's",
+    production: {
+      required: 'pk_live_... or pk_test_...',
+      check: {
+        rule: '`pk_test_` or `pk_live_`, the same mode as `PAYMENT_SECRET_KEY`',
+        problem: (value, source) => {
+          if (!/^pk_(test|live)_/.test(value)) return 'PUBLIC_PAYMENT_PUBLISHABLE_KEY is not a publishable key (pk_...)'
+          const secretMode = keyMode(blank(source.PAYMENT_SECRET_KEY))
+          return secretMode && secretMode !== keyMode(value)
+            ? 'PAYMENT_SECRET_KEY and PUBLIC_PAYMENT_PUBLISHABLE_KEY are of different modes (test and live keys must not be mixed)'
+            : undefined
+        },
+      },
+    },
+  }),
+  PAYMENT_API_URL: url({
+    section: 'payment',
+    description: 'Another API base URL for the processor SDK (a stand-in, a staging double); honoured in every mode.',
+    unset: "the processor's own",
+  }),
+  PAYMENT_TIMEOUT_MS: integer(10_000, { section: 'payment', description: 'Timeout of one processor request, in milliseconds.' }),
+  SUBSCRIPTION_GRACE_DAYS: integer(7, { section: 'payment', description: 'Days a `past_due` subscription keeps its license after the paid period ended.' }),
+  PROCESSOR_STANDIN_PORT: port(12111, { section: 'payment', description: 'Port of the development processor stand-in (only when `PAYMENT_SECRET_KEY` is unset).' }),
+
+  PUBLIC_PRICE_ID_STANDARD_LIFETIME: text({ section: 'plans', description: 'One-time price of the standard plan.', unset: 'none' }),
+  PUBLIC_PRICE_ID_ULTIMATE_LIFETIME: text({ section: 'plans', description: 'One-time price of the ultimate plan.', unset: 'none' }),
+  PUBLIC_PRICE_ID_PRO_MONTHLY: text({
+    section: 'plans',
+    description: 'Monthly price of the optional recurring pro plan, which exists only when it or the yearly price is set.',
+    unset: 'none',
+  }),
+  PUBLIC_PRICE_ID_PRO_YEARLY: text({ section: 'plans', description: 'Yearly price of the optional recurring pro plan.', unset: 'none' }),
+
+  LICENSE_SIGNING_KEY: text({
+    section: 'licensing',
+    description:
+      'Signs the license certificates apps verify offline: an Ed25519 private key as PKCS#8 PEM (newlines may be written `\\n`) or a private JWK; create one with `openssl genpkey -algorithm ed25519`.',
+    unset: 'generated into `<DATA_DIR>/license-signing-key.pem`',
+    secret: true,
+    production: {
+      required: 'Ed25519 private key, PKCS#8 PEM or JWK, that signs license certificates',
+      check: {
+        rule: 'an Ed25519 private key',
+        problem: (value) => {
+          try {
+            parseSigningKey(value)
+            return undefined
+          } catch (error) {
+            // The parser's message names the variable, never its value.
+            return (error as Error).message
+          }
+        },
+      },
+    },
+  }),
+
+  S3_BUCKET: text({ section: 'delivery', description: 'S3 bucket for release archives, template archives and images.', unset: 'local disk' }),
+  S3_REGION: textOr('us-east-1', { section: 'delivery', description: 'Region of that bucket.' }),
+  S3_ENDPOINT: url({ section: 'delivery', description: 'Endpoint of an S3-compatible store (MinIO, s3rver).', unset: "AWS's" }),
+  S3_ACCESS_KEY_ID: text({ section: 'delivery', description: 'Access key id for the bucket.', unset: "the AWS SDK's credential chain" }),
+  S3_SECRET_ACCESS_KEY: text({ section: 'delivery', description: 'Secret access key for the bucket.', unset: "the AWS SDK's credential chain", secret: true }),
+  RELEASES_DIR: text({
+    section: 'delivery',
+    description: 'Local folder of release archives when `S3_BUCKET` is unset; never served publicly.',
+    unset: '`<DATA_DIR>/releases`',
+  }),
+  TEMPLATES_DIR: text({
+    section: 'delivery',
+    description: 'Local folder of template archives when `S3_BUCKET` is unset (with S3 they go to the bucket under `templates/`); never served publicly.',
+    unset: '`<DATA_DIR>/templates`',
+  }),
+  DOWNLOAD_URL_TTL_SECONDS: integer(300, { section: 'delivery', description: 'Lifetime of a download link, in seconds (at most 3600).' }, 3600, 'must be a whole number of seconds from 1 to 3600'),
+
+  MEDIA_DIR: textOr('media', {
+    section: 'content',
+    description: 'Local folder of uploaded images (blog covers) when `S3_BUCKET` is unset (with S3 they go to the bucket under `media/`); served publicly.',
+  }),
+  CONTENT_DIR: textOr('src/content', { section: 'content', description: 'Folder of the MDX sources, with `blog/` and `changelog/` inside.' }),
+  CONTENT_IMPORT_ON_START: flag(true, {
+    section: 'content',
+    description: 'Import the MDX sources at start-up, after migrations and under the start-up lock; `false` leaves it to `npm run content:import`.',
+  }),
+
+  REPO_ACCESS_TOKEN: text({
+    section: 'repo',
+    description: 'Token allowed to manage collaborators of the kit repository (fine-grained: Administration read and write).',
+    unset: 'code-host stand-in',
+    secret: true,
+    production: { required: REPO_REQUIRED },
+  }),
+  REPO_OWNER: text({ section: 'repo', description: 'Owner (user or organisation) of the kit repository.', unset: "code-host stand-in's", production: { required: REPO_REQUIRED } }),
+  REPO_NAME: text({ section: 'repo', description: 'Name of the kit repository.', unset: "code-host stand-in's", production: { required: REPO_REQUIRED } }),
+  REPO_API_URL: url({ section: 'repo', description: 'Another API base URL for @octokit/rest (a stand-in, GitHub Enterprise); honoured in every mode.', unset: "GitHub's" }),
+  REPO_TIMEOUT_MS: integer(10_000, { section: 'repo', description: 'Timeout of one code-host request, in milliseconds.' }),
+  CODE_HOST_STANDIN_PORT: port(12112, { section: 'repo', description: 'Port of the development code-host stand-in (only when `REPO_ACCESS_TOKEN` is unset).' }),
+
+  OAUTH_GITHUB_CLIENT_ID: text({ section: 'oauth', description: "Client id of the GitHub OAuth app; the GitHub button needs it and the app's secret.", unset: 'OAuth stand-in' }),
+  OAUTH_GITHUB_CLIENT_SECRET: text({ section: 'oauth', description: 'Client secret of the GitHub OAuth app.', unset: 'OAuth stand-in', secret: true }),
+  OAUTH_GOOGLE_CLIENT_ID: text({ section: 'oauth', description: "Client id of the Google OAuth client; the Google button needs it and the client's secret.", unset: 'OAuth stand-in' }),
+  OAUTH_GOOGLE_CLIENT_SECRET: text({ section: 'oauth', description: 'Client secret of the Google OAuth client.', unset: 'OAuth stand-in', secret: true }),
+  OAUTH_GITHUB_AUTHORIZE_URL: urlOr('https://github.com/login/oauth/authorize', { section: 'oauth', description: "GitHub's authorization endpoint (a stand-in, a staging double).", example: '' }),
+  OAUTH_GITHUB_TOKEN_URL: urlOr('https://github.com/login/oauth/access_token', { section: 'oauth', description: "GitHub's token endpoint.", example: '' }),
+  OAUTH_GITHUB_API_URL: urlOr('https://api.github.com', { section: 'oauth', description: "GitHub's API, for the signed-in user's profile and emails.", example: '' }),
+  OAUTH_GOOGLE_AUTHORIZE_URL: urlOr('https://accounts.google.com/o/oauth2/v2/auth', { section: 'oauth', description: "Google's authorization endpoint.", example: '' }),
+  OAUTH_GOOGLE_TOKEN_URL: urlOr('https://oauth2.googleapis.com/token', { section: 'oauth', description: "Google's token endpoint.", example: '' }),
+  OAUTH_GOOGLE_ISSUER: urlOr('https://accounts.google.com', { section: 'oauth', description: "Issuer (`iss`) of Google's ID tokens.", example: '' }),
+  OAUTH_GOOGLE_JWKS_URL: urlOr('https://www.googleapis.com/oauth2/v3/certs', { section: 'oauth', description: "Keys that sign Google's ID tokens.", example: '' }),
+  OAUTH_STANDIN_PORT: port(12113, { section: 'oauth', description: 'Port of the development OAuth stand-in (only when no OAuth client id is set).' }),
+})
+
+export type EnvName = keyof typeof ENV_SCHEMA.shape
+
+/** Every variable with its metadata, in declaration order. */
+export const envVariables = (): Array<VariableMeta & { name: EnvName }> =>
+  Object.entries(ENV_SCHEMA.shape).map(([name, schema]) => ({ name: name as EnvName, ...ENV_META.get(schema)! }))
+
+/** One problem per malformed variable, naming it; a secret's value is never quoted. */
+const describeIssues = (issues: z.core.$ZodIssue[], source: Source): string => {
+  const secret = new Set(envVariables().filter((variable) => variable.secret).map((variable) => variable.name as string))
+  const problems = new Map<string, string>()
+  for (const issue of issues) {
+    const name = String(issue.path[0])
+    if (problems.has(name)) continue
+    // Messages from a variable's own parser (TRUSTED_PROXIES) already name it and its bad entry.
+    if (issue.message.startsWith(name)) problems.set(name, issue.message)
+    else problems.set(name, `${name} ${issue.message}${secret.has(name) ? '' : `, got ${JSON.stringify(source[name])}`}`)
   }
-  return parsed
+  return [...problems.values()].join('; ')
 }
 
-const booleanOr = (value: string | undefined, fallback: boolean, name: string): boolean => {
-  const given = blank(value)?.toLowerCase()
-  if (given === undefined) return fallback
-  if (given === 'true' || given === 'false') return given === 'true'
-  throw new Error(`${name} must be true or false, got "${value}"`)
-}
-
-export const readEnv = (source: Source = process.env): ServiceEnv => {
+/** The configuration, read once per call; throws one message naming every malformed variable. */
+export const readEnv = (source: Source = process.env) => {
+  const parsed = ENV_SCHEMA.safeParse(source)
+  if (!parsed.success) throw new Error(describeIssues(parsed.error.issues, source))
+  const values = parsed.data
+  // Every relative path (data dir, media, migrations) hangs off the project root.
   const rootDir = process.cwd()
-  const dataDir = path.resolve(rootDir, blank(source.DATA_DIR) ?? '.data')
-  const port = intOr(source.PORT, 3000, 'PORT')
+  const dataDir = path.resolve(rootDir, values.DATA_DIR)
   return {
     isProduction: source.NODE_ENV === 'production',
     rootDir,
     dataDir,
-    logLevel: blank(source.LOG_LEVEL) ?? 'info',
-    databaseUrl: blank(source.DATABASE_URL),
-    databasePoolMax: intOr(source.DATABASE_POOL_MAX, 10, 'DATABASE_POOL_MAX'),
-    payloadSecret: blank(source.PAYLOAD_SECRET),
-    serverUrl: (blank(source.SERVER_URL) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-    port,
-    smtpUrl: blank(source.SMTP_URL),
-    emailFrom: blank(source.EMAIL_FROM) ?? 'no-reply@localhost',
-    emailFromName: blank(source.EMAIL_FROM_NAME) ?? PRODUCT_NAME,
-    embeddedPostgresPort: intOr(source.EMBEDDED_POSTGRES_PORT, 54329, 'EMBEDDED_POSTGRES_PORT'),
-    maxBodyBytes: intOr(source.MAX_BODY_BYTES, 1024 * 1024, 'MAX_BODY_BYTES'),
-    maxUploadBytes: intOr(source.MAX_UPLOAD_BYTES, 512 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
-    trustedProxies: parseTrustedProxies(source.TRUSTED_PROXIES),
+    databaseUrl: values.DATABASE_URL,
+    databasePoolMax: values.DATABASE_POOL_MAX,
+    payloadSecret: values.PAYLOAD_SECRET,
+    serverUrl: (values.SERVER_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
+    port: values.PORT,
+    smtpUrl: values.SMTP_URL,
+    emailFrom: values.EMAIL_FROM,
+    emailFromName: values.EMAIL_FROM_NAME,
+    embeddedPostgresPort: values.EMBEDDED_POSTGRES_PORT,
+    maxBodyBytes: values.MAX_BODY_BYTES,
+    maxUploadBytes: values.MAX_UPLOAD_BYTES,
+    trustedProxies: values.TRUSTED_PROXIES,
     payment: {
-      secretKey: blank(source.PAYMENT_SECRET_KEY),
-      webhookSecret: blank(source.PAYMENT_WEBHOOK_SECRET),
-      publishableKey: blank(source.PUBLIC_PAYMENT_PUBLISHABLE_KEY),
-      apiUrl: blank(source.PAYMENT_API_URL),
-      timeoutMs: intOr(source.PAYMENT_TIMEOUT_MS, 10_000, 'PAYMENT_TIMEOUT_MS'),
+      secretKey: values.PAYMENT_SECRET_KEY,
+      webhookSecret: values.PAYMENT_WEBHOOK_SECRET,
+      publishableKey: values.PUBLIC_PAYMENT_PUBLISHABLE_KEY,
+      apiUrl: values.PAYMENT_API_URL,
+      timeoutMs: values.PAYMENT_TIMEOUT_MS,
     },
-    subscriptionGraceDays: intOr(source.SUBSCRIPTION_GRACE_DAYS, 7, 'SUBSCRIPTION_GRACE_DAYS'),
-    licenseSigningKey: blank(source.LICENSE_SIGNING_KEY),
-    jobsRetryDelayMs: intOr(source.JOBS_RETRY_DELAY_MS, 30_000, 'JOBS_RETRY_DELAY_MS'),
-    jobsWorker: booleanOr(source.JOBS_WORKER, true, 'JOBS_WORKER'),
-    releasesDir: path.resolve(rootDir, blank(source.RELEASES_DIR) ?? path.join(dataDir, 'releases')),
-    templatesDir: path.resolve(rootDir, blank(source.TEMPLATES_DIR) ?? path.join(dataDir, 'templates')),
-    mediaDir: path.resolve(rootDir, blank(source.MEDIA_DIR) ?? 'media'),
-    contentDir: path.resolve(rootDir, blank(source.CONTENT_DIR) ?? 'src/content'),
-    contentImportOnStart: blank(source.CONTENT_IMPORT_ON_START) !== 'false',
-    downloadUrlTtlSeconds: Math.min(intOr(source.DOWNLOAD_URL_TTL_SECONDS, 300, 'DOWNLOAD_URL_TTL_SECONDS'), 3600),
+    subscriptionGraceDays: values.SUBSCRIPTION_GRACE_DAYS,
+    licenseSigningKey: values.LICENSE_SIGNING_KEY,
+    jobsRetryDelayMs: values.JOBS_RETRY_DELAY_MS,
+    jobsWorker: values.JOBS_WORKER,
+    releasesDir: path.resolve(rootDir, values.RELEASES_DIR ?? path.join(dataDir, 'releases')),
+    templatesDir: path.resolve(rootDir, values.TEMPLATES_DIR ?? path.join(dataDir, 'templates')),
+    mediaDir: path.resolve(rootDir, values.MEDIA_DIR),
+    contentDir: path.resolve(rootDir, values.CONTENT_DIR),
+    contentImportOnStart: values.CONTENT_IMPORT_ON_START,
+    downloadUrlTtlSeconds: values.DOWNLOAD_URL_TTL_SECONDS,
     s3: {
-      bucket: blank(source.S3_BUCKET),
-      region: blank(source.S3_REGION) ?? 'us-east-1',
-      endpoint: blank(source.S3_ENDPOINT),
-      accessKeyId: blank(source.S3_ACCESS_KEY_ID),
-      secretAccessKey: blank(source.S3_SECRET_ACCESS_KEY),
+      bucket: values.S3_BUCKET,
+      region: values.S3_REGION,
+      endpoint: values.S3_ENDPOINT,
+      accessKeyId: values.S3_ACCESS_KEY_ID,
+      secretAccessKey: values.S3_SECRET_ACCESS_KEY,
     },
     oauth: {
       github: {
-        clientId: blank(source.OAUTH_GITHUB_CLIENT_ID),
-        clientSecret: blank(source.OAUTH_GITHUB_CLIENT_SECRET),
-        authorizeUrl: blank(source.OAUTH_GITHUB_AUTHORIZE_URL) ?? 'https://github.com/login/oauth/authorize',
-        tokenUrl: blank(source.OAUTH_GITHUB_TOKEN_URL) ?? 'https://github.com/login/oauth/access_token',
-        apiUrl: blank(source.OAUTH_GITHUB_API_URL) ?? 'https://api.github.com',
+        clientId: values.OAUTH_GITHUB_CLIENT_ID,
+        clientSecret: values.OAUTH_GITHUB_CLIENT_SECRET,
+        authorizeUrl: values.OAUTH_GITHUB_AUTHORIZE_URL,
+        tokenUrl: values.OAUTH_GITHUB_TOKEN_URL,
+        apiUrl: values.OAUTH_GITHUB_API_URL,
       },
       google: {
-        clientId: blank(source.OAUTH_GOOGLE_CLIENT_ID),
-        clientSecret: blank(source.OAUTH_GOOGLE_CLIENT_SECRET),
-        authorizeUrl: blank(source.OAUTH_GOOGLE_AUTHORIZE_URL) ?? 'https://accounts.google.com/o/oauth2/v2/auth',
-        tokenUrl: blank(source.OAUTH_GOOGLE_TOKEN_URL) ?? 'https://oauth2.googleapis.com/token',
-        issuer: blank(source.OAUTH_GOOGLE_ISSUER) ?? 'https://accounts.google.com',
-        jwksUrl: blank(source.OAUTH_GOOGLE_JWKS_URL) ?? 'https://www.googleapis.com/oauth2/v3/certs',
+        clientId: values.OAUTH_GOOGLE_CLIENT_ID,
+        clientSecret: values.OAUTH_GOOGLE_CLIENT_SECRET,
+        authorizeUrl: values.OAUTH_GOOGLE_AUTHORIZE_URL,
+        tokenUrl: values.OAUTH_GOOGLE_TOKEN_URL,
+        issuer: values.OAUTH_GOOGLE_ISSUER,
+        jwksUrl: values.OAUTH_GOOGLE_JWKS_URL,
       },
     },
     repo: {
-      token: blank(source.REPO_ACCESS_TOKEN),
-      owner: blank(source.REPO_OWNER),
-      name: blank(source.REPO_NAME),
-      apiUrl: blank(source.REPO_API_URL),
-      timeoutMs: intOr(source.REPO_TIMEOUT_MS, 10_000, 'REPO_TIMEOUT_MS'),
+      token: values.REPO_ACCESS_TOKEN,
+      owner: values.REPO_OWNER,
+      name: values.REPO_NAME,
+      apiUrl: values.REPO_API_URL,
+      timeoutMs: values.REPO_TIMEOUT_MS,
     },
     priceIds: {
-      standardLifetime: blank(source.PUBLIC_PRICE_ID_STANDARD_LIFETIME) ?? null,
-      ultimateLifetime: blank(source.PUBLIC_PRICE_ID_ULTIMATE_LIFETIME) ?? null,
-      proMonthly: blank(source.PUBLIC_PRICE_ID_PRO_MONTHLY) ?? null,
-      proYearly: blank(source.PUBLIC_PRICE_ID_PRO_YEARLY) ?? null,
+      standardLifetime: values.PUBLIC_PRICE_ID_STANDARD_LIFETIME ?? null,
+      ultimateLifetime: values.PUBLIC_PRICE_ID_ULTIMATE_LIFETIME ?? null,
+      proMonthly: values.PUBLIC_PRICE_ID_PRO_MONTHLY ?? null,
+      proYearly: values.PUBLIC_PRICE_ID_PRO_YEARLY ?? null,
+    },
+    standInPorts: {
+      processor: values.PROCESSOR_STANDIN_PORT,
+      codeHost: values.CODE_HOST_STANDIN_PORT,
+      oauth: values.OAUTH_STANDIN_PORT,
     },
   }
 }
 
-/** The minimum entropy we accept for the secret that signs sessions. */
-const MIN_SECRET_LENGTH = 32
+export type ServiceEnv = ReturnType<typeof readEnv>
 
 /**
- * What keeps a production process from starting, one line per variable, naming it.
- * Production never falls back to an embedded database, a generated secret or the file outbox.
+ * What keeps a production process from starting, one line per problem, naming the variable: each
+ * variable's production rule in ENV_SCHEMA. Production never falls back to an embedded database, a
+ * generated secret, the file outbox or a stand-in.
  */
-export const productionProblems = (source: Source = process.env): string[] => {
-  const problems: string[] = []
-  const secret = blank(source.PAYLOAD_SECRET)
-  if (!secret) problems.push('PAYLOAD_SECRET is not set (signs sessions; use at least 32 random characters)')
-  else if (secret.length < MIN_SECRET_LENGTH)
-    problems.push(`PAYLOAD_SECRET is too short (${secret.length} characters, need at least ${MIN_SECRET_LENGTH})`)
-  if (!blank(source.DATABASE_URL)) problems.push('DATABASE_URL is not set (PostgreSQL connection string)')
-  const serverUrl = blank(source.SERVER_URL)
-  if (!serverUrl) problems.push('SERVER_URL is not set (the public https:// address of the service)')
-  else if (!/^https?:\/\/[^/]+/.test(serverUrl)) problems.push(`SERVER_URL is not an absolute URL: "${serverUrl}"`)
-  if (!blank(source.SMTP_URL)) problems.push('SMTP_URL is not set (email delivery; production never writes to the file outbox)')
-  const secretKey = blank(source.PAYMENT_SECRET_KEY)
-  const publishableKey = blank(source.PUBLIC_PAYMENT_PUBLISHABLE_KEY)
-  if (!secretKey) problems.push('PAYMENT_SECRET_KEY is not set (processor secret key, sk_live_... or sk_test_...)')
-  else if (!/^(sk|rk)_(test|live)_/.test(secretKey)) problems.push('PAYMENT_SECRET_KEY is not a secret key (sk_test_/sk_live_/rk_...)')
-  if (!blank(source.PAYMENT_WEBHOOK_SECRET)) problems.push('PAYMENT_WEBHOOK_SECRET is not set (webhook signing secret, whsec_...)')
-  if (!publishableKey) problems.push('PUBLIC_PAYMENT_PUBLISHABLE_KEY is not set (pk_live_... or pk_test_...)')
-  else if (!/^pk_(test|live)_/.test(publishableKey)) problems.push('PUBLIC_PAYMENT_PUBLISHABLE_KEY is not a publishable key (pk_...)')
-  const mode = (key: string | undefined) => /_(test|live)_/.exec(key ?? '')?.[1]
-  if (secretKey && publishableKey && mode(secretKey) && mode(publishableKey) && mode(secretKey) !== mode(publishableKey)) {
-    problems.push('PAYMENT_SECRET_KEY and PUBLIC_PAYMENT_PUBLISHABLE_KEY are of different modes (test and live keys must not be mixed)')
-  }
-  const signingKey = blank(source.LICENSE_SIGNING_KEY)
-  if (!signingKey) problems.push('LICENSE_SIGNING_KEY is not set (Ed25519 private key, PKCS#8 PEM or JWK, that signs license certificates)')
-  else {
-    try {
-      parseSigningKey(signingKey)
-    } catch (error) {
-      // The parser's message names the variable, never its value.
-      problems.push((error as Error).message)
-    }
-  }
-  for (const name of ['REPO_ACCESS_TOKEN', 'REPO_OWNER', 'REPO_NAME'] as const) {
-    if (!blank(source[name])) problems.push(`${name} is not set (the code host's token and the kit's repository; production never uses the stand-in)`)
-  }
-  return problems
-}
+export const productionProblems = (source: Source = process.env): string[] =>
+  envVariables().flatMap(({ name, production }) => {
+    if (!production) return []
+    const value = blank(source[name])
+    const problem = value === undefined ? `${name} is not set (${production.required})` : production.check?.problem(value, source)
+    return problem ? [problem] : []
+  })
 
 /**
  * The secret that signs sessions. Development without PAYLOAD_SECRET gets a random one that is

@@ -6,6 +6,8 @@ import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
+import { COMPLETE_PRODUCTION_ENV as COMPLETE } from '../support/production-env'
+
 const root = path.resolve(import.meta.dirname, '../..')
 
 /**
@@ -32,20 +34,6 @@ const startProduction = (vars: Record<string, string>) =>
       resolve({ code, log })
     })
   })
-
-const COMPLETE = {
-  PAYLOAD_SECRET: 'a'.repeat(40),
-  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused',
-  SERVER_URL: 'https://kit.example.com',
-  SMTP_URL: 'smtp://127.0.0.1:2525',
-  PAYMENT_SECRET_KEY: 'sk_live_0123456789abcdef',
-  PAYMENT_WEBHOOK_SECRET: 'whsec_0123456789abcdef',
-  PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_live_0123456789abcdef',
-  REPO_ACCESS_TOKEN: 'ghp_0123456789abcdef',
-  REPO_OWNER: 'kit-org',
-  REPO_NAME: 'starter-kit',
-  LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-}
 
 describe('production start-up checks', () => {
   it('refuses to start with nothing configured and names every missing variable', async () => {
