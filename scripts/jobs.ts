@@ -39,7 +39,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => vo
 const missingMigrations = async (payload: Payload, names: string[]): Promise<string[]> => {
   try {
     const { executeOn, sql } = await import('../src/db/transaction')
-    const rows = await executeOn<{ name: string }>(payload, undefined, sql`SELECT name FROM payload_migrations`)
+    const { payload_migrations } = await import('../src/db/schema.generated')
+    const rows = await executeOn<{ name: string }>(payload, undefined, sql`SELECT ${payload_migrations.name} FROM ${payload_migrations}`)
     const applied = new Set(rows.map((row) => row.name))
     return names.filter((name) => !applied.has(name))
   } catch (error) {
@@ -49,6 +50,7 @@ const missingMigrations = async (payload: Payload, names: string[]): Promise<str
 }
 
 const main = async () => {
+  // PATCH: esm-tla-deadlock
   // One at a time: concurrent dynamic imports can deadlock Node's ESM loader (see server.ts).
   const { default: config } = await import('../payload.config')
   const { getPayload } = await import('payload')

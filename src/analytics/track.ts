@@ -1,6 +1,7 @@
 import type { PayloadRequest } from 'payload'
 
-import { execute, sql } from '../db/transaction'
+import { analytics_events } from '../db/schema.generated'
+import { bare, execute, sql } from '../db/transaction'
 
 export type AnalyticsEvent = {
   name: string
@@ -20,9 +21,11 @@ export const track = async (req: PayloadRequest, event: AnalyticsEvent): Promise
   const occurredAt = (event.occurredAt ?? new Date()).toISOString()
   await execute(
     req,
-    sql`INSERT INTO analytics_events (name, user_id, email, properties, occurred_at, source_event_id, updated_at, created_at)
+    sql`INSERT INTO ${analytics_events}
+          (${bare(analytics_events.name, analytics_events.user, analytics_events.email, analytics_events.properties)},
+           ${bare(analytics_events.occurredAt, analytics_events.sourceEventId, analytics_events.updatedAt, analytics_events.createdAt)})
         VALUES (${event.name}, ${event.userId ?? null}, ${event.email ?? null}, ${JSON.stringify(event.properties ?? {})}::jsonb,
                 ${occurredAt}, ${event.sourceId}, now(), now())
-        ON CONFLICT (name, source_event_id) DO NOTHING`,
+        ON CONFLICT (${bare(analytics_events.name, analytics_events.sourceEventId)}) DO NOTHING`,
   )
 }

@@ -1,5 +1,6 @@
 import { type AuthStrategy, type AuthStrategyFunctionArgs, JWTAuthentication, type Payload, type PayloadRequest } from 'payload'
 
+import { users, users_roles, users_sessions } from '../db/schema.generated'
 import { executeOn, isoTimestamp as iso, sql } from '../db/transaction'
 import type { User } from '../payload-types'
 
@@ -23,11 +24,13 @@ export type AccountRow = {
   sessions: { id: string; createdAt: string | null; expiresAt: string }[] | null
 }
 
-/** The columns of `AccountRow`, for a statement that reads `users` as `u` (alone or joined). */
-export const ACCOUNT_COLUMNS = sql`u.id, u.name, u.email, u.email_verified, u.pending_email, u.processor_customer_id, u.created_at, u.updated_at,
-  ARRAY(SELECT r.value::text FROM users_roles r WHERE r.parent_id = u.id ORDER BY r."order") AS roles,
-  (SELECT json_agg(json_build_object('id', s.id, 'createdAt', s.created_at, 'expiresAt', s.expires_at) ORDER BY s._order)
-     FROM users_sessions s WHERE s._parent_id = u.id) AS sessions`
+/** The columns of `AccountRow`, for a statement that reads `users` (alone or joined). */
+export const ACCOUNT_COLUMNS = sql`${users.id}, ${users.name}, ${users.email}, ${users.emailVerified}, ${users.pendingEmail},
+  ${users.processorCustomerId}, ${users.createdAt}, ${users.updatedAt},
+  ARRAY(SELECT ${users_roles.value}::text FROM ${users_roles} WHERE ${users_roles.parent} = ${users.id} ORDER BY ${users_roles.order}) AS roles,
+  (SELECT json_agg(json_build_object('id', ${users_sessions.id}, 'createdAt', ${users_sessions.createdAt}, 'expiresAt', ${users_sessions.expiresAt})
+          ORDER BY ${users_sessions._order})
+     FROM ${users_sessions} WHERE ${users_sessions._parentID} = ${users.id}) AS sessions`
 
 /** A row of `ACCOUNT_COLUMNS` as the document Payload's read returns. */
 export const accountFromRow = (row: AccountRow): User =>
@@ -49,7 +52,7 @@ export const accountFromRow = (row: AccountRow): User =>
 export const readAccount = async (payload: Payload, id: number | string, req?: PayloadRequest): Promise<User | null> => {
   const numeric = typeof id === 'number' ? id : /^\d{1,15}$/.test(id) ? Number(id) : null
   if (numeric === null) return null
-  const rows = await executeOn<AccountRow>(payload, req, sql`SELECT ${ACCOUNT_COLUMNS} FROM users u WHERE u.id = ${numeric}`)
+  const rows = await executeOn<AccountRow>(payload, req, sql`SELECT ${ACCOUNT_COLUMNS} FROM ${users} WHERE ${users.id} = ${numeric}`)
   return rows[0] ? accountFromRow(rows[0]) : null
 }
 
@@ -68,6 +71,7 @@ const withAccountRead = (() => {
   }
 })()
 
+// PATCH: hot-path-jwt
 /**
  * Payload's own JWT strategy (`JWTAuthentication`: the token from the same places with the same CSRF
  * rule, the same signature, header and session checks, `_strategy` 'local-jwt') on the hot paths

@@ -16,7 +16,8 @@ import {
 import type { RateLimiterPostgres } from 'rate-limiter-flexible'
 
 import { and } from '../access/compose'
-import { executeOn, inTransaction, isoTimestamp, lockKey, sql } from '../db/transaction'
+import { api_keys, users } from '../db/schema.generated'
+import { bare, executeOn, inTransaction, isoTimestamp, lockKey, sql } from '../db/transaction'
 import { AUTH_REFUSAL } from '../http/endpoint'
 import { errorBody, ServiceError } from '../http/errors'
 import { canAccessFeature } from '../licensing/entitlements'
@@ -105,7 +106,8 @@ const touch = async (payload: Payload, key: Pick<ApiKey, 'id' | 'lastUsedAt'>) =
   await executeOn(
     payload,
     undefined,
-    sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${key.id} AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_INTERVAL_MS / 1000}))`,
+    sql`UPDATE ${api_keys} SET ${bare(api_keys.lastUsedAt)} = now()
+        WHERE ${api_keys.id} = ${key.id} AND (${api_keys.lastUsedAt} IS NULL OR ${api_keys.lastUsedAt} < now() - make_interval(secs => ${LAST_USED_INTERVAL_MS / 1000}))`,
   )
 }
 
@@ -132,8 +134,8 @@ export const apiKeyStrategy: AuthStrategy = {
     const [found] = await executeOn<AccountRow & { key_id: number; revoked_at: Date | string | null; last_used_at: Date | string | null }>(
       payload,
       undefined,
-      sql`SELECT k.id AS key_id, k.revoked_at, k.last_used_at, ${ACCOUNT_COLUMNS}
-          FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ${hashApiKey(presented)}`,
+      sql`SELECT ${api_keys.id} AS key_id, ${api_keys.revokedAt}, ${api_keys.lastUsedAt}, ${ACCOUNT_COLUMNS}
+          FROM ${api_keys} JOIN ${users} ON ${users.id} = ${api_keys.user} WHERE ${api_keys.keyHash} = ${hashApiKey(presented)}`,
     )
     if (!found || found.revoked_at !== null) return refuse(invalidKey())
     const key = { id: found.key_id, lastUsedAt: isoTimestamp(found.last_used_at) }

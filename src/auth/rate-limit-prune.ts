@@ -1,6 +1,13 @@
 import type { Payload, TaskConfig } from 'payload'
 
 import { executeOn, sql } from '../db/transaction'
+import { RATE_LIMIT_TABLE } from './rate-limit'
+
+/**
+ * rate-limiter-flexible's own table, not a Payload collection (the adapter's tablesFilter leaves it out),
+ * so it has no generated table: its name is the limiter's, its columns (key, points, expire) the library's layout.
+ */
+const RATE_LIMITS = sql.identifier(RATE_LIMIT_TABLE)
 
 /** Rows deleted per statement: short locks, and a large backlog still goes in one run. */
 export const PRUNE_BATCH = 5_000
@@ -17,7 +24,7 @@ export const pruneRateLimits = async (payload: Payload, now = Date.now()): Promi
     const rows = await executeOn<{ key: string }>(
       payload,
       undefined,
-      sql`DELETE FROM rate_limits WHERE ctid IN (SELECT ctid FROM rate_limits WHERE expire IS NOT NULL AND expire < ${now} LIMIT ${PRUNE_BATCH}) RETURNING key`,
+      sql`DELETE FROM ${RATE_LIMITS} WHERE ctid IN (SELECT ctid FROM ${RATE_LIMITS} WHERE expire IS NOT NULL AND expire < ${now} LIMIT ${PRUNE_BATCH}) RETURNING key`,
     )
     deleted += rows.length
     if (rows.length < PRUNE_BATCH) break

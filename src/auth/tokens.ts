@@ -2,12 +2,14 @@ import crypto from 'node:crypto'
 
 import type { Payload, PayloadRequest } from 'payload'
 
-import { execute, executeOn, sql } from '../db/transaction'
+import { auth_tokens } from '../db/schema.generated'
+import { bare, execute, executeOn, sql } from '../db/transaction'
 
 export type TokenPurpose = 'magic_link' | 'verify_email' | 'email_change'
 
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex')
 
+// PATCH: reset-token-hash
 /**
  * Payload's reset-password token as the users row keeps it: its SHA-256, so a copy of the table
  * (or a staff read of it) holds no usable link. Payload's resetPassword is then given this form.
@@ -24,12 +26,12 @@ export const issueAuthToken = async (
   options: { purpose: TokenPurpose; email: string; userId?: number | null; next?: string | null; ttlMs: number },
 ): Promise<string> => {
   const token = crypto.randomBytes(32).toString('base64url')
-  const sameUser = options.purpose === 'email_change' && options.userId ? sql` OR user_id = ${options.userId}` : sql``
+  const sameUser = options.purpose === 'email_change' && options.userId ? sql` OR ${auth_tokens.user} = ${options.userId}` : sql``
   await execute(
     req,
-    sql`UPDATE auth_tokens SET superseded_at = now(), updated_at = now()
-        WHERE purpose = ${options.purpose} AND consumed_at IS NULL AND superseded_at IS NULL
-          AND (email = ${options.email}${sameUser})`,
+    sql`UPDATE ${auth_tokens} SET ${bare(auth_tokens.supersededAt)} = now(), ${bare(auth_tokens.updatedAt)} = now()
+        WHERE ${auth_tokens.purpose} = ${options.purpose} AND ${auth_tokens.consumedAt} IS NULL AND ${auth_tokens.supersededAt} IS NULL
+          AND (${auth_tokens.email} = ${options.email}${sameUser})`,
   )
   await req.payload.create({
     collection: 'auth_tokens',
@@ -58,9 +60,10 @@ export const consumeAuthToken = async (payload: Payload, purpose: TokenPurpose, 
   const [row] = await executeOn<{ email: string; user_id: number | null; next: string | null }>(
     payload,
     undefined,
-    sql`UPDATE auth_tokens SET consumed_at = now(), updated_at = now()
-        WHERE token_hash = ${hashToken(token)} AND purpose = ${purpose} AND consumed_at IS NULL AND superseded_at IS NULL AND expires_at > now()
-        RETURNING email, user_id, next`,
+    sql`UPDATE ${auth_tokens} SET ${bare(auth_tokens.consumedAt)} = now(), ${bare(auth_tokens.updatedAt)} = now()
+        WHERE ${auth_tokens.tokenHash} = ${hashToken(token)} AND ${auth_tokens.purpose} = ${purpose} AND ${auth_tokens.consumedAt} IS NULL
+          AND ${auth_tokens.supersededAt} IS NULL AND ${auth_tokens.expiresAt} > now()
+        RETURNING ${auth_tokens.email}, ${auth_tokens.user}, ${auth_tokens.next}`,
   )
   return row ? { email: row.email, userId: row.user_id, next: row.next } : null
 }

@@ -1,7 +1,8 @@
 import type { PayloadRequest } from 'payload'
 
 import { iso, num, type Row } from '../db/rows'
-import { execute, lockKey, sql } from '../db/transaction'
+import { one_time_purchases, plans, users } from '../db/schema.generated'
+import { bare, columnList, execute, lockKey, sql } from '../db/transaction'
 import type { OneTimePurchase, Plan } from '../payload-types'
 
 /**
@@ -51,9 +52,9 @@ export const resolveBuyer = async (
   // One statement: the named account when it exists, else the verified owner of the email.
   const [row] = await execute<Row>(
     req,
-    sql`SELECT id, processor_customer_id FROM users
-        WHERE id = ${byId} OR (email = ${address} AND email_verified)
-        ORDER BY (id = ${byId}) IS TRUE DESC
+    sql`SELECT ${users.id}, ${users.processorCustomerId} FROM ${users}
+        WHERE ${users.id} = ${byId} OR (${users.email} = ${address} AND ${users.emailVerified})
+        ORDER BY (${users.id} = ${byId}) IS TRUE DESC
         LIMIT 1`,
   )
   return row ? { id: Number(row.id), processorCustomerId: (row.processor_customer_id as string | null) ?? null } : null
@@ -64,7 +65,8 @@ export const planForPrice = async (req: PayloadRequest, priceId: string | null |
   if (!priceId) return null
   const [row] = await execute<Row>(
     req,
-    sql`SELECT id, slug, active, is_free, allow_promotion_codes FROM plans WHERE price_ids_monthly = ${priceId} OR price_ids_yearly = ${priceId} ORDER BY id LIMIT 1`,
+    sql`SELECT ${columnList(plans.id, plans.slug, plans.active, plans.isFree, plans.allowPromotionCodes)} FROM ${plans}
+        WHERE ${plans.priceIds_monthly} = ${priceId} OR ${plans.priceIds_yearly} = ${priceId} ORDER BY ${plans.id} LIMIT 1`,
   )
   return row ? { id: Number(row.id), slug: String(row.slug), active: Boolean(row.active), isFree: Boolean(row.is_free), allowPromotionCodes: Boolean(row.allow_promotion_codes) } : null
 }
@@ -74,15 +76,31 @@ export const rememberCustomer = async (req: PayloadRequest, buyer: Buyer | null,
   if (!buyer || !customerId || buyer.processorCustomerId) return
   await execute(
     req,
-    sql`UPDATE users SET processor_customer_id = ${customerId}, updated_at = now() WHERE id = ${buyer.id} AND processor_customer_id IS NULL`,
+    sql`UPDATE ${users} SET ${bare(users.processorCustomerId)} = ${customerId}, ${bare(users.updatedAt)} = now()
+        WHERE ${users.id} = ${buyer.id} AND ${users.processorCustomerId} IS NULL`,
   )
   buyer.processorCustomerId = customerId
 }
 
-const PURCHASE_COLUMNS = sql.raw(
-  `id, user_id, email, plan_id, processor_payment_intent_id, processor_checkout_session_id, processor_customer_id,
-   processor_charge_id, processor_price_id, amount, currency, status, refunded_amount, dispute_status, granted_at,
-   revoked_at, updated_at, created_at`,
+const PURCHASE_COLUMNS = columnList(
+  one_time_purchases.id,
+  one_time_purchases.user,
+  one_time_purchases.email,
+  one_time_purchases.plan,
+  one_time_purchases.processorPaymentIntentId,
+  one_time_purchases.processorCheckoutSessionId,
+  one_time_purchases.processorCustomerId,
+  one_time_purchases.processorChargeId,
+  one_time_purchases.processorPriceId,
+  one_time_purchases.amount,
+  one_time_purchases.currency,
+  one_time_purchases.status,
+  one_time_purchases.refundedAmount,
+  one_time_purchases.disputeStatus,
+  one_time_purchases.grantedAt,
+  one_time_purchases.revokedAt,
+  one_time_purchases.updatedAt,
+  one_time_purchases.createdAt,
 )
 
 const purchaseOf = (row: Row): OneTimePurchase => ({
@@ -107,7 +125,10 @@ const purchaseOf = (row: Row): OneTimePurchase => ({
 })
 
 export const findPurchase = async (req: PayloadRequest, paymentIntentId: string): Promise<OneTimePurchase | null> => {
-  const [row] = await execute<Row>(req, sql`SELECT ${PURCHASE_COLUMNS} FROM one_time_purchases WHERE processor_payment_intent_id = ${paymentIntentId}`)
+  const [row] = await execute<Row>(
+    req,
+    sql`SELECT ${PURCHASE_COLUMNS} FROM ${one_time_purchases} WHERE ${one_time_purchases.processorPaymentIntentId} = ${paymentIntentId}`,
+  )
   return row ? purchaseOf(row) : null
 }
 
@@ -130,9 +151,12 @@ export type PurchaseWrite = Pick<
 export const insertPurchase = async (req: PayloadRequest, paymentIntentId: string, data: PurchaseWrite): Promise<OneTimePurchase> => {
   const [row] = await execute<Row>(
     req,
-    sql`INSERT INTO one_time_purchases (user_id, email, plan_id, processor_payment_intent_id, processor_checkout_session_id,
-          processor_customer_id, processor_charge_id, processor_price_id, amount, currency, status, refunded_amount,
-          dispute_status, granted_at, updated_at, created_at)
+    sql`INSERT INTO ${one_time_purchases}
+          (${bare(one_time_purchases.user, one_time_purchases.email, one_time_purchases.plan, one_time_purchases.processorPaymentIntentId)},
+           ${bare(one_time_purchases.processorCheckoutSessionId, one_time_purchases.processorCustomerId, one_time_purchases.processorChargeId)},
+           ${bare(one_time_purchases.processorPriceId, one_time_purchases.amount, one_time_purchases.currency, one_time_purchases.status)},
+           ${bare(one_time_purchases.refundedAmount, one_time_purchases.disputeStatus, one_time_purchases.grantedAt)},
+           ${bare(one_time_purchases.updatedAt, one_time_purchases.createdAt)})
         VALUES (${data.user}, ${data.email ?? null}, ${data.plan}, ${paymentIntentId}, ${data.processorCheckoutSessionId ?? null},
           ${data.processorCustomerId ?? null}, ${data.processorChargeId ?? null}, ${data.processorPriceId ?? null}, ${data.amount ?? null},
           ${data.currency ?? null}, ${data.status}, ${data.refundedAmount ?? 0}, ${data.disputeStatus ?? 'none'},
@@ -146,13 +170,18 @@ export const insertPurchase = async (req: PayloadRequest, paymentIntentId: strin
 export const updatePurchase = async (req: PayloadRequest, id: number, data: PurchaseWrite): Promise<OneTimePurchase> => {
   const [row] = await execute<Row>(
     req,
-    sql`UPDATE one_time_purchases SET user_id = ${data.user}, email = ${data.email ?? null}, plan_id = ${data.plan},
-          processor_checkout_session_id = ${data.processorCheckoutSessionId ?? null}, processor_customer_id = ${data.processorCustomerId ?? null},
-          processor_charge_id = ${data.processorChargeId ?? null}, processor_price_id = ${data.processorPriceId ?? null},
-          amount = ${data.amount ?? null}, currency = ${data.currency ?? null}, status = ${data.status},
-          refunded_amount = ${data.refundedAmount ?? 0}, dispute_status = ${data.disputeStatus ?? 'none'},
-          granted_at = ${data.grantedAt ?? null}, updated_at = now()
-        WHERE id = ${id}
+    sql`UPDATE ${one_time_purchases}
+        SET ${bare(one_time_purchases.user)} = ${data.user}, ${bare(one_time_purchases.email)} = ${data.email ?? null},
+          ${bare(one_time_purchases.plan)} = ${data.plan},
+          ${bare(one_time_purchases.processorCheckoutSessionId)} = ${data.processorCheckoutSessionId ?? null},
+          ${bare(one_time_purchases.processorCustomerId)} = ${data.processorCustomerId ?? null},
+          ${bare(one_time_purchases.processorChargeId)} = ${data.processorChargeId ?? null},
+          ${bare(one_time_purchases.processorPriceId)} = ${data.processorPriceId ?? null},
+          ${bare(one_time_purchases.amount)} = ${data.amount ?? null}, ${bare(one_time_purchases.currency)} = ${data.currency ?? null},
+          ${bare(one_time_purchases.status)} = ${data.status}, ${bare(one_time_purchases.refundedAmount)} = ${data.refundedAmount ?? 0},
+          ${bare(one_time_purchases.disputeStatus)} = ${data.disputeStatus ?? 'none'}, ${bare(one_time_purchases.grantedAt)} = ${data.grantedAt ?? null},
+          ${bare(one_time_purchases.updatedAt)} = now()
+        WHERE ${one_time_purchases.id} = ${id}
         RETURNING ${PURCHASE_COLUMNS}`,
   )
   if (!row) throw new Error(`one-time purchase ${id} disappeared while its payment was applied`)
@@ -160,5 +189,9 @@ export const updatePurchase = async (req: PayloadRequest, id: number, data: Purc
 }
 
 export const markPurchaseRevoked = async (req: PayloadRequest, id: number, at: string): Promise<void> => {
-  await execute(req, sql`UPDATE one_time_purchases SET revoked_at = ${at}, updated_at = now() WHERE id = ${id} AND revoked_at IS NULL`)
+  await execute(
+    req,
+    sql`UPDATE ${one_time_purchases} SET ${bare(one_time_purchases.revokedAt)} = ${at}, ${bare(one_time_purchases.updatedAt)} = now()
+        WHERE ${one_time_purchases.id} = ${id} AND ${one_time_purchases.revokedAt} IS NULL`,
+  )
 }

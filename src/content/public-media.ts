@@ -1,6 +1,7 @@
 import type { Access, CollectionAfterChangeHook, CollectionAfterDeleteHook, CollectionConfig, Payload } from 'payload'
 
 import { isStaffUser } from '../access/roles'
+import { changelog_entries, posts, templates } from '../db/schema.generated'
 import { executeOn, sql } from '../db/transaction'
 import { requestEntitlements } from '../licensing/entitlements'
 import type { FeatureKey } from '../plans/features'
@@ -30,22 +31,23 @@ type Cached = { at: number; value: Promise<PublicMedia> }
 const cache = new WeakMap<Payload, Cached>()
 
 /** Upload nodes of a Lexical body (at any depth) that point at a media row: their ids. */
-const bodyImages = (table: 'posts' | 'changelog_entries', feature: ReturnType<typeof sql>) => sql`
+const bodyImages = (table: typeof posts | typeof changelog_entries, feature: ReturnType<typeof sql>) => sql`
   SELECT (node->>'value')::int AS id, ${feature} AS feature
-  FROM ${sql.raw(table)} AS entry, jsonb_path_query(entry.body, 'strict $.**') AS node
-  WHERE entry._status = 'published' AND jsonb_typeof(node) = 'object'
+  FROM ${table}, jsonb_path_query(${table.body}, 'strict $.**') AS node
+  WHERE ${table._status} = 'published' AND jsonb_typeof(node) = 'object'
     AND node->>'type' = 'upload' AND node->>'relationTo' = 'media' AND node->>'value' ~ '^[0-9]{1,9}$'`
 
 const readPublicMedia = async (payload: Payload): Promise<PublicMedia> => {
   const rows = await executeOn<{ id: number; feature: FeatureKey | null }>(
     payload,
     undefined,
-    sql`SELECT cover_id AS id, NULL::text AS feature FROM posts WHERE _status = 'published' AND cover_id IS NOT NULL
-        UNION SELECT meta_image_id, NULL FROM posts WHERE _status = 'published' AND meta_image_id IS NOT NULL
-        UNION SELECT meta_image_id, NULL FROM changelog_entries WHERE _status = 'published' AND meta_image_id IS NOT NULL
-        UNION SELECT preview_id, NULL FROM templates WHERE preview_id IS NOT NULL AND published_at <= now()
-        UNION ${bodyImages('posts', sql`entry.required_feature::text`)}
-        UNION ${bodyImages('changelog_entries', sql`NULL::text`)}`,
+    sql`SELECT ${posts.cover} AS id, NULL::text AS feature FROM ${posts} WHERE ${posts._status} = 'published' AND ${posts.cover} IS NOT NULL
+        UNION SELECT ${posts.meta_image}, NULL FROM ${posts} WHERE ${posts._status} = 'published' AND ${posts.meta_image} IS NOT NULL
+        UNION SELECT ${changelog_entries.meta_image}, NULL FROM ${changelog_entries}
+          WHERE ${changelog_entries._status} = 'published' AND ${changelog_entries.meta_image} IS NOT NULL
+        UNION SELECT ${templates.preview}, NULL FROM ${templates} WHERE ${templates.preview} IS NOT NULL AND ${templates.publishedAt} <= now()
+        UNION ${bodyImages(posts, sql`${posts.requiredFeature}::text`)}
+        UNION ${bodyImages(changelog_entries, sql`NULL::text`)}`,
   )
   const open = new Set<number>()
   const byFeature = new Map<FeatureKey, Set<number>>()

@@ -1,4 +1,5 @@
 import { type PostgresAdapter, sql } from '@payloadcms/db-postgres'
+import type { Column } from '@payloadcms/db-postgres/drizzle'
 import crypto from 'node:crypto'
 
 import { createLocalReq, type Payload, type PayloadRequest } from 'payload'
@@ -7,6 +8,17 @@ export { sql }
 
 type SQL = ReturnType<typeof sql>
 
+/**
+ * Columns of the generated tables (./schema.generated.ts) by their bare names, where SQL takes no
+ * table before a column: an UPDATE's SET list, an INSERT's column list, ON CONFLICT's target.
+ * Anywhere else a column goes in as it is: `${licenses.status}` renders "licenses"."status".
+ */
+export const bare = (...columns: Column[]): SQL => sql.join(columns.map((column) => sql.identifier(column.name)), sql`, `)
+
+/** Columns as a SELECT or RETURNING list: "licenses"."id", "licenses"."key", ... (each row keyed by the column's name). */
+export const columnList = (...columns: Column[]): SQL => sql.join(columns, sql`, `)
+
+// PATCH: db-sessions
 /**
  * Run raw SQL on the transaction `req` carries (or on the pool when it carries none), as the adapter's
  * own operations do with `req.transactionID`: through the exported PostgresAdapter type's `sessions`
@@ -27,6 +39,7 @@ export const isoTimestamp = (value: Date | string | null): string | null => (val
 export const executeOn = <Row = Record<string, unknown>>(payload: Payload, req: PayloadRequest | undefined, query: SQL): Promise<Row[]> =>
   execute<Row>(req ?? ({ payload } as PayloadRequest), query)
 
+// PATCH: failed-commit
 /**
  * One database transaction for a unit of work: every Local API call given this `req` and every
  * `execute(req, ...)` joins it; it commits when `work` resolves and rolls back when it throws.

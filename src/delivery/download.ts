@@ -1,6 +1,7 @@
 import type { PayloadRequest } from 'payload'
 
-import { execute, foreignKeyViolation, sql } from '../db/transaction'
+import { downloads, licenses, releases } from '../db/schema.generated'
+import { bare, columnList, execute, foreignKeyViolation, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { type Entitlements, entitlementsOf } from '../licensing/entitlements'
 import type { User } from '../payload-types'
@@ -17,9 +18,9 @@ type ReleaseRow = StoredArchive & { version: string; published_at: Date | string
 const publishedReleases = (req: PayloadRequest, now: Date, version?: string) =>
   execute<ReleaseRow>(
     req,
-    sql`SELECT id, version, filename, prefix, published_at FROM releases
-        WHERE published_at <= ${now.toISOString()} AND filename IS NOT NULL
-        ${version === undefined ? sql`` : sql`AND version = ${version}`}`,
+    sql`SELECT ${columnList(releases.id, releases.version, releases.filename, releases.prefix, releases.publishedAt)} FROM ${releases}
+        WHERE ${releases.publishedAt} <= ${now.toISOString()} AND ${releases.filename} IS NOT NULL
+        ${version === undefined ? sql`` : sql`AND ${releases.version} = ${version}`}`,
   )
 
 /** Of published releases, those a license may download, newest first: pre-releases only with the `advanced` key. */
@@ -85,15 +86,15 @@ export const requestDownload = async (
     await execute(
       req,
       sql`WITH recorded AS (
-            INSERT INTO downloads (user_id, license_id, release_id, version, client_address, user_agent)
+            INSERT INTO ${downloads} (${bare(downloads.user, downloads.license, downloads.release, downloads.version, downloads.clientAddress, downloads.userAgent)})
             VALUES (${user.id}, ${license.id}, ${chosen.id}, ${chosen.version}, ${truncatedAddress(client.address)}, ${client.userAgent?.slice(0, 256) ?? null})
-            RETURNING license_id, release_id
+            RETURNING ${downloads.license}, ${downloads.release}
           ), counted_license AS (
-            UPDATE licenses SET download_count = COALESCE(download_count, 0) + 1, last_downloaded_at = now()
-            WHERE id = (SELECT license_id FROM recorded) RETURNING id
+            UPDATE ${licenses} SET ${bare(licenses.downloadCount)} = COALESCE(${licenses.downloadCount}, 0) + 1, ${bare(licenses.lastDownloadedAt)} = now()
+            WHERE ${licenses.id} = (SELECT ${bare(downloads.license)} FROM recorded) RETURNING ${licenses.id}
           ), counted_release AS (
-            UPDATE releases SET download_count = COALESCE(download_count, 0) + 1
-            WHERE id = (SELECT release_id FROM recorded) RETURNING id
+            UPDATE ${releases} SET ${bare(releases.downloadCount)} = COALESCE(${releases.downloadCount}, 0) + 1
+            WHERE ${releases.id} = (SELECT ${bare(downloads.release)} FROM recorded) RETURNING ${releases.id}
           )
           SELECT (SELECT count(*) FROM counted_license) AS licenses, (SELECT count(*) FROM counted_release) AS releases`,
     )

@@ -1,7 +1,8 @@
 import { createLocalReq, type Payload, type PayloadRequest } from 'payload'
 
 import { relationId } from '../db/relations'
-import { execute, inTransaction, lockKey, sql } from '../db/transaction'
+import { repo_access, repo_usernames } from '../db/schema.generated'
+import { bare, execute, inTransaction, lockKey, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { entitlementsOf } from '../licensing/entitlements'
 import type { RepoAccess, User } from '../payload-types'
@@ -87,6 +88,14 @@ const usernameTaken = () => new ServiceError(409, 'username_taken', 'That userna
 /** A request of its own, outside any transaction. */
 const plainReq = (payload: Payload) => createLocalReq({}, payload)
 
+/** The code host's failure on the row, unless its username changed meanwhile. */
+const recordFailure = (row: RepoAccess, code: string) =>
+  sql`UPDATE ${repo_access} SET ${bare(repo_access.lastError)} = ${code} WHERE ${repo_access.id} = ${row.id} AND ${repo_access.username} = ${row.username}`
+
+/** Of a `repo_usernames` row: no access row of its user holds its username (none that is not revoked). */
+const NO_ACCESS_HOLDS_CLAIM = sql`NOT EXISTS (SELECT 1 FROM ${repo_access}
+  WHERE ${repo_access.user} = ${repo_usernames.user} AND lower(${repo_access.username}) = ${repo_usernames.usernameKey} AND ${repo_access.status} <> 'revoked')`
+
 /**
  * Claim `key` for the user before the code host is asked: `claimed` when this call took it, `held`
  * when the user held it already; 409 `username_taken` when another account holds it.
@@ -96,12 +105,13 @@ const claimUsername = async (payload: Payload, userId: number, key: string): Pro
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const inserted = await execute(
       req,
-      sql`INSERT INTO repo_usernames (username_key, user_id) VALUES (${key}, ${userId}) ON CONFLICT (username_key) DO NOTHING RETURNING id`,
+      sql`INSERT INTO ${repo_usernames} (${bare(repo_usernames.usernameKey, repo_usernames.user)}) VALUES (${key}, ${userId})
+          ON CONFLICT (${bare(repo_usernames.usernameKey)}) DO NOTHING RETURNING ${repo_usernames.id}`,
     )
     if (inserted.length > 0) return 'claimed'
     const [holder] = await execute<{ user_id: number; removing_since: string | null }>(
       req,
-      sql`SELECT user_id, removing_since FROM repo_usernames WHERE username_key = ${key}`,
+      sql`SELECT ${repo_usernames.user}, ${repo_usernames.removingSince} FROM ${repo_usernames} WHERE ${repo_usernames.usernameKey} = ${key}`,
     )
     if (holder && Number(holder.user_id) === userId) {
       if (removalUnderWay(holder.removing_since)) throw beingRemoved()
@@ -111,8 +121,8 @@ const claimUsername = async (payload: Payload, userId: number, key: string): Pro
       const cutoff = new Date(Date.now() - ABANDONED_CLAIM_MS).toISOString()
       await execute(
         req,
-        sql`DELETE FROM repo_usernames c WHERE c.username_key = ${key} AND c.created_at < ${cutoff}::timestamptz
-          AND NOT EXISTS (SELECT 1 FROM repo_access a WHERE a.user_id = c.user_id AND lower(a.username) = c.username_key AND a.status <> 'revoked')`,
+        sql`DELETE FROM ${repo_usernames} WHERE ${repo_usernames.usernameKey} = ${key} AND ${repo_usernames.createdAt} < ${cutoff}::timestamptz
+          AND ${NO_ACCESS_HOLDS_CLAIM}`,
       )
     }
   }
@@ -132,10 +142,14 @@ const removalUnderWay = (removingSince: string | Date | null | undefined) =>
  * `collaborator` about a username the code host is about to drop.
  */
 const holdClaim = async (tx: PayloadRequest, userId: number, key: string): Promise<void> => {
-  await execute(tx, sql`INSERT INTO repo_usernames (username_key, user_id) VALUES (${key}, ${userId}) ON CONFLICT (username_key) DO NOTHING`)
+  await execute(
+    tx,
+    sql`INSERT INTO ${repo_usernames} (${bare(repo_usernames.usernameKey, repo_usernames.user)}) VALUES (${key}, ${userId})
+        ON CONFLICT (${bare(repo_usernames.usernameKey)}) DO NOTHING`,
+  )
   const [holder] = await execute<{ user_id: number; removing_since: string | null }>(
     tx,
-    sql`SELECT user_id, removing_since FROM repo_usernames WHERE username_key = ${key} FOR UPDATE`,
+    sql`SELECT ${repo_usernames.user}, ${repo_usernames.removingSince} FROM ${repo_usernames} WHERE ${repo_usernames.usernameKey} = ${key} FOR UPDATE`,
   )
   if (!holder || Number(holder.user_id) !== userId) throw usernameTaken()
   if (removalUnderWay(holder.removing_since)) throw beingRemoved()
@@ -145,13 +159,17 @@ const holdClaim = async (tx: PayloadRequest, userId: number, key: string): Promi
 const releaseUsername = async (req: PayloadRequest, userId: number, key: string): Promise<void> => {
   await execute(
     req,
-    sql`DELETE FROM repo_usernames c WHERE c.username_key = ${key} AND c.user_id = ${userId}
-      AND NOT EXISTS (SELECT 1 FROM repo_access a WHERE a.user_id = c.user_id AND lower(a.username) = c.username_key AND a.status <> 'revoked')`,
+    sql`DELETE FROM ${repo_usernames} WHERE ${repo_usernames.usernameKey} = ${key} AND ${repo_usernames.user} = ${userId} AND ${NO_ACCESS_HOLDS_CLAIM}`,
   )
 }
 
 const holdsClaim = async (payload: Payload, userId: number, key: string): Promise<boolean> =>
-  (await execute(await plainReq(payload), sql`SELECT 1 FROM repo_usernames WHERE username_key = ${key} AND user_id = ${userId}`)).length > 0
+  (
+    await execute(
+      await plainReq(payload),
+      sql`SELECT 1 FROM ${repo_usernames} WHERE ${repo_usernames.usernameKey} = ${key} AND ${repo_usernames.user} = ${userId}`,
+    )
+  ).length > 0
 
 /** The invitation this service sent, as a row records it. */
 type ServiceInvitation = { username: string; invitationId: number }
@@ -209,9 +227,9 @@ const takeTurn = async (payload: Payload, row: RepoAccess, now: Date): Promise<b
   const cutoff = new Date(now.getTime() - REFRESH_INTERVAL_MS).toISOString()
   const turn = await execute(
     await plainReq(payload),
-    sql`UPDATE repo_access SET last_checked_at = ${checkedAt}::timestamptz
-      WHERE id = ${row.id} AND status = ${row.status} AND username = ${row.username}
-        AND (last_checked_at IS NULL OR last_checked_at < ${cutoff}::timestamptz) RETURNING id`,
+    sql`UPDATE ${repo_access} SET ${bare(repo_access.lastCheckedAt)} = ${checkedAt}::timestamptz
+      WHERE ${repo_access.id} = ${row.id} AND ${repo_access.status} = ${row.status} AND ${repo_access.username} = ${row.username}
+        AND (${repo_access.lastCheckedAt} IS NULL OR ${repo_access.lastCheckedAt} < ${cutoff}::timestamptz) RETURNING ${repo_access.id}`,
   )
   return turn.length > 0
 }
@@ -401,7 +419,7 @@ const refreshRow = async (
     const failure = codeHostFailure(error)
     if (counted && failure.code === 'code_host_unavailable') await refundUsernameChange(payload, userId)
     if (onFailure === 'throw') throw failure
-    await execute(plain, sql`UPDATE repo_access SET last_error = ${failure.code} WHERE id = ${row.id} AND username = ${row.username}`)
+    await execute(plain, recordFailure(row, failure.code))
     return view(row)
   }
   const updated = await inTransaction(payload, async (tx) => {
@@ -449,9 +467,9 @@ const releaseReplaced = async (
     await lockKey(tx, `repo-access:${userId}`)
     return execute(
       tx,
-      sql`UPDATE repo_usernames c SET removing_since = now(), updated_at = now() WHERE c.username_key = ${key} AND c.user_id = ${userId}
-        AND NOT EXISTS (SELECT 1 FROM repo_access a WHERE a.user_id = c.user_id AND lower(a.username) = c.username_key AND a.status <> 'revoked')
-        RETURNING c.id`,
+      sql`UPDATE ${repo_usernames} SET ${bare(repo_usernames.removingSince)} = now(), ${bare(repo_usernames.updatedAt)} = now()
+        WHERE ${repo_usernames.usernameKey} = ${key} AND ${repo_usernames.user} = ${userId} AND ${NO_ACCESS_HOLDS_CLAIM}
+        RETURNING ${repo_usernames.id}`,
     )
   })
   if (marked.length === 0) return (await holdsClaim(payload, userId, key)) ? 'kept' : 'none'
@@ -570,7 +588,7 @@ export const resendRepoInvitation = async (req: PayloadRequest, codeHost: CodeHo
     }
   } catch (error) {
     const failure = codeHostFailure(error)
-    await execute(plain, sql`UPDATE repo_access SET last_error = ${failure.code} WHERE id = ${row.id} AND username = ${row.username}`)
+    await execute(plain, recordFailure(row, failure.code))
     throw failure
   }
   const now = new Date().toISOString()

@@ -2,7 +2,8 @@ import crypto from 'node:crypto'
 
 import type { PayloadRequest } from 'payload'
 
-import { execute, foreignKeyViolation, sql } from '../db/transaction'
+import { template_downloads, templates } from '../db/schema.generated'
+import { bare, execute, foreignKeyViolation, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { requestEntitlements, requireFeature } from '../licensing/entitlements'
 import type { Template } from '../payload-types'
@@ -76,11 +77,13 @@ export const requestTemplateDownload = async (
     await execute(
       req,
       sql`WITH recorded AS (
-            INSERT INTO template_downloads (user_id, template_id, license_id, client_address, user_agent)
+            INSERT INTO ${template_downloads}
+              (${bare(template_downloads.user, template_downloads.template, template_downloads.license, template_downloads.clientAddress, template_downloads.userAgent)})
             VALUES (${user.id as number}, ${template.id}, ${license?.id ?? null}, ${truncatedAddress(client.address)}, ${client.userAgent?.slice(0, 256) ?? null})
-            RETURNING template_id
+            RETURNING ${template_downloads.template}
           )
-          UPDATE templates SET download_count = COALESCE(download_count, 0) + 1 WHERE id = (SELECT template_id FROM recorded)`,
+          UPDATE ${templates} SET ${bare(templates.downloadCount)} = COALESCE(${templates.downloadCount}, 0) + 1
+          WHERE ${templates.id} = (SELECT ${bare(template_downloads.template)} FROM recorded)`,
     )
   } catch (error) {
     const constraint = foreignKeyViolation(error)

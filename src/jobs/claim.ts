@@ -1,6 +1,7 @@
 import type { Payload, UpdateJobsArgs } from 'payload'
 
-import { executeOn, sql } from '../db/transaction'
+import { payload_jobs } from '../db/schema.generated'
+import { bare, executeOn, sql } from '../db/transaction'
 
 type Id = number | string
 
@@ -8,6 +9,7 @@ type Id = number | string
 const isClaim = (args: UpdateJobsArgs): boolean =>
   args.data.processing === true && Object.keys(args.data).every((key) => key === 'processing' || key === 'updatedAt')
 
+// PATCH: jobs-claim
 /**
  * Makes claiming a job atomic, so a job runs on one runner however many instances work the queue.
  *
@@ -34,7 +36,8 @@ export const claimJobsAtomically = (payload: Payload): void => {
       const rows = await executeOn<{ id: Id }>(
         payload,
         undefined,
-        sql`UPDATE payload_jobs SET processing = true, updated_at = now() WHERE id = ${args.id} AND processing = false RETURNING id`,
+        sql`UPDATE ${payload_jobs} SET ${bare(payload_jobs.processing)} = true, ${bare(payload_jobs.updatedAt)} = now()
+            WHERE ${payload_jobs.id} = ${args.id} AND ${payload_jobs.processing} = false RETURNING ${payload_jobs.id}`,
       )
       return rows.length > 0 ? updateJobs(args) : []
     }
@@ -52,10 +55,10 @@ export const claimJobsAtomically = (payload: Payload): void => {
     const rows = await executeOn<{ id: Id }>(
       payload,
       undefined,
-      sql`UPDATE payload_jobs SET processing = true, updated_at = now()
-          WHERE id IN ${ids} AND processing = false AND completed_at IS NULL AND has_error IS NOT TRUE
-            AND (wait_until IS NULL OR wait_until < now())
-          RETURNING id`,
+      sql`UPDATE ${payload_jobs} SET ${bare(payload_jobs.processing)} = true, ${bare(payload_jobs.updatedAt)} = now()
+          WHERE ${payload_jobs.id} IN ${ids} AND ${payload_jobs.processing} = false AND ${payload_jobs.completedAt} IS NULL
+            AND ${payload_jobs.hasError} IS NOT TRUE AND (${payload_jobs.waitUntil} IS NULL OR ${payload_jobs.waitUntil} < now())
+          RETURNING ${payload_jobs.id}`,
     )
     if (rows.length === 0) return []
     return updateJobs({ data: args.data, req: args.req, returning: args.returning, sort: args.sort, limit: rows.length, where: { id: { in: rows.map((row) => row.id) } } })

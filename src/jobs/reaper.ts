@@ -1,6 +1,7 @@
 import type { Payload } from 'payload'
 
-import { executeOn, sql } from '../db/transaction'
+import { payload_jobs } from '../db/schema.generated'
+import { bare, executeOn, sql } from '../db/transaction'
 
 export type ReaperOptions = {
   /** A job still marked processing after this long was left behind by a process that died. */
@@ -13,6 +14,7 @@ export const DEFAULT_REAPER_OPTIONS: ReaperOptions = { stuckAfterMs: 10 * 60 * 1
 
 type Reaped = { id: number; task_slug: string | null; interruptions: number; has_error: boolean }
 
+// PATCH: jobs-reaper
 /**
  * Payload's queue marks a job `processing` while a runner works it and never looks at it again until
  * that runner clears the mark; a runner killed mid-job leaves it set for ever. Jobs marked longer
@@ -26,22 +28,23 @@ export const reapStuckJobs = async (payload: Payload, options: ReaperOptions = D
     payload,
     undefined,
     sql`WITH stuck AS (
-       SELECT id, COALESCE((meta->>'interruptions')::int, 0) + 1 AS interruptions
-         FROM payload_jobs
-        WHERE processing = true AND completed_at IS NULL AND updated_at < now() - (${options.stuckAfterMs}::double precision * interval '1 millisecond')
+       SELECT ${payload_jobs.id}, COALESCE((${payload_jobs.meta}->>'interruptions')::int, 0) + 1 AS interruptions
+         FROM ${payload_jobs}
+        WHERE ${payload_jobs.processing} = true AND ${payload_jobs.completedAt} IS NULL
+          AND ${payload_jobs.updatedAt} < now() - (${options.stuckAfterMs}::double precision * interval '1 millisecond')
         FOR UPDATE SKIP LOCKED
      )
-     UPDATE payload_jobs AS job
-        SET processing = false,
-            meta = COALESCE(job.meta, '{}'::jsonb) || jsonb_build_object('interruptions', stuck.interruptions),
-            has_error = stuck.interruptions >= ${options.maxInterruptions},
-            error = CASE WHEN stuck.interruptions >= ${options.maxInterruptions}
+     UPDATE ${payload_jobs}
+        SET ${bare(payload_jobs.processing)} = false,
+            ${bare(payload_jobs.meta)} = COALESCE(${payload_jobs.meta}, '{}'::jsonb) || jsonb_build_object('interruptions', stuck.interruptions),
+            ${bare(payload_jobs.hasError)} = stuck.interruptions >= ${options.maxInterruptions},
+            ${bare(payload_jobs.error)} = CASE WHEN stuck.interruptions >= ${options.maxInterruptions}
                          THEN jsonb_build_object('message', 'interrupted ' || stuck.interruptions || ' times while processing')
-                         ELSE job.error END,
-            updated_at = now()
+                         ELSE ${payload_jobs.error} END,
+            ${bare(payload_jobs.updatedAt)} = now()
        FROM stuck
-      WHERE job.id = stuck.id
-      RETURNING job.id, job.task_slug, stuck.interruptions, job.has_error`,
+      WHERE ${payload_jobs.id} = stuck.id
+      RETURNING ${payload_jobs.id}, ${payload_jobs.taskSlug}, stuck.interruptions, ${payload_jobs.hasError}`,
   )
   for (const job of rows) {
     payload.logger.warn({ msg: job.has_error ? 'interrupted job failed for good' : 'interrupted job handed back to the queue', jobId: job.id, task: job.task_slug, interruptions: job.interruptions })

@@ -1,5 +1,6 @@
 import type { Access, Payload, PayloadRequest } from 'payload'
 
+import { licenses, plans, plans_feature_access } from '../db/schema.generated'
 import { executeOn, isoTimestamp, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
@@ -54,12 +55,13 @@ const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): P
   const rows = await executeOn<EntitlementRow>(
     payload,
     req,
-    sql`SELECT l.id AS license_id, l.valid_until, p.id AS plan_id, p.slug, p.is_free, p.active,
-          ARRAY(SELECT f.value::text FROM plans_feature_access f WHERE f.parent_id = p.id ORDER BY f."order") AS features
-        FROM plans p
-        LEFT JOIN licenses l ON l.plan_id = p.id AND l.user_id = ${userId} AND l.status = 'active'
-        WHERE l.id IS NOT NULL OR (p.is_free AND p.active)
-        ORDER BY l.created_at DESC NULLS LAST`,
+    sql`SELECT ${licenses.id} AS license_id, ${licenses.validUntil}, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
+          ARRAY(SELECT ${plans_feature_access.value}::text FROM ${plans_feature_access}
+                WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features
+        FROM ${plans}
+        LEFT JOIN ${licenses} ON ${licenses.plan} = ${plans.id} AND ${licenses.user} = ${userId} AND ${licenses.status} = 'active'
+        WHERE ${licenses.id} IS NOT NULL OR (${plans.isFree} AND ${plans.active})
+        ORDER BY ${licenses.createdAt} DESC NULLS LAST`,
   )
   const now = new Date()
   const features = new Set<FeatureKey>()

@@ -1,7 +1,8 @@
 import type { PayloadRequest } from 'payload'
 
 import { iso, num, type Row } from '../db/rows'
-import { execute, sql } from '../db/transaction'
+import { licenses } from '../db/schema.generated'
+import { bare, columnList, execute, sql } from '../db/transaction'
 import type { License } from '../payload-types'
 
 /**
@@ -10,10 +11,28 @@ import type { License } from '../payload-types'
  * the ORM. The licenses' hooks act only on a staff override, which these writes never set.
  */
 
-const LICENSE_COLUMNS = sql.raw(
-  `id, key, user_id, email, plan_id, source, one_time_purchase_id, subscription_id, status, valid_until, override,
-   override_reason, granted_at, revoked_at, revoked_reason, revoked_by_id, email_sent_at, download_count,
-   last_downloaded_at, updated_at, created_at`,
+const LICENSE_COLUMNS = columnList(
+  licenses.id,
+  licenses.key,
+  licenses.user,
+  licenses.email,
+  licenses.plan,
+  licenses.source,
+  licenses.oneTimePurchase,
+  licenses.subscription,
+  licenses.status,
+  licenses.validUntil,
+  licenses.override,
+  licenses.overrideReason,
+  licenses.grantedAt,
+  licenses.revokedAt,
+  licenses.revokedReason,
+  licenses.revokedBy,
+  licenses.emailSentAt,
+  licenses.downloadCount,
+  licenses.lastDownloadedAt,
+  licenses.updatedAt,
+  licenses.createdAt,
 )
 
 const licenseOf = (row: Row): License => ({
@@ -49,8 +68,8 @@ export const lockLicenseOf = async (
   source: 'one_time_purchases' | 'user_subscriptions',
   sourceId: number,
 ): Promise<License | null> => {
-  const column = sql.raw(source === 'one_time_purchases' ? 'one_time_purchase_id' : 'subscription_id')
-  const [row] = await execute<Row>(req, sql`SELECT ${LICENSE_COLUMNS} FROM licenses WHERE ${column} = ${sourceId} FOR UPDATE`)
+  const column = source === 'one_time_purchases' ? licenses.oneTimePurchase : licenses.subscription
+  const [row] = await execute<Row>(req, sql`SELECT ${LICENSE_COLUMNS} FROM ${licenses} WHERE ${column} = ${sourceId} FOR UPDATE`)
   return row ? licenseOf(row) : null
 }
 
@@ -64,8 +83,10 @@ export type LicenseInsert = Pick<License, 'key' | 'email' | 'source' | 'status' 
 export const insertLicense = async (req: PayloadRequest, data: LicenseInsert): Promise<License> => {
   const [row] = await execute<Row>(
     req,
-    sql`INSERT INTO licenses (key, user_id, email, plan_id, source, one_time_purchase_id, subscription_id, status, valid_until,
-          override, granted_at, revoked_at, revoked_reason, download_count, updated_at, created_at)
+    sql`INSERT INTO ${licenses}
+          (${bare(licenses.key, licenses.user, licenses.email, licenses.plan, licenses.source, licenses.oneTimePurchase, licenses.subscription)},
+           ${bare(licenses.status, licenses.validUntil, licenses.override, licenses.grantedAt, licenses.revokedAt, licenses.revokedReason)},
+           ${bare(licenses.downloadCount, licenses.updatedAt, licenses.createdAt)})
         VALUES (${data.key}, ${data.user}, ${data.email ?? null}, ${data.plan}, ${data.source}, ${data.oneTimePurchase}, ${data.subscription},
           ${data.status}, ${data.validUntil ?? null}, 'none', ${data.grantedAt ?? null}, ${data.revokedAt ?? null}, ${data.revokedReason ?? null},
           0, now(), now())

@@ -1,5 +1,6 @@
 import type { PayloadRequest } from 'payload'
 
+import { licenses, plans, plans_feature_access } from '../db/schema.generated'
 import { execute, isoTimestamp, sql } from '../db/transaction'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { LICENSE_KEY_PATTERN } from './keys'
@@ -65,10 +66,11 @@ type ValidationRow = { key: string; status: LicenseStatus; valid_until: Date | s
 export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: Date = new Date()): Promise<LicenseValidation> => {
   const [license] = await execute<ValidationRow>(
     req,
-    sql`SELECT l.key, l.status, l.valid_until, p.slug,
-          ARRAY(SELECT f.value::text FROM plans_feature_access f WHERE f.parent_id = p.id ORDER BY f."order") AS features
-        FROM licenses l LEFT JOIN plans p ON p.id = l.plan_id
-        WHERE l.key = ${lookupKey(raw)}`,
+    sql`SELECT ${licenses.key}, ${licenses.status}, ${licenses.validUntil}, ${plans.slug},
+          ARRAY(SELECT ${plans_feature_access.value}::text FROM ${plans_feature_access}
+                WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features
+        FROM ${licenses} LEFT JOIN ${plans} ON ${plans.id} = ${licenses.plan}
+        WHERE ${licenses.key} = ${lookupKey(raw)}`,
   )
   if (!license) return NOT_FOUND
   const validUntil = isoTimestamp(license.valid_until)

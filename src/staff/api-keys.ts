@@ -1,5 +1,6 @@
 import type { PayloadRequest } from 'payload'
 
+import { api_keys } from '../db/schema.generated'
 import { execute, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import type { ApiKey } from '../payload-types'
@@ -15,7 +16,7 @@ export const revokeApiKeyByStaff = (req: PayloadRequest, id: number, reason: str
   inStaffTransaction(req, async (tx) => {
     const [row] = await execute<{ id: number; prefix: string; revoked_at: string | null }>(
       tx,
-      sql`SELECT id, prefix, revoked_at FROM api_keys WHERE id = ${id} FOR UPDATE`,
+      sql`SELECT ${api_keys.id}, ${api_keys.prefix}, ${api_keys.revokedAt} FROM ${api_keys} WHERE ${api_keys.id} = ${id} FOR UPDATE`,
     )
     if (!row) throw new ServiceError(404, 'api_key_not_found', 'There is no API key with this id.')
     if (row.revoked_at) throw new ServiceError(409, 'api_key_already_revoked', 'This API key is revoked already.')

@@ -1,6 +1,7 @@
 import { createLocalReq, type Payload } from 'payload'
 
-import { execute, sql } from '../db/transaction'
+import { downloads, licenses, payment_history, plans, processor_events, template_downloads } from '../db/schema.generated'
+import { columnList, execute, sql } from '../db/transaction'
 
 /** Sales of one currency: amounts in the currency's minor unit (cents), as the processor sends them. */
 export type CurrencySales = { currency: string; payments: number; gross: number; refunded: number; net: number }
@@ -40,32 +41,41 @@ export const staffDashboardData = async (payload: Payload, now = new Date()): Pr
   const salesSince = new Date(now.getTime() - SALES_DAYS * DAY_MS).toISOString()
   const weekStart = startOfWeek(now).toISOString()
   const at = now.toISOString()
-  const [sales, licenses, downloads, failed] = await Promise.all([
+  const [sales, activeByPlan, weekDownloads, failed] = await Promise.all([
     execute<{ currency: string; payments: string; gross: string; refunded: string }>(
       req,
-      sql`SELECT lower(currency) AS currency, count(*) AS payments, sum(amount) AS gross, sum(coalesce(refunded_amount, 0)) AS refunded
-        FROM payment_history
-        WHERE status = 'succeeded' AND coalesce(paid_at, created_at) > ${salesSince}::timestamptz AND coalesce(paid_at, created_at) <= ${at}::timestamptz
-        GROUP BY lower(currency) ORDER BY lower(currency)`,
+      sql`SELECT lower(${payment_history.currency}) AS currency, count(*) AS payments, sum(${payment_history.amount}) AS gross,
+          sum(coalesce(${payment_history.refundedAmount}, 0)) AS refunded
+        FROM ${payment_history}
+        WHERE ${payment_history.status} = 'succeeded'
+          AND coalesce(${payment_history.paidAt}, ${payment_history.createdAt}) > ${salesSince}::timestamptz
+          AND coalesce(${payment_history.paidAt}, ${payment_history.createdAt}) <= ${at}::timestamptz
+        GROUP BY lower(${payment_history.currency}) ORDER BY lower(${payment_history.currency})`,
     ),
     execute<{ id: number; plan: string; name: string; active: string }>(
       req,
-      sql`SELECT p.id, p.slug AS plan, p.name AS name, count(l.id) AS active
-        FROM plans p LEFT JOIN licenses l ON l.plan_id = p.id AND l.status = 'active' AND (l.valid_until IS NULL OR l.valid_until > ${at}::timestamptz)
-        GROUP BY p.id, p.slug, p.name, p."order" ORDER BY p."order", p.slug`,
+      sql`SELECT ${plans.id}, ${plans.slug} AS plan, ${plans.name} AS name, count(${licenses.id}) AS active
+        FROM ${plans} LEFT JOIN ${licenses} ON ${licenses.plan} = ${plans.id} AND ${licenses.status} = 'active'
+          AND (${licenses.validUntil} IS NULL OR ${licenses.validUntil} > ${at}::timestamptz)
+        GROUP BY ${plans.id}, ${plans.slug}, ${plans.name}, ${plans.order} ORDER BY ${plans.order}, ${plans.slug}`,
     ),
     execute<{ releases: string; templates: string }>(
       req,
-      sql`SELECT (SELECT count(*) FROM downloads WHERE created_at >= ${weekStart}::timestamptz AND created_at <= ${at}::timestamptz) AS releases,
-        (SELECT count(*) FROM template_downloads WHERE created_at >= ${weekStart}::timestamptz AND created_at <= ${at}::timestamptz) AS templates`,
+      sql`SELECT
+          (SELECT count(*) FROM ${downloads}
+            WHERE ${downloads.createdAt} >= ${weekStart}::timestamptz AND ${downloads.createdAt} <= ${at}::timestamptz) AS releases,
+          (SELECT count(*) FROM ${template_downloads}
+            WHERE ${template_downloads.createdAt} >= ${weekStart}::timestamptz AND ${template_downloads.createdAt} <= ${at}::timestamptz) AS templates`,
     ),
     execute<{ id: number; event_id: string; type: string; attempts: string | number | null; last_error: string | null; received_at: Date | string; total: string }>(
       req,
-      sql`SELECT id, event_id, type, attempts, last_error, received_at, count(*) OVER () AS total
-        FROM processor_events WHERE status = 'failed' ORDER BY received_at DESC, id DESC LIMIT ${FAILED_EVENTS_SHOWN}`,
+      sql`SELECT ${columnList(processor_events.id, processor_events.eventId, processor_events.type, processor_events.attempts, processor_events.lastError, processor_events.receivedAt)},
+          count(*) OVER () AS total
+        FROM ${processor_events} WHERE ${processor_events.status} = 'failed'
+        ORDER BY ${processor_events.receivedAt} DESC, ${processor_events.id} DESC LIMIT ${FAILED_EVENTS_SHOWN}`,
     ),
   ])
-  const byPlan = licenses.map((row) => ({ planId: Number(row.id), plan: row.plan, name: row.name, active: Number(row.active) }))
+  const byPlan = activeByPlan.map((row) => ({ planId: Number(row.id), plan: row.plan, name: row.name, active: Number(row.active) }))
   return {
     sales: {
       since: salesSince,
@@ -76,7 +86,7 @@ export const staffDashboardData = async (payload: Payload, now = new Date()): Pr
       }),
     },
     licenses: { byPlan, total: byPlan.reduce((sum, row) => sum + row.active, 0) },
-    downloads: { since: weekStart, releases: Number(downloads[0]?.releases ?? 0), templates: Number(downloads[0]?.templates ?? 0) },
+    downloads: { since: weekStart, releases: Number(weekDownloads[0]?.releases ?? 0), templates: Number(weekDownloads[0]?.templates ?? 0) },
     failedEvents: {
       total: Number(failed[0]?.total ?? 0),
       latest: failed.map((row) => ({

@@ -1,6 +1,7 @@
 import type { PayloadRequest } from 'payload'
 
 import { relationId } from '../db/relations'
+import { licenses } from '../db/schema.generated'
 import { execute, lockKey, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { STAFF_ACTION, type StaffActionContext } from '../licensing/staff-action'
@@ -14,7 +15,7 @@ const notFound = () => new ServiceError(404, 'license_not_found', 'There is no l
 
 /** Lock the license's row (as the webhook's sync does) and read it, inside the action's transaction. */
 const lockedLicense = async (tx: PayloadRequest, id: number): Promise<License> => {
-  const [row] = await execute(tx, sql`SELECT id FROM licenses WHERE id = ${id} FOR UPDATE`)
+  const [row] = await execute(tx, sql`SELECT ${licenses.id} FROM ${licenses} WHERE ${licenses.id} = ${id} FOR UPDATE`)
   if (!row) throw notFound()
   return tx.payload.findByID({ collection: 'licenses', id, depth: 0, req: tx, overrideAccess: true })
 }

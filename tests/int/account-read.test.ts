@@ -16,7 +16,7 @@ const payloadRead = (id: number) =>
 const download = (headers: Record<string, string>) => api('GET', '/download', { headers })
 
 const PAYLOAD_READ = /from "users"/
-const ACCOUNT_READ = /FROM users u WHERE u\.id/
+const ACCOUNT_READ = /FROM "users" WHERE "users"\."id"/
 
 describe('readAccount', () => {
   it('reads an account exactly as Payload does: every field, the roles in order, every session', async () => {

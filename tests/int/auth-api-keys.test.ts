@@ -197,10 +197,11 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     })
     expect(status).toBe(200)
     expect(statements.filter(isEntitlementsLookup)).toHaveLength(1)
-    expect(statements.filter((statement) => /INSERT INTO downloads/.test(statement))).toHaveLength(1)
+    expect(statements.filter((statement) => /INSERT INTO "downloads"/.test(statement))).toHaveLength(1)
     // The key and its owner in one statement; the rate limit, the entitlements, the releases, the record.
-    expect(statements.filter((statement) => /FROM api_keys k JOIN users u/.test(statement))).toHaveLength(1)
-    expect(statements.filter((statement) => /"users"|"api_keys"/.test(statement))).toEqual([])
+    expect(statements.filter((statement) => /FROM "api_keys" JOIN "users"/.test(statement))).toHaveLength(1)
+    // Payload's own statements (Drizzle writes their keywords in lower case) touch neither table.
+    expect(statements.filter((statement) => /(?:from|join|update|into) "(?:users|api_keys)"/.test(statement))).toEqual([])
   })
 
   it('asks for and reads repository access with the key', async () => {

@@ -314,8 +314,8 @@ describe('no write verifies an address behind the hook\'s back', () => {
       entry.isDirectory() ? files(path.join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [path.join(dir, entry.name)] : [],
     )
   const BYPASSES = [
-    /UPDATE\s+"?users"?\s+SET[^;`]*email_verified/i,
-    /INSERT\s+INTO\s+"?users"?/i,
+    /UPDATE\s+(?:"?users"?|\$\{users\})\s+SET[^;`]*(?:email_verified|users\.emailVerified)/i,
+    /INSERT\s+INTO\s+(?:"?users"?|\$\{users\})/i,
     /\.db\.(?:create|updateOne|updateMany|upsert)\(\s*\{[^}]*collection:\s*'users'[^)]*emailVerified/s,
   ]
 
@@ -327,6 +327,8 @@ describe('no write verifies an address behind the hook\'s back', () => {
     expect(offenders).toEqual([])
     // the patterns do match such writes
     expect(BYPASSES[0]!.test('sql`UPDATE users SET email_verified = true WHERE id = ${id}`')).toBe(true)
+    expect(BYPASSES[0]!.test('sql`UPDATE ${users} SET ${bare(users.emailVerified)} = true WHERE ${users.id} = ${id}`')).toBe(true)
+    expect(BYPASSES[1]!.test('sql`INSERT INTO ${users} (${bare(users.email, users.emailVerified)}) VALUES (${email}, true)`')).toBe(true)
     expect(BYPASSES[2]!.test("req.payload.db.updateOne({ collection: 'users', where: {}, data: { emailVerified: true } })")).toBe(true)
   })
 })

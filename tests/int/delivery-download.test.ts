@@ -213,10 +213,10 @@ describe('the cost of a download', () => {
     })
     expect(status).toBe(200)
     expect(statements).toHaveLength(4)
-    expect(statements[0]).toMatch(/FROM users u WHERE u\.id/)
-    expect(statements[1]).toMatch(/FROM plans p\s+LEFT JOIN licenses/)
-    expect(statements[2]).toMatch(/FROM releases/)
-    expect(statements[3]).toMatch(/INSERT INTO downloads/)
+    expect(statements[0]).toMatch(/FROM "users" WHERE "users"\."id"/)
+    expect(statements[1]).toMatch(/FROM "plans"\s+LEFT JOIN "licenses"/)
+    expect(statements[2]).toMatch(/FROM "releases"/)
+    expect(statements[3]).toMatch(/INSERT INTO "downloads"/)
   })
 
   it('a refusal stops before the releases: 2 round trips for a customer without a license', async () => {
@@ -263,7 +263,7 @@ describe('a release withdrawn while a download is being recorded', () => {
       const pending = download(buyers.ultimate, '?version=0.8.0')
       const blocked = async () => {
         const { rows: waiting } = await watcher.query(
-          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO downloads%'`,
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO "downloads"%'`,
         )
         return waiting.length > 0
       }

@@ -1,7 +1,8 @@
 import type { Payload } from 'payload'
 import type Stripe from 'stripe'
 
-import { execute, executeOn, inTransaction, sql } from '../../db/transaction'
+import { processor_events } from '../../db/schema.generated'
+import { bare, execute, executeOn, inTransaction, sql } from '../../db/transaction'
 import type { BillingSettings } from '../purchases'
 import { EVENT_HANDLERS } from './events'
 
@@ -44,10 +45,12 @@ export const processEvent = async (
   const [row] = await executeOn<{ status: string }>(
     payload,
     undefined,
-    sql`INSERT INTO processor_events (event_id, type, livemode, status, attempts, object_id, received_at, payload, updated_at, created_at)
+    sql`INSERT INTO ${processor_events}
+          (${bare(processor_events.eventId, processor_events.type, processor_events.livemode, processor_events.status, processor_events.attempts)},
+           ${bare(processor_events.objectId, processor_events.receivedAt, processor_events.payload, processor_events.updatedAt, processor_events.createdAt)})
         VALUES (${event.id}, ${event.type}, ${event.livemode}, ${handler ? 'received' : 'ignored'}, 0, ${objectIdOf(event)}, now(), ${JSON.stringify(event)}::jsonb, now(), now())
-        ON CONFLICT (event_id) DO UPDATE SET updated_at = processor_events.updated_at
-        RETURNING status`,
+        ON CONFLICT (${bare(processor_events.eventId)}) DO UPDATE SET ${bare(processor_events.updatedAt)} = ${processor_events.updatedAt}
+        RETURNING ${processor_events.status}`,
   )
   const recorded = row?.status
   if (!handler) return 'ignored'
@@ -58,14 +61,17 @@ export const processEvent = async (
     return await inTransaction(payload, async (req) => {
       const [row] = await execute<{ status: string }>(
         req,
-        sql`SELECT status FROM processor_events WHERE event_id = ${event.id} FOR UPDATE`,
+        sql`SELECT ${processor_events.status} FROM ${processor_events} WHERE ${processor_events.eventId} = ${event.id} FOR UPDATE`,
       )
       if (row?.status === 'processed') return 'duplicate' as const
       await apply({ req, settings })
       await execute(
         req,
-        sql`UPDATE processor_events SET status = 'processed', processed_at = now(), attempts = attempts + 1,
-            last_error = NULL, updated_at = now() WHERE event_id = ${event.id}`,
+        sql`UPDATE ${processor_events}
+            SET ${bare(processor_events.status)} = 'processed', ${bare(processor_events.processedAt)} = now(),
+              ${bare(processor_events.attempts)} = ${processor_events.attempts} + 1, ${bare(processor_events.lastError)} = NULL,
+              ${bare(processor_events.updatedAt)} = now()
+            WHERE ${processor_events.eventId} = ${event.id}`,
       )
       return 'processed' as const
     })
@@ -74,8 +80,10 @@ export const processEvent = async (
     await executeOn(
       payload,
       undefined,
-      sql`UPDATE processor_events SET status = 'failed', attempts = attempts + 1, last_error = ${message}, updated_at = now()
-          WHERE event_id = ${event.id} AND status <> 'processed'`,
+      sql`UPDATE ${processor_events}
+          SET ${bare(processor_events.status)} = 'failed', ${bare(processor_events.attempts)} = ${processor_events.attempts} + 1,
+            ${bare(processor_events.lastError)} = ${message}, ${bare(processor_events.updatedAt)} = now()
+          WHERE ${processor_events.eventId} = ${event.id} AND ${processor_events.status} <> 'processed'`,
     ).catch(() => undefined)
     payload.logger.error({ msg: 'processor event failed', eventId: event.id, eventType: event.type, error: message })
     throw error
