@@ -50,6 +50,7 @@ const nextConfig = {
   },
 }
 
+// PATCH: critical-ch
 /**
  * withPayload sends `Critical-CH: Sec-CH-Prefers-Color-Scheme` on every path (the admin picks its theme
  * from that hint). A browser that has not stored the site's Accept-CH yet (a fresh profile, another

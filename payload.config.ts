@@ -23,7 +23,6 @@ import { embeddedDatabaseUrl } from './src/db/embedded'
 import { guardedPg } from './src/db/pool-errors'
 import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
 import { createEmailAdapter } from './src/email/adapter'
-import { restorePayloadErrorNames } from './src/http/error-names'
 import { serviceErrorResponse } from './src/http/payload-errors'
 import { isJobsWorker, JOBS_TURN_LIMIT, JOBS_TURN_SECONDS } from './src/jobs/worker'
 import { logger } from './src/log'
@@ -32,7 +31,6 @@ import { logger } from './src/log'
 const CLIENT_ERROR_LOGGING: Record<string, 'info'> = { ClientError: 'info' }
 
 const dirname = path.dirname(fileURLToPath(import.meta.url))
-restorePayloadErrorNames()
 const env = readEnv()
 // Production start-up refuses to run without PAYLOAD_SECRET (server.ts); `next build` needs none.
 const secret = env.payloadSecret ?? (env.isProduction ? '' : resolvePayloadSecret(env))
@@ -60,6 +58,8 @@ export default buildConfig({
     migrationDir: path.resolve(dirname, 'migrations'),
     // Tables the service owns outside Payload's schema (created by hand-written migrations).
     tablesFilter: ['!rate_limits'],
+    // `npm run generate:db-schema` writes the drizzle tables raw SQL is written against (docs/DATABASE.md).
+    generateSchemaOutputFile: path.resolve(dirname, 'src/db/schema.generated.ts'),
   }),
   editor: lexicalEditor(),
   // Resizes uploaded images (blog covers) into the media collection's sizes.

@@ -11,6 +11,7 @@ import { prepareProcess } from '../src/process/prepare'
 const { env, logger, log, fail } = await prepareProcess('prepare')
 
 const main = async () => {
+  // PATCH: esm-tla-deadlock
   // One at a time: concurrent dynamic imports can deadlock Node's ESM loader (docs/STARTUP.md).
   const { default: config } = await import('../payload.config')
   const { getPayload } = await import('payload')

@@ -13,6 +13,7 @@ export const withPayload = async (task: (payload: Payload, env: ServiceEnv) => P
   const { resolveDatabase } = await import('../src/db/resolve')
   const database = await resolveDatabase(env, (message) => console.info(message))
   process.env.PAYLOAD_SECRET ??= resolvePayloadSecret(env)
+  // PATCH: esm-tla-deadlock
   // Sequential on purpose: concurrent dynamic imports can deadlock Node's ESM loader (see server.ts).
   const { default: config } = await import('../payload.config')
   const { getPayload } = await import('payload')

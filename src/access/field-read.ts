@@ -63,6 +63,7 @@ const withoutForced = (select: SelectType, forced: SelectIncludeType): SelectTyp
   return kept as SelectType
 }
 
+// PATCH: exclude-select
 /**
  * `forceSelect` for exclude-mode selects too: Payload merges `forceSelect` only into include-mode
  * selects, so a read that excludes a forced field (`?select[requiredFeature]=false`) would hand the

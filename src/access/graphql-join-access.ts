@@ -3,6 +3,7 @@ import type { Config, FieldAccess, GraphQLExtension, PayloadRequest } from 'payl
 
 type JoinResolver = GraphQLFieldResolver<Record<string, unknown>, { req: PayloadRequest }>
 
+// PATCH: graphql-join-access
 /**
  * Payload's GraphQL resolves a join field with a query of its own (overrideAccess: false on the joined
  * collection) and never consults the join field's own read access, which REST applies. This wraps

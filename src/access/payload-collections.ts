@@ -32,6 +32,7 @@ export const PAYLOAD_GLOBALS_ACCESS: Record<string, NonNullable<GlobalConfig['ac
   'payload-jobs-stats': { read: admins, update: admins, readVersions: admins },
 }
 
+// PATCH: payload-collections-access
 /**
  * Payload adds its collections and globals while sanitizing the config, after every plugin ran: their
  * access is set on the sanitized config, before Payload starts (REST, GraphQL and the admin read it

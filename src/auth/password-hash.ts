@@ -9,6 +9,7 @@ import { enforceRateLimit } from './rate-limit'
 
 const pbkdf2 = promisify(crypto.pbkdf2)
 
+// PATCH: password-hash
 /**
  * Payload 3.90's password hashes: `pbkdf2-sha256-v1:<hex>` (600,000 rounds, 32 bytes), or a legacy
  * bare hex hash (25,000 rounds, 512 bytes). Mirrors payload/dist/auth/strategies/local, which Payload

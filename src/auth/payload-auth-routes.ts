@@ -10,6 +10,7 @@ type Options = { serverUrl: string; productName: string }
 
 const notFound = () => new ServiceError(404, 'not_found', 'Not found.')
 
+// PATCH: payload-auth-routes
 /**
  * Payload's own auth routes on `users` that duplicate the service's operations. Left as Payload
  * serves them, `POST /api/users/forgot-password` sent its email before answering (a known email took
@@ -62,6 +63,7 @@ export const withServiceAuthRoutes = (users: CollectionConfig, options: Options)
   return { ...users, endpoints: [...endpoints, ...(Array.isArray(users.endpoints) ? users.endpoints : [])] }
 }
 
+// PATCH: payload-auth-routes
 /**
  * The same three through GraphQL (`forgotPasswordUser`, `resetPasswordUser`, `verifyEmailUser`):
  * not found. Nothing in the admin or the site uses them; the REST routes above are the way.

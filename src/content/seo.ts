@@ -32,6 +32,7 @@ export const siteUrl = (): string => readEnv().serverUrl
 
 export const postPath = (slug: string) => `/blog/${encodeURIComponent(slug)}`
 export const postUrl = (base: string, slug: string) => `${trimBase(base)}${postPath(slug)}`
+// PATCH: og-image-segment
 /**
  * The last path segment of a post's `opengraph-image` route. Next appends a hash of the parent
  * path when that path holds a route group (here "(frontend)"), and og:image carries that URL;

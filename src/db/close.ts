@@ -7,6 +7,7 @@ type InternalPool = {
   _idle?: { client: unknown }[]
 }
 
+// PATCH: pool-close
 /**
  * Close what `payload.destroy()` leaves open: the connection pool. The postgres adapter checks out
  * one client at connect time to watch for resets and never releases it, so `pool.end()` alone would

@@ -1,5 +1,6 @@
 import type { FindOneArgs } from 'payload'
 
+// PATCH: no-joins-type
 /**
  * Spread into a direct `payload.db.findOne`/`find` on `users`: read the row without the customer
  * view's join subqueries (collections/CustomerView.ts), which the adapter runs unless told not to.

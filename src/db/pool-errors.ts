@@ -46,6 +46,7 @@ export const guardPool = <P extends pg.Pool>(pool: P, name: string, warn: PoolLo
   return pool
 }
 
+// PATCH: module-copies
 /** Numbers Payload's pools across the process: Next bundles its own copy of this module. */
 const POOL_COUNTER = Symbol.for('starter-kit.payload-pools')
 
@@ -55,6 +56,7 @@ const nextPoolName = (): string => {
   return `payload-${holder[POOL_COUNTER]}`
 }
 
+// PATCH: pool-errors
 /**
  * Every pool made through it guards itself: what Payload's adapter gets as its `pg` option, so each
  * Payload instance's pool (start-up, jobs worker, Next's) is covered from its first connection.

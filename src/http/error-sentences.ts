@@ -19,7 +19,7 @@ export const ERROR_SENTENCES = {
   internal_error: 'Something went wrong on our side. Please try again; if it keeps happening, contact support.',
   unavailable: 'That could not be done right now. Please try again in a minute.',
 
-  // Payload's own errors, named after their class (src/http/error-names.ts)
+  // Payload's own errors, named after their class (ERROR_CLASSES in src/http/payload-errors.ts)
   query_error: 'That search could not be run. Please change it and try again.',
   invalid_field_name: 'That search names a field that does not exist.',
   invalid_field_relationship: 'That search follows a relationship that does not exist.',

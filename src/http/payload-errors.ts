@@ -18,6 +18,32 @@ import { errorBody, type ErrorBody, ServiceError } from './errors'
  */
 export const INVALID_CREDENTIALS = { status: 401, code: 'invalid_credentials', message: 'The email or password is incorrect.' } as const
 
+/**
+ * Payload's error classes whose names our error codes (`codeOf`) and log levels (payload.config.ts
+ * `loggingLevels`) read: Payload names each error after its class (`this.name = this.constructor.name`).
+ * Payload is loaded from node_modules unminified (it is in next.config.mjs's serverExternalPackages and
+ * build:server keeps packages external), so the names hold in production; scripts/smoke.sh and
+ * tests/int/log-secrets.test.ts check them on the production build.
+ */
+export const ERROR_CLASSES = [
+  'APIError',
+  'AuthenticationError',
+  'ErrorDeletingFile',
+  'FileRetrievalError',
+  'FileUploadError',
+  'Forbidden',
+  'InvalidFieldName',
+  'InvalidFieldRelationship',
+  'Locked',
+  'LockedAuth',
+  'MissingFile',
+  'NotFound',
+  'QueryError',
+  'UnauthorizedError',
+  'UnverifiedEmail',
+  'ValidationError',
+] as const
+
 type FieldError = { path: string; message: string }
 
 /** `{code, message}` plus Payload's own fields, so the admin UI still marks each invalid field. */
@@ -86,6 +112,7 @@ export const serviceErrorResponse: AfterErrorHook = ({ error, req }) => {
 
 type RouteHandler = (request: Request, context: { params: Promise<{ slug: string[] }> }) => Promise<Response>
 
+// PATCH: unknown-api-path
 /**
  * Payload answers an unknown `/api` path with `{message}` before any hook runs: give it our error
  * shape too (404 `not_found`). Only 404s are read; every other response passes through untouched.

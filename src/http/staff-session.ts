@@ -16,6 +16,7 @@ const tokenOf = (headers: IncomingHttpHeaders, cookieName: string): string | nul
   return null
 }
 
+// PATCH: staff-session-key
 /**
  * Whether a request carries a valid staff session, checked in the host before any body is read (to
  * choose its size limit). Payload signs sessions with HS256 and a key derived from PAYLOAD_SECRET

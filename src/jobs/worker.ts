@@ -1,5 +1,7 @@
 import type { Payload } from 'payload'
 
+// PATCH: module-copies
+// PATCH: jobs-worker-mark
 /**
  * The one Payload instance per process that works the jobs queue. Next's own instances also start
  * queue crons (its admin layout asks for them); several runners in one process race for the same

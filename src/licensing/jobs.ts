@@ -16,9 +16,10 @@ export const sendLicenseEmailTask = (options: LicenseJobOptions): TaskConfig<'se
   outputSchema: [{ name: 'to', type: 'text' }],
   retries: { attempts: 12, backoff: { type: 'exponential', delay: options.retryDelayMs } },
   handler: async ({ input, req }) => {
-    // Payload's queue may hand one job to two runners (every instance works it, and claiming is not
-    // atomic), so the send itself is guarded: one runner at a time per license, and never twice once
-    // recorded. A crash between the SMTP hand-off and the commit can still send twice; nothing can lose it.
+    // A job is claimed by one runner (src/jobs/claim.ts), but a runner that died mid-send is reaped and
+    // its job runs again (src/jobs/reaper.ts), and two jobs may name one license, so the send itself is
+    // guarded: one runner at a time per license, and never twice once recorded. A crash between the SMTP
+    // hand-off and the commit can still send twice; nothing can lose it.
     const to = await inTransaction(req.payload, async (tx) => {
       await lockKey(tx, `license-email:${input.licenseId}`)
       const license = await tx.payload.findByID({ collection: 'licenses', id: input.licenseId, depth: 1, req: tx })

@@ -20,6 +20,7 @@ export type PreparedProcess = {
  */
 export const prepareProcess = async (name: string): Promise<PreparedProcess> => {
   const dev = process.env.NODE_ENV !== 'production'
+  // PATCH: async-local-storage
   // Next's request storage (next/cache, loaded by the content hooks through the Payload config) is built
   // on this global, which Next itself sets only when its server loads: after the config.
   ;(globalThis as { AsyncLocalStorage?: typeof AsyncLocalStorage }).AsyncLocalStorage ??= AsyncLocalStorage

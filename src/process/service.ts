@@ -1,5 +1,6 @@
 import type { Payload } from 'payload'
 
+// PATCH: module-copies
 /**
  * What Next's side of the server process hands to the express host (server.ts): the one Payload
  * instance of the process, which Next's routes use and which works the jobs queue, and Payload's

@@ -79,6 +79,7 @@ const setClientAddress = (trusted: BlockList) => (req: Request, _res: Response, 
 /** How long a refused request's connection may stay open so its client reads the 413 before it closes. */
 const LINGER_MS = 2_000
 
+// PATCH: body-refuse
 /**
  * Answer 413 and stop reading the body. The handler may still be waiting for that body: its later
  * writes go nowhere. The connection closes once the client stops sending (or after LINGER_MS):
@@ -115,6 +116,7 @@ const refuse = (req: http.IncomingMessage, res: http.ServerResponse, limit: numb
   socket.once('close', () => clearTimeout(timer))
 }
 
+// PATCH: body-count
 /**
  * Count the body's bytes as the HTTP parser pushes them into the request, whatever Content-Length
  * says (or when it says nothing: chunked). Past the limit, nothing more reaches the request. The
@@ -294,6 +296,7 @@ export const createHost = (options: HostOptions): Host => {
     expectsContinue.add(req)
     server.emit('request', req, res)
   })
+  // PATCH: upgrade-close
   // Upgraded connections (websockets: Next's dev reloader) leave the server's own bookkeeping, so
   // server.close() would wait for them forever. They carry no request to finish: end them at once.
   const upgraded = new Set<Duplex>()

@@ -55,7 +55,7 @@ const codesInSource = (): Map<string, string> => {
  * `codeOf`), except those it maps to codes of its own.
  */
 const payloadErrorCodes = (): string[] => {
-  const names = fs.readFileSync(path.join(ROOT, 'src/http/error-names.ts'), 'utf8').match(/const ERROR_CLASSES = \[([^\]]*)\]/)![1]!
+  const names = fs.readFileSync(path.join(ROOT, 'src/http/payload-errors.ts'), 'utf8').match(/const ERROR_CLASSES = \[([^\]]*)\]/)![1]!
   const mapped = new Set(['APIError', 'AuthenticationError', 'LockedAuth', 'UnverifiedEmail', 'UnauthorizedError', 'Forbidden', 'NotFound', 'ValidationError'])
   return [...names.matchAll(/'(\w+)'/g)]
     .map((match) => match[1]!)

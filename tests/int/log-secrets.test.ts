@@ -271,8 +271,8 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     // Inside Next's bundle: Payload's own line for the wrong password carries the request's id.
     const refusal = all.filter((line) => line.requestId === 'journey-wrong-password' && line.name === 'payload')
     expect(refusal.length).toBeGreaterThan(0)
-    // At info, as payload.config.ts's loggingLevels says: the build's minified class names are restored
-    // (src/http/error-names.ts); minified, Payload's AuthenticationError was named "o" and logged at error.
+    // At info, as payload.config.ts's loggingLevels says: Payload's class names hold in the build (Payload
+    // stays unbundled and unminified); minified, its AuthenticationError would be named "o" and logged at error.
     expect(refusal.map((line) => line.level)).toEqual(refusal.map(() => 'info'))
 
     // Webhook lines: the event's id and type, and the id of the request that delivered it.

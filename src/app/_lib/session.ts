@@ -18,6 +18,7 @@ export const getPayloadClient = async (): Promise<Payload> => {
   return getPayload({ config })
 }
 
+// PATCH: page-auth-headers
 /**
  * This page request's headers for Payload's auth. Payload refuses a session cookie on requests that
  * began on another site (its CSRF rule for the API). Pages are GET renders and server actions are
