@@ -39,30 +39,18 @@ const main = async () => {
   }
   process.env.PAYLOAD_SECRET ??= resolvePayloadSecret(env)
   if (!env.smtpUrl) log(`no SMTP_URL: emails are written to ${env.dataDir}/outbox`)
-  if (!env.payment.secretKey) {
-    const { startDevelopmentProcessor } = await import('./src/standins/development')
-    const standIn = await startDevelopmentProcessor(env)
-    closers.push({ name: 'processor stand-in', close: standIn.close })
-    log(`no PAYMENT_SECRET_KEY: checkout runs on the local processor stand-in at ${standIn.url} (no real payments)`)
-  }
-  if (!env.isProduction && !env.oauth.github.clientId && !env.oauth.google.clientId) {
-    const { startDevelopmentOAuth } = await import('./src/standins/development')
-    const standIn = await startDevelopmentOAuth(env)
-    closers.push({ name: 'oauth stand-in', close: standIn.close })
-    log(`no OAuth client credentials: GitHub and Google sign-in use the local OAuth stand-in at ${standIn.url}`)
-  }
-  if (!env.repo.token) {
-    const { startDevelopmentCodeHost } = await import('./src/standins/development')
-    const standIn = await startDevelopmentCodeHost(env)
-    closers.push({ name: 'code host stand-in', close: standIn.close })
-    log(`no REPO_ACCESS_TOKEN: repository invitations go to the local code-host stand-in at ${standIn.url} (accept them there)`)
+  // Not in the production bundle: `npm run build:server` defines NODE_ENV as production, so esbuild
+  // drops this branch and the stand-ins with it (production refuses to start without the real services).
+  if (process.env.NODE_ENV !== 'production') {
+    const { startDevelopmentStandIns } = await import('./src/standins/development')
+    closers.push(...(await startDevelopmentStandIns(env, log)))
   }
 
   // Migrations, plans and content in a child process: this process never loads the Payload config
   // itself; its one Payload instance is the one Next's routes make (src/instrumentation.ts).
   log('applying migrations, seeding plans and importing content')
   const { runChild } = await import('./src/process/child')
-  const preparing = runChild('scripts/prepare-database.ts')
+  const preparing = runChild('prepare-database')
   closers.push({ name: 'database preparation', close: preparing.stop })
   await preparing.done
   if (shuttingDown) return
@@ -78,6 +66,7 @@ const main = async () => {
   const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
   await nextApp.prepare()
   closers.push({ name: 'next', close: () => nextApp.close() })
+  // PATCH: instrumentation-start
   // src/instrumentation.ts makes the Payload instance and starts the jobs worker. Next's development
   // server runs it in prepare(); its production server only on the first request, so ask for it now
   // (the module Next itself uses for it, which runs register() once per process).

@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { createRequire } from 'node:module'
+import path from 'node:path'
 import { format } from 'node:util'
 
 import { destination, type DestinationStream, type Logger, type LoggerOptions, pino, stdTimeFunctions } from 'pino'
-import { build as prettyStream } from 'pino-pretty'
 
 export type { Logger }
 
@@ -74,6 +75,7 @@ const serializeError = (value: unknown, depth = 0): unknown => {
   return serialized
 }
 
+// PATCH: job-log-lines
 /** Payload's job lines carry the whole job (its input included): keep its id and task. */
 const normalizeJob = (object: Record<string, unknown>): Record<string, unknown> => {
   const job = object.job as { id?: unknown; taskSlug?: unknown; workflowSlug?: unknown } | undefined
@@ -82,6 +84,7 @@ const normalizeJob = (object: Record<string, unknown>): Record<string, unknown> 
   return { jobId: job.id, task: job.taskSlug ?? job.workflowSlug, ...rest }
 }
 
+// PATCH: module-copies
 /** Shared by every copy of this module: Next's route handlers bundle their own (see src/jobs/worker.ts). */
 type Shared = { context: AsyncLocalStorage<LogContext>; root?: Logger }
 const SHARED = Symbol.for('starter-kit.log')
@@ -111,6 +114,22 @@ const levelOf = (level: string | undefined): string => {
   return LEVELS.has(wanted) ? wanted : 'info'
 }
 
+type PrettyStream = (options: Record<string, unknown>) => DestinationStream
+
+/**
+ * pino-pretty, loaded only when development asks for readable lines: it is a development dependency,
+ * so production neither installs nor loads it. Resolved from the project at run time (not bundled);
+ * null when it is not installed, and the lines stay JSON.
+ */
+const loadPrettyStream = (): PrettyStream | null => {
+  try {
+    const required = createRequire(path.join(process.cwd(), 'package.json'))('pino-pretty') as { build: PrettyStream }
+    return required.build
+  } catch {
+    return null
+  }
+}
+
 export const createLogger = (settings: LoggerSettings = {}): Logger => {
   const options: LoggerOptions = {
     level: levelOf(settings.level),
@@ -119,7 +138,8 @@ export const createLogger = (settings: LoggerSettings = {}): Logger => {
     mixin: () => ({ ...logContext() }),
     formatters: { log: normalizeJob },
   }
-  if (settings.pretty && !settings.destination) {
+  const prettyStream = settings.pretty && !settings.destination ? loadPrettyStream() : null
+  if (prettyStream) {
     return pino(options, prettyStream({ ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', singleLine: true, sync: true, destination: 1 }))
   }
   return pino(
@@ -142,6 +162,7 @@ export const logger: Logger = (shared().root ??= createLogger({
   pretty: process.env.NODE_ENV !== 'production',
 }))
 
+// PATCH: process-output
 /**
  * Production: what libraries print through `console` (Next's and React's messages), Node's warnings
  * and a crash's error become lines too, so every line of the log parses. A crash still exits 1.

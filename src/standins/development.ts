@@ -23,7 +23,7 @@ const priceId = (suffix: string) => DEFAULT_PRICES.find((price) => price.id.ends
 export const startDevelopmentProcessor = async (env: ServiceEnv) => {
   if (env.isProduction) throw new Error('the processor stand-in is for development only')
   const standIn = await startProcessorStandIn({
-    port: Number(process.env.PROCESSOR_STANDIN_PORT ?? 12111),
+    port: env.standInPorts.processor,
     secretKey: DEV_SECRET_KEY,
     webhookSecret: DEV_WEBHOOK_SECRET,
     webhookUrl: `http://127.0.0.1:${env.port}/api/webhooks/processor`,
@@ -52,7 +52,7 @@ const DEV_REPO = { token: 'ghp_standin_development', owner: 'kit-org', name: 'st
 export const startDevelopmentCodeHost = async (env: ServiceEnv) => {
   if (env.isProduction) throw new Error('the code-host stand-in is for development only')
   const standIn = await startCodeHostStandIn({
-    port: Number(process.env.CODE_HOST_STANDIN_PORT ?? 12112),
+    port: env.standInPorts.codeHost,
     token: DEV_REPO.token,
     owner: DEV_REPO.owner,
     repo: DEV_REPO.name,
@@ -76,7 +76,7 @@ export const startDevelopmentOAuth = async (env: ServiceEnv) => {
   if (env.isProduction) throw new Error('the OAuth stand-in is for development only')
   const redirectUris = [`${env.serverUrl}/auth/callback`]
   const standIn = await startOAuthStandIn({
-    port: Number(process.env.OAUTH_STANDIN_PORT ?? 12113),
+    port: env.standInPorts.oauth,
     github: { clientId: 'dev-github-client', clientSecret: 'dev-github-secret', redirectUris },
     google: { clientId: 'dev-google-client', clientSecret: 'dev-google-secret', redirectUris },
     log: logTo('oauth stand-in'),
@@ -96,4 +96,29 @@ export const startDevelopmentOAuth = async (env: ServiceEnv) => {
     OAUTH_GOOGLE_JWKS_URL: google.jwks,
   })
   return standIn
+}
+
+/**
+ * The stand-ins `npm run dev` starts for what the environment leaves unconfigured (processor keys,
+ * OAuth clients, repository token), each announced with `log`; the closers stop them. server.ts
+ * imports this module only outside production, so the production bundle does not contain it.
+ */
+export const startDevelopmentStandIns = async (env: ServiceEnv, log: (line: string) => void): Promise<{ name: string; close: () => Promise<unknown> }[]> => {
+  const closers: { name: string; close: () => Promise<unknown> }[] = []
+  if (!env.payment.secretKey) {
+    const standIn = await startDevelopmentProcessor(env)
+    closers.push({ name: 'processor stand-in', close: standIn.close })
+    log(`no PAYMENT_SECRET_KEY: checkout runs on the local processor stand-in at ${standIn.url} (no real payments)`)
+  }
+  if (!env.oauth.github.clientId && !env.oauth.google.clientId) {
+    const standIn = await startDevelopmentOAuth(env)
+    closers.push({ name: 'oauth stand-in', close: standIn.close })
+    log(`no OAuth client credentials: GitHub and Google sign-in use the local OAuth stand-in at ${standIn.url}`)
+  }
+  if (!env.repo.token) {
+    const standIn = await startDevelopmentCodeHost(env)
+    closers.push({ name: 'code host stand-in', close: standIn.close })
+    log(`no REPO_ACCESS_TOKEN: repository invitations go to the local code-host stand-in at ${standIn.url} (accept them there)`)
+  }
+  return closers
 }

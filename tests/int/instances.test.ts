@@ -4,7 +4,7 @@
  * processor events sent to both are applied once, every queued email is sent once although both
  * processes work the jobs queue, request races across the two behave as on one instance, and a session
  * made on one is honoured and ended on the other. Then a server with JOBS_WORKER=false leaves its queue
- * to the separate worker (`npm run jobs`, scripts/jobs.ts).
+ * to the separate worker (`npm run jobs`: scripts/jobs.ts, built into dist/scripts/jobs.mjs).
  * The database is a fresh one on the test PostgreSQL server; the processor, the code host and the SMTP
  * server are the stand-ins and the test sink, in this process.
  *
@@ -397,7 +397,7 @@ describe.runIf(enabled)('two production servers on one database', () => {
     expect(mailsTo(email)).toHaveLength(0)
     expect(await pendingEmailJobs()).toBe(1)
 
-    const worker = start('worker', ['scripts/jobs.ts'], { DATA_DIR: path.join(dir, 'data-worker') })
+    const worker = start('worker', ['dist/scripts/jobs.mjs'], { DATA_DIR: path.join(dir, 'data-worker') })
     await smtp.waitFor((message) => recipientsOf(message).includes(email), 90_000).catch((error: Error) => {
       throw new Error(`${error.message}\nworker log:\n${worker.output()}`)
     })

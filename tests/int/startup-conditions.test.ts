@@ -84,8 +84,19 @@ describe('entry points', () => {
 
   // Node itself with tsx's loader, not the tsx command: its parent process relays SIGTERM and, when the
   // server does not acknowledge it within 30 ms (a busy start-up on two cores), kills it (exit 143).
-  it.each(['dev', 'jobs', 'migrate', 'seed', 'content:import', 'bench'])('npm run %s runs node --conditions with the tsx loader', (name) => {
+  it.each(['dev', 'migrate:dev', 'bench'])('npm run %s runs node --conditions with the tsx loader', (name) => {
     expect(scripts[name]).toMatch(/\bnode --conditions=(production|development) --import tsx /)
+  })
+
+  // The production scripts run what `npm run build` compiled ahead, like the server: no loader, no TypeScript.
+  it.each([
+    ['jobs', 'jobs'],
+    ['migrate', 'migrate'],
+    ['seed', 'seed'],
+    ['content:import', 'content-import'],
+  ])('npm run %s runs the built dist/scripts/%s.mjs with --conditions=production', (name, file) => {
+    expect(scripts[name]).toMatch(new RegExp(`\\bnode --conditions=production dist/scripts/${file}\\.mjs$`))
+    expect(scripts[name]).not.toContain('tsx')
   })
 
   // Production runs server.ts compiled ahead by `npm run build` (no TypeScript compiled at run time, no
@@ -95,7 +106,7 @@ describe('entry points', () => {
     expect(scripts.start).toMatch(/\bnode --conditions=production( --[\w-]+=\w+)* dist\/server\/server\.mjs$/)
     expect(scripts.start).toMatch(/^NODE_ENV=production MALLOC_ARENA_MAX=2 exec node /)
     expect(scripts.build).toContain('npm run build:server')
-    expect(scripts['build:server']).toMatch(/^esbuild server\.ts .*--outdir=dist\/server /)
+    expect(scripts['build:server']).toBe('node scripts/build-server.mjs')
   })
 
   it.each(['tests/int/production-start.test.ts'])('%s starts server.ts with --conditions', (file) => {
@@ -103,7 +114,7 @@ describe('entry points', () => {
   })
 
   // These start the built server with npm start's own flags (its --conditions among them) and variables.
-  it.each(['scripts/smoke.sh', 'tests/e2e/run.ts', 'tests/support/production-server.ts', 'scripts/bench/processes.ts'])(
+  it.each(['scripts/smoke.sh', 'tests/e2e/global-setup.ts', 'tests/support/production-server.ts', 'scripts/bench/processes.ts'])(
     '%s starts the built server with startNodeArgs and npm start\'s variables',
     (file) => {
       const source = fs.readFileSync(path.join(root, file), 'utf8')

@@ -1,6 +1,7 @@
 /**
  * Node processes of the service as production runs them (`npm start`: `node --conditions=production
- * <heap flags> dist/server/server.mjs`, built by `npm run build`; the scripts with `--import tsx`),
+ * <heap flags> dist/server/server.mjs`, built by `npm run build`; the built scripts in dist/scripts, e.g.
+ * `npm run jobs`, with `--conditions=production`; a TypeScript script with `--import tsx`),
  * for the tests that need the production build (KIT_PRODUCTION_BUILD=1): their output kept, their exit
  * awaited, and a wait that fails with the output when the process dies or never gets ready.
  */
@@ -23,12 +24,13 @@ export type NodeProcess = {
 }
 
 /**
- * `node --conditions=production --import tsx <args>` in the project's folder, with exactly `env`; the
- * built server (`BUILT_SERVER`) with `npm start`'s Node flags and without tsx's loader, as `npm start` runs it.
+ * `node --conditions=production <args>` in the project's folder, with exactly `env`, and tsx's loader for a
+ * TypeScript script; the built server (`BUILT_SERVER`) with `npm start`'s Node flags, as `npm start` runs it.
  */
 export const spawnNode = (name: string, args: string[], env: NodeJS.ProcessEnv): NodeProcess => {
   const built = args[0] === BUILT_SERVER
-  const nodeArgs = built ? startNodeArgs(root) : ['--conditions=production', '--import', 'tsx']
+  const typescript = args[0]?.endsWith('.ts') ?? false
+  const nodeArgs = built ? startNodeArgs(root) : ['--conditions=production', ...(typescript ? ['--import', 'tsx'] : [])]
   const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env: built ? startEnv(root, env) : env, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   const append = (chunk: Buffer) => {
