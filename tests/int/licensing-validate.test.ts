@@ -15,7 +15,7 @@ import type { License } from '../../src/payload-types'
 import { PRICES } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { api, createUser, SERVER_URL, type TestUser, usePayload } from '../support/payload'
-import { recordRun } from '../support/queries'
+import { recordOwnRun } from '../support/queries'
 
 const payload = usePayload()
 
@@ -58,9 +58,9 @@ const licenseOf = async (user: TestUser) => (await rows(payload(), 'licenses', {
 
 const verify = (certificate: string) => jwtVerify(certificate, createLocalJWKSet(jwks), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
 
-/** The database statements `run` makes, by what they touch, and the clients it checked out beyond single statements. */
+/** The database statements `run` makes in its own async context, by what they touch, and the clients it checked out beyond single statements. */
 const countQueries = async (run: () => Promise<unknown>) => {
-  const { statements: texts, checkouts } = await recordRun(payload(), run)
+  const { statements: texts, checkouts } = await recordOwnRun(payload(), run)
   return {
     license: texts.filter((text) => /"?licenses"?|"?plans"?/.test(text) && !text.includes('rate_limits')).length,
     rateLimit: texts.filter((text) => text.includes('rate_limits')).length,

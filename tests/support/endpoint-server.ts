@@ -1,13 +1,17 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 
+import { inDeliveryContext } from './queries'
+
 /**
  * A real HTTP server in front of Payload's request handling, for callers that need an address
  * (the processor stand-in delivering webhooks). The config is imported on the first request, so
- * this can start before the environment the config reads is complete.
+ * this can start before the environment the config reads is complete. Each request runs in
+ * `inDeliveryContext`, so recordDeliveries (./queries.ts) counts its statements and no one else's.
  */
 export const startEndpointServer = async (): Promise<{ url: string; close: () => Promise<void> }> => {
-  const server = http.createServer(async (incoming, outgoing) => {
+  const server = http.createServer((incoming, outgoing) => inDeliveryContext(() => handle(incoming, outgoing)))
+  const handle = async (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => {
     try {
       const chunks: Buffer[] = []
       for await (const chunk of incoming) chunks.push(chunk as Buffer)
@@ -31,7 +35,7 @@ export const startEndpointServer = async (): Promise<{ url: string; close: () =>
       outgoing.writeHead(500, { 'content-type': 'text/plain' })
       outgoing.end(String(error))
     }
-  })
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {

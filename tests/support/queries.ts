@@ -9,8 +9,9 @@ let recording: string[] | null = null
 /** Clients checked out explicitly (a transaction, a held client) during the recording; pool.query's own are not counted. */
 let checkouts = 0
 const wrapped = new WeakSet<object>()
-/** recordQueries's: the statements made in one call's own async context, and nothing else's. */
-const scope = new AsyncLocalStorage<string[]>()
+/** recordQueries's: the statements and checkouts made in one call's own async context, and nothing else's. */
+type Own = { statements: string[]; checkouts: number }
+const scope = new AsyncLocalStorage<Own>()
 
 const textOf = (query: unknown): string =>
   typeof query === 'string' ? query : typeof query === 'object' && query !== null ? String((query as QueryConfig).text ?? '') : ''
@@ -23,7 +24,7 @@ const wrapQuery = (target: { query: Query }) => {
   target.query = function (this: unknown, ...args: unknown[]) {
     const text = textOf(args[0])
     recording?.push(text)
-    scope.getStore()?.push(text)
+    scope.getStore()?.statements.push(text)
     return original.apply(this, args)
   }
 }
@@ -54,6 +55,8 @@ const instrument = (payload: Payload) => {
         return connect.apply(this, args)
       }
       if (recording) checkouts += 1
+      const own = scope.getStore()
+      if (own) own.checkouts += 1
       return (connect.apply(this, args) as Promise<PoolClient>).then((client) => {
         wrapQuery(client as unknown as { query: Query })
         return client
@@ -79,30 +82,50 @@ export const startRecording = (payload: Payload): Recorder => {
   }
 }
 
-/** The SQL statements `run` makes on the Payload instance's pool, and its explicit checkouts (see startRecording). */
-export const recordRun = async (payload: Payload, run: () => Promise<unknown>): Promise<{ statements: string[]; checkouts: number }> => {
-  const recorder = startRecording(payload)
-  try {
-    await run()
-    return { statements: recorder.statements(), checkouts: recorder.checkouts() }
-  } finally {
-    recorder.stop()
-  }
-}
-
 /**
  * The SQL statements made in `run`'s own async context only: the in-process request it sends
  * (`api()`) and everything that request awaits. Another test's work still finishing in the background
  * is not counted, so an exact count holds on a slow machine too. Not for a request that arrives over
  * HTTP (the stand-ins' webhook deliveries): the server handles it in the context of its socket, so
- * use recordRun there.
+ * use recordDeliveries there.
  */
-export const recordQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => {
+export const recordQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => (await recordOwnRun(payload, run)).statements
+
+/** recordQueries's statements, and the clients `run` checked out explicitly (a transaction, a held client). */
+export const recordOwnRun = async (payload: Payload, run: () => Promise<unknown>): Promise<Own> => {
   instrument(payload)
-  const own: string[] = []
+  const own: Own = { statements: [], checkouts: 0 }
   await scope.run(own, run)
-  return [...own]
+  return { statements: [...own.statements], checkouts: own.checkouts }
+}
+
+/** recordDeliveries's list while it runs: the endpoint server handles each request in its context. */
+let deliveries: Own | null = null
+
+/**
+ * The endpoint server (tests/support/endpoint-server.ts) runs each request it receives through this: while
+ * recordDeliveries runs, the request's statements (and everything it awaits) are recorded.
+ */
+export const inDeliveryContext = <T>(work: () => T): T => (deliveries ? scope.run(deliveries, work) : work())
+
+/**
+ * The SQL statements of the requests that arrive over HTTP at the endpoint server while `run` runs (the
+ * stand-ins' webhook deliveries), counted in each request's own async context: the jobs queue's cron,
+ * another test's work finishing in the background or the test's own reads are not counted, so an exact
+ * count holds on a busy machine too.
+ */
+export const recordDeliveries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => {
+  instrument(payload)
+  if (deliveries) throw new Error('recordDeliveries: one recording at a time')
+  const own: Own = { statements: [], checkouts: 0 }
+  deliveries = own
+  try {
+    await run()
+  } finally {
+    deliveries = null
+  }
+  return [...own.statements]
 }
 
 /** The entitlements lookup's statement (src/licensing/entitlements.ts): one per user and request. */
-export const isEntitlementsLookup = (statement: string) => /FROM plans p\s+LEFT JOIN licenses l/.test(statement)
+export const isEntitlementsLookup = (statement: string) => /FROM "plans"\s+LEFT JOIN "licenses"/.test(statement)
