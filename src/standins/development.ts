@@ -27,6 +27,8 @@ export const startDevelopmentProcessor = async (env: ServiceEnv) => {
     secretKey: DEV_SECRET_KEY,
     webhookSecret: DEV_WEBHOOK_SECRET,
     webhookUrl: `http://127.0.0.1:${env.port}/api/webhooks/processor`,
+    // As Stripe does: a delivery the server did not take (restarting, compiling) comes again.
+    retryDelaysMs: [5_000, 30_000, 120_000, 600_000],
     log: logTo('processor stand-in'),
   })
   Object.assign(process.env, {

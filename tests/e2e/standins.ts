@@ -30,7 +30,15 @@ const OAUTH_CLIENTS = {
   google: { clientId: 'e2e-google-client', clientSecret: 'e2e-google-secret', redirectUris: [`${serverUrl}/auth/callback`] },
 }
 
-const processor = await startProcessorStandIn({ port: processorPort, ...E2E_PROCESSOR, webhookUrl: `${serverUrl}/api/webhooks/processor` })
+// Every delivery is logged to standins.log (stderr; kept when a scenario fails), and one without a 2xx answer
+// is retried as Stripe retries: a scenario waits for the server, not for the first attempt's luck.
+const processor = await startProcessorStandIn({
+  port: processorPort,
+  ...E2E_PROCESSOR,
+  webhookUrl: `${serverUrl}/api/webhooks/processor`,
+  retryDelaysMs: [1_000, 3_000, 10_000, 30_000],
+  log: (line) => console.error(`processor: ${line}`),
+})
 const codeHost = await startCodeHostStandIn({ port: codeHostPort, ...E2E_REPO, everyLoginExists: true })
 const oauth = await startOAuthStandIn({ port: oauthPort, ...OAUTH_CLIENTS })
 

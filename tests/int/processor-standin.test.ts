@@ -598,6 +598,54 @@ describe('events', () => {
     expect(record?.deliveries.map((delivery) => delivery.status)).toEqual([500, 200])
   })
 
+  it('retries a delivery without a 2xx answer after each configured wait, as Stripe does, and then stops', async () => {
+    // A receiver that refuses each event its first `refusals` deliveries (503), then takes it.
+    let refusals = 0
+    const seen = new Map<string, number>()
+    const flaky = http.createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => {
+        const id = (JSON.parse(Buffer.concat(chunks).toString()) as { id: string }).id
+        seen.set(id, (seen.get(id) ?? 0) + 1)
+        res.statusCode = seen.get(id)! <= refusals ? 503 : 200
+        res.end('{}')
+      })
+    })
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/webhook`
+    const retrying = await startProcessorStandIn({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: url, random: seeded(3), retryDelaysMs: [50, 100] })
+    try {
+      const client = sdk(retrying)
+      const statusesOf = (events: Stripe.Event[]) =>
+        events.map((event) => retrying.events().find((record) => record.event.id === event.id)?.deliveries.map((delivery) => delivery.status))
+      const settle = async (events: Stripe.Event[], deliveries: number) => {
+        for (let wait = 0; wait < 150 && !statusesOf(events).every((statuses) => statuses?.length === deliveries); wait += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        await new Promise((resolve) => setTimeout(resolve, 300))
+      }
+      const purchase = async () =>
+        retrying.pay((await client.checkout.sessions.create({ mode: 'payment', line_items: [{ price: LIFETIME, quantity: 1 }], success_url: SUCCESS_URL })).id)
+
+      // Refused twice, then taken: three deliveries of each event, the last one answered 200.
+      refusals = 2
+      const taken = await purchase()
+      expect(taken.length).toBeGreaterThan(1)
+      await settle(taken, 3)
+      expect(statusesOf(taken)).toEqual(taken.map(() => [503, 503, 200]))
+
+      // Refused every time: the delivery and one retry per configured wait, no more.
+      refusals = 100
+      const refused = await purchase()
+      await settle(refused, 3)
+      expect(statusesOf(refused)).toEqual(refused.map(() => [503, 503, 503]))
+    } finally {
+      await retrying.close()
+      await new Promise<void>((resolve) => flaky.close(() => resolve()))
+    }
+  })
+
   it('signs crafted payloads the way webhooks are signed', () => {
     const payload = JSON.stringify({
       id: 'evt_crafted',

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import path from 'node:path'
 
+import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 
 import { adminQuery, ident, templateName, withDatabase } from './databases'
@@ -15,6 +16,37 @@ declare module 'vitest' {
 }
 
 const rootDir = path.resolve(import.meta.dirname, '../..')
+
+/** The template of these migrations, unless it exists: built under another name, renamed when complete. */
+const buildTemplate = async (adminUrl: string, serverUrl: string, template: string) => {
+  const existing = await adminQuery(adminUrl, `SELECT 1 FROM pg_database WHERE datname = '${template}'`)
+  if (existing.rowCount !== 0) return
+  const building = `${template}_building_${process.pid}`
+  await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${ident(building)}`)
+  await adminQuery(adminUrl, `CREATE DATABASE ${ident(building)}`)
+  // In a child Node with --conditions, as `npm run migrate:dev` runs: importing the Payload config here, in
+  // vitest's own process (no condition), can deadlock Node's ESM loader on Lexical's top-level await,
+  // and the run then ends with exit code 0 and no test run (docs/STARTUP.md).
+  await new Promise<void>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--conditions=development', '--import', 'tsx', 'scripts/migrate.ts'],
+      {
+        cwd: rootDir,
+        timeout: 180_000,
+        env: {
+          ...process.env,
+          NODE_ENV: 'test',
+          DATABASE_URL: withDatabase(serverUrl, building),
+          PAYLOAD_SECRET: process.env.PAYLOAD_SECRET ?? 'template-build-secret-0123456789abcdef',
+        },
+      },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`building the template database failed (${error.message}):\n${stdout}\n${stderr}`)) : resolve(),
+    )
+  })
+  await adminQuery(adminUrl, `ALTER DATABASE ${ident(building)} RENAME TO ${ident(template)}`)
+}
 
 /**
  * Once per run: find PostgreSQL (DATABASE_URL, or the embedded server in .data/test-postgres),
@@ -37,41 +69,25 @@ export default async function setup(project: TestProject) {
   const adminUrl = withDatabase(serverUrl, 'postgres')
   const template = templateName(rootDir)
 
-  const existing = await adminQuery(adminUrl, `SELECT 1 FROM pg_database WHERE datname = '${template}'`)
-  if (existing.rowCount === 0) {
-    const building = `${template}_building_${process.pid}`
-    await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${ident(building)}`)
-    await adminQuery(adminUrl, `CREATE DATABASE ${ident(building)}`)
-    // In a child Node with --conditions, as `npm run migrate` runs: importing the Payload config here, in
-    // vitest's own process (no condition), can deadlock Node's ESM loader on Lexical's top-level await,
-    // and the run then ends with exit code 0 and no test run (docs/STARTUP.md).
-    await new Promise<void>((resolve, reject) => {
-      execFile(
-        process.execPath,
-        ['--conditions=development', '--import', 'tsx', 'scripts/migrate.ts'],
-        {
-          cwd: rootDir,
-          timeout: 180_000,
-          env: {
-            ...process.env,
-            NODE_ENV: 'test',
-            DATABASE_URL: withDatabase(serverUrl, building),
-            PAYLOAD_SECRET: process.env.PAYLOAD_SECRET ?? 'template-build-secret-0123456789abcdef',
-          },
-        },
-        (error, stdout, stderr) =>
-          error ? reject(new Error(`building the template database failed (${error.message}):\n${stdout}\n${stderr}`)) : resolve(),
-      )
-    })
-    await adminQuery(adminUrl, `ALTER DATABASE ${ident(building)} RENAME TO ${ident(template)}`)
-  }
-  // Templates of older migrations are of no use any more.
-  const stale = await adminQuery(
-    adminUrl,
-    `SELECT datname FROM pg_database WHERE datname LIKE 'kit_test_template_%' AND datname <> '${template}'`,
-  )
-  for (const row of stale.rows as { datname: string }[]) {
-    await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${ident(row.datname)} WITH (FORCE)`)
+  // Runs that start together (two checkouts, or a second suite) build one template at a time: the lock
+  // is held on a connection of its own until the template exists, so the second run finds it built.
+  const lock = new pg.Client({ connectionString: adminUrl })
+  await lock.connect()
+  try {
+    await lock.query(`SELECT pg_advisory_lock(hashtext('kit_test_template'))`)
+    await buildTemplate(adminUrl, serverUrl, template)
+    // Templates of older migrations are of no use any more, nor a half-built one (only the lock's holder
+    // builds, so it is a killed run's); one another checkout's run is using (a connection, a clone in
+    // progress) is left for a later run.
+    const stale = await adminQuery(
+      adminUrl,
+      `SELECT datname FROM pg_database WHERE datname LIKE 'kit_test_template_%' AND datname <> '${template}'`,
+    )
+    for (const row of stale.rows as { datname: string }[]) {
+      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${ident(row.datname)}`).catch(() => undefined)
+    }
+  } finally {
+    await lock.end()
   }
 
   project.provide('adminDatabaseUrl', adminUrl)

@@ -18,6 +18,8 @@ export type EventLogConfig = {
   livemode: boolean
   random: () => number
   log: (line: string) => void
+  /** Stripe retries a delivery that got no 2xx answer; these are the waits before each retry. None by default. */
+  retryDelaysMs?: readonly number[]
 }
 
 /**
@@ -46,8 +48,9 @@ const shuffled = <T>(items: T[], random: () => number): T[] => {
 
 /**
  * Every event the stand-in created, and its webhook deliveries. Stripe guarantees neither order nor
- * exactly-once delivery, so the events of one action go out in a random order and are never retried
- * on their own: a test asks for a redelivery when it wants one.
+ * exactly-once delivery, so the events of one action go out in a random order. A failed delivery is
+ * retried only when `retryDelaysMs` says so (development and the browser scenarios, as Stripe retries);
+ * otherwise a test asks for a redelivery when it wants one.
  */
 export class EventLog {
   private readonly records = new Map<string, StandInEventRecord>()
@@ -122,9 +125,21 @@ export class EventLog {
   private async deliverInOrder(events: Stripe.Event[]): Promise<Stripe.Event[]> {
     for (const event of events) {
       const record = this.records.get(event.id)
-      if (record) await this.post(record)
+      if (record) this.retryOnFailure(record, await this.post(record), 0)
     }
     return events
+  }
+
+  /** As Stripe does: a delivery without a 2xx answer is sent again later (when retries are configured). */
+  private retryOnFailure(record: StandInEventRecord, delivery: WebhookDelivery | undefined, retry: number): void {
+    const delay = this.config.retryDelaysMs?.[retry]
+    if (!delivery || (delivery.status !== null && delivery.status < 300) || delay === undefined || this.closing.signal.aborted) return
+    this.config.log(`webhook ${record.event.type} ${record.event.id}: retry ${retry + 1} in ${delay} ms`)
+    const timer = setTimeout(() => {
+      void this.track(this.post(record)).then((next) => this.retryOnFailure(record, next, retry + 1))
+    }, delay)
+    timer.unref()
+    this.closing.signal.addEventListener('abort', () => clearTimeout(timer), { once: true })
   }
 
   /** One delivery attempt, recorded on the event; none (undefined) while no webhook URL is set. */

@@ -55,6 +55,7 @@ export const startProcessorStandIn = async (options: StartOptions): Promise<Proc
     livemode,
     random: options.random ?? Math.random,
     log,
+    retryDelaysMs: options.retryDelaysMs,
   })
   const processor: Processor = {
     state: createState(options.prices ?? DEFAULT_PRICES),

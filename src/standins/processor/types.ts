@@ -29,6 +29,8 @@ export type StartOptions = {
   /** Drives the delivery order of each action's events; tests pass a seeded one. Default Math.random. */
   random?: () => number
   log?: (line: string) => void
+  /** Waits before each automatic redelivery of an event whose delivery got no 2xx answer, as Stripe retries. Default none. */
+  retryDelaysMs?: readonly number[]
 }
 
 /**
