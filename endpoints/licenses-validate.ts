@@ -1,46 +1,24 @@
 import crypto from 'node:crypto'
 
 import type { Endpoint, Payload } from 'payload'
-import type { RateLimiterPostgres } from 'rate-limiter-flexible'
 import { z } from 'zod'
 
-import { addressBucket, asRateLimited, sharedLimiter } from '../src/auth/rate-limit'
+import { asRateLimited, limiterOf } from '../src/auth/rate-limit'
 import { endpoint } from '../src/http/endpoint'
+import { addressBucket } from '../src/http/ip-address'
 import type { LicenseCertificates } from '../src/licensing/certificates'
 import { validateLicenseKey } from '../src/licensing/validate'
 
-/**
- * Validations allowed per window (seconds). An app validates at start and refreshes its certificate
- * well before the 14 days run out; an address serves many apps behind one NAT, a key several instances.
- */
 /** The longest license key the endpoint looks up: a key is KIT- and five groups (29 characters); room for another format. */
 export const MAX_KEY_LENGTH = 64
-
-export const VALIDATION_LIMITS = { address: [120, 600], key: [60, 600] } as const satisfies Record<string, [number, number]>
-
-type Limiters = { address: RateLimiterPostgres; key: RateLimiterPostgres }
-const cache = new WeakMap<Payload, Limiters>()
-
-const limitersOf = (payload: Payload): Limiters => {
-  let limiters = cache.get(payload)
-  if (!limiters) {
-    limiters = {
-      address: sharedLimiter(payload, 'license_validate:ip', [...VALIDATION_LIMITS.address]),
-      key: sharedLimiter(payload, 'license_validate:key', [...VALIDATION_LIMITS.key]),
-    }
-    cache.set(payload, limiters)
-  }
-  return limiters
-}
 
 /** The key's bucket is a hash: the rate-limit table never holds a license key. */
 const keyBucket = (key: string) => crypto.createHash('sha256').update(key.trim().toUpperCase()).digest('hex').slice(0, 32)
 
 const enforceLimits = async (payload: Payload, address: string | null, key: string) => {
-  const limiters = limitersOf(payload)
   try {
-    await limiters.address.consume(addressBucket(address))
-    await limiters.key.consume(keyBucket(key))
+    await limiterOf(payload, 'license_validate:ip').consume(addressBucket(address))
+    await limiterOf(payload, 'license_validate:key').consume(keyBucket(key))
   } catch (error) {
     throw asRateLimited(error, 'license validations')
   }

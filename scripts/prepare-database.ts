@@ -1,6 +1,7 @@
 /**
  * The server's start-up preparation, run by server.ts as a child process before Next starts: apply the
- * migrations, seed the plans and import the MDX content, under the start-up lock (src/db/bootstrap.ts).
+ * migrations, seed the plans and import the MDX content (the step it hands to prepareDatabase), under
+ * the start-up lock (src/db/bootstrap.ts).
  * A child of its own so that the server process never loads this Payload config and its importer: the
  * one Payload instance of the server is the one Next's routes use (src/instrumentation.ts). It takes
  * the server's environment (DATABASE_URL and PAYLOAD_SECRET already resolved); exit 0 when the database
@@ -16,12 +17,14 @@ const main = async () => {
   const { default: config } = await import('../payload.config')
   const { getPayload } = await import('payload')
   const { prepareDatabase, closePayload } = await import('../src/db/bootstrap')
-  const { describeImport } = await import('../src/content/import')
+  const { describeImport, importContent } = await import('../src/content/import')
   const payload = await getPayload({ config, key: 'prepare' })
   try {
     const { seeded, content } = await prepareDatabase(payload, {
       priceIds: env.priceIds,
-      content: env.contentImportOnStart ? { root: env.contentDir, onError: (error) => logger.error({ err: error }, 'content import skipped') } : undefined,
+      content: env.contentImportOnStart
+        ? { run: () => importContent(payload, { root: env.contentDir }), onError: (error) => logger.error({ err: error }, 'content import skipped') }
+        : undefined,
     })
     if (seeded?.created.length) log(`seeded plans: ${seeded.created.join(', ')}`)
     if (seeded?.updatedPriceIds.length) log(`price IDs updated from configuration: ${seeded.updatedPriceIds.join(', ')}`)

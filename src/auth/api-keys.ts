@@ -13,7 +13,6 @@ import {
   UnauthorizedError,
   type Where,
 } from 'payload'
-import type { RateLimiterPostgres } from 'rate-limiter-flexible'
 
 import { and } from '../access/compose'
 import { api_keys, users } from '../db/schema.generated'
@@ -23,16 +22,13 @@ import { errorBody, ServiceError } from '../http/errors'
 import { canAccessFeature } from '../licensing/entitlements'
 import type { ApiKey, User } from '../payload-types'
 import { ACCOUNT_COLUMNS, accountFromRow, type AccountRow } from './account-read'
-import { asRateLimited, sharedLimiter } from './rate-limit'
+import { asRateLimited, limiterOf } from './rate-limit'
 
 /** The strategy's name, which Payload's user carries as `_strategy`: the mark of a key's request. */
 export const API_KEY_STRATEGY = 'api-key'
 
 /** Live (not revoked) keys one user may hold. */
 export const MAX_LIVE_API_KEYS = 10
-
-/** Requests per key: points per window (seconds), shared by every instance. */
-export const API_KEY_RATE: [number, number] = [60, 60]
 
 /** `lastUsedAt` is written at most this often per key, not on every request. */
 export const LAST_USED_INTERVAL_MS = 60_000
@@ -88,18 +84,6 @@ const presentedKey = (headers: Headers): string | null => {
   return value.slice('Bearer '.length).trim()
 }
 
-const limiters = new WeakMap<Payload, RateLimiterPostgres>()
-
-/** The per-key request limiter (rate_limits table, shared by every instance). */
-export const apiKeyLimiter = (payload: Payload): RateLimiterPostgres => {
-  let limiter = limiters.get(payload)
-  if (!limiter) {
-    limiter = sharedLimiter(payload, 'api_key', API_KEY_RATE)
-    limiters.set(payload, limiter)
-  }
-  return limiter
-}
-
 /** One conditional UPDATE: concurrent requests of one key write it at most once a minute. */
 const touch = async (payload: Payload, key: Pick<ApiKey, 'id' | 'lastUsedAt'>) => {
   if (key.lastUsedAt && Date.now() - new Date(key.lastUsedAt).getTime() < LAST_USED_INTERVAL_MS) return
@@ -141,7 +125,7 @@ export const apiKeyStrategy: AuthStrategy = {
     const key = { id: found.key_id, lastUsedAt: isoTimestamp(found.last_used_at) }
     const owner = accountFromRow(found)
     try {
-      await apiKeyLimiter(payload).consume(String(key.id))
+      await limiterOf(payload, 'api_key').consume(String(key.id))
     } catch (error) {
       const limited = asRateLimited(error, 'requests with this API key')
       if (limited instanceof ServiceError) return refuse(limited)

@@ -21,6 +21,12 @@ export type OAuthSettings = {
   google?: { clientId: string; clientSecret: string; authorizeUrl: string; tokenUrl: string; issuer: string; jwksUrl: string }
 }
 
+declare module '../config/runtime' {
+  interface PluginRuntimes {
+    accounts: { oauth: OAuthSettings }
+  }
+}
+
 export const STATE_COOKIE = 'kit-oauth'
 const STATE_TTL_SECONDS = 600
 

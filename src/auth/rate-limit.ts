@@ -1,54 +1,86 @@
 import crypto from 'node:crypto'
-import net from 'node:net'
 
 import type { Payload } from 'payload'
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
 
 import { ServiceError } from '../http/errors'
+import { addressBucket } from '../http/ip-address'
 
 export type LimitedAction = 'sign_in' | 'sign_up' | 'magic_link' | 'password_reset' | 'confirmation' | 'email_change' | 'checkout' | 'checkout_status'
 
-/** Attempts allowed per window (seconds), per client address and per account (email). */
-export const LIMITS: Record<LimitedAction, { address: [number, number]; account: [number, number] }> = {
-  sign_in: { address: [30, 600], account: [10, 600] },
-  sign_up: { address: [10, 3600], account: [3, 3600] },
-  magic_link: { address: [10, 600], account: [5, 600] },
-  password_reset: { address: [10, 600], account: [5, 3600] },
-  confirmation: { address: [10, 600], account: [3, 3600] },
-  email_change: { address: [10, 600], account: [5, 3600] },
+/**
+ * Every rate limit of the service, by the key prefix its counts carry in the shared table: `points`
+ * per `durationSeconds` for each key under the prefix (a client address, an account, a user, a key).
+ */
+export const RATE_LIMITS = {
+  // Account actions (enforceRateLimit): per client address (`:ip`) and per account, its email (`:account`).
+  'sign_in:ip': { points: 30, durationSeconds: 600 },
+  'sign_in:account': { points: 10, durationSeconds: 600 },
+  'sign_up:ip': { points: 10, durationSeconds: 3600 },
+  'sign_up:account': { points: 3, durationSeconds: 3600 },
+  'magic_link:ip': { points: 10, durationSeconds: 600 },
+  'magic_link:account': { points: 5, durationSeconds: 600 },
+  'password_reset:ip': { points: 10, durationSeconds: 600 },
+  'password_reset:account': { points: 5, durationSeconds: 3600 },
+  'confirmation:ip': { points: 10, durationSeconds: 600 },
+  'confirmation:account': { points: 3, durationSeconds: 3600 },
+  'email_change:ip': { points: 10, durationSeconds: 600 },
+  'email_change:account': { points: 5, durationSeconds: 3600 },
   // Each checkout asks the processor for a session: one client must not flood it.
-  checkout: { address: [20, 600], account: [20, 600] },
+  'checkout:ip': { points: 20, durationSeconds: 600 },
+  'checkout:account': { points: 20, durationSeconds: 600 },
   // The success page reads the checkout session from the processor (and polls while the webhook is on its way).
-  checkout_status: { address: [120, 600], account: [120, 600] },
-}
+  'checkout_status:ip': { points: 120, durationSeconds: 600 },
+  'checkout_status:account': { points: 120, durationSeconds: 600 },
+  // Requests per API key (src/auth/api-keys.ts).
+  api_key: { points: 60, durationSeconds: 60 },
+  // License validations (endpoints/licenses-validate.ts): an app validates at start and refreshes its
+  // certificate well before the 14 days run out; an address serves many apps behind one NAT, a key several instances.
+  'license_validate:ip': { points: 120, durationSeconds: 600 },
+  'license_validate:key': { points: 60, durationSeconds: 600 },
+  // Code-host calls per account (src/delivery/code-host-budget.ts), whatever they are (an invitation, a
+  // collaborator check, an invitation lookup, a removal), from `POST` and `GET /api/repo-access` and the
+  // dashboard's form. Every customer shares the token's rate limit
+  // (and the repository's invitation quota): one account must not spend it. A real user asks once and
+  // looks a few times (about 3 calls for a request, 2 for a check, at most one check per 10 s): 30 an
+  // hour is plenty. Jobs and staff actions are not counted: they act for the service, not for the customer.
+  'code_host_calls:user': { points: 30, durationSeconds: 3600 },
+  // New repository usernames per account (src/delivery/username-limit.ts): each one is an invitation on
+  // the code host, whose daily invitation quota every customer shares. A new invitation for the username
+  // one holds (the old one expired or vanished) counts too; asking again while it stands does not.
+  'repo_username:user': { points: 5, durationSeconds: 24 * 3600 },
+  // Support messages per customer (src/support/limits.ts): new requests, and follow-ups on their requests.
+  'support_requests:user': { points: 10, durationSeconds: 24 * 3600 },
+  'support_followUps:user': { points: 50, durationSeconds: 24 * 3600 },
+} as const satisfies Record<string, { points: number; durationSeconds: number }>
+
+export type RateLimitKey = keyof typeof RATE_LIMITS
 
 /** The table (created by a migration) every instance shares, so limits hold across instances. */
 export const RATE_LIMIT_TABLE = 'rate_limits'
 
-/** A limiter on the shared table: `points` per `duration` seconds for each key under `keyPrefix`. */
-export const sharedLimiter = (payload: Payload, keyPrefix: string, [points, duration]: [number, number]): RateLimiterPostgres =>
-  new RateLimiterPostgres({
-    storeClient: payload.db.pool,
-    storeType: 'pool',
-    tableName: RATE_LIMIT_TABLE,
-    tableCreated: true,
-    clearExpiredByTimeout: false,
-    keyPrefix,
-    points,
-    duration,
-  })
+const cache = new WeakMap<Payload, Map<RateLimitKey, RateLimiterPostgres>>()
 
-/** One limiter per Payload instance for `keyPrefix`, made on first use: what each single-purpose limit module keeps. */
-export const limiterPerInstance = (keyPrefix: string, limit: { points: number; durationSeconds: number }): ((payload: Payload) => RateLimiterPostgres) => {
-  const cache = new WeakMap<Payload, RateLimiterPostgres>()
-  return (payload) => {
-    let limiter = cache.get(payload)
-    if (!limiter) {
-      limiter = sharedLimiter(payload, keyPrefix, [limit.points, limit.durationSeconds])
-      cache.set(payload, limiter)
-    }
-    return limiter
+/** The limiter of one RATE_LIMITS entry on the shared table: one per Payload instance, made on first use. */
+export const limiterOf = (payload: Payload, keyPrefix: RateLimitKey): RateLimiterPostgres => {
+  let limiters = cache.get(payload)
+  if (!limiters) cache.set(payload, (limiters = new Map()))
+  let limiter = limiters.get(keyPrefix)
+  if (!limiter) {
+    const { points, durationSeconds } = RATE_LIMITS[keyPrefix]
+    limiter = new RateLimiterPostgres({
+      storeClient: payload.db.pool,
+      storeType: 'pool',
+      tableName: RATE_LIMIT_TABLE,
+      tableCreated: true,
+      clearExpiredByTimeout: false,
+      keyPrefix,
+      points,
+      duration: durationSeconds,
+    })
+    limiters.set(keyPrefix, limiter)
   }
+  return limiter
 }
 
 /** A limiter's refusal as 429 `rate_limited` with Retry-After ("Too many `what`"); any other error as it is. */
@@ -56,41 +88,6 @@ export const asRateLimited = (error: unknown, what = 'attempts'): unknown => {
   if (!(error instanceof RateLimiterRes)) return error
   const retryAfter = Math.max(1, Math.ceil(error.msBeforeNext / 1000))
   return new ServiceError(429, 'rate_limited', `Too many ${what}. Try again in ${retryAfter} seconds.`, retryAfter)
-}
-
-type Limiters = Record<LimitedAction, { address: RateLimiterPostgres; account: RateLimiterPostgres }>
-const cache = new WeakMap<Payload, Limiters>()
-
-const limitersOf = (payload: Payload): Limiters => {
-  let limiters = cache.get(payload)
-  if (!limiters) {
-    const make = (prefix: string, limit: [number, number]) => sharedLimiter(payload, prefix, limit)
-    limiters = Object.fromEntries(
-      (Object.keys(LIMITS) as LimitedAction[]).map((action) => [
-        action,
-        { address: make(`${action}:ip`, LIMITS[action].address), account: make(`${action}:account`, LIMITS[action].account) },
-      ]),
-    ) as Limiters
-    cache.set(payload, limiters)
-  }
-  return limiters
-}
-
-/** Requests with no usable client address are counted together, never skipped. */
-const UNKNOWN_ADDRESS = 'unknown'
-
-/**
- * The bucket of a client address: an IPv4 address, or the /64 of an IPv6 one (one subscriber holds a
- * whole /64 and could rotate through it otherwise).
- */
-export const addressBucket = (address: string | null): string => {
-  if (!address) return UNKNOWN_ADDRESS
-  if (net.isIP(address) !== 6) return address
-  const [head = '', tail = ''] = address.toLowerCase().split('::')
-  const left = head ? head.split(':') : []
-  const right = address.includes('::') ? (tail ? tail.split(':') : []) : []
-  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
-  return `${groups.slice(0, 4).map((group) => group.padStart(4, '0')).join(':')}::/64`
 }
 
 const accountKey = (email: string) => crypto.createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32)
@@ -105,10 +102,9 @@ export const enforceRateLimit = async (
   action: LimitedAction,
   subject: { address: string | null; email?: string | null },
 ): Promise<void> => {
-  const limiters = limitersOf(payload)[action]
   try {
-    await limiters.address.consume(addressBucket(subject.address))
-    if (subject.email) await limiters.account.consume(accountKey(subject.email))
+    await limiterOf(payload, `${action}:ip`).consume(addressBucket(subject.address))
+    if (subject.email) await limiterOf(payload, `${action}:account`).consume(accountKey(subject.email))
   } catch (error) {
     throw asRateLimited(error)
   }

@@ -3,8 +3,8 @@ import crypto from 'node:crypto'
 import type { PayloadRequest } from 'payload'
 import type Stripe from 'stripe'
 
+import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
-import type { User } from '../payload-types'
 import { processorCustomerOf } from './customers'
 import { planForPrice } from './store'
 import { processorFailure } from './errors'
@@ -50,7 +50,7 @@ export const createCheckoutSession = async (
   }
   if (!price.active) throw new ServiceError(400, 'unknown_price', `The price ${request.priceId} is not for sale.`)
 
-  const user = req.user && req.user.collection === 'users' ? (req.user as User) : null
+  const user = accountOf(req)
   const recurring = price.type === 'recurring'
   const billingCycle = recurring ? (price.recurring?.interval === 'year' ? 'yearly' : 'monthly') : 'lifetime'
   const metadata: Record<string, string> = {

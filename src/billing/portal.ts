@@ -1,8 +1,8 @@
 import type { PayloadRequest } from 'payload'
 
+import { requireAccount } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
-import type { User } from '../payload-types'
 import { processorCustomerOf } from './customers'
 import { processorFailure } from './errors'
 import type { ConfiguredBilling } from './runtime'
@@ -13,8 +13,7 @@ export const createPortalSession = async (
   billing: ConfiguredBilling,
   returnUrl: unknown,
 ): Promise<{ url: string }> => {
-  const user = req.user && req.user.collection === 'users' ? (req.user as User) : null
-  if (!user) throw new ServiceError(401, 'unauthenticated', 'Sign in to manage billing.')
+  const user = requireAccount(req, 'Sign in to manage billing.')
   const path = returnUrl === undefined || returnUrl === null || returnUrl === '' ? '/dashboard' : sameSitePath(returnUrl, billing.serverUrl)
   if (!path) throw new ServiceError(400, 'invalid_return_url', 'return_url must be a path on this site, such as /dashboard.')
   const customer = await processorCustomerOf(req, user)

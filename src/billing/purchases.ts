@@ -5,7 +5,7 @@ import { syncLicense } from '../licensing/sync'
 import type { UserSubscription } from '../payload-types'
 import { type Buyer, findPurchase, insertPurchase, markPurchaseRevoked, type PlanRef, type PurchaseWrite, updatePurchase } from './store'
 import { type DisputeState, laterDisputeState, worstDisputeState } from '../licensing/status'
-import type { SubscriptionStatus } from './statuses'
+import type { SubscriptionStatus } from '../licensing/subscription-statuses'
 import { relationId as relId } from '../db/relations'
 
 export type BillingSettings = { graceDays: number }

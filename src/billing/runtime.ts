@@ -29,6 +29,12 @@ export type BillingRuntime = {
   require: () => ConfiguredBilling
 }
 
+declare module '../config/runtime' {
+  interface PluginRuntimes {
+    billing: BillingRuntime
+  }
+}
+
 /** Billing's configuration, checked once; the processor client is created on first use. */
 export const createBillingRuntime = (options: BillingOptions): BillingRuntime => {
   let configured: ConfiguredBilling | null = null

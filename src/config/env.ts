@@ -5,8 +5,8 @@ import path from 'node:path'
 import { z } from 'zod'
 
 import { parseTrustedProxies } from '../http/client-address'
-import { parseSigningKey } from '../licensing/certificates'
 import { PRODUCT_NAME } from './product'
+import { parseSigningKey } from './signing-key'
 
 /**
  * Every environment variable the service reads, declared once in `ENV_SCHEMA` with its type, default,

@@ -1,25 +1,14 @@
 import type { Config, Payload } from 'payload'
 
-import type { OAuthSettings } from '../auth/oauth'
-import type { BillingRuntime } from '../billing/runtime'
-import type { ContentRuntime } from '../content/revalidate'
-import type { DownloadSettings } from '../delivery/download'
-import type { CodeHostProvider } from '../delivery/repo-access'
-import type { TemplateDownloadSettings } from '../delivery/templates'
-import type { CatalogRuntime } from '../plans/revalidate'
-
 /**
  * What each plugin keeps in `config.custom` for code outside its endpoints (pages, server actions,
  * hooks, another plugin): one typed entry per plugin, written by `withRuntime` and read by
- * `runtimeOf`, so no reader casts an untyped value.
+ * `runtimeOf`, so no reader casts an untyped value. Each capability declares its own entry beside
+ * its runtime's type (`declare module '../config/runtime' { interface PluginRuntimes { ... } }`), so
+ * this module imports none of them: accounts in src/auth/oauth.ts, billing in src/billing/runtime.ts,
+ * catalog in src/plans/revalidate.ts, content in src/content/revalidate.ts, delivery in src/delivery/runtime.ts.
  */
-export type PluginRuntimes = {
-  accounts: { oauth: OAuthSettings }
-  billing: BillingRuntime
-  catalog: CatalogRuntime
-  content: ContentRuntime
-  delivery: { downloads: DownloadSettings; templateDownloads: TemplateDownloadSettings; codeHost: CodeHostProvider }
-}
+export interface PluginRuntimes {}
 
 export type PluginName = keyof PluginRuntimes
 

@@ -11,5 +11,11 @@ export type RevalidateContent = RevalidateTag<ContentTag>
 /** Where contentPlugin keeps the host's function (`config.custom.content`). */
 export type ContentRuntime = { revalidate: RevalidateContent }
 
+declare module '../config/runtime' {
+  interface PluginRuntimes {
+    content: ContentRuntime
+  }
+}
+
 /** Expire the cached pages of one kind of content (src/cache/expire.ts), through the function the host gave contentPlugin. */
 export const revalidateContent = (payload: Payload, tag: ContentTag): void => expireTag(payload, optionalRuntimeOf(payload, 'content')?.revalidate, tag)

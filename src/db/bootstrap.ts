@@ -3,7 +3,6 @@ import type { Migration, Payload } from 'payload'
 import { migrations } from '../../migrations'
 import type { ConfiguredPriceIds } from '../plans/catalog'
 import { seedPlans, type SeedResult } from '../plans/seed'
-import { importContent, type ImportReport } from '../content/import'
 
 /** Any constant works; it only has to be the same for every instance of this service. */
 const BOOTSTRAP_LOCK_KEY = 7_301_943_112
@@ -23,26 +22,27 @@ export const withBootstrapLock = async <T>(payload: Payload, work: () => Promise
   }
 }
 
-export type PreparedDatabase = { seeded: SeedResult | null; content: ImportReport | null }
+export type PreparedDatabase<Content> = { seeded: SeedResult | null; content: Content | null }
 
 /**
  * Bring a database up to date under the start-up lock, so each step runs once however many
- * instances start together: apply the committed migrations, seed the plans, and import the MDX
- * content when `content` names its folder. Invalid content sources do not stop the start: the
- * import is skipped and `onContentError` says why (`npm run content:import` fails on them).
+ * instances start together: apply the committed migrations, seed the plans, then run the caller's
+ * content step when given (the MDX import: scripts/prepare-database.ts passes it, so db/ knows no
+ * content). A failing content step does not stop the start: it is skipped and `onError` says why
+ * (`npm run content:import` fails on invalid sources).
  */
-export const prepareDatabase = async (
+export const prepareDatabase = async <Content = never>(
   payload: Payload,
-  options: { priceIds: ConfiguredPriceIds; seed?: boolean; content?: { root: string; onError: (error: Error) => void } },
-): Promise<PreparedDatabase> =>
+  options: { priceIds: ConfiguredPriceIds; seed?: boolean; content?: { run: () => Promise<Content>; onError: (error: Error) => void } },
+): Promise<PreparedDatabase<Content>> =>
   withBootstrapLock(payload, async () => {
     // The generated index types its entries with the adapter's argument types; Payload's are wider.
     await payload.db.migrate({ migrations: migrations as unknown as Migration[] })
     const seeded = options.seed === false ? null : await seedPlans(payload, options.priceIds)
-    let content: ImportReport | null = null
+    let content: Content | null = null
     if (options.content) {
       try {
-        content = await importContent(payload, { root: options.content.root })
+        content = await options.content.run()
       } catch (error) {
         options.content.onError(error as Error)
       }

@@ -1,19 +1,7 @@
 import type { Payload } from 'payload'
 
-import { asRateLimited, limiterPerInstance } from '../auth/rate-limit'
+import { asRateLimited, limiterOf } from '../auth/rate-limit'
 import type { CodeHost } from './code-host'
-
-/**
- * Code-host calls one account's requests may make per window (seconds), whatever they are (an
- * invitation, a collaborator check, an invitation lookup, a removal), from `POST` and `GET
- * /api/repo-access` and the dashboard's form. Every customer shares the token's rate limit (and the
- * repository's invitation quota): one account must not spend it. A real user asks once and looks a few
- * times (about 3 calls for a request, 2 for a check, at most one check per 10 s): 30 an hour is plenty.
- * Jobs and staff actions are not counted: they act for the service, not for the customer.
- */
-export const CODE_HOST_CALLS: { points: number; durationSeconds: number } = { points: 30, durationSeconds: 3600 }
-
-const limiterOf = limiterPerInstance('code_host_calls:user', CODE_HOST_CALLS)
 
 /** The code host as one customer's request sees it: every call counted against the account's budget. */
 export type BudgetedCodeHost = CodeHost & {
@@ -31,7 +19,7 @@ export type BudgetedCodeHost = CodeHost & {
  * can go a few calls past the budget, and the next request is refused.
  */
 export const openCodeHostBudget = async (payload: Payload, userId: number, host: CodeHost): Promise<BudgetedCodeHost> => {
-  const limiter = limiterOf(payload)
+  const limiter = limiterOf(payload, 'code_host_calls:user')
   const key = String(userId)
   try {
     await limiter.consume(key)

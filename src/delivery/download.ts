@@ -2,10 +2,10 @@ import type { PayloadRequest } from 'payload'
 
 import { downloads, licenses, releases } from '../db/schema.generated'
 import { bare, columnList, execute, foreignKeyViolation, sql } from '../db/transaction'
+import { requireAccount } from '../http/account'
 import { ServiceError } from '../http/errors'
+import { truncatedAddress } from '../http/ip-address'
 import { type Entitlements, entitlementsOf } from '../licensing/entitlements'
-import type { User } from '../payload-types'
-import { truncatedAddress } from './client-address'
 import type { ReleaseStorage, StoredArchive } from './storage'
 import { isPrerelease, newestFirst, parseVersionRequest } from './versions'
 
@@ -50,8 +50,7 @@ export const requestDownload = async (
   versionValues: string[],
   client: { address: string | null; userAgent: string | null },
 ): Promise<DownloadLink> => {
-  const user = req.user && req.user.collection === 'users' ? (req.user as User) : null
-  if (!user) throw new ServiceError(401, 'unauthenticated', 'Sign in to download the kit.')
+  const user = requireAccount(req, 'Sign in to download the kit.')
   const wanted = parseVersionRequest(versionValues)
   const entitlements = await entitlementsOf(req.payload, user.id, req)
   const license = entitlements.licenses.find((candidate) => !candidate.plan.isFree)

@@ -3,6 +3,7 @@ import { createLocalReq, type Payload, type PayloadRequest } from 'payload'
 import { relationId } from '../db/relations'
 import { repo_access, repo_usernames } from '../db/schema.generated'
 import { bare, execute, inTransaction, lockKey, sql } from '../db/transaction'
+import { requireAccount } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { entitlementsOf } from '../licensing/entitlements'
 import type { RepoAccess, User } from '../payload-types'
@@ -46,19 +47,13 @@ export type CodeHostProvider = () => CodeHost
  *   was accepted: it refreshes the state (at most every REFRESH_INTERVAL_MS). Only an expired or
  *   vanished invitation gets a new one, which counts like a new username.
  * - Every code-host call made for a customer's request counts against the account's budget
- *   (CODE_HOST_CALLS); past it, 429 before any call.
+ *   (`code_host_calls:user` in RATE_LIMITS); past it, 429 before any call.
  *
  * No code-host call is made while a transaction or a lock is open: a slow code host must not hold
  * database connections or block the user's other requests. The order is always: claim the username
  * (a row in `repo_usernames`, unique on the lower-cased name), ask the code host, then lock, re-read
  * and write; when the write cannot happen, what the code host was asked is undone.
  */
-
-const signedInUser = (req: PayloadRequest): User => {
-  const user = req.user && req.user.collection === 'users' ? (req.user as User) : null
-  if (!user) throw new ServiceError(401, 'unauthenticated', 'Sign in first.')
-  return user
-}
 
 export const hasRepoAccessPlan = async (req: PayloadRequest, userId: number): Promise<boolean> => {
   const { licenses } = await entitlementsOf(req.payload, userId, req)
@@ -237,11 +232,11 @@ const takeTurn = async (payload: Payload, row: RepoAccess, now: Date): Promise<b
 /**
  * POST /api/repo-access: invite `username` as a collaborator (read access). One username per user,
  * and per username one account: a new one replaces the old (taken off the code host when the service
- * invited it), at most USERNAME_CHANGES new ones a day. Asking again for the username one holds
+ * invited it), at most `repo_username:user` (RATE_LIMITS) new ones a day. Asking again for the username one holds
  * refreshes it. A code-host failure changes nothing, so the request can be retried.
  */
 export const requestRepoAccess = async (req: PayloadRequest, codeHost: CodeHostProvider, username: unknown): Promise<RepoAccessStatus> => {
-  const user = signedInUser(req)
+  const user = requireAccount(req, 'Sign in first.')
   await requirePlan(req, user)
   if (typeof username !== 'string' || !USERNAME_PATTERN.test(username)) {
     throw new ServiceError(400, 'invalid_username', 'A username has 1 to 39 letters, digits or single hyphens, and does not start or end with a hyphen.')
@@ -486,10 +481,10 @@ const releaseReplaced = async (
  * invitation (from before it was kept) is answered as stored: the code host is not asked.
  */
 /** What the row says, without asking the code host: the dashboard's answer when the code host is unavailable or the account's budget is spent. */
-export const storedRepoAccessStatus = async (req: PayloadRequest): Promise<RepoAccessStatus> => view(await rowOf(req, signedInUser(req).id))
+export const storedRepoAccessStatus = async (req: PayloadRequest): Promise<RepoAccessStatus> => view(await rowOf(req, requireAccount(req, 'Sign in first.').id))
 
 export const repoAccessStatus = async (req: PayloadRequest, codeHost: CodeHostProvider, now = new Date()): Promise<RepoAccessStatus> => {
-  const user = signedInUser(req)
+  const user = requireAccount(req, 'Sign in first.')
   await requirePlan(req, user)
   const { payload } = req
   const row = await rowOf(req, user.id)

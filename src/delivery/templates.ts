@@ -4,11 +4,12 @@ import type { PayloadRequest } from 'payload'
 
 import { template_downloads, templates } from '../db/schema.generated'
 import { bare, execute, foreignKeyViolation, sql } from '../db/transaction'
+import { requireAccount } from '../http/account'
 import { ServiceError } from '../http/errors'
+import { truncatedAddress } from '../http/ip-address'
 import { requestEntitlements, requireFeature } from '../licensing/entitlements'
 import type { Template } from '../payload-types'
 import type { FeatureKey } from '../plans/features'
-import { truncatedAddress } from './client-address'
 import { signDownload, verifyDownload } from './signing'
 import type { ReleaseStorage } from './storage'
 
@@ -58,9 +59,8 @@ export const requestTemplateDownload = async (
   templateId: number,
   client: { address: string | null; userAgent: string | null },
 ): Promise<TemplateLink> => {
-  const user = req.user && req.user.collection === 'users' ? req.user : null
-  if (!user) throw new ServiceError(401, 'unauthenticated', 'Sign in to download templates.')
-  await requireFeature(req.payload, user.id as number, TEMPLATES_FEATURE, req)
+  const user = requireAccount(req, 'Sign in to download templates.')
+  await requireFeature(req.payload, user.id, TEMPLATES_FEATURE, req)
   const now = new Date()
   const template = await req.payload.findByID({ collection: 'templates', id: templateId, depth: 0, req, overrideAccess: true, disableErrors: true })
   if (!template || !template.filename || !isPublishedTemplate(template, now)) {

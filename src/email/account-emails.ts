@@ -1,5 +1,4 @@
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char)
+import escapeHtml from 'escape-html'
 
 const message = (productName: string, subject: string, lines: string[], action: { label: string; url: string }) => ({
   subject: `${subject} | ${productName}`,

@@ -1,3 +1,5 @@
+import escapeHtml from 'escape-html'
+
 export type LicenseEmailInput = {
   productName: string
   planName: string
@@ -5,10 +7,6 @@ export type LicenseEmailInput = {
   dashboardUrl: string
   recipientName?: string | null
 }
-
-/** Text for an HTML body: the five characters HTML gives meaning, as entities. */
-export const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char)
 
 /** The email that delivers a license key after a purchase, in plain text and HTML. */
 export const licenseEmail = (input: LicenseEmailInput) => {

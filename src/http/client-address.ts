@@ -1,5 +1,7 @@
 import net from 'node:net'
 
+import { blockListFamily, canonicalAddress } from './ip-address'
+
 /**
  * The header the express host sets to the client address it derived from the socket (after deleting
  * any copy the client sent). Next and Payload see only the Fetch API request, not the socket, so this
@@ -21,39 +23,12 @@ export const parseTrustedProxies = (value: string | undefined): net.BlockList =>
     if (!family || rest.length > 0 || !/^\d{1,3}$/.test(String(prefix)) || prefix > maxPrefix) {
       throw new Error(`TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR (such as 10.0.0.0/8 or 2001:db8::/32)`)
     }
-    list.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4')
+    list.addSubnet(address, prefix, blockListFamily(address))
   }
   return list
 }
 
-/**
- * One spelling per address: IPv4-mapped IPv6 (`::ffff:192.0.2.1`, how a dual-stack socket reports an
- * IPv4 peer) becomes plain IPv4, IPv6 is lower-case and compressed. Null for anything that is not an IP.
- */
-export const canonicalAddress = (value: string | undefined | null): string | null => {
-  if (!value) return null
-  let candidate = value.trim()
-  // Some proxies write `[v6]:port` or `v4:port`.
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(candidate)
-  if (bracketed) candidate = bracketed[1]!
-  else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(candidate)) candidate = candidate.slice(0, candidate.lastIndexOf(':'))
-  const family = net.isIP(candidate)
-  if (family === 4) return candidate
-  if (family !== 6) return null
-  const compressed = new URL(`http://[${candidate}]/`).hostname.slice(1, -1)
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(compressed)
-  if (mapped) return mapped[1]!
-  // URL prints a mapped IPv4 as hex (::ffff:c000:201): turn that back into dotted form.
-  const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(compressed)
-  if (hexMapped) {
-    const high = parseInt(hexMapped[1]!, 16)
-    const low = parseInt(hexMapped[2]!, 16)
-    return [high >> 8, high & 255, low >> 8, low & 255].join('.')
-  }
-  return compressed
-}
-
-const isTrusted = (trusted: net.BlockList, address: string) => trusted.check(address, net.isIP(address) === 6 ? 'ipv6' : 'ipv4')
+const isTrusted = (trusted: net.BlockList, address: string) => trusted.check(address, blockListFamily(address))
 
 /**
  * The client address of a request (DESIGN.md "Client address"): the socket's peer, or, when the peer

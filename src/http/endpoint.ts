@@ -3,6 +3,7 @@ import type { z } from 'zod'
 
 import { isStaffUser } from '../access/roles'
 import type { User } from '../payload-types'
+import { accountOf } from './account'
 import { clientAddress } from './client-address'
 import { errorResponse, ServiceError } from './errors'
 
@@ -132,7 +133,7 @@ export const endpoint = <
   method: spec.method,
   handler: async (req) => {
     try {
-      const user = req.user && req.user.collection === 'users' ? (req.user as User) : null
+      const user = accountOf(req)
       if (spec.auth && !user) throw refusalOf(req) ?? new ServiceError(401, 'unauthenticated', spec.auth)
       if (spec.staff && !isStaffUser(user)) throw new ServiceError(403, 'forbidden', spec.staff)
       const validate = async (schema: z.ZodType | undefined, input: () => unknown, where: 'body' | 'query' | 'path') => {

@@ -4,6 +4,7 @@ import path from 'node:path'
 
 import { SignJWT } from 'jose'
 
+import { parseSigningKey } from '../config/signing-key'
 import type { FeatureKey } from '../plans/features'
 
 /** The longest a certificate lives: a revoked license stops working within this time, offline. */
@@ -24,26 +25,6 @@ export type SigningKeySettings = {
 export type PublicSigningJwk = { kty: 'OKP'; crv: 'Ed25519'; x: string; kid: string; alg: 'EdDSA'; use: 'sig' }
 
 type Signer = { privateKey: KeyObject; publicJwk: PublicSigningJwk }
-
-const NOT_A_KEY = 'LICENSE_SIGNING_KEY is not an Ed25519 private key (PKCS#8 PEM or private JWK)'
-
-/**
- * An Ed25519 private key from a PKCS#8 PEM (with real or `\n`-escaped newlines, as env files hold
- * them) or a private JWK. The error never quotes the value: it is a secret.
- */
-export const parseSigningKey = (text: string): KeyObject => {
-  const trimmed = text.trim()
-  let key: KeyObject
-  try {
-    key = trimmed.startsWith('{')
-      ? crypto.createPrivateKey({ key: JSON.parse(trimmed) as crypto.JsonWebKey, format: 'jwk' })
-      : crypto.createPrivateKey({ key: trimmed.replace(/\\n/g, '\n'), format: 'pem' })
-  } catch {
-    throw new Error(NOT_A_KEY)
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(NOT_A_KEY)
-  return key
-}
 
 /** The public JWK with its RFC 7638 thumbprint as `kid`, so a rotated key gets a new `kid` by itself. */
 export const publicJwkOf = (privateKey: KeyObject): PublicSigningJwk => {

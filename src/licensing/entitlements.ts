@@ -2,6 +2,7 @@ import type { Access, Payload, PayloadRequest } from 'payload'
 
 import { licenses, plans, plans_feature_access } from '../db/schema.generated'
 import { executeOn, isoTimestamp, sql } from '../db/transaction'
+import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { isLicenseUsable } from './status'
@@ -99,8 +100,7 @@ export const entitlementsOf = (payload: Payload, userId: number | null | undefin
 }
 
 /** The signed-in account's id (API users of other collections have no licenses). */
-const accountIdOf = (req: PayloadRequest): number | null =>
-  req.user && req.user.collection === 'users' ? (req.user.id as number) : null
+const accountIdOf = (req: PayloadRequest): number | null => accountOf(req)?.id ?? null
 
 /** The entitlements of the request's signed-in user (none when anonymous), from the request's cache. */
 export const requestEntitlements = (req: PayloadRequest): Promise<Entitlements> => entitlementsOf(req.payload, accountIdOf(req), req)

@@ -1,4 +1,4 @@
-import type { SubscriptionStatus } from '../billing/statuses'
+import type { SubscriptionStatus } from './subscription-statuses'
 
 export const LICENSE_STATUSES = ['active', 'suspended', 'revoked', 'expired'] as const
 export type LicenseStatus = (typeof LICENSE_STATUSES)[number]

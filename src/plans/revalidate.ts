@@ -12,6 +12,12 @@ export const PLANS_TAG = 'catalog:plans'
 /** Where catalogPlugin keeps the host's revalidateTag (`config.custom.catalog`). */
 export type CatalogRuntime = { revalidate: RevalidateTag<typeof PLANS_TAG> }
 
+declare module '../config/runtime' {
+  interface PluginRuntimes {
+    catalog: CatalogRuntime
+  }
+}
+
 /** Expire the pricing table's cached plans (src/cache/expire.ts). */
 export const revalidatePlans = (payload: Payload): void => expireTag(payload, optionalRuntimeOf(payload, 'catalog')?.revalidate, PLANS_TAG)
 

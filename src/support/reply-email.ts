@@ -1,4 +1,4 @@
-import { escapeHtml } from '../email/license-email'
+import escapeHtml from 'escape-html'
 
 export type SupportReplyEmailInput = {
   productName: string

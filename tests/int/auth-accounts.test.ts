@@ -3,7 +3,7 @@ import './../support/billing-env'
 import { describe, expect, it } from 'vitest'
 
 import { handleAuthCallback } from '../../src/auth/callback'
-import { LIMITS } from '../../src/auth/rate-limit'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { completePasswordReset, RECOVERY_COOKIE } from '../../src/auth/recovery'
 import { SIGN_UP_COOKIE } from '../../src/auth/sign-up'
 import { smtp } from '../support/billing-env'
@@ -100,7 +100,7 @@ describe('password reset', () => {
   it('400 for a malformed email, 429 with Retry-After past the per-account limit', async () => {
     expect((await requestReset('not-an-email')).body.errors[0].code).toBe('invalid_request')
     const email = `reset-limit-${Date.now()}@example.test`
-    const [limit] = LIMITS.password_reset.account
+    const limit = RATE_LIMITS['password_reset:account'].points
     for (let attempt = 0; attempt < limit; attempt += 1) {
       expect((await requestReset(email, { 'x-kit-client-address': `192.0.2.${attempt + 10}` })).status).toBe(200)
     }

@@ -7,7 +7,8 @@ import { Forbidden } from 'payload'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import config from '../../payload.config'
-import { API_KEY_STRATEGY, apiKeyLimiter, generateApiKey, hashApiKey, MAX_LIVE_API_KEYS } from '../../src/auth/api-keys'
+import { API_KEY_STRATEGY, generateApiKey, hashApiKey, MAX_LIVE_API_KEYS } from '../../src/auth/api-keys'
+import { limiterOf } from '../../src/auth/rate-limit'
 import type { User } from '../../src/payload-types'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { codeHost, PRICES } from '../support/billing-env'
@@ -316,7 +317,7 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
   it('is rate-limited per key: 429 rate_limited with Retry-After, other keys unaffected', async () => {
     const limited = await createKey(otherUltimate, 'busy')
     const calm = await createKey(otherUltimate, 'calm')
-    await apiKeyLimiter(payload()).penalty(String(limited.id), 10_000)
+    await limiterOf(payload(), 'api_key').penalty(String(limited.id), 10_000)
     for (const path of ['/download', '/licenses']) {
       const response = await withKey(limited.key, 'GET', path)
       expect([path, response.status, errorCode(response)]).toEqual([path, 429, 'rate_limited'])

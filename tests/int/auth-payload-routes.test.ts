@@ -2,7 +2,7 @@ import './../support/billing-env'
 
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { LIMITS } from '../../src/auth/rate-limit'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { smtp } from '../support/billing-env'
 import { api, createUser, graphql, usePayload } from '../support/payload'
 
@@ -55,7 +55,7 @@ describe('POST /api/users/forgot-password (the admin\'s "Forgot password?")', ()
 
   it('counts against the same per-account limit as the service\'s own form', async () => {
     const email = `limited-${Date.now()}@example.test`
-    const [limit] = LIMITS.password_reset.account
+    const limit = RATE_LIMITS['password_reset:account'].points
     for (let attempt = 0; attempt < limit; attempt += 1) expect((await api('POST', '/users/forgot-password', { body: { email } })).status).toBe(200)
     const blocked = await api('POST', '/users/forgot-password', { body: { email } })
     expect(blocked.status).toBe(429)

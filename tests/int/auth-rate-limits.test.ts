@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { LIMITS } from '../../src/auth/rate-limit'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { api, createUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
@@ -10,7 +10,7 @@ const login = (email: string, password: string, address: string) =>
 
 describe('sign-in rate limits (shared in PostgreSQL)', () => {
   it('per address: 429 with Retry-After once the address has used its attempts', async () => {
-    const [limit] = LIMITS.sign_in.address
+    const limit = RATE_LIMITS['sign_in:ip'].points
     const address = '198.51.100.10'
     for (let attempt = 0; attempt < limit; attempt += 1) {
       const response = await login(`someone-${attempt}@example.test`, 'wrong-password', address)
@@ -25,7 +25,7 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
   })
 
   it('per account, across addresses, the same for known and unknown emails', async () => {
-    const [limit] = LIMITS.sign_in.account
+    const limit = RATE_LIMITS['sign_in:account'].points
     const known = await createUser(payload(), 'customer')
     const unknown = `ghost-${Date.now()}@example.test`
     const answers: Record<string, { status: number; body: unknown }[]> = { known: [], unknown: [] }
@@ -44,7 +44,7 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
   })
 
   it('limits magic-link requests per email', async () => {
-    const [limit] = LIMITS.magic_link.account
+    const limit = RATE_LIMITS['magic_link:account'].points
     const email = `links-${Date.now()}@example.test`
     for (let attempt = 0; attempt < limit; attempt += 1) {
       expect((await api('POST', '/auth/magic-link', { body: { email }, headers: { 'x-kit-client-address': `192.0.2.${attempt + 1}` } })).status).toBe(200)
@@ -56,7 +56,7 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
   })
 
   it('limits public sign-ups per address', async () => {
-    const [limit] = LIMITS.sign_up.address
+    const limit = RATE_LIMITS['sign_up:ip'].points
     const address = '192.0.2.200'
     for (let attempt = 0; attempt < limit; attempt += 1) {
       const response = await api('POST', '/auth/sign-up', { body: { email: `signup-${attempt}-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-kit-client-address': address } })

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 
 import { handleAuthCallback } from '../../src/auth/callback'
 import { issueSession } from '../../src/auth/issue-session'
-import { LIMITS } from '../../src/auth/rate-limit'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { completePasswordReset, RECOVERY_COOKIE } from '../../src/auth/recovery'
 import { STATE_COOKIE } from '../../src/auth/oauth'
 import { SIGN_UP_COOKIE } from '../../src/auth/sign-up'
@@ -188,7 +188,7 @@ describe('a new confirmation link on request', () => {
   it('400 for a malformed email; 429 past the per-account limit', async () => {
     expect((await resend('not-an-email')).body.errors[0].code).toBe('invalid_request')
     const email = `resend-limit-${Date.now()}@example.test`
-    const [limit] = LIMITS.confirmation.account
+    const limit = RATE_LIMITS['confirmation:account'].points
     for (let attempt = 0; attempt < limit; attempt += 1) expect((await resend(email)).status).toBe(200)
     const blocked = await resend(email)
     expect(blocked.status).toBe(429)

@@ -4,7 +4,7 @@ import Stripe from 'stripe'
 import { describe, expect, it } from 'vitest'
 
 import { keyMode } from '../../src/billing/processor'
-import { SUBSCRIPTION_STATUSES } from '../../src/billing/statuses'
+import { SUBSCRIPTION_STATUSES } from '../../src/licensing/subscription-statuses'
 import { verifyEvent } from '../../src/billing/webhook/verify'
 import { sameSitePath } from '../../src/http/paths'
 import { generateLicenseKey, LICENSE_KEY_PATTERN } from '../../src/licensing/keys'

@@ -4,8 +4,7 @@ import { Octokit } from '@octokit/rest'
 import type Stripe from 'stripe'
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import { CODE_HOST_CALLS } from '../../src/delivery/code-host-budget'
-import { USERNAME_CHANGES } from '../../src/delivery/username-limit'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { codeHost, codeHostClock, PRICES, REPO, standIn } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { grantLicense } from '../support/licenses'
@@ -16,6 +15,9 @@ import { api, createUser, type TestUser, usePayload } from '../support/payload'
  * runs against the code-host stand-in over HTTP with the real @octokit/rest, as in production.
  */
 const payload = usePayload()
+
+const CODE_HOST_CALLS = RATE_LIMITS['code_host_calls:user']
+const USERNAME_CHANGES = RATE_LIMITS['repo_username:user']
 
 /** The seller's own people on the repository, there before any customer. */
 const MAINTAINER = 'kit-maintainer'

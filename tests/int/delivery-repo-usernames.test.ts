@@ -2,7 +2,7 @@ import './../support/billing-env'
 
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import { USERNAME_CHANGES } from '../../src/delivery/username-limit'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { codeHost, PRICES } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { api, createUser, type TestUser, usePayload } from '../support/payload'
@@ -10,6 +10,7 @@ import { api, createUser, type TestUser, usePayload } from '../support/payload'
 const payload = usePayload()
 
 const LOGINS = ['kit-back-old', 'kit-back-new', 'kit-race', 'kit-race-many', 'kit-freed', 'kit-keep-old', 'kit-keep-new', 'kit-swap-old', 'kit-swap-new', 'kit-outage']
+const USERNAME_CHANGES = RATE_LIMITS['repo_username:user']
 const CHANGES = Array.from({ length: USERNAME_CHANGES.points + 1 }, (_, index) => `kit-change-${index}`)
 
 beforeAll(async () => {

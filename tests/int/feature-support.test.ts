@@ -2,8 +2,8 @@ import './../support/billing-env'
 
 import { beforeAll, describe, expect, it } from 'vitest'
 
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import type { SupportReply, SupportRequest } from '../../src/payload-types'
-import { SUPPORT_LIMITS } from '../../src/support/limits'
 import { PRICES, smtp } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { grantLicense, grantsPaidKey, LICENSE_STATES, type LicenseState, PLAN_SLUGS, type PlanSlug } from '../support/licenses'
@@ -107,14 +107,14 @@ describe('filing a request: priority from the plan, never from the body', () => 
     expect(response.body.doc.message).toBe('m'.repeat(5000))
   })
 
-  it(`is rate-limited: ${SUPPORT_LIMITS.requests.points} a day per customer, then 429 rate_limited`, async () => {
+  it(`is rate-limited: ${RATE_LIMITS['support_requests:user'].points} a day per customer, then 429 rate_limited`, async () => {
     const customer = await createUser(payload(), 'customer')
-    for (let i = 0; i < SUPPORT_LIMITS.requests.points; i += 1) expect((await fileRequest(customer)).status).toBe(201)
+    for (let i = 0; i < RATE_LIMITS['support_requests:user'].points; i += 1) expect((await fileRequest(customer)).status).toBe(201)
     const refused = await fileRequest(customer)
     expect(refused.status).toBe(429)
     expect(refused.body.errors?.[0]?.code).toBe('rate_limited')
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
-    expect(await rows(payload(), 'support_requests', { user: { equals: customer.user.id } })).toHaveLength(SUPPORT_LIMITS.requests.points)
+    expect(await rows(payload(), 'support_requests', { user: { equals: customer.user.id } })).toHaveLength(RATE_LIMITS['support_requests:user'].points)
     // Another customer is not affected.
     expect((await fileRequest(await createUser(payload(), 'customer'))).status).toBe(201)
   })

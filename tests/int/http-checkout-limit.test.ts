@@ -2,7 +2,7 @@ import './../support/billing-env'
 
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import { LIMITS } from '../../src/auth/rate-limit'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { PRICES, standIn } from '../support/billing-env'
 import { seedStandInPlans } from '../support/billing'
 import { oneSocket, send, startPayloadHost } from '../support/host'
@@ -18,7 +18,7 @@ const sessionRequests = () => standIn.state.requests.filter((request) => request
 
 describe('anonymous checkout is limited per client address', () => {
   it('past the limit: 429 rate_limited with Retry-After, and the processor is not asked', async () => {
-    const [limit] = LIMITS.checkout.address
+    const limit = RATE_LIMITS['checkout:ip'].points
     const address = '203.0.113.40'
     for (let attempt = 0; attempt < limit; attempt += 1) {
       expect((await api('POST', '/checkout_sessions', { address, body: { priceId: PRICES.standard } })).status).toBe(200)
@@ -36,7 +36,7 @@ describe('anonymous checkout is limited per client address', () => {
   it('through the host, rotating X-Forwarded-For on one socket does not lift it', async () => {
     const { base } = await startPayloadHost()
     const agent = oneSocket()
-    const [limit] = LIMITS.checkout.address
+    const limit = RATE_LIMITS['checkout:ip'].points
     const statuses: number[] = []
     for (let attempt = 0; attempt <= limit; attempt += 1) {
       const response = await send(base, '/api/checkout_sessions', {

@@ -6,8 +6,9 @@ import path from 'node:path'
 
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { LIMITS } from '../../src/auth/rate-limit'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { CLIENT_ADDRESS_HEADER, parseTrustedProxies, resolveClientAddress } from '../../src/http/client-address'
+import { addressBucket, truncatedAddress } from '../../src/http/ip-address'
 import { createHost, type Host } from '../../src/server/host'
 import { oneSocket, send, startPayloadHost } from '../support/host'
 import { api, usePayload } from '../support/payload'
@@ -117,13 +118,13 @@ describe('per-address limits cannot be lifted by rotating X-Forwarded-For', () =
       }
     }
     agent.destroy()
-    const [limit] = LIMITS.magic_link.address
+    const limit = RATE_LIMITS['magic_link:ip'].points
     expect(statuses.slice(0, limit).every((status) => status === 200)).toBe(true)
     expect(statuses.slice(limit).every((status) => status === 429)).toBe(true)
   })
 
   it('requests with no usable address share one bucket instead of skipping the limit', async () => {
-    const [limit] = LIMITS.magic_link.address
+    const limit = RATE_LIMITS['magic_link:ip'].points
     const statuses: number[] = []
     for (let attempt = 0; attempt <= limit; attempt += 1) {
       statuses.push((await api('POST', '/auth/magic-link', { address: null, body: { email: `nowhere-${attempt}@example.test` } })).status)
@@ -134,12 +135,40 @@ describe('per-address limits cannot be lifted by rotating X-Forwarded-For', () =
   })
 
   it('an IPv6 client is one client across its /64', async () => {
-    const [limit] = LIMITS.magic_link.address
+    const limit = RATE_LIMITS['magic_link:ip'].points
     const statuses: number[] = []
     for (let attempt = 0; attempt <= limit; attempt += 1) {
       const address = `2001:db8:7:7:${(attempt + 1).toString(16)}::1`
       statuses.push((await api('POST', '/auth/magic-link', { address, body: { email: `six-${attempt}@example.test` } })).status)
     }
     expect(statuses.at(-1)).toBe(429)
+  })
+})
+
+describe('address prefixes', () => {
+  it.each([
+    ['IPv4 as it is', '203.0.113.7', '203.0.113.7'],
+    ['no address: the shared bucket', null, 'unknown'],
+    ['IPv6: its /64, every group written out', '2001:db8:7:7:1::1', '2001:0db8:0007:0007::/64'],
+    ['IPv6 spelled in capitals, compressed early', '2001:DB8::9', '2001:0db8:0000:0000::/64'],
+    ['IPv6 without compression', '2001:db8:1:2:3:4:5:6', '2001:0db8:0001:0002::/64'],
+    ['loopback', '::1', '0000:0000:0000:0000::/64'],
+  ])('the rate-limit bucket of %s', (_name, address, expected) => {
+    expect(addressBucket(address)).toBe(expected)
+  })
+
+  it.each([
+    ['IPv4 to its /24', '203.0.113.7', '203.0.113.0'],
+    ['an IPv4-mapped address as IPv4', '::ffff:203.0.113.7', '203.0.113.0'],
+    ['the first of a list', '203.0.113.7, 10.0.0.1', '203.0.113.0'],
+    ['IPv6 to its /48', '2001:db8:7:7:1::1', '2001:db8:7::'],
+    ['IPv6 compressed early', '2001:db8::9', '2001:db8:0::'],
+    ['IPv6 without compression', '2001:db8:1:2:3:4:5:6', '2001:db8:1::'],
+    ['loopback', '::1', '0:0:0::'],
+    ['IPv6 whose /48 ends after the `::`', '::a:b:c:d:e:f', '0:0:a::'],
+    ['nothing', null, null],
+    ['not an address', 'not-an-ip', null],
+  ])('the stored address of %s', (_name, address, expected) => {
+    expect(truncatedAddress(address)).toBe(expected)
   })
 })

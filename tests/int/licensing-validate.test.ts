@@ -8,8 +8,9 @@ import path from 'node:path'
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
-import { VALIDATION_LIMITS } from '../../endpoints/licenses-validate'
-import { CERTIFICATE_MAX_TTL_SECONDS, licenseCertificates, parseSigningKey, publicJwkOf } from '../../src/licensing/certificates'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
+import { parseSigningKey } from '../../src/config/signing-key'
+import { CERTIFICATE_MAX_TTL_SECONDS, licenseCertificates, publicJwkOf } from '../../src/licensing/certificates'
 import { generateLicenseKey } from '../../src/licensing/keys'
 import type { License } from '../../src/payload-types'
 import { PRICES } from '../support/billing-env'
@@ -209,9 +210,9 @@ describe('rate limits', () => {
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
   }
 
-  it(`per key: ${VALIDATION_LIMITS.key[0]} validations of one key from any addresses, then 429`, async () => {
+  it(`per key: ${RATE_LIMITS['license_validate:key'].points} validations of one key from any addresses, then 429`, async () => {
     const license = await grant('standard')
-    for (let attempt = 0; attempt < VALIDATION_LIMITS.key[0]; attempt += 1) {
+    for (let attempt = 0; attempt < RATE_LIMITS['license_validate:key'].points; attempt += 1) {
       expect((await validate({ key: license.key })).status).toBe(200)
     }
     const limited = await validate({ key: license.key })
@@ -221,9 +222,9 @@ describe('rate limits', () => {
     expect((await validate({ key: (await grant('standard')).key })).body.code).toBe('VALID')
   })
 
-  it(`per address: ${VALIDATION_LIMITS.address[0]} validations of any keys from one address, then 429`, async () => {
+  it(`per address: ${RATE_LIMITS['license_validate:ip'].points} validations of any keys from one address, then 429`, async () => {
     const address = '198.51.100.77'
-    for (let attempt = 0; attempt < VALIDATION_LIMITS.address[0]; attempt += 1) {
+    for (let attempt = 0; attempt < RATE_LIMITS['license_validate:ip'].points; attempt += 1) {
       expect((await validate({ key: generateLicenseKey() }, address)).status).toBe(200)
     }
     expectLimited(await validate({ key: (await grant('standard')).key }, address))

@@ -620,7 +620,7 @@ describe('events', () => {
       const statusesOf = (events: Stripe.Event[]) =>
         events.map((event) => retrying.events().find((record) => record.event.id === event.id)?.deliveries.map((delivery) => delivery.status))
       const settle = async (events: Stripe.Event[], deliveries: number) => {
-        for (let wait = 0; wait < 150 && !statusesOf(events).every((statuses) => statuses?.length === deliveries); wait += 1) {
+        for (let wait = 0; wait < 750 && !statusesOf(events).every((statuses) => statuses?.length === deliveries); wait += 1) {
           await new Promise((resolve) => setTimeout(resolve, 20))
         }
         await new Promise((resolve) => setTimeout(resolve, 300))

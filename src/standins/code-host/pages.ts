@@ -1,12 +1,9 @@
+import escapeHtml from 'escape-html'
 import express, { type Request, type Response } from 'express'
 
 import { acceptInvitationOf, isExpired, isOwner } from './collaboration'
 import type { CodeHost } from './context'
 import { timestamp } from './objects'
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (char) => ENTITIES[char] ?? char)
 
 const STYLE = `
   body { font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }

@@ -1,3 +1,4 @@
+import escapeHtml from 'escape-html'
 import express, { type Request, type Response } from 'express'
 
 import { loginOf } from './accounts'
@@ -13,10 +14,6 @@ import { PATHS, PROVIDERS } from './endpoints'
 import type { OAuthAccount, OAuthProvider } from './types'
 
 const PROVIDER_NAMES: Record<OAuthProvider, string> = { github: 'GitHub', google: 'Google' }
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (char) => ENTITIES[char] ?? char)
 
 const STYLE = `
   body { font-family: system-ui, sans-serif; max-width: 32rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }

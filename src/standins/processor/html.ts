@@ -1,6 +1,4 @@
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (char) => ENTITIES[char] ?? char)
+import escapeHtml from 'escape-html'
 
 /** Tagged template that escapes every interpolated value unless it is already `Html`. */
 export class Html {
