@@ -13,6 +13,7 @@ log=$(mktemp)
 media_dir=$(mktemp -d)
 
 # npm start's own Node flags and variables (package.json), through the parser the tests and the bench use.
+echo "smoke: the server runs on node $(node -v)"
 start_args=$(node --import tsx -e "import('./src/process/start-command.ts').then((m) => console.log(m.startNodeArgs('.').join(' ')))")
 start_env=$(node --import tsx -e "import('./src/process/start-command.ts').then((m) => console.log(Object.entries(m.startCommand('.').env).map(([k, v]) => k + '=' + v).join(' ')))")
 
