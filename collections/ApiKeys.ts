@@ -3,6 +3,7 @@ import type { Access, CollectionConfig, Where } from 'payload'
 import { and, or } from '../src/access/compose'
 import { admins, nobody, staff, staffField } from '../src/access/roles'
 import { notByApiKey } from '../src/auth/api-keys'
+import { GROUPS } from './options'
 import { staffActionsField } from './staff-actions'
 
 /** The signed-in customer's keys that still work: revoked rows are history, for staff only. */
@@ -21,7 +22,13 @@ const ownLiveKeys: Access = ({ req }) => {
 export const ApiKeys: CollectionConfig = {
   slug: 'api_keys',
   graphQL: { singularName: 'ApiKey', pluralName: 'ApiKeys' },
-  admin: { useAsTitle: 'prefix', defaultColumns: ['prefix', 'name', 'user', 'lastUsedAt', 'revokedAt'], group: 'Accounts' },
+  labels: { singular: 'API key', plural: 'API keys' },
+  admin: {
+    useAsTitle: 'prefix',
+    defaultColumns: ['prefix', 'name', 'user', 'lastUsedAt', 'revokedAt'],
+    group: GROUPS.customers,
+    description: 'Customers\' personal API keys (plans with API access). Open one to revoke it (Support actions, with a reason).',
+  },
   access: {
     read: and(notByApiKey, or(staff, ownLiveKeys)),
     create: nobody,
@@ -30,9 +37,10 @@ export const ApiKeys: CollectionConfig = {
   },
   fields: [
     staffActionsField(['apiKey.revoke']),
-    { name: 'name', type: 'text', required: true, minLength: 1, maxLength: 60 },
+    { name: 'name', type: 'text', required: true, minLength: 1, maxLength: 60, admin: { description: 'What the customer called the key.' } },
     {
       name: 'prefix',
+      label: 'Key starts with',
       type: 'text',
       required: true,
       index: true,
@@ -46,10 +54,11 @@ export const ApiKeys: CollectionConfig = {
       hidden: true,
       access: { read: () => false, create: () => false, update: () => false },
     },
-    { name: 'user', type: 'relationship', relationTo: 'users', required: true, index: true, access: { read: staffField } },
-    { name: 'lastUsedAt', type: 'date', admin: { readOnly: true, description: 'Updated at most once a minute.' } },
+    { name: 'user', label: 'Customer', type: 'relationship', relationTo: 'users', required: true, index: true, access: { read: staffField } },
+    { name: 'lastUsedAt', label: 'Last used', type: 'date', admin: { readOnly: true, description: 'Updated at most once a minute.' } },
     {
       name: 'revokedAt',
+      label: 'Revoked at',
       type: 'date',
       access: { read: staffField },
       admin: { readOnly: true, description: 'Set when the key was revoked: it opens nothing since.' },

@@ -1,6 +1,7 @@
 import type { CollectionConfig } from 'payload'
 
 import { admins } from '../src/access/roles'
+import { GROUPS, labelled } from './options'
 
 /**
  * Single-use sign-in tokens (magic links, email verification, email changes). Only a SHA-256 of each token is
@@ -8,12 +9,18 @@ import { admins } from '../src/access/roles'
  */
 export const AuthTokens: CollectionConfig = {
   slug: 'auth_tokens',
-  admin: { hidden: true },
+  labels: { singular: 'Sign-in token', plural: 'Sign-in tokens' },
+  admin: { hidden: true, group: GROUPS.system, useAsTitle: 'email', defaultColumns: ['email', 'purpose', 'expiresAt', 'consumedAt'] },
   access: { read: () => false, create: () => false, update: () => false, delete: admins },
   indexes: [{ fields: ['email', 'purpose'] }],
   fields: [
     { name: 'tokenHash', type: 'text', required: true, unique: true },
-    { name: 'purpose', type: 'select', required: true, options: ['magic_link', 'verify_email', 'email_change'] },
+    {
+      name: 'purpose',
+      type: 'select',
+      required: true,
+      options: labelled(['magic_link', 'verify_email', 'email_change'], { magic_link: 'Sign-in link', verify_email: 'Email confirmation', email_change: 'Email change' }),
+    },
     { name: 'email', type: 'email', required: true },
     { name: 'user', type: 'relationship', relationTo: 'users' },
     { name: 'next', type: 'text' },

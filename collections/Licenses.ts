@@ -1,10 +1,14 @@
-import type { CollectionConfig } from 'payload'
+import type { CollectionConfig, Condition } from 'payload'
 
 import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, staff, staffField } from '../src/access/roles'
 import { applyStaffOverride, recordStaffOverride } from './Licenses.hooks'
 import { LICENSE_STATUSES } from '../src/licensing/status'
+import { GROUPS, labelled } from './options'
 import { staffActionsField } from './staff-actions'
+
+/** The admin shows the revocation's fields only once there is one to show. */
+const wasRevoked: Condition = (data) => Boolean(data?.revokedAt || data?.revokedReason || data?.revokedBy)
 
 /**
  * Licenses: the single source of access. The webhook grants and updates them from purchases and
@@ -12,12 +16,13 @@ import { staffActionsField } from './staff-actions'
  */
 export const createLicensesCollection = (options: { graceDays: number }): CollectionConfig => ({
   slug: 'licenses',
+  labels: { singular: 'License', plural: 'Licenses' },
   admin: {
     useAsTitle: 'key',
-    defaultColumns: ['key', 'user', 'email', 'plan', 'status', 'source', 'grantedAt'],
-    group: 'Licensing',
+    defaultColumns: ['key', 'email', 'user', 'plan', 'status', 'source', 'validUntil'],
+    group: GROUPS.licenses,
     listSearchableFields: ['key', 'email'],
-    description: 'Support: open a license to revoke or restore it, or to send its email again (Support actions, with a reason).',
+    description: 'Revoke or restore a license, or send its email again, with the Support actions on its page (each asks for a reason).',
   },
   access: {
     read: or(staff, ownRows('user')),
@@ -33,41 +38,69 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
     staffActionsField(['license.revoke', 'license.restore', 'license.resendEmail']),
     {
       name: 'key',
+      label: 'License key',
       type: 'text',
       required: true,
       unique: true,
       access: { update: () => false },
       admin: { readOnly: true },
     },
-    { name: 'user', type: 'relationship', relationTo: 'users', index: true, access: { update: adminsField } },
-    { name: 'email', type: 'email', index: true, access: { update: adminsField } },
+    { name: 'user', label: 'Customer', type: 'relationship', relationTo: 'users', index: true, access: { update: adminsField } },
+    {
+      name: 'email',
+      label: 'Checkout email',
+      type: 'email',
+      index: true,
+      access: { update: adminsField },
+      admin: { description: 'The address the purchase was made with: the license joins the account that confirms it.' },
+    },
     { name: 'plan', type: 'relationship', relationTo: 'plans', required: true, access: { update: adminsField } },
     {
       name: 'source',
+      label: 'Bought as',
       type: 'select',
       required: true,
-      options: ['one_time_purchase', 'subscription', 'manual'],
+      options: labelled(['one_time_purchase', 'subscription', 'manual'], {
+        one_time_purchase: 'One-time purchase',
+        subscription: 'Subscription',
+        manual: 'Granted by an admin',
+      }),
       access: { update: adminsField },
     },
     {
       name: 'oneTimePurchase',
+      label: 'One-time purchase',
       type: 'relationship',
       relationTo: 'one_time_purchases',
       unique: true,
       access: { update: adminsField },
+      admin: { condition: (data) => data?.source === 'one_time_purchase' || Boolean(data?.oneTimePurchase) },
     },
-    { name: 'subscription', type: 'relationship', relationTo: 'user_subscriptions', unique: true, access: { update: adminsField } },
+    {
+      name: 'subscription',
+      type: 'relationship',
+      relationTo: 'user_subscriptions',
+      unique: true,
+      access: { update: adminsField },
+      admin: { condition: (data) => data?.source === 'subscription' || Boolean(data?.subscription) },
+    },
     {
       name: 'status',
       type: 'select',
       required: true,
       index: true,
-      options: [...LICENSE_STATUSES],
+      options: labelled(LICENSE_STATUSES, {
+        active: 'Active',
+        suspended: 'Suspended (chargeback open)',
+        revoked: 'Revoked',
+        expired: 'Expired',
+      }),
       access: { update: adminsField },
       admin: { readOnly: true, position: 'sidebar', description: 'Follows the purchase or subscription, unless staff override it.' },
     },
     {
       name: 'validUntil',
+      label: 'Valid until',
       type: 'date',
       access: { update: adminsField },
       admin: { readOnly: true, position: 'sidebar', description: 'Subscriptions: end of the paid period plus the grace period.' },
@@ -87,18 +120,26 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
     },
     {
       name: 'overrideReason',
+      label: 'Reason for the override',
       type: 'textarea',
       maxLength: 1000,
       access: { read: staffField, update: staffField },
       admin: { position: 'sidebar', description: 'Required when the override changes; kept in the audit log. Staff only.' },
     },
-    { name: 'grantedAt', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
-    { name: 'revokedAt', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
+    { name: 'grantedAt', label: 'Granted', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
+    { name: 'revokedAt', label: 'Revoked', type: 'date', access: { update: adminsField }, admin: { readOnly: true, condition: wasRevoked } },
     // Staff notes: a staff revocation's reason is the override's free text, and who revoked is internal.
-    { name: 'revokedReason', type: 'text', access: { read: staffField, update: adminsField }, admin: { readOnly: true } },
-    { name: 'revokedBy', type: 'relationship', relationTo: 'users', access: { read: staffField, update: adminsField }, admin: { readOnly: true } },
-    { name: 'emailSentAt', type: 'date', access: { update: adminsField }, admin: { readOnly: true, description: 'When the license email went out.' } },
-    { name: 'downloadCount', type: 'number', defaultValue: 0, access: { update: adminsField }, admin: { readOnly: true } },
-    { name: 'lastDownloadedAt', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
+    { name: 'revokedReason', label: 'Why revoked', type: 'text', access: { read: staffField, update: adminsField }, admin: { readOnly: true, condition: wasRevoked } },
+    {
+      name: 'revokedBy',
+      label: 'Revoked by',
+      type: 'relationship',
+      relationTo: 'users',
+      access: { read: staffField, update: adminsField },
+      admin: { readOnly: true, condition: wasRevoked },
+    },
+    { name: 'emailSentAt', label: 'License email sent', type: 'date', access: { update: adminsField }, admin: { readOnly: true, description: 'When the license email went out.' } },
+    { name: 'downloadCount', label: 'Downloads', type: 'number', defaultValue: 0, access: { update: adminsField }, admin: { readOnly: true } },
+    { name: 'lastDownloadedAt', label: 'Last download', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
   ],
 })

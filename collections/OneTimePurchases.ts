@@ -1,42 +1,51 @@
 import type { CollectionConfig } from 'payload'
 
 import { customerRowsAccess } from '../src/access/customer-rows'
+import { disputeOptions, GROUPS, labelled } from './options'
 
 /** Lifetime purchases, one row per processor payment intent, written only by the webhook. */
 export const OneTimePurchases: CollectionConfig = {
   slug: 'one_time_purchases',
+  labels: { singular: 'One-time purchase', plural: 'One-time purchases' },
   admin: {
     useAsTitle: 'processorPaymentIntentId',
-    defaultColumns: ['processorPaymentIntentId', 'user', 'email', 'plan', 'status', 'grantedAt', 'revokedAt'],
-    group: 'Billing',
+    defaultColumns: ['processorPaymentIntentId', 'email', 'user', 'plan', 'amount', 'currency', 'status', 'disputeStatus', 'grantedAt'],
+    group: GROUPS.sales,
+    description: 'Lifetime plans bought with one payment. Written by the payment processor\'s webhook; refunds and chargebacks show here.',
   },
   access: customerRowsAccess(),
   fields: [
-    { name: 'user', type: 'relationship', relationTo: 'users', index: true },
-    { name: 'email', type: 'email', index: true },
+    { name: 'user', label: 'Customer', type: 'relationship', relationTo: 'users', index: true },
+    { name: 'email', label: 'Checkout email', type: 'email', index: true },
     { name: 'plan', type: 'relationship', relationTo: 'plans' },
-    { name: 'processorPaymentIntentId', type: 'text', required: true, unique: true },
-    { name: 'processorCheckoutSessionId', type: 'text', unique: true },
-    { name: 'processorCustomerId', type: 'text', index: true },
-    { name: 'processorChargeId', type: 'text', index: true },
-    { name: 'processorPriceId', type: 'text' },
-    { name: 'amount', type: 'number', admin: { description: 'In cents.' } },
-    { name: 'currency', type: 'text' },
+    { name: 'processorPaymentIntentId', label: 'Payment ID (processor)', type: 'text', required: true, unique: true },
+    { name: 'processorCheckoutSessionId', label: 'Checkout session ID (processor)', type: 'text', unique: true },
+    { name: 'processorCustomerId', label: 'Customer ID (processor)', type: 'text', index: true },
+    { name: 'processorChargeId', label: 'Charge ID (processor)', type: 'text', index: true },
+    { name: 'processorPriceId', label: 'Price ID (processor)', type: 'text' },
+    { name: 'amount', label: 'Amount (cents)', type: 'number', admin: { description: 'In the currency\'s smallest unit: 29900 usd is $299.00.' } },
+    { name: 'currency', type: 'text', admin: { description: 'Lowercase ISO code, such as usd or eur.' } },
     {
       name: 'status',
       type: 'select',
       required: true,
-      options: ['pending', 'succeeded', 'failed'],
-      admin: { description: 'pending: a delayed payment method has not settled yet.' },
+      options: labelled(['pending', 'succeeded', 'failed'], {
+        pending: 'Pending (payment not settled yet)',
+        succeeded: 'Paid',
+        failed: 'Failed',
+      }),
+      admin: { description: 'Pending: a delayed payment method (such as a bank debit) has not settled yet.' },
     },
-    { name: 'refundedAmount', type: 'number', defaultValue: 0, admin: { description: 'In cents.' } },
+    { name: 'refundedAmount', label: 'Refunded (cents)', type: 'number', defaultValue: 0, admin: { description: 'How much of the amount was refunded, in the same unit.' } },
     {
       name: 'disputeStatus',
+      label: 'Chargeback',
       type: 'select',
-      options: ['none', 'open', 'won', 'lost'],
+      options: disputeOptions,
       defaultValue: 'none',
+      admin: { description: 'Open suspends the license; lost revokes it.' },
     },
-    { name: 'grantedAt', type: 'date' },
-    { name: 'revokedAt', type: 'date' },
+    { name: 'grantedAt', label: 'License granted', type: 'date' },
+    { name: 'revokedAt', label: 'License revoked', type: 'date' },
   ],
 }

@@ -1,40 +1,51 @@
 import type { CollectionConfig } from 'payload'
 
 import { customerRowsAccess } from '../src/access/customer-rows'
+import { disputeOptions, GROUPS, labelled } from './options'
 
 /** Every payment, one row per processor invoice (recurring) or payment intent (one-time). */
 export const PaymentHistory: CollectionConfig = {
   slug: 'payment_history',
+  labels: { singular: 'Payment', plural: 'Payments' },
   admin: {
     useAsTitle: 'processorPaymentId',
-    defaultColumns: ['processorPaymentId', 'user', 'amount', 'currency', 'paymentType', 'status', 'paidAt'],
-    group: 'Billing',
+    defaultColumns: ['processorPaymentId', 'user', 'email', 'amount', 'currency', 'paymentType', 'status', 'paidAt'],
+    group: GROUPS.sales,
+    description: 'Every payment, one-time and recurring, as the payment processor reported it.',
   },
   access: customerRowsAccess(),
   fields: [
-    { name: 'user', type: 'relationship', relationTo: 'users', index: true },
-    { name: 'email', type: 'email', index: true },
+    { name: 'user', label: 'Customer', type: 'relationship', relationTo: 'users', index: true },
+    { name: 'email', label: 'Checkout email', type: 'email', index: true },
     {
       name: 'processorPaymentId',
+      label: 'Payment ID (processor)',
       type: 'text',
       required: true,
       unique: true,
       admin: { description: 'The invoice id (recurring) or the payment intent id (one-time).' },
     },
     { name: 'subscription', type: 'relationship', relationTo: 'user_subscriptions' },
-    { name: 'amount', type: 'number', required: true, admin: { description: 'In cents.' } },
-    { name: 'currency', type: 'text', required: true },
-    { name: 'paymentType', type: 'select', required: true, options: ['recurring', 'one_time'] },
-    { name: 'status', type: 'select', required: true, options: ['succeeded', 'failed'] },
-    { name: 'refundedAmount', type: 'number', defaultValue: 0, admin: { description: 'In cents: how much of it was refunded.' } },
+    { name: 'amount', label: 'Amount (cents)', type: 'number', required: true, admin: { description: 'In the currency\'s smallest unit: 29900 usd is $299.00.' } },
+    { name: 'currency', type: 'text', required: true, admin: { description: 'Lowercase ISO code, such as usd or eur.' } },
+    {
+      name: 'paymentType',
+      label: 'Type',
+      type: 'select',
+      required: true,
+      options: labelled(['recurring', 'one_time'], { recurring: 'Subscription payment', one_time: 'One-time payment' }),
+    },
+    { name: 'status', type: 'select', required: true, options: labelled(['succeeded', 'failed'], { succeeded: 'Paid', failed: 'Failed' }) },
+    { name: 'refundedAmount', label: 'Refunded (cents)', type: 'number', defaultValue: 0, admin: { description: 'How much of the amount was refunded, in the same unit.' } },
     {
       name: 'disputeStatus',
+      label: 'Chargeback',
       type: 'select',
-      options: ['none', 'open', 'won', 'lost'],
+      options: disputeOptions,
       defaultValue: 'none',
       admin: { description: 'A chargeback on its charge.' },
     },
-    { name: 'invoiceUrl', type: 'text' },
-    { name: 'paidAt', type: 'date' },
+    { name: 'invoiceUrl', label: 'Invoice or receipt', type: 'text', admin: { description: 'The processor\'s invoice page (subscriptions) or receipt (one-time payments).' } },
+    { name: 'paidAt', label: 'Paid at', type: 'date' },
   ],
 }

@@ -4,8 +4,8 @@ import { ValidationError } from 'payload'
 import { or } from '../src/access/compose'
 import { admins, staff } from '../src/access/roles'
 import { PRICE_ID_PATTERN } from '../src/plans/catalog'
-import { FEATURE_KEYS, FEATURE_LABELS } from '../src/plans/features'
 import { expirePlans } from '../src/plans/revalidate'
+import { featureOptions, GROUPS } from './options'
 
 const validPriceId: TextFieldSingleValidation = (value) =>
   value === null || value === undefined || value === '' || PRICE_ID_PATTERN.test(value)
@@ -64,10 +64,12 @@ const checkPlanRules: CollectionBeforeValidateHook = async ({ data, originalDoc,
 
 export const Plans: CollectionConfig = {
   slug: 'plans',
+  labels: { singular: 'Plan', plural: 'Plans' },
   admin: {
     useAsTitle: 'name',
-    defaultColumns: ['name', 'slug', 'monthlyPrice', 'billing', 'active', 'order'],
-    group: 'Catalog',
+    defaultColumns: ['name', 'slug', 'monthlyPrice', 'yearlyPrice', 'billing', 'active', 'order'],
+    group: GROUPS.sales,
+    description: 'What customers can buy, in the order of the pricing page. Only admins change plans.',
   },
   defaultSort: 'order',
   access: {
@@ -101,9 +103,10 @@ export const Plans: CollectionConfig = {
     {
       type: 'row',
       fields: [
-        { name: 'isFree', type: 'checkbox', defaultValue: false },
+        { name: 'isFree', label: 'Free plan', type: 'checkbox', defaultValue: false },
         {
           name: 'billing',
+          label: 'Billing',
           type: 'select',
           options: [
             { label: 'Lifetime (one-time payment)', value: 'lifetime' },
@@ -118,12 +121,13 @@ export const Plans: CollectionConfig = {
       fields: [
         {
           name: 'monthlyPrice',
+          label: 'Monthly price',
           type: 'number',
           required: true,
           min: 0,
           admin: { description: 'Shown on the pricing page; the one-time price for lifetime plans.' },
         },
-        { name: 'yearlyPrice', type: 'number', min: 0, admin: { description: 'Empty for free and lifetime plans.' } },
+        { name: 'yearlyPrice', label: 'Yearly price', type: 'number', min: 0, admin: { description: 'Empty for free and lifetime plans.' } },
       ],
     },
     {
@@ -147,18 +151,19 @@ export const Plans: CollectionConfig = {
       type: 'select',
       hasMany: true,
       required: true,
-      options: FEATURE_KEYS.map((key) => ({ label: `${FEATURE_LABELS[key]} (${key})`, value: key })),
+      label: 'Grants',
+      options: featureOptions,
       admin: { description: 'Feature keys this plan grants: the access rules read these.' },
     },
     {
       type: 'row',
       fields: [
-        { name: 'isPopular', type: 'checkbox', defaultValue: false },
-        { name: 'allowPromotionCodes', type: 'checkbox', defaultValue: false },
+        { name: 'isPopular', label: 'Highlight as most popular', type: 'checkbox', defaultValue: false },
+        { name: 'allowPromotionCodes', label: 'Accept promotion codes at checkout', type: 'checkbox', defaultValue: false },
       ],
     },
-    { name: 'buttonText', type: 'text', required: true, maxLength: 40 },
-    { name: 'order', type: 'number', required: true, defaultValue: 0, admin: { position: 'sidebar' } },
-    { name: 'active', type: 'checkbox', defaultValue: true, admin: { position: 'sidebar' } },
+    { name: 'buttonText', label: 'Button text', type: 'text', required: true, maxLength: 40, admin: { description: 'The pricing page\'s button, such as Buy Standard.' } },
+    { name: 'order', type: 'number', required: true, defaultValue: 0, admin: { position: 'sidebar', description: 'Position on the pricing page, lowest first.' } },
+    { name: 'active', label: 'On sale', type: 'checkbox', defaultValue: true, admin: { position: 'sidebar', description: 'Off: hidden from the pricing page.' } },
   ],
 }

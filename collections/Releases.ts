@@ -3,6 +3,7 @@ import { ValidationError } from 'payload'
 import semver from 'semver'
 
 import { admins, staff } from '../src/access/roles'
+import { GROUPS } from './options'
 
 const checkVersion: CollectionBeforeValidateHook = ({ data, req }) => {
   const version = typeof data?.version === 'string' ? data.version.trim() : data?.version
@@ -18,10 +19,11 @@ const checkVersion: CollectionBeforeValidateHook = ({ data, req }) => {
  */
 export const createReleasesCollection = (options: { staticDir: string }): CollectionConfig => ({
   slug: 'releases',
+  labels: { singular: 'Release', plural: 'Releases' },
   admin: {
     useAsTitle: 'version',
-    defaultColumns: ['version', 'publishedAt', 'prerelease', 'filesize', 'downloadCount'],
-    group: 'Delivery',
+    defaultColumns: ['version', 'publishedAt', 'prerelease', 'filename', 'downloadCount'],
+    group: GROUPS.delivery,
     description: 'Upload the kit archive of each version. Customers see a release once it has a publish date in the past.',
   },
   defaultSort: '-createdAt',
@@ -33,10 +35,10 @@ export const createReleasesCollection = (options: { staticDir: string }): Collec
   },
   hooks: { beforeValidate: [checkVersion] },
   fields: [
-    { name: 'version', type: 'text', required: true, unique: true, index: true },
-    { name: 'prerelease', type: 'checkbox', defaultValue: false, admin: { readOnly: true, position: 'sidebar', description: 'From the version (1.0.0-beta.1).' } },
-    { name: 'publishedAt', type: 'date', index: true, admin: { position: 'sidebar', date: { pickerAppearance: 'dayAndTime' }, description: 'Empty or in the future: not visible to customers.' } },
-    { name: 'notes', type: 'richText' },
-    { name: 'downloadCount', type: 'number', defaultValue: 0, access: { update: () => false }, admin: { readOnly: true, position: 'sidebar' } },
+    { name: 'version', type: 'text', required: true, unique: true, index: true, admin: { description: 'A semantic version, such as 1.4.2 or 2.0.0-beta.1.' } },
+    { name: 'prerelease', label: 'Pre-release', type: 'checkbox', defaultValue: false, admin: { readOnly: true, position: 'sidebar', description: 'From the version (1.0.0-beta.1).' } },
+    { name: 'publishedAt', label: 'Published', type: 'date', index: true, admin: { position: 'sidebar', date: { pickerAppearance: 'dayAndTime' }, description: 'Empty or in the future: not visible to customers.' } },
+    { name: 'notes', label: 'Release notes', type: 'richText' },
+    { name: 'downloadCount', label: 'Downloads', type: 'number', defaultValue: 0, access: { update: () => false }, admin: { readOnly: true, position: 'sidebar' } },
   ],
 })

@@ -1,6 +1,7 @@
 import type { CollectionConfig } from 'payload'
 
 import { admins, nobody, staff } from '../src/access/roles'
+import { GROUPS } from './options'
 
 /**
  * Which account holds which code-host username: one row per username, its key the lower-cased
@@ -9,13 +10,20 @@ import { admins, nobody, staff } from '../src/access/roles'
  */
 export const RepoUsernames: CollectionConfig = {
   slug: 'repo_usernames',
-  admin: { useAsTitle: 'usernameKey', defaultColumns: ['usernameKey', 'user', 'createdAt'], group: 'Delivery' },
+  labels: { singular: 'Claimed username', plural: 'Claimed usernames' },
+  admin: {
+    useAsTitle: 'usernameKey',
+    defaultColumns: ['usernameKey', 'user', 'removingSince', 'createdAt'],
+    group: GROUPS.delivery,
+    description: 'Which account holds which code-host username, so no two accounts share one. Kept by the service.',
+  },
   access: { read: staff, create: nobody, update: nobody, delete: admins },
   fields: [
-    { name: 'usernameKey', type: 'text', required: true, unique: true, admin: { description: 'The username, lower-cased.' } },
-    { name: 'user', type: 'relationship', relationTo: 'users', required: true, index: true },
+    { name: 'usernameKey', label: 'Username', type: 'text', required: true, unique: true, admin: { description: 'The username, lower-cased.' } },
+    { name: 'user', label: 'Held by', type: 'relationship', relationTo: 'users', required: true, index: true },
     {
       name: 'removingSince',
+      label: 'Being removed since',
       type: 'date',
       admin: { description: 'Set while the username is being taken off the code host: nobody may write it meanwhile.' },
     },

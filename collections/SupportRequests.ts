@@ -2,6 +2,7 @@ import type { CollectionConfig, FieldAccess } from 'payload'
 
 import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, signedIn, staff, staffField } from '../src/access/roles'
+import { GROUPS, labelled } from './options'
 import { fileSupportRequest, trimText } from './SupportRequests.hooks'
 
 /** Set by the service only (hooks, jobs): no one writes it through REST, GraphQL or the admin. */
@@ -24,7 +25,7 @@ export const SupportRequests: CollectionConfig = {
     useAsTitle: 'subject',
     defaultColumns: ['subject', 'priority', 'status', 'user', 'createdAt'],
     listSearchableFields: ['subject'],
-    group: 'Support',
+    group: GROUPS.support,
     description: 'The queue: high priority first, then the oldest. Open a request and add a reply under "Replies" to answer it; the customer gets it by email.',
   },
   defaultSort: ['priority', 'createdAt'],
@@ -38,7 +39,7 @@ export const SupportRequests: CollectionConfig = {
       type: 'select',
       required: true,
       defaultValue: 'normal',
-      options: [...SUPPORT_PRIORITIES],
+      options: labelled(SUPPORT_PRIORITIES, { high: 'High (priority support)', normal: 'Normal' }),
       index: true,
       access: { create: serviceOnly, update: staffField },
       admin: { position: 'sidebar', description: 'From the customer\'s plan when filed: high with priority support.' },
@@ -48,13 +49,14 @@ export const SupportRequests: CollectionConfig = {
       type: 'select',
       required: true,
       defaultValue: 'open',
-      options: [...SUPPORT_STATUSES],
+      options: labelled(SUPPORT_STATUSES, { open: 'Open (waiting for us)', answered: 'Answered (waiting for the customer)', closed: 'Closed' }),
       index: true,
       access: { create: serviceOnly, update: staffField },
       admin: { position: 'sidebar' },
     },
     {
       name: 'user',
+      label: 'Customer',
       type: 'relationship',
       relationTo: 'users',
       required: true,

@@ -2,6 +2,7 @@ import type { Access, CollectionConfig, Endpoint, Field } from 'payload'
 
 import { admins, isStaffUser, staffField } from '../src/access/roles'
 import { slugField } from './content/shared'
+import { GROUPS, labelled } from './options'
 
 export const TEMPLATE_CATEGORIES = ['dashboard', 'marketing', 'auth', 'billing', 'email'] as const
 
@@ -54,10 +55,11 @@ export const withStaffOnlyArchive = (collection: CollectionConfig): CollectionCo
  */
 export const createTemplatesCollection = (options: { staticDir: string; endpoints: Endpoint[] }): CollectionConfig => ({
   slug: 'templates',
+  labels: { singular: 'Template', plural: 'Templates' },
   admin: {
     useAsTitle: 'name',
-    defaultColumns: ['name', 'category', 'publishedAt', 'downloadCount'],
-    group: 'Delivery',
+    defaultColumns: ['name', 'category', 'slug', 'publishedAt', 'downloadCount'],
+    group: GROUPS.delivery,
     description: 'Template archives for customers whose plan includes the template library. Visible in the catalogue once the publish date has passed.',
   },
   defaultSort: '-publishedAt',
@@ -73,18 +75,26 @@ export const createTemplatesCollection = (options: { staticDir: string; endpoint
   },
   fields: [
     { name: 'name', type: 'text', required: true, maxLength: 120 },
-    slugField(),
+    slugField({ useAsSlug: 'name' }),
     { name: 'description', type: 'textarea', maxLength: 2000 },
-    { name: 'category', type: 'select', required: true, options: [...TEMPLATE_CATEGORIES], index: true },
-    { name: 'preview', type: 'upload', relationTo: 'media', admin: { description: 'A screenshot for the catalogue (public).' } },
+    {
+      name: 'category',
+      type: 'select',
+      required: true,
+      options: labelled(TEMPLATE_CATEGORIES, { dashboard: 'Dashboard', marketing: 'Marketing', auth: 'Sign-in and accounts', billing: 'Billing', email: 'Email' }),
+      index: true,
+    },
+    { name: 'preview', label: 'Preview image', type: 'upload', relationTo: 'media', admin: { description: 'A screenshot for the catalogue (public).' } },
     {
       name: 'publishedAt',
+      label: 'Published',
       type: 'date',
       index: true,
       admin: { position: 'sidebar', date: { pickerAppearance: 'dayAndTime' }, description: 'Empty or in the future: not in the catalogue.' },
     },
     {
       name: 'downloadCount',
+      label: 'Downloads',
       type: 'number',
       defaultValue: 0,
       access: { read: staffField, create: () => false, update: () => false },

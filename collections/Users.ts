@@ -11,6 +11,7 @@ import { WITHOUT_JOINS } from '../src/db/no-joins'
 import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, isAdminUser, isStaffUser, ROLES, staff } from '../src/access/roles'
 import { customerJoinsForStaffOnly, customerViewTab } from './CustomerView'
+import { GROUPS } from './options'
 
 export type UsersOptions = {
   /** The public address: the host of every emailed link. */
@@ -68,6 +69,7 @@ const guardCredentials: CollectionBeforeOperationHook = async ({ args, operation
   return args
 }
 
+// PATCH: reset-token-hash
 /**
  * The users row keeps only a reset token's SHA-256 (hashResetToken), so whoever presents a token is
  * matched by its hash: the stored value itself is no key. Payload read `data` before this hook runs,
@@ -130,10 +132,12 @@ const guardEmailChange: CollectionBeforeChangeHook = ({ data, operation, origina
 
 export const createUsersCollection = (options: UsersOptions): CollectionConfig => ({
   slug: 'users',
+  labels: { singular: 'User', plural: 'Users' },
   admin: {
     useAsTitle: 'email',
-    defaultColumns: ['email', 'name', 'roles', 'createdAt'],
-    group: 'Accounts',
+    defaultColumns: ['email', 'name', 'roles', 'emailVerified', 'createdAt'],
+    group: GROUPS.customers,
+    description: 'Customers and staff. Open a customer\'s page and its Customer tab for everything they bought, downloaded and asked for.',
   },
   auth: {
     maxLoginAttempts: options.maxLoginAttempts,
@@ -183,6 +187,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
     },
     {
       name: 'emailVerified',
+      label: 'Email verified',
       type: 'checkbox',
       defaultValue: false,
       access: { create: adminsField, update: adminsField },
@@ -193,6 +198,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
     },
     {
       name: 'pendingEmail',
+      label: 'New email, not confirmed yet',
       type: 'email',
       access: { create: adminsField, update: adminsField },
       admin: { position: 'sidebar', readOnly: true, description: 'A new address the user asked for; it replaces the email when the link sent to it is opened.' },

@@ -14,6 +14,7 @@ import * as migration_20261122_171554_api_keys from './20261122_171554_api_keys'
 import * as migration_20261122_172007_templates_and_support from './20261122_172007_templates_and_support';
 import * as migration_20261126_191528_repo_access_invitations from './20261126_191528_repo_access_invitations';
 import * as migration_20261126_192904_rate_limit_prune_job from './20261126_192904_rate_limit_prune_job';
+import * as migration_20261126_224115_slug_fields from './20261126_224115_slug_fields';
 
 export const migrations = [
   {
@@ -94,6 +95,11 @@ export const migrations = [
   {
     up: migration_20261126_192904_rate_limit_prune_job.up,
     down: migration_20261126_192904_rate_limit_prune_job.down,
-    name: '20261126_192904_rate_limit_prune_job'
+    name: '20261126_192904_rate_limit_prune_job',
+  },
+  {
+    up: migration_20261126_224115_slug_fields.up,
+    down: migration_20261126_224115_slug_fields.down,
+    name: '20261126_224115_slug_fields'
   },
 ];

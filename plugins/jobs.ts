@@ -14,6 +14,7 @@ const reapStuckJobsTask = (options: ReaperOptions): TaskConfig<'reapStuckJobs'> 
       cron: '* * * * *',
       queue: 'default',
       hooks: {
+        // PATCH: jobs-reaper
         // Payload skips a schedule while its last job is unfinished; a reaper stuck in processing
         // (its worker died) must not stop the reaping, so only a reaper still waiting to run counts.
         beforeSchedule: async ({ queueable, req }) => {

@@ -193,6 +193,8 @@ export interface UserAuthOperations {
   };
 }
 /**
+ * Customers and staff. Open a customer's page and its Customer tab for everything they bought, downloaded and asked for.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "users".
  */
@@ -281,7 +283,7 @@ export interface User {
   collection: 'users';
 }
 /**
- * Support: open a license to revoke or restore it, or to send its email again (Support actions, with a reason).
+ * Revoke or restore a license, or send its email again, with the Support actions on its page (each asks for a reason).
  *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "licenses".
@@ -290,6 +292,9 @@ export interface License {
   id: number;
   key: string;
   user?: (number | null) | User;
+  /**
+   * The address the purchase was made with: the license joins the account that confirms it.
+   */
   email?: string | null;
   plan: number | Plan;
   source: 'one_time_purchase' | 'subscription' | 'manual';
@@ -322,6 +327,8 @@ export interface License {
   createdAt: string;
 }
 /**
+ * What customers can buy, in the order of the pricing page. Only admins change plans.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "plans".
  */
@@ -359,13 +366,24 @@ export interface Plan {
   featureAccess: ('basic' | 'templates' | 'support' | 'api' | 'analytics' | 'custom_domain' | 'advanced')[];
   isPopular?: boolean | null;
   allowPromotionCodes?: boolean | null;
+  /**
+   * The pricing page's button, such as Buy Standard.
+   */
   buttonText: string;
+  /**
+   * Position on the pricing page, lowest first.
+   */
   order: number;
+  /**
+   * Off: hidden from the pricing page.
+   */
   active?: boolean | null;
   updatedAt: string;
   createdAt: string;
 }
 /**
+ * Lifetime plans bought with one payment. Written by the payment processor's webhook; refunds and chargebacks show here.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "one_time_purchases".
  */
@@ -380,18 +398,24 @@ export interface OneTimePurchase {
   processorChargeId?: string | null;
   processorPriceId?: string | null;
   /**
-   * In cents.
+   * In the currency's smallest unit: 29900 usd is $299.00.
    */
   amount?: number | null;
+  /**
+   * Lowercase ISO code, such as usd or eur.
+   */
   currency?: string | null;
   /**
-   * pending: a delayed payment method has not settled yet.
+   * Pending: a delayed payment method (such as a bank debit) has not settled yet.
    */
   status: 'pending' | 'succeeded' | 'failed';
   /**
-   * In cents.
+   * How much of the amount was refunded, in the same unit.
    */
   refundedAmount?: number | null;
+  /**
+   * Open suspends the license; lost revokes it.
+   */
   disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
   grantedAt?: string | null;
   revokedAt?: string | null;
@@ -399,6 +423,8 @@ export interface OneTimePurchase {
   createdAt: string;
 }
 /**
+ * Monthly and yearly plans, as the payment processor reports them. Customers change or cancel them in the processor's billing portal.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "user_subscriptions".
  */
@@ -434,6 +460,8 @@ export interface UserSubscription {
   createdAt: string;
 }
 /**
+ * Every payment, one-time and recurring, as the payment processor reported it.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "payment_history".
  */
@@ -447,26 +475,34 @@ export interface PaymentHistory {
   processorPaymentId: string;
   subscription?: (number | null) | UserSubscription;
   /**
-   * In cents.
+   * In the currency's smallest unit: 29900 usd is $299.00.
    */
   amount: number;
+  /**
+   * Lowercase ISO code, such as usd or eur.
+   */
   currency: string;
   paymentType: 'recurring' | 'one_time';
   status: 'succeeded' | 'failed';
   /**
-   * In cents: how much of it was refunded.
+   * How much of the amount was refunded, in the same unit.
    */
   refundedAmount?: number | null;
   /**
    * A chargeback on its charge.
    */
   disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
+  /**
+   * The processor's invoice page (subscriptions) or receipt (one-time payments).
+   */
   invoiceUrl?: string | null;
   paidAt?: string | null;
   updatedAt: string;
   createdAt: string;
 }
 /**
+ * Every release a customer downloaded, newest first.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "downloads".
  */
@@ -492,6 +528,9 @@ export interface Download {
  */
 export interface Release {
   id: number;
+  /**
+   * A semantic version, such as 1.4.2 or 2.0.0-beta.1.
+   */
   version: string;
   /**
    * From the version (1.0.0-beta.1).
@@ -532,6 +571,8 @@ export interface Release {
   focalY?: number | null;
 }
 /**
+ * Every template a customer downloaded, newest first.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "template_downloads".
  */
@@ -561,7 +602,11 @@ export interface Template {
   id: number;
   name: string;
   /**
-   * The address of the entry. Changing it breaks links people already have.
+   * When enabled, the slug will auto-generate from the title field on save and autosave.
+   */
+  generateSlug?: boolean | null;
+  /**
+   * The address of the entry, generated until you unlock it and type one. Changing it breaks links people already have.
    */
   slug: string;
   description?: string | null;
@@ -588,6 +633,8 @@ export interface Template {
   height?: number | null;
 }
 /**
+ * Images of the public site: blog covers, pictures in posts, template previews.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "media".
  */
@@ -639,6 +686,8 @@ export interface Media {
   };
 }
 /**
+ * Customers on a plan with the code repository, and where their invitation stands. Open one to send the invitation again (Support actions, with a reason).
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "repo_access".
  */
@@ -711,11 +760,16 @@ export interface SupportReply {
   createdAt: string;
 }
 /**
+ * Customers' personal API keys (plans with API access). Open one to revoke it (Support actions, with a reason).
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "api_keys".
  */
 export interface ApiKey {
   id: number;
+  /**
+   * What the customer called the key.
+   */
   name: string;
   /**
    * The start of the key (kit_ and 8 characters), what the customer sees in their list.
@@ -752,6 +806,8 @@ export interface AuthToken {
   createdAt: string;
 }
 /**
+ * Which GitHub or Google account signs in as which user. Created when a customer first signs in with it.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "oauth_identities".
  */
@@ -762,19 +818,30 @@ export interface OauthIdentity {
    * The provider's stable account id.
    */
   subject: string;
+  /**
+   * The email the provider gave at the first sign-in.
+   */
   email?: string | null;
   user: number | User;
   updatedAt: string;
   createdAt: string;
 }
 /**
+ * Every support action and license override: who did it, to which record, when and why. Nobody can change an entry.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "audit_log".
  */
 export interface AuditLog {
   id: number;
   actor?: (number | null) | User;
+  /**
+   * license.revoke, license.restore, license.override_cleared (override set back to none), license.resend_email, repo_access.resend_invitation or api_key.revoke.
+   */
   action: string;
+  /**
+   * The collection of the record acted on, such as licenses.
+   */
   targetCollection: string;
   targetId: string;
   reason?: string | null;
@@ -800,6 +867,8 @@ export interface AuditLog {
   createdAt: string;
 }
 /**
+ * Which account holds which code-host username, so no two accounts share one. Kept by the service.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "repo_usernames".
  */
@@ -818,7 +887,7 @@ export interface RepoUsername {
   createdAt: string;
 }
 /**
- * Webhook events from the processor. A failed event can be run again from its page.
+ * What the payment processor told us (payments, subscriptions, refunds, chargebacks), one row per event. A failed event can be run again from its page.
  *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "processor_events".
@@ -826,11 +895,23 @@ export interface RepoUsername {
 export interface ProcessorEvent {
   id: number;
   eventId: string;
+  /**
+   * The processor's name for it, such as invoice.paid.
+   */
   type: string;
+  /**
+   * Off: a test-mode event, no real payment.
+   */
   livemode?: boolean | null;
   status: 'received' | 'processed' | 'ignored' | 'failed';
+  /**
+   * How many times the service tried to apply it.
+   */
   attempts?: number | null;
   lastError?: string | null;
+  /**
+   * The payment, subscription or invoice it is about.
+   */
   objectId?: string | null;
   receivedAt: string;
   processedAt?: string | null;
@@ -847,11 +928,16 @@ export interface ProcessorEvent {
   createdAt: string;
 }
 /**
+ * What happened, for product analytics: purchases, subscriptions started or ended, licenses revoked. Written by the service.
+ *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "analytics_events".
  */
 export interface AnalyticsEvent {
   id: number;
+  /**
+   * Such as purchase_completed or license_revoked.
+   */
   name: string;
   user?: (number | null) | User;
   email?: string | null;
@@ -899,13 +985,20 @@ export interface Post {
     [k: string]: unknown;
   } | null;
   /**
-   * The address of the entry. Changing it breaks links people already have.
+   * When enabled, the slug will auto-generate from the title field on save and autosave.
+   */
+  generateSlug?: boolean | null;
+  /**
+   * The address of the entry, generated until you unlock it and type one. Changing it breaks links people already have.
    */
   slug: string;
   /**
    * The date readers see. Set on first publish when empty.
    */
   publishedAt?: string | null;
+  /**
+   * The name readers see under the title.
+   */
   author: string;
   /**
    * Lowercase words, such as payments or deployment.
@@ -968,7 +1061,11 @@ export interface ChangelogEntry {
     [k: string]: unknown;
   } | null;
   /**
-   * The address of the entry. Changing it breaks links people already have.
+   * When enabled, the slug will auto-generate from the title field on save and autosave.
+   */
+  generateSlug?: boolean | null;
+  /**
+   * The address of the entry, generated until you unlock it and type one. Changing it breaks links people already have.
    */
   slug: string;
   /**
@@ -1510,6 +1607,7 @@ export interface RepoUsernamesSelect<T extends boolean = true> {
  */
 export interface TemplatesSelect<T extends boolean = true> {
   name?: T;
+  generateSlug?: T;
   slug?: T;
   description?: T;
   category?: T;
@@ -1646,6 +1744,7 @@ export interface PostsSelect<T extends boolean = true> {
   title?: T;
   summary?: T;
   body?: T;
+  generateSlug?: T;
   slug?: T;
   publishedAt?: T;
   author?: T;
@@ -1680,6 +1779,7 @@ export interface ChangelogEntriesSelect<T extends boolean = true> {
   version?: T;
   summary?: T;
   body?: T;
+  generateSlug?: T;
   slug?: T;
   publishedAt?: T;
   changeTypes?: T;

@@ -5,12 +5,16 @@ import semver from 'semver'
 import { staffField } from '../../src/access/roles'
 import { CONTENT_TAGS } from '../../src/content/cache-tags'
 import { contentEditor } from '../../src/content/editor'
-import { CONTENT_SYSTEM_CONTEXT, contentCollection, type PreviewUrl, publishedAtField, slugField, sourceField, summaryField } from './shared'
+import { labelled } from '../options'
+import { CONTENT_SYSTEM_CONTEXT, contentCollection, type PreviewUrl, publishedAtField, slugField, sourceField, summaryField, toSlug } from './shared'
 
 export const CHANGE_TYPES = ['added', 'changed', 'fixed', 'security'] as const
 
 /** The default slug of a version's entry: v1.2.0 -> v1-2-0 (also the anchor on /changelog). */
 export const changelogSlug = (version: string): string => `v${version.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`
+
+/** The admin's "Generate" makes a slug from the version, as an entry without one gets. */
+const slugFromVersion = (text: string): string => (semver.valid(text.trim()) ? changelogSlug(text.trim()) : toSlug(text))
 
 /** Validate the version and join the entry to the release of that version, when there is one. */
 const joinRelease: CollectionBeforeChangeHook = async ({ data, originalDoc, req }) => {
@@ -55,13 +59,14 @@ export const createChangelogCollection = (options: { previewUrl: PreviewUrl }): 
     { name: 'version', type: 'text', required: true, unique: true, index: true, admin: { description: 'The kit version this entry describes, such as 1.4.0.' } },
     summaryField,
     { name: 'body', type: 'richText', editor: contentEditor },
-    slugField(),
+    slugField({ useAsSlug: 'version', slugify: slugFromVersion }),
     publishedAtField,
     {
       name: 'changeTypes',
+      label: 'Kinds of change',
       type: 'select',
       hasMany: true,
-      options: [...CHANGE_TYPES],
+      options: labelled(CHANGE_TYPES, { added: 'Added', changed: 'Changed', fixed: 'Fixed', security: 'Security' }),
       admin: { position: 'sidebar' },
     },
     {

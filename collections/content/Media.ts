@@ -2,6 +2,7 @@ import type { CollectionConfig } from 'payload'
 
 import { admins, staffField } from '../../src/access/roles'
 import { mediaReadAccess } from '../../src/content/public-media'
+import { GROUPS } from '../options'
 
 /**
  * Images of the public site (blog covers, pictures in posts). A visitor reads an image only through
@@ -12,7 +13,12 @@ import { mediaReadAccess } from '../../src/content/public-media'
 export const createMediaCollection = (options: { staticDir: string }): CollectionConfig => ({
   slug: 'media',
   labels: { singular: 'Image', plural: 'Media' },
-  admin: { group: 'Content', useAsTitle: 'alt', defaultColumns: ['filename', 'alt', 'width', 'height', 'updatedAt'] },
+  admin: {
+    group: GROUPS.content,
+    useAsTitle: 'alt',
+    defaultColumns: ['filename', 'alt', 'width', 'height', 'updatedAt'],
+    description: 'Images of the public site: blog covers, pictures in posts, template previews.',
+  },
   access: { read: mediaReadAccess, create: admins, update: admins, delete: admins },
   upload: {
     staticDir: options.staticDir,
@@ -26,7 +32,7 @@ export const createMediaCollection = (options: { staticDir: string }): Collectio
     ],
   },
   fields: [
-    { name: 'alt', type: 'text', required: true, maxLength: 200, admin: { description: 'What the image shows, for readers who cannot see it.' } },
+    { name: 'alt', label: 'Description (alt text)', type: 'text', required: true, maxLength: 200, admin: { description: 'What the image shows, for readers who cannot see it.' } },
     {
       // The importer's key: the SHA-256 of an imported file, so importing it again reuses this image.
       name: 'sourceHash',

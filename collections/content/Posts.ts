@@ -4,7 +4,8 @@ import { documentFieldRead, forceSelectOf, keepForcedFields } from '../../src/ac
 import { CONTENT_TAGS } from '../../src/content/cache-tags'
 import { contentEditor } from '../../src/content/editor'
 import { featureAccess } from '../../src/licensing/entitlements'
-import { FEATURE_KEYS, type FeatureKey } from '../../src/plans/features'
+import type { FeatureKey } from '../../src/plans/features'
+import { featureOptions } from '../options'
 import { contentCollection, type PreviewUrl, publishedAtField, slugField, sourceField, summaryField } from './shared'
 
 /** Paths under /blog that are pages of their own, not posts. */
@@ -49,9 +50,9 @@ export const createPostsCollection = (options: { previewUrl: PreviewUrl }): Coll
       { name: 'title', type: 'text', required: true, maxLength: 120 },
       summaryField,
       { name: 'body', type: 'richText', editor: contentEditor, access: { read: premiumBodyAccess } },
-      slugField(RESERVED_POST_SLUGS),
+      slugField({ reserved: RESERVED_POST_SLUGS }),
       publishedAtField,
-      { name: 'author', type: 'text', required: true, admin: { position: 'sidebar' } },
+      { name: 'author', type: 'text', required: true, admin: { position: 'sidebar', description: 'The name readers see under the title.' } },
       {
         name: 'tags',
         type: 'text',
@@ -59,11 +60,12 @@ export const createPostsCollection = (options: { previewUrl: PreviewUrl }): Coll
         maxRows: 8,
         admin: { position: 'sidebar', description: 'Lowercase words, such as payments or deployment.' },
       },
-      { name: 'cover', type: 'upload', relationTo: 'media', admin: { position: 'sidebar' } },
+      { name: 'cover', label: 'Cover image', type: 'upload', relationTo: 'media', admin: { position: 'sidebar' } },
       {
         name: 'requiredFeature',
+        label: 'Premium: requires',
         type: 'select',
-        options: [...FEATURE_KEYS],
+        options: featureOptions,
         admin: { position: 'sidebar', description: 'Premium post: only holders of this feature key read the body.' },
       },
       sourceField,

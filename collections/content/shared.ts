@@ -1,8 +1,10 @@
+import { slugField as payloadSlugField } from 'payload'
 import type { Access, CollectionAfterChangeHook, CollectionBeforeChangeHook as BeforeChange, CollectionConfig, CollectionAfterDeleteHook, CollectionBeforeChangeHook, Field, TextFieldSingleValidation } from 'payload'
 
 import { admins, isStaffUser, staff, staffField } from '../../src/access/roles'
 import { revalidateContent } from '../../src/content/revalidate'
 import type { ContentTag } from '../../src/content/cache-tags'
+import { GROUPS } from '../options'
 
 /** Set on `req.context` by the MDX importer: its writes are not "edits in the admin". */
 export const CONTENT_IMPORT_CONTEXT = 'contentImport'
@@ -14,23 +16,53 @@ export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 /** Anyone reads published entries; drafts and the versions history are for staff. */
 export const publishedOrStaff: Access = ({ req }) => isStaffUser(req.user) || { _status: { equals: 'published' } }
 
-/** A lowercase, dash-separated slug, unique in its collection and clear of the routes beside it. */
-export const slugField = (reserved: readonly string[] = []): Field => {
+/** Any text as a slug: ASCII letters and digits, lowercased, runs of anything else as one dash, at most 96 characters. */
+export const toSlug = (text: string): string =>
+  text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 96)
+    .replace(/^-+|-+$/g, '')
+
+type PayloadSlugify = NonNullable<NonNullable<Parameters<typeof payloadSlugField>[0]>['slugify']>
+
+/**
+ * A lowercase, dash-separated slug, unique in its collection and clear of the routes beside it: Payload's
+ * slug field, so the admin generates it from `useAsSlug` (the title) until someone unlocks it and types one.
+ * A slug given explicitly (typed, imported, set by a hook) is kept as given and must pass the rules.
+ */
+export const slugField = (options: { useAsSlug?: string; reserved?: readonly string[]; slugify?: (text: string) => string } = {}): Field => {
+  const { useAsSlug = 'title', reserved = [], slugify = toSlug } = options
   const validate: TextFieldSingleValidation = (value) => {
     if (typeof value !== 'string' || !SLUG_PATTERN.test(value)) return 'Use lowercase letters, digits and single dashes, such as my-first-post.'
     if (value.length > 96) return 'Keep the slug to 96 characters or fewer.'
     if (reserved.includes(value)) return `"${value}" is taken by a page of the site; choose another slug.`
     return true
   }
-  return {
-    name: 'slug',
-    type: 'text',
-    required: true,
-    unique: true,
-    index: true,
-    validate,
-    admin: { position: 'sidebar', description: 'The address of the entry. Changing it breaks links people already have.' },
+  const generate: PayloadSlugify = ({ data, valueToSlugify }) => {
+    if (typeof valueToSlugify !== 'string' || valueToSlugify.trim() === '') return undefined
+    return valueToSlugify === data?.slug ? valueToSlugify : slugify(valueToSlugify) || undefined
   }
+  return payloadSlugField({
+    useAsSlug,
+    slugify: generate,
+    overrides: (row) => ({
+      ...row,
+      fields: row.fields.map((field): Field => {
+        if (!('name' in field)) return field
+        if (field.name === 'slug') {
+          return {
+            ...field,
+            validate,
+            admin: { ...field.admin, description: 'The address of the entry, generated until you unlock it and type one. Changing it breaks links people already have.' },
+          } as Field
+        }
+        return { ...field, label: 'Generate the slug' } as Field
+      }),
+    }),
+  })
 }
 
 /**
@@ -119,7 +151,7 @@ export const contentCollection = (options: {
 }): Pick<CollectionConfig, 'slug' | 'admin' | 'defaultSort' | 'access' | 'versions' | 'hooks'> => ({
   slug: options.slug,
   admin: {
-    group: 'Content',
+    group: GROUPS.content,
     useAsTitle: 'title',
     ...options.admin,
     preview: (doc) => (typeof doc?.slug === 'string' ? options.previewUrl(options.slug, doc.slug) : null),
