@@ -2,11 +2,11 @@ import type { CollectionAfterChangeHook, CollectionBeforeChangeHook } from 'payl
 
 import { isStaffUser } from '../src/access/roles'
 import { relationId } from '../src/db/relations'
+import { accountOf } from '../src/http/account'
 import { ServiceError } from '../src/http/errors'
 import type { SupportReply } from '../src/payload-types'
 import { SEND_SUPPORT_REPLY_TASK } from '../src/support/jobs'
 import { countSupportMessage } from '../src/support/limits'
-import { accountOf } from './SupportRequests.hooks'
 
 /** The support replies collection's hooks (collections/SupportReplies.ts). */
 

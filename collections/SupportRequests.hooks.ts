@@ -3,15 +3,13 @@ import { ValidationError } from 'payload'
 
 import { isStaffUser } from '../src/access/roles'
 import { relationId } from '../src/db/relations'
+import { accountOf } from '../src/http/account'
 import { canAccessFeature } from '../src/licensing/entitlements'
 import type { SupportRequest, User } from '../src/payload-types'
 import { SUPPORT_FEATURE } from '../src/support/feature'
 import { countSupportMessage } from '../src/support/limits'
 
 /** The support requests collection's hooks (collections/SupportRequests.ts); trimText serves the replies too. */
-
-/** The user the request is made for, if any (the service's own requests have none). */
-export const accountOf = (req: PayloadRequest): User | null => (req.user && req.user.collection === 'users' ? (req.user as User) : null)
 
 /** Text is stored trimmed, so a subject or message of spaces only is empty, and refused as missing. */
 export const trimText =

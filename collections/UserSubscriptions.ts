@@ -1,7 +1,7 @@
 import type { CollectionConfig } from 'payload'
 
 import { customerRowsAccess } from '../src/access/customer-rows'
-import { SUBSCRIPTION_STATUSES } from '../src/billing/statuses'
+import { SUBSCRIPTION_STATUSES } from '../src/licensing/subscription-statuses'
 import { disputeOptions, GROUPS, labelled } from './options'
 
 /** The processor's subscriptions, one row each, written only by the webhook. */

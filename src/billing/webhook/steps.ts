@@ -7,7 +7,7 @@ import { type DisputeState, laterDisputeState } from '../../licensing/status'
 import type { PaymentHistory, UserSubscription } from '../../payload-types'
 import { idOf } from '../processor'
 import { applyPurchaseFacts, applySubscriptionChargebacks, applySubscriptionFacts, type BillingSettings } from '../purchases'
-import { isSubscriptionStatus } from '../statuses'
+import { isSubscriptionStatus } from '../../licensing/subscription-statuses'
 import { type Buyer, planForPrice, rememberCustomer, resolveBuyer } from '../store'
 
 /**
