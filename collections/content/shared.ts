@@ -5,6 +5,7 @@ import { admins, isStaffUser, staff, staffField } from '../../src/access/roles'
 import { revalidateContent } from '../../src/content/revalidate'
 import type { ContentTag } from '../../src/content/cache-tags'
 import { GROUPS } from '../options'
+import { toSlug as slugWords } from '../../src/content/render/slug'
 
 /** Set on `req.context` by the MDX importer: its writes are not "edits in the admin". */
 export const CONTENT_IMPORT_CONTEXT = 'contentImport'
@@ -16,15 +17,9 @@ export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 /** Anyone reads published entries; drafts and the versions history are for staff. */
 export const publishedOrStaff: Access = ({ req }) => isStaffUser(req.user) || { _status: { equals: 'published' } }
 
+const SLUG_MAX = 96
 /** Any text as a slug: ASCII letters and digits, lowercased, runs of anything else as one dash, at most 96 characters. */
-export const toSlug = (text: string): string =>
-  text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, 96)
-    .replace(/^-+|-+$/g, '')
+export const toSlug = (text: string): string => slugWords(text, SLUG_MAX)
 
 type PayloadSlugify = NonNullable<NonNullable<Parameters<typeof payloadSlugField>[0]>['slugify']>
 
@@ -37,7 +32,7 @@ export const slugField = (options: { useAsSlug?: string; reserved?: readonly str
   const { useAsSlug = 'title', reserved = [], slugify = toSlug } = options
   const validate: TextFieldSingleValidation = (value) => {
     if (typeof value !== 'string' || !SLUG_PATTERN.test(value)) return 'Use lowercase letters, digits and single dashes, such as my-first-post.'
-    if (value.length > 96) return 'Keep the slug to 96 characters or fewer.'
+    if (value.length > SLUG_MAX) return `Keep the slug to ${SLUG_MAX} characters or fewer.`
     if (reserved.includes(value)) return `"${value}" is taken by a page of the site; choose another slug.`
     return true
   }

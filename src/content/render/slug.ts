@@ -1,12 +1,18 @@
-/** A heading's anchor: lowercase words joined by dashes, ASCII only ("Set up S3!" -> "set-up-s3"). */
-export const slugify = (text: string): string =>
+/**
+ * Lowercase ASCII words joined by single dashes, at most `max` characters, never starting or ending with a
+ * dash ("Set up S3!" -> "set-up-s3"): post, template and changelog slugs, and heading anchors.
+ */
+export const toSlug = (text: string, max: number): string =>
   text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, max)
     .replace(/^-+|-+$/g, '')
-    .slice(0, 80) || 'section'
+
+/** A heading's anchor ("section" when nothing is left). */
+export const slugify = (text: string): string => toSlug(text, 80) || 'section'
 
 /**
  * Unique anchors within one document, in document order: the second "Setup" becomes "setup-2".
