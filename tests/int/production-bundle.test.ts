@@ -9,10 +9,12 @@ import { execFile } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
+import { childScript } from '../../src/process/child'
 import { adminQuery, ident, withDatabase } from '../support/databases'
 
 const run = promisify(execFile)
@@ -42,6 +44,16 @@ describe('the production bundle', () => {
   it('builds the server and every production script', () => {
     expect(Object.keys(server)).toContain('server.mjs')
     expect(Object.keys(scripts)).toEqual(expect.arrayContaining(['jobs.mjs', 'migrate.mjs', 'seed.mjs', 'content-import.mjs', 'prepare-database.mjs']))
+  })
+
+  it('finds the scripts it starts from its own file, whatever the working directory', () => {
+    // The source finds scripts/*.ts; the bundle's module (wherever esbuild put runChild) finds <out>/scripts.
+    expect(fs.existsSync(childScript('prepare-database', 'source'))).toBe(true)
+    const holder = Object.keys(server).find((file) => /^\/\/ src\/process\/child\.ts$/m.test(server[file] ?? ''))
+    expect(holder).toBeDefined()
+    const compiled = childScript('prepare-database', 'compiled', pathToFileURL(path.join(root, outDir, 'server', holder ?? '')).href)
+    expect(compiled).toBe(path.join(root, outDir, 'scripts', 'prepare-database.mjs'))
+    expect(fs.existsSync(compiled)).toBe(true)
   })
 
   it('leaves the stand-ins, tsx and pino-pretty out of the server, and loads the embedded database only on demand', () => {
