@@ -169,6 +169,7 @@ describe('prices', () => {
       'price_standin_pro_monthly',
       'price_standin_pro_yearly',
       'price_standin_standard_lifetime',
+      'price_standin_standard_renewal',
       'price_standin_ultimate_lifetime',
     ])
     const created = await stripe.prices.create({

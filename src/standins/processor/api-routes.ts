@@ -4,14 +4,18 @@ import { apiHandler, type ApiHandler } from './api-handler'
 import { refundCharge } from './charges'
 import { createCheckoutSession, lineItemsOf } from './checkout-sessions'
 import type { Processor } from './context'
+import { createCoupon } from './coupons'
 import { invalidRequest, parameterMissing, resourceMissing } from './errors'
 import { previousAttributes } from './events'
 import { buildPortalSession } from './objects/checkout'
+import { buildDeletedCoupon } from './objects/coupon'
 import { buildCustomer } from './objects/customer'
 import { boolean as booleanParam, integer, mergeMetadata, metadata, nonEmptyText, object, type Params } from './params'
 import { buildPrice, buildProduct } from './prices'
 import {
   requireCharge,
+  requireCoupon,
+  refreshCouponValidity,
   requireCustomer,
   requireDispute,
   requireInvoice,
@@ -93,6 +97,27 @@ const prices = (processor: Processor) =>
       })
       processor.state.prices.set(price.id, price)
       return { body: price }
+    },
+  }) satisfies Record<string, ApiHandler>
+
+const coupons = (processor: Processor) =>
+  ({
+    create: ({ params, origin }) => {
+      const coupon = createCoupon(processor, params)
+      return { body: coupon, events: [processor.events.create('coupon.created', coupon, origin)] }
+    },
+    retrieve: ({ path }) => ({ body: requireCoupon(processor.state, path('id'), processor.livemode) }),
+    list: ({ params }) => {
+      const visible = [...processor.state.coupons.values()]
+        .filter((coupon) => coupon.livemode === processor.livemode)
+        .map(refreshCouponValidity)
+      return { body: page(visible, params, '/v1/coupons') }
+    },
+    /** Deleting stops new redemptions; what was already discounted stays so. */
+    del: ({ path, origin }) => {
+      const coupon = requireCoupon(processor.state, path('id'), processor.livemode)
+      processor.state.coupons.delete(coupon.id)
+      return { body: buildDeletedCoupon(coupon.id), events: [processor.events.create('coupon.deleted', coupon, origin)] }
     },
   }) satisfies Record<string, ApiHandler>
 
@@ -224,12 +249,17 @@ export const apiRoutes = (processor: Processor): express.Router => {
   const { state } = processor
   const price = prices(processor)
   const customer = customers(processor)
+  const coupon = coupons(processor)
   const session = checkout(processor)
   const subscription = subscriptions(processor)
 
   router.get('/v1/prices', on(price.list))
   router.post('/v1/prices', on(price.create))
   router.get('/v1/prices/:id', on(price.retrieve))
+  router.get('/v1/coupons', on(coupon.list))
+  router.post('/v1/coupons', on(coupon.create))
+  router.get('/v1/coupons/:id', on(coupon.retrieve))
+  router.delete('/v1/coupons/:id', on(coupon.del))
   router.post('/v1/customers', on(customer.create))
   router.get('/v1/customers/:id', on(customer.retrieve))
   router.post('/v1/customers/:id', on(customer.update))

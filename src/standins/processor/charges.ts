@@ -49,7 +49,7 @@ export const refundCharge = (
     const format = (value: number) => formatAmount(value, charge.currency)
     throw invalidRequest(
       `Refund amount (${format(refunding)}) is greater than unrefunded amount on charge (${format(remaining)})`,
-      { param: 'amount' },
+      { param: 'amount', code: 'amount_too_large' },
     )
   }
   const refund = buildRefund(charge, refunding)

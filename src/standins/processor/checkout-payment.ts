@@ -1,10 +1,11 @@
 import type Stripe from 'stripe'
 
 import type { Processor } from './context'
+import { couponNoLongerValid, redeemCoupon } from './coupons'
 import { invalidRequest } from './errors'
 import { buildCustomer } from './objects/customer'
 import { buildCharge, buildPaymentIntent, markDeclined, markSucceeded, type PaymentMethodKind } from './objects/payment'
-import { requireCustomer, requireSession, type CheckoutDetails } from './state'
+import { refreshCouponValidity, requireCustomer, requireSession, type CheckoutDetails } from './state'
 import { startSubscription } from './subscriptions'
 import type { PayOptions, PayOutcome } from './types'
 
@@ -54,6 +55,20 @@ const complete = (session: Stripe.Checkout.Session, customer: Stripe.Customer | 
     tax_exempt: 'none',
     tax_ids: [],
   }
+}
+
+/**
+ * The coupon of the session's discount, if it has one. Other sessions may have used it up since this
+ * one was created, its `redeem_by` may have passed or it may have been deleted: then checkout refuses
+ * to complete, and nothing is charged.
+ */
+const redeemableCoupon = (processor: Processor, session: Stripe.Checkout.Session): Stripe.Coupon | null => {
+  const discount = session.discounts?.[0]
+  if (!discount?.coupon) return null
+  const id = typeof discount.coupon === 'string' ? discount.coupon : discount.coupon.id
+  const coupon = processor.state.coupons.get(id)
+  if (!coupon || !refreshCouponValidity(coupon).valid) throw couponNoLongerValid(id)
+  return coupon
 }
 
 /** The session's payment intent: the one a declined attempt left, or a new one. */
@@ -122,7 +137,26 @@ const paySubscription = (processor: Processor, session: Stripe.Checkout.Session,
   return [[...paying.events, processor.events.create('checkout.session.completed', session), ...started.events]]
 }
 
-const payOnce = (processor: Processor, session: Stripe.Checkout.Session, email: string): PaymentPhases => {
+/** Nothing left to pay after the discount: checkout completes without a payment intent. */
+const completeFree = (
+  processor: Processor,
+  session: Stripe.Checkout.Session,
+  email: string,
+  coupon: Stripe.Coupon | null,
+): PaymentPhases => {
+  const paying = payingCustomer(processor, session, email)
+  complete(session, paying.customer, email)
+  session.payment_status = 'no_payment_required'
+  if (coupon) redeemCoupon(coupon)
+  return [[...paying.events, processor.events.create('checkout.session.completed', session)]]
+}
+
+const payOnce = (
+  processor: Processor,
+  session: Stripe.Checkout.Session,
+  email: string,
+  coupon: Stripe.Coupon | null,
+): PaymentPhases => {
   const paying = payingCustomer(processor, session, email)
   const paymentIntent = paymentIntentFor(processor, session, {
     customer: paying.customer?.id ?? null,
@@ -132,6 +166,7 @@ const payOnce = (processor: Processor, session: Stripe.Checkout.Session, email: 
   const settled = settle(processor, paymentIntent, email, 'card')
   complete(session, paying.customer, email)
   session.payment_status = 'paid'
+  if (coupon) redeemCoupon(coupon)
   return [[...paying.events, processor.events.create('checkout.session.completed', session), ...settled]]
 }
 
@@ -141,6 +176,7 @@ const payDelayed = (
   session: Stripe.Checkout.Session,
   email: string,
   succeeds: boolean,
+  coupon: Stripe.Coupon | null,
 ): PaymentPhases => {
   const kind = 'us_bank_account'
   const paying = payingCustomer(processor, session, email)
@@ -148,6 +184,8 @@ const payDelayed = (
   paymentIntent.status = 'processing'
   complete(session, paying.customer, email)
   session.payment_status = 'unpaid'
+  // The coupon is redeemed when checkout completes, before the debit's outcome is known.
+  if (coupon) redeemCoupon(coupon)
   const completed = [...paying.events, processor.events.create('checkout.session.completed', session)]
   if (succeeds) {
     const settled = settle(processor, paymentIntent, email, kind)
@@ -177,6 +215,17 @@ export const payCheckoutSession = (
   }
   const outcome: PayOutcome = options.outcome ?? 'succeeded'
   const email = options.email ?? session.customer_email ?? existingCustomer(processor, session)?.email ?? FALLBACK_EMAIL
+  const coupon = redeemableCoupon(processor, session)
+  // A full discount (a 100% coupon, or `amount_off` covering the subtotal) leaves nothing to pay.
+  if (coupon && session.mode === 'payment' && session.amount_total === 0) {
+    if (outcome !== 'succeeded') {
+      throw invalidRequest(
+        `Checkout session ${session.id} has nothing to pay (its total is 0), so there is no payment method for the outcome '${outcome}'.`,
+        { param: 'outcome' },
+      )
+    }
+    return completeFree(processor, session, email, coupon)
+  }
   if (outcome === 'declined') return decline(processor, session, email)
   if (session.mode === 'subscription') {
     if (outcome !== 'succeeded') {
@@ -186,6 +235,6 @@ export const payCheckoutSession = (
     }
     return paySubscription(processor, session, email)
   }
-  if (outcome === 'succeeded') return payOnce(processor, session, email)
-  return payDelayed(processor, session, email, outcome === 'async_succeeded')
+  if (outcome === 'succeeded') return payOnce(processor, session, email, coupon)
+  return payDelayed(processor, session, email, outcome === 'async_succeeded', coupon)
 }

@@ -1,10 +1,12 @@
 import type Stripe from 'stripe'
 
 import type { Processor } from './context'
-import { invalidRequest, parameterMissing } from './errors'
-import { buildCheckoutSession, buildLineItem } from './objects/checkout'
+import { couponNoLongerValid } from './coupons'
+import { invalidRequest, parameterMissing, resourceMissing } from './errors'
+import { applyLineDiscounts, buildCheckoutSession, buildLineItem, type SessionDiscount } from './objects/checkout'
+import { discountOn } from './objects/coupon'
 import { integer, boolean as booleanParam, metadata, nonEmptyText, object, objects, type Params } from './params'
-import { productName, requireCustomer, requirePrice } from './state'
+import { productName, requireCoupon, requireCustomer, requirePrice } from './state'
 
 const MODES = ['payment', 'subscription'] as const
 type Mode = (typeof MODES)[number]
@@ -83,6 +85,56 @@ const readCustomer = (processor: Processor, params: Params, mode: Mode) => {
   return { customer: customer ?? null, customerEmail: customerEmail ?? null, customerCreation }
 }
 
+/**
+ * `discounts[0][coupon]`: one discount, exclusive with `allow_promotion_codes`, naming a coupon that
+ * can still be redeemed and, for `amount_off`, is in the session's currency. The stand-in has no
+ * promotion codes, so every `promotion_code` is unknown to it.
+ */
+const readDiscount = (
+  processor: Processor,
+  params: Params,
+  mode: Mode,
+  lineItems: Stripe.LineItem[],
+): SessionDiscount | null => {
+  const entries = objects(params.discounts)
+  if (entries.length === 0) return null
+  if (booleanParam(params.allow_promotion_codes, 'allow_promotion_codes') === true) {
+    throw invalidRequest('You may only specify one of these parameters: allow_promotion_codes, discounts.', {
+      param: 'allow_promotion_codes',
+    })
+  }
+  if (entries.length > 1) {
+    throw invalidRequest('You may only specify one discount per Checkout Session.', { param: 'discounts' })
+  }
+  const [entry] = entries as [Params]
+  const couponId = nonEmptyText(entry.coupon)
+  const promotionCode = nonEmptyText(entry.promotion_code)
+  if (couponId !== undefined && promotionCode !== undefined) {
+    throw invalidRequest('You may only specify one of these parameters: coupon, promotion_code.', {
+      param: 'discounts[0][promotion_code]',
+    })
+  }
+  if (promotionCode !== undefined) {
+    throw resourceMissing('promotion code', promotionCode, { param: 'discounts[0][promotion_code]', status: 400 })
+  }
+  if (couponId === undefined) throw parameterMissing('discounts[0][coupon]')
+  if (mode === 'subscription') {
+    throw invalidRequest('The processor stand-in supports `discounts` in `payment` mode only.', { param: 'discounts' })
+  }
+  const param = 'discounts[0][coupon]'
+  const coupon = requireCoupon(processor.state, couponId, processor.livemode, { param, status: 400 })
+  if (!coupon.valid) throw couponNoLongerValid(coupon.id)
+  const currency = lineItems[0]?.currency ?? 'usd'
+  if (coupon.amount_off !== null && coupon.currency !== currency) {
+    throw invalidRequest(
+      `The coupon ${coupon.id} is for amounts in ${coupon.currency ?? 'no currency'}, but this Checkout Session is in ${currency}.`,
+      { param },
+    )
+  }
+  const subtotal = lineItems.reduce((sum, item) => sum + item.amount_subtotal, 0)
+  return { coupon: coupon.id, amount: discountOn(coupon, subtotal) }
+}
+
 /** `POST /v1/checkout/sessions`, validated the way Stripe rejects the mistakes an integration makes. */
 export const createCheckoutSession = (processor: Processor, params: Params): Stripe.Checkout.Session => {
   const mode = readMode(params)
@@ -95,9 +147,12 @@ export const createCheckoutSession = (processor: Processor, params: Params): Str
   if (mode === 'payment' && params.subscription_data !== undefined) {
     throw invalidRequest('You can not pass `subscription_data` in `payment` mode.', { param: 'subscription_data' })
   }
+  const discount = readDiscount(processor, params, mode, lineItems)
+  if (discount) applyLineDiscounts(lineItems, discount.amount)
   const session = buildCheckoutSession(processor, {
     mode,
     lineItems,
+    discount,
     ...readCustomer(processor, params, mode),
     clientReferenceId: nonEmptyText(params.client_reference_id) ?? null,
     metadata: metadata(params.metadata),

@@ -10,6 +10,13 @@ export const newId = (prefix: string): string => {
   return `${prefix}_${suffix}`
 }
 
+/** A coupon's generated ID: 8 letters and digits without a prefix, like Stripe's `Z4OV52SU`. */
+export const newCouponId = (): string => {
+  let id = ''
+  for (const byte of crypto.randomBytes(8)) id += ALPHABET[byte % ALPHABET.length]
+  return id
+}
+
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000)
 
 const DAY_SECONDS = 24 * 60 * 60

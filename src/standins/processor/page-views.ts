@@ -33,7 +33,14 @@ export const checkoutView = (
   })
   const customer = typeof session.customer === 'string' ? processor.state.customers.get(session.customer) : undefined
   const email = options.email ?? session.customer_email ?? customer?.email ?? ''
-  const outcomes = OUTCOMES.filter((outcome) => session.mode !== null && outcome.modes.includes(session.mode))
+  // With nothing to pay (a full discount) there is no payment method, so nothing to decline or debit.
+  const free = session.mode === 'payment' && session.amount_total === 0 && (session.discounts?.length ?? 0) > 0
+  const outcomes = OUTCOMES.filter(
+    (outcome) =>
+      session.mode !== null && outcome.modes.includes(session.mode) && (!free || outcome.value === 'succeeded'),
+  )
+  const discount = session.total_details?.amount_discount ?? 0
+  const currency = session.currency ?? 'usd'
   const choices = outcomes.map(
     (outcome, index) =>
       html`<label><input type="radio" name="outcome" value="${outcome.value}"${index === 0 ? html` checked` : ''}> ${outcome.label}</label>`,
@@ -41,7 +48,8 @@ export const checkoutView = (
   return html`<h1>${session.mode === 'subscription' ? 'Subscribe' : 'Pay'}</h1>
 ${options.error ? html`<p class="error">${options.error}</p>` : ''}
 <table><tr><th>Item</th><th>Qty</th><th>Amount</th></tr>${rows}</table>
-<p class="total">Total: ${formatAmount(session.amount_total ?? 0, session.currency ?? 'usd')}</p>
+${discount > 0 ? html`<p class="discount">Discount: -${formatAmount(discount, currency)}</p>` : ''}
+<p class="total">Total: ${formatAmount(session.amount_total ?? 0, currency)}</p>
 <form method="post" action="/checkout/${session.id}/pay">
 <label for="email">Email</label>
 <input type="email" id="email" name="email" value="${email}" required>

@@ -59,7 +59,14 @@ export const hostedPages = (processor: Processor, actions: ProcessorActions): ex
       const session = requireSession(state, id(req))
       const email = formField(req, 'email') || undefined
       const outcome = readOutcome(req)
-      await actions.pay(session.id, { email, outcome })
+      try {
+        await actions.pay(session.id, { email, outcome })
+      } catch (error) {
+        // A coupon used up (or expired) since the session was made: the buyer stays on the page, uncharged.
+        if (!(error instanceof StandInApiError) || error.body.error.code !== 'coupon_expired') throw error
+        send(res, error.status, 'Checkout', checkoutView(processor, session, { email, error: error.message }))
+        return
+      }
       // A declined card keeps the buyer on the checkout page, as Stripe's does.
       if (outcome === 'declined') {
         send(res, 402, 'Checkout', checkoutView(processor, session, { email, error: 'Your card was declined.' }))

@@ -28,6 +28,14 @@ export const integer = (value: Value, param: string): number | undefined => {
   return Number(found)
 }
 
+/** Stripe's decimals (`percent_off=25.5`): plain digits with an optional fraction. */
+export const decimal = (value: Value, param: string): number | undefined => {
+  const found = text(value)
+  if (found === undefined || found === '') return undefined
+  if (!/^-?(\d+\.?\d*|\.\d+)$/.test(found)) throw invalidRequest(`Invalid decimal: ${found}`, { param })
+  return Number(found)
+}
+
 export const boolean = (value: Value, param: string): boolean | undefined => {
   const found = text(value)
   if (found === undefined || found === '') return undefined

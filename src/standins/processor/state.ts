@@ -1,6 +1,7 @@
 import type Stripe from 'stripe'
 
 import { resourceMissing } from './errors'
+import { nowSeconds } from './ids'
 import { catalogueEntry } from './prices'
 import type { RecordedRequest, StandInPrice } from './types'
 
@@ -37,6 +38,7 @@ export type StoredResponse = {
 export type State = {
   prices: Map<string, Stripe.Price>
   products: Map<string, Stripe.Product>
+  coupons: Map<string, Stripe.Coupon>
   sessions: Map<string, Stripe.Checkout.Session>
   checkoutDetails: Map<string, CheckoutDetails>
   customers: Map<string, Stripe.Customer>
@@ -56,6 +58,7 @@ export const createState = (prices: StandInPrice[]): State => {
   const state: State = {
     prices: new Map(),
     products: new Map(),
+    coupons: new Map(),
     sessions: new Map(),
     checkoutDetails: new Map(),
     customers: new Map(),
@@ -111,6 +114,29 @@ export const requirePrice = (
   return price
 }
 
+/** Coupons belong to one mode like prices; `valid` is brought up to date (a passed `redeem_by`) on every lookup. */
+export const requireCoupon = (
+  state: State,
+  id: string,
+  livemode: boolean,
+  lookup: Lookup = { param: 'id' },
+): Stripe.Coupon => {
+  const coupon = state.coupons.get(id)
+  if (!coupon) throw resourceMissing('coupon', id, lookup)
+  if (coupon.livemode !== livemode) {
+    throw resourceMissing('coupon', id, { ...lookup, otherMode: coupon.livemode ? 'live' : 'test' })
+  }
+  return refreshCouponValidity(coupon)
+}
+
+/** Stripe's `valid`: not redeemed `max_redemptions` times yet, and `redeem_by` not passed. */
+export const refreshCouponValidity = (coupon: Stripe.Coupon): Stripe.Coupon => {
+  const usedUp = coupon.max_redemptions !== null && coupon.times_redeemed >= coupon.max_redemptions
+  const expired = coupon.redeem_by !== null && nowSeconds() > coupon.redeem_by
+  coupon.valid = !usedUp && !expired
+  return coupon
+}
+
 export const productName = (state: State, price: Stripe.Price): string => {
   const productId = typeof price.product === 'string' ? price.product : price.product.id
   return state.products.get(productId)?.name ?? price.id
@@ -134,5 +160,6 @@ export const findById = (state: State, id: string): object | undefined => {
     const found = map.get(id)
     if (found) return found
   }
-  return undefined
+  const coupon = state.coupons.get(id)
+  return coupon ? refreshCouponValidity(coupon) : undefined
 }

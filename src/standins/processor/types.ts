@@ -66,6 +66,7 @@ export type StandInEventRecord = { event: Stripe.Event; deliveries: WebhookDeliv
 export type RecordedRequest = { method: string; path: string; idempotencyKey?: string; at: number }
 
 export type StandInState = {
+  coupons: Map<string, Stripe.Coupon>
   sessions: Map<string, Stripe.Checkout.Session>
   customers: Map<string, Stripe.Customer>
   subscriptions: Map<string, Stripe.Subscription>

@@ -21,6 +21,27 @@ export const buildLineItem = (price: Stripe.Price, quantity: number, description
   })
 }
 
+/**
+ * Spreads a session's discount over its line items in proportion to their subtotals (the last one
+ * takes the rounding remainder), as each line item shows its `amount_discount`.
+ */
+export const applyLineDiscounts = (lineItems: Stripe.LineItem[], discount: number): void => {
+  const subtotal = lineItems.reduce((sum, item) => sum + item.amount_subtotal, 0)
+  let left = discount
+  lineItems.forEach((item, index) => {
+    const share =
+      index === lineItems.length - 1 || subtotal === 0
+        ? left
+        : Math.min(left, Math.round((discount * item.amount_subtotal) / subtotal))
+    item.amount_discount = share
+    item.amount_total = item.amount_subtotal - share
+    left -= share
+  })
+}
+
+/** The coupon a session was created with and what it takes off. */
+export type SessionDiscount = { coupon: string; amount: number }
+
 export type SessionFields = {
   mode: 'payment' | 'subscription'
   lineItems: Stripe.LineItem[]
@@ -30,6 +51,7 @@ export type SessionFields = {
   clientReferenceId: string | null
   metadata: Stripe.Metadata
   allowPromotionCodes: boolean | null
+  discount: SessionDiscount | null
   successUrl: string | null
   cancelUrl: string | null
 }
@@ -38,12 +60,13 @@ export type SessionFields = {
 export const buildCheckoutSession = (processor: Processor, fields: SessionFields): Stripe.Checkout.Session => {
   const id = newId(processor.livemode ? 'cs_live' : 'cs_test')
   const created = nowSeconds()
-  const amount = fields.lineItems.reduce((sum, item) => sum + item.amount_total, 0)
+  const subtotal = fields.lineItems.reduce((sum, item) => sum + item.amount_subtotal, 0)
+  const discount = fields.discount?.amount ?? 0
   return fromFixture<Stripe.Checkout.Session>('checkout.session', {
     id,
     allow_promotion_codes: fields.allowPromotionCodes,
-    amount_subtotal: amount,
-    amount_total: amount,
+    amount_subtotal: subtotal,
+    amount_total: Math.max(subtotal - discount, 0),
     cancel_url: fields.cancelUrl,
     client_reference_id: fields.clientReferenceId,
     created,
@@ -52,6 +75,7 @@ export const buildCheckoutSession = (processor: Processor, fields: SessionFields
     customer_creation: fields.customerCreation,
     customer_details: null,
     customer_email: fields.customerEmail,
+    discounts: fields.discount ? [{ coupon: fields.discount.coupon, promotion_code: null }] : [],
     expires_at: daysFrom(created, 1),
     invoice: null,
     livemode: processor.livemode,
@@ -62,7 +86,7 @@ export const buildCheckoutSession = (processor: Processor, fields: SessionFields
     status: 'open',
     subscription: null,
     success_url: fields.successUrl,
-    total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
+    total_details: { amount_discount: discount, amount_shipping: 0, amount_tax: 0 },
     ui_mode: 'hosted',
     url: `${processor.publicUrl}/checkout/${id}`,
   })
