@@ -4,14 +4,18 @@ import path from 'node:path'
 
 import { SignJWT } from 'jose'
 
-import { parseSigningKey } from '../config/signing-key'
+import { parseSigningKeys } from '../config/signing-key'
 import type { FeatureKey } from '../plans/features'
 
 /** The longest a certificate lives: a revoked license stops working within this time, offline. */
 export const CERTIFICATE_MAX_TTL_SECONDS = 14 * 24 * 60 * 60
 
 export type SigningKeySettings = {
-  /** LICENSE_SIGNING_KEY: an Ed25519 private key as PKCS#8 PEM or as a private JWK (JSON). */
+  /**
+   * LICENSE_SIGNING_KEY: one or more Ed25519 private keys (PKCS#8 PEM blocks one after another, a private
+   * JWK, or a JWK Set). The first signs; every one is published, so certificates signed before a rotation
+   * keep verifying.
+   */
   configured: string | undefined
   /** Where development and tests keep a generated key when none is configured. */
   generatedFile: string
@@ -24,7 +28,10 @@ export type SigningKeySettings = {
 /** The public half as apps import it (`importJWK`, `createLocalJWKSet`). */
 export type PublicSigningJwk = { kty: 'OKP'; crv: 'Ed25519'; x: string; kid: string; alg: 'EdDSA'; use: 'sig' }
 
-type Signer = { privateKey: KeyObject; publicJwk: PublicSigningJwk }
+type SigningKey = { privateKey: KeyObject; publicJwk: PublicSigningJwk }
+
+/** The keys in their configured order: `[0]` signs, all of them are published. Never empty. */
+type KeySet = [SigningKey, ...SigningKey[]]
 
 /** The public JWK with its RFC 7638 thumbprint as `kid`, so a rotated key gets a new `kid` by itself. */
 export const publicJwkOf = (privateKey: KeyObject): PublicSigningJwk => {
@@ -39,11 +46,12 @@ const isErrorCode = (error: unknown, code: string) => (error as NodeJS.ErrnoExce
 /**
  * Development and tests: the key in `file`, generated (mode 0600) when there is none. The new key is
  * written aside and hard-linked into place, so processes starting together all end up with the one
- * that won and never read a half-written file.
+ * that won and never read a half-written file. A generated file holds one key; it is read like the
+ * variable, so a developer may try a rotation by editing it.
  */
-const readOrGenerate = (file: string, onGenerated: (file: string) => void): KeyObject => {
+const readOrGenerate = (file: string, onGenerated: (file: string) => void): KeyObject[] => {
   try {
-    return parseSigningKey(fs.readFileSync(file, 'utf8'))
+    return parseSigningKeys(fs.readFileSync(file, 'utf8'))
   } catch (error) {
     if (!isErrorCode(error, 'ENOENT')) throw new Error(`The license signing key in ${file} is unreadable; delete the file to generate a new one.`)
   }
@@ -59,7 +67,7 @@ const readOrGenerate = (file: string, onGenerated: (file: string) => void): KeyO
   } finally {
     fs.rmSync(aside, { force: true })
   }
-  return parseSigningKey(fs.readFileSync(file, 'utf8'))
+  return parseSigningKeys(fs.readFileSync(file, 'utf8'))
 }
 
 export type CertificateClaims = {
@@ -70,46 +78,66 @@ export type CertificateClaims = {
   features: FeatureKey[]
   /** The installation's fingerprint, when the app sent one (`fpr`). */
   fingerprint?: string
+  /** The license's update window (`upd`), so an app can tell which releases it may install. */
+  updates?: CertificateUpdates
 }
+
+/** The update window as the `upd` claim carries it: `major` only for `major`, `until` (ISO date) only for `months`. */
+export type CertificateUpdates = { policy: 'lifetime' | 'major' | 'months'; major?: number; until?: string }
+
+/** Members in a fixed order, whatever order the caller built them in: the token's bytes stay reproducible. */
+const updClaim = ({ policy, major, until }: CertificateUpdates) => ({ policy, ...(major !== undefined ? { major } : {}), ...(until !== undefined ? { until } : {}) })
+
+const payloadOf = (claims: CertificateClaims) => ({
+  license: claims.license,
+  plan: claims.plan,
+  features: claims.features,
+  ...(claims.fingerprint !== undefined ? { fpr: claims.fingerprint } : {}),
+  ...(claims.updates !== undefined ? { upd: updClaim(claims.updates) } : {}),
+})
 
 /** Where a generated key is announced (Payload's logger): the file's path only, never the key. */
 export type KeyLogger = { info: (details: { file: string }, message: string) => void }
 
 export type LicenseSigner = {
-  /** The published key set: `{keys: [jwk]}`, the private half never included. */
+  /** The published key set: `{keys: [jwk, ...]}`, every configured key in order, the private halves never included. */
   publicKeys: () => { keys: PublicSigningJwk[] }
   /**
-   * A compact JWS (`alg: EdDSA`, `kid`) of the claims with `iat` now and `exp` 14 days ahead, or the
-   * license's own end (`notAfter`) when that comes first.
+   * A compact JWS (`alg: EdDSA`, the first key's `kid`) of the claims with `iat` now and `exp` 14 days
+   * ahead, or the license's own end (`notAfter`) when that comes first.
    */
   sign: (claims: CertificateClaims, notAfter: Date | null, now?: Date) => Promise<string>
 }
 
 /**
- * The certificate signer. The key is read (or, outside production, generated) on first use, not at
+ * The certificate signer. The keys are read (or, outside production, generated) on first use, not at
  * config load: `next build` loads the config without secrets.
  */
 export const licenseCertificates = (settings: SigningKeySettings): ((logger: KeyLogger) => LicenseSigner) => {
-  let loaded: Signer | undefined
-  const load = (logger: KeyLogger): Signer => {
+  let loaded: KeySet | undefined
+  const privateKeys = (logger: KeyLogger): KeyObject[] => {
+    if (settings.configured) return parseSigningKeys(settings.configured)
+    if (settings.isProduction) throw new Error('LICENSE_SIGNING_KEY is not set')
+    return readOrGenerate(settings.generatedFile, (file) => logger.info({ file }, 'generated a development license signing key'))
+  }
+  const load = (logger: KeyLogger): KeySet => {
     if (loaded) return loaded
-    let privateKey: KeyObject
-    if (settings.configured) privateKey = parseSigningKey(settings.configured)
-    else if (settings.isProduction) throw new Error('LICENSE_SIGNING_KEY is not set')
-    else privateKey = readOrGenerate(settings.generatedFile, (file) => logger.info({ file }, 'generated a development license signing key'))
-    loaded = { privateKey, publicJwk: publicJwkOf(privateKey) }
+    const [first, ...rest] = privateKeys(logger).map((privateKey) => ({ privateKey, publicJwk: publicJwkOf(privateKey) }))
+    // parseSigningKeys never returns an empty list; this keeps the type honest if that ever changes.
+    if (!first) throw new Error('LICENSE_SIGNING_KEY holds no key')
+    loaded = [first, ...rest]
     return loaded
   }
   return (logger) => {
-    const { privateKey, publicJwk } = load(logger)
+    const keys = load(logger)
+    const [{ privateKey, publicJwk }] = keys
     return {
-      publicKeys: () => ({ keys: [publicJwk] }),
+      publicKeys: () => ({ keys: keys.map((key) => key.publicJwk) }),
       sign: async (claims, notAfter, now = new Date()) => {
         const issuedAt = Math.floor(now.getTime() / 1000)
         const latest = issuedAt + CERTIFICATE_MAX_TTL_SECONDS
         const expiresAt = notAfter ? Math.min(latest, Math.floor(notAfter.getTime() / 1000)) : latest
-        const payload = { license: claims.license, plan: claims.plan, features: claims.features, ...(claims.fingerprint !== undefined ? { fpr: claims.fingerprint } : {}) }
-        return new SignJWT(payload)
+        return new SignJWT(payloadOf(claims))
           .setProtectedHeader({ alg: 'EdDSA', kid: publicJwk.kid, typ: 'JWT' })
           .setIssuer(settings.issuer)
           .setIssuedAt(issuedAt)

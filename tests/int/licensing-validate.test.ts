@@ -9,11 +9,13 @@ import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { RATE_LIMITS } from '../../src/auth/rate-limit'
-import { parseSigningKey } from '../../src/config/signing-key'
-import { CERTIFICATE_MAX_TTL_SECONDS, licenseCertificates, publicJwkOf } from '../../src/licensing/certificates'
+import { productionProblems } from '../../src/config/env'
+import { parseSigningKeys } from '../../src/config/signing-key'
+import { CERTIFICATE_MAX_TTL_SECONDS, type CertificateClaims, licenseCertificates, publicJwkOf } from '../../src/licensing/certificates'
 import { generateLicenseKey } from '../../src/licensing/keys'
 import type { License } from '../../src/payload-types'
 import { PRICES } from '../support/billing-env'
+import { COMPLETE_PRODUCTION_ENV } from '../support/production-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { api, createUser, SERVER_URL, type TestUser, usePayload } from '../support/payload'
 import { recordOwnRun } from '../support/queries'
@@ -21,7 +23,7 @@ import { recordOwnRun } from '../support/queries'
 const payload = usePayload()
 
 const DAY_MS = 24 * 60 * 60 * 1000
-const NOT_FOUND_BODY = { valid: false, code: 'NOT_FOUND', plan: null, features: [], validUntil: null, certificate: null }
+const NOT_FOUND_BODY = { valid: false, code: 'NOT_FOUND', plan: null, features: [], validUntil: null, updates: null, certificate: null }
 
 type Validation = { valid: boolean; code: string; plan: string | null; features: string[]; validUntil: string | null; certificate: string | null }
 type ErrorAnswer = { errors: { code: string; message: string }[] }
@@ -132,7 +134,7 @@ describe('POST /api/licenses/validate', () => {
     const license = await grant('ultimate', { status })
     const response = await validate({ key: license.key })
     expect(response.status).toBe(200)
-    expect(response.body).toEqual({ valid: false, code, plan: 'ultimate', features: [], validUntil: null, certificate: null })
+    expect(response.body).toEqual({ valid: false, code, plan: 'ultimate', features: [], validUntil: null, updates: null, certificate: null })
   })
 
   it('EXPIRED for an active license past its validity end, before the scheduled job marks it', async () => {
@@ -140,7 +142,7 @@ describe('POST /api/licenses/validate', () => {
     const license = await grant('pro', { validUntil: end })
     expect(license.status).toBe('active')
     const response = await validate({ key: license.key })
-    expect(response.body).toEqual({ valid: false, code: 'EXPIRED', plan: 'pro', features: [], validUntil: end, certificate: null })
+    expect(response.body).toEqual({ valid: false, code: 'EXPIRED', plan: 'pro', features: [], validUntil: end, updates: null, certificate: null })
   })
 
   it('support revokes the license with a reason: the next validation answers REVOKED', async () => {
@@ -269,9 +271,9 @@ describe('the signing key', () => {
     const pem = pemOf(privateKey)
     const jwk = JSON.stringify(privateKey.export({ format: 'jwk' }))
     const expected = publicJwkOf(privateKey)
-    expect(publicJwkOf(parseSigningKey(pem))).toEqual(expected)
-    expect(publicJwkOf(parseSigningKey(pem.replace(/\n/g, '\\n')))).toEqual(expected)
-    expect(publicJwkOf(parseSigningKey(`\n${jwk}\n`))).toEqual(expected)
+    expect(parseSigningKeys(pem).map(publicJwkOf)).toEqual([expected])
+    expect(parseSigningKeys(pem.replace(/\n/g, '\\n')).map(publicJwkOf)).toEqual([expected])
+    expect(parseSigningKeys(`\n${jwk}\n`).map(publicJwkOf)).toEqual([expected])
   })
 
   it('refuses anything but an Ed25519 private key, without quoting it', () => {
@@ -279,7 +281,7 @@ describe('the signing key', () => {
     const publicOnly = JSON.stringify(pair().publicKey.export({ format: 'jwk' }))
     const spki = pair().publicKey.export({ type: 'spki', format: 'pem' }) as string
     for (const value of [rsa, publicOnly, spki, 'not a key', '{"kty":"OKP"']) {
-      expect(() => parseSigningKey(value)).toThrow(/^LICENSE_SIGNING_KEY is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/)
+      expect(() => parseSigningKeys(value)).toThrow(/^LICENSE_SIGNING_KEY is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/)
     }
   })
 
@@ -319,7 +321,8 @@ describe('the signing key', () => {
 
   it('no private key material in any response or log line of this file', async () => {
     const file = path.resolve('.data/test/license-signing-key.pem')
-    const privateKey = parseSigningKey(fs.readFileSync(file, 'utf8'))
+    const [privateKey] = parseSigningKeys(fs.readFileSync(file, 'utf8'))
+    if (!privateKey) throw new Error('no development key')
     expect(publicJwkOf(privateKey).kid).toBe(jwks.keys[0]!.kid)
     const { d } = privateKey.export({ format: 'jwk' })
     const pemBody = fs.readFileSync(file, 'utf8').split('\n')[1]!
@@ -334,5 +337,170 @@ describe('the signing key', () => {
       expect(text).not.toContain(pemBody)
       expect(text).not.toContain('PRIVATE KEY')
     }
+  })
+})
+
+describe('a set of signing keys (rotation)', () => {
+  const ed25519 = () => crypto.generateKeyPairSync('ed25519').privateKey
+  const pemOf = (key: crypto.KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }) as string
+  const jwkOf = (key: crypto.KeyObject) => key.export({ format: 'jwk' })
+  const signerOf = (configured: string) =>
+    licenseCertificates({ configured, generatedFile: path.join(os.tmpdir(), 'kit-never-written.pem'), isProduction: true, issuer: SERVER_URL })({ info: vi.fn() })
+  const CLAIMS: CertificateClaims = { license: 'KIT-00000-00000-00000-00000', plan: 'standard', features: ['basic'] }
+  const verifyWith = (token: string, keys: { keys: unknown[] }) => jwtVerify(token, createLocalJWKSet(keys as JSONWebKeySet), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
+  /** Every piece of private material of `keys`, none of which an error may quote. */
+  const secretsOf = (...keys: crypto.KeyObject[]) => keys.flatMap((key) => [jwkOf(key).d!, pemOf(key).split('\n')[1]!])
+
+  it('a JWK Set and PEM blocks one after another parse in order (escaped newlines too; a kid in a JWK is ignored)', () => {
+    const keys = [ed25519(), ed25519(), ed25519()]
+    const expected = keys.map(publicJwkOf)
+    const set = JSON.stringify({ keys: keys.map((key) => ({ ...jwkOf(key), kid: 'chosen-by-the-seller', use: 'sig', alg: 'EdDSA' })) })
+    expect(parseSigningKeys(set).map(publicJwkOf)).toEqual(expected)
+    const pems = keys.map(pemOf).join('')
+    expect(parseSigningKeys(pems).map(publicJwkOf)).toEqual(expected)
+    expect(parseSigningKeys(keys.map(pemOf).join('\n\n')).map(publicJwkOf)).toEqual(expected)
+    expect(parseSigningKeys(pems.replace(/\n/g, '\\n')).map(publicJwkOf)).toEqual(expected)
+    expect(parseSigningKeys(JSON.stringify({ keys: [jwkOf(keys[0]!)] })).map(publicJwkOf)).toEqual([expected[0]])
+  })
+
+  it('the first key signs (its kid in the header); every key is published, in order', async () => {
+    const [first, second] = [ed25519(), ed25519()]
+    const signer = signerOf(pemOf(first) + pemOf(second))
+    expect(signer.publicKeys()).toEqual({ keys: [publicJwkOf(first), publicJwkOf(second)] })
+    const token = await signer.sign(CLAIMS, null)
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'EdDSA', kid: publicJwkOf(first).kid, typ: 'JWT' })
+    await expect(verifyWith(token, signer.publicKeys())).resolves.toMatchObject({ payload: { license: CLAIMS.license } })
+    // Signed by the first key indeed: the second alone does not verify it.
+    await expect(verifyWith(token, { keys: [publicJwkOf(second)] })).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' })
+  })
+
+  it('a certificate signed before a rotation verifies after it; once its key is dropped it no longer does', async () => {
+    const [old, fresh] = [ed25519(), ed25519()]
+    const before = await signerOf(pemOf(old)).sign(CLAIMS, null)
+
+    const rotated = signerOf(JSON.stringify({ keys: [jwkOf(fresh), jwkOf(old)] }))
+    expect(rotated.publicKeys().keys.map((key) => key.kid)).toEqual([publicJwkOf(fresh).kid, publicJwkOf(old).kid])
+    const after = await rotated.sign(CLAIMS, null)
+    expect(decodeProtectedHeader(after).kid).toBe(publicJwkOf(fresh).kid)
+    expect(decodeProtectedHeader(before).kid).toBe(publicJwkOf(old).kid)
+    for (const token of [before, after]) await expect(verifyWith(token, rotated.publicKeys())).resolves.toBeDefined()
+
+    const retired = signerOf(pemOf(fresh))
+    await expect(verifyWith(after, retired.publicKeys())).resolves.toBeDefined()
+    await expect(verifyWith(before, retired.publicKeys())).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' })
+  })
+
+  it('refuses the same key twice, an empty set and any non-Ed25519 entry, without quoting the value', () => {
+    const [a, b] = [ed25519(), ed25519()]
+    const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey
+    const publicOnly = crypto.generateKeyPairSync('ed25519').publicKey
+    const cut = pemOf(b).split('\n').slice(0, 2).join('\n') // a second block that lost its END line
+    const cases: [string, RegExp][] = [
+      [pemOf(a) + pemOf(b) + pemOf(a), /^LICENSE_SIGNING_KEY holds the same key twice \(keys 1 and 3\); list each key once$/],
+      [JSON.stringify({ keys: [jwkOf(a), { ...jwkOf(a), kid: 'another' }] }), /^LICENSE_SIGNING_KEY holds the same key twice \(keys 1 and 2\); list each key once$/],
+      [JSON.stringify({ keys: [] }), /^LICENSE_SIGNING_KEY holds no key: its JWK Set is empty$/],
+      [JSON.stringify({ keys: jwkOf(a) }), /^LICENSE_SIGNING_KEY is not a JWK Set: its "keys" is not an array$/],
+      [pemOf(a) + pemOf(rsa), /^LICENSE_SIGNING_KEY key 2 of 2 is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/],
+      [JSON.stringify({ keys: [jwkOf(rsa), jwkOf(a), jwkOf(b)] }), /^LICENSE_SIGNING_KEY key 1 of 3 is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/],
+      [JSON.stringify({ keys: [jwkOf(a), publicOnly.export({ format: 'jwk' })] }), /^LICENSE_SIGNING_KEY key 2 of 2 is not an Ed25519 private key/],
+      [pemOf(a) + (publicOnly.export({ type: 'spki', format: 'pem' }) as string), /^LICENSE_SIGNING_KEY key 2 of 2 is not an Ed25519 private key/],
+      [`${pemOf(a)}${cut}`, /^LICENSE_SIGNING_KEY holds text outside its PEM blocks/],
+    ]
+    const secrets = secretsOf(a, b, rsa)
+    for (const [value, message] of cases) {
+      let error: Error | undefined
+      try {
+        parseSigningKeys(value)
+      } catch (caught) {
+        error = caught as Error
+      }
+      expect(error?.message, String(message)).toMatch(message)
+      for (const secret of secrets) expect(error!.message).not.toContain(secret)
+      // Production start-up refuses the same value with the same words, and a signer never loads it.
+      expect(productionProblems({ ...COMPLETE_PRODUCTION_ENV, LICENSE_SIGNING_KEY: value })).toEqual([error!.message])
+      expect(() => signerOf(value)).toThrow(error!.message)
+    }
+    expect(productionProblems({ ...COMPLETE_PRODUCTION_ENV, LICENSE_SIGNING_KEY: pemOf(a) + pemOf(b) })).toEqual([])
+    // Blank is no key at all (the environment reads it as unset; the parser refuses it too).
+    expect(() => parseSigningKeys('  \n ')).toThrow(/^LICENSE_SIGNING_KEY is not an Ed25519 private key/)
+  })
+
+  it('writes the upd claim exactly when updates are given, members in a fixed order', async () => {
+    const signer = signerOf(pemOf(ed25519()))
+    const payloadOf = async (claims: CertificateClaims) => Buffer.from((await signer.sign(claims, null)).split('.')[1]!, 'base64url').toString()
+    expect(await payloadOf(CLAIMS)).not.toContain('"upd"')
+    expect(await payloadOf({ ...CLAIMS, updates: undefined })).not.toContain('"upd"')
+    expect(await payloadOf({ ...CLAIMS, updates: { policy: 'lifetime' } })).toContain('"upd":{"policy":"lifetime"},')
+    expect(await payloadOf({ ...CLAIMS, updates: { major: 3, policy: 'major' } })).toContain('"upd":{"policy":"major","major":3},')
+    expect(await payloadOf({ ...CLAIMS, updates: { until: '2026-03-01T00:00:00.000Z', policy: 'months' } })).toContain(
+      '"upd":{"policy":"months","until":"2026-03-01T00:00:00.000Z"},',
+    )
+    const { payload: claims } = await verifyWith(await signer.sign({ ...CLAIMS, updates: { policy: 'major', major: 2 } }, null), signer.publicKeys())
+    expect(claims.upd).toEqual({ policy: 'major', major: 2 })
+  })
+})
+
+/**
+ * A published test key (never used in production) and the exact certificate it signs: Ed25519 is
+ * deterministic, so verifiers in other languages can check themselves against it. docs/LICENSING.md shows
+ * the same vector; the last test keeps the two from drifting apart.
+ */
+const VECTOR = {
+  pem: ['-----BEGIN PRIVATE KEY-----', 'MC4CAQAwBQYDK2VwBCIEIAIjg1TLOowkTTAVgUAM/LYhucyvl9Jhr15mDxpO7Wmv', '-----END PRIVATE KEY-----'].join('\n'),
+  jwk: '{"crv":"Ed25519","d":"AiODVMs6jCRNMBWBQAz8tiG5zK-X0mGvXmYPGk7taa8","x":"mdf9kvbDOLDLp33Ngrau-Z68AHneurjDSczrwhRkxQA","kty":"OKP"}',
+  publicKeys:
+    '{"keys":[{"kty":"OKP","crv":"Ed25519","x":"mdf9kvbDOLDLp33Ngrau-Z68AHneurjDSczrwhRkxQA","kid":"ysaPTS14Qxw8FUuNNdXpotfvfVrvRnFcmz68Frs2EzI","alg":"EdDSA","use":"sig"}]}',
+  issuer: 'https://kit.example',
+  now: new Date('2025-01-01T00:00:00Z'),
+  claims: {
+    license: 'KIT-7Q2MD-4XKT9-HB3WA-NZ6PE',
+    plan: 'standard',
+    features: ['basic', 'templates', 'support'],
+    fingerprint: 'host:build-7f3a;install:0b1c2d',
+    updates: { policy: 'major', major: 2 },
+  } satisfies CertificateClaims,
+  header: '{"alg":"EdDSA","kid":"ysaPTS14Qxw8FUuNNdXpotfvfVrvRnFcmz68Frs2EzI","typ":"JWT"}',
+  payload:
+    '{"license":"KIT-7Q2MD-4XKT9-HB3WA-NZ6PE","plan":"standard","features":["basic","templates","support"],"fpr":"host:build-7f3a;install:0b1c2d","upd":{"policy":"major","major":2},"iss":"https://kit.example","iat":1735689600,"exp":1736899200}',
+  jws:
+    'eyJhbGciOiJFZERTQSIsImtpZCI6InlzYVBUUzE0UXh3OEZVdU5OZFhwb3RmdmZWcnZSbkZjbXo2OEZyczJFekkiLCJ0eXAiOiJKV1QifQ' +
+    '.eyJsaWNlbnNlIjoiS0lULTdRMk1ELTRYS1Q5LUhCM1dBLU5aNlBFIiwicGxhbiI6InN0YW5kYXJkIiwiZmVhdHVyZXMiOlsiYmFzaWMiLCJ0ZW1wbGF0ZXMiLCJzdXBwb3J0Il0sImZwciI6Imhvc3Q6YnVpbGQtN2YzYTtpbnN0YWxsOjBiMWMyZCIsInVwZCI6eyJwb2xpY3kiOiJtYWpvciIsIm1ham9yIjoyfSwiaXNzIjoiaHR0cHM6Ly9raXQuZXhhbXBsZSIsImlhdCI6MTczNTY4OTYwMCwiZXhwIjoxNzM2ODk5MjAwfQ' +
+    '.HnPPmRdtTBCl3qshO6Kuv4CrjuB3JqNoB5ep6s_KUWq4983DWW6nYPTsKtiuh_9IvxJJKJs6sJIxg6Xd9XXPBQ',
+}
+
+describe('test vectors', () => {
+  const signer = () =>
+    licenseCertificates({ configured: VECTOR.pem, generatedFile: path.join(os.tmpdir(), 'kit-never-written.pem'), isProduction: true, issuer: VECTOR.issuer })({ info: vi.fn() })
+
+  it('the fixed key signs the fixed claims into the exact token, which verifies with the published key', async () => {
+    expect(parseSigningKeys(VECTOR.jwk).map(publicJwkOf)).toEqual(parseSigningKeys(VECTOR.pem).map(publicJwkOf))
+    expect(JSON.stringify(signer().publicKeys())).toBe(VECTOR.publicKeys)
+    const token = await signer().sign(VECTOR.claims, null, VECTOR.now)
+    expect(token).toBe(VECTOR.jws)
+    const [header, body, signature] = token.split('.')
+    expect(Buffer.from(header!, 'base64url').toString()).toBe(VECTOR.header)
+    expect(Buffer.from(body!, 'base64url').toString()).toBe(VECTOR.payload)
+    // The signature is plain Ed25519 over the ASCII `header.payload`, as the docs tell other languages.
+    const publicKey = crypto.createPublicKey(crypto.createPrivateKey(VECTOR.pem))
+    expect(crypto.verify(null, Buffer.from(`${header}.${body}`), publicKey, Buffer.from(signature!, 'base64url'))).toBe(true)
+    const { payload: claims } = await jwtVerify(token, createLocalJWKSet(JSON.parse(VECTOR.publicKeys) as JSONWebKeySet), {
+      issuer: VECTOR.issuer,
+      algorithms: ['EdDSA'],
+      currentDate: VECTOR.now,
+    })
+    expect(claims.exp! - claims.iat!).toBe(CERTIFICATE_MAX_TTL_SECONDS)
+  })
+
+  it('docs/LICENSING.md shows this very vector', () => {
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/LICENSING.md'), 'utf8')
+    const start = doc.indexOf('#### Test vectors')
+    expect(start, 'docs/LICENSING.md has a "#### Test vectors" section').toBeGreaterThan(-1)
+    const rest = doc.slice(start + 1)
+    const section = rest.slice(0, rest.search(/\n#{1,4} /) === -1 ? undefined : rest.search(/\n#{1,4} /))
+    for (const text of [VECTOR.pem, VECTOR.jwk, VECTOR.publicKeys, VECTOR.header, VECTOR.payload, VECTOR.issuer, '2025-01-01T00:00:00Z']) {
+      expect(section).toContain(text)
+    }
+    // Exactly one token in the section, and it is the one the code signs.
+    expect(section.match(/eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/g)).toEqual([VECTOR.jws])
   })
 })
