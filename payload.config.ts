@@ -137,6 +137,8 @@ export default buildConfig({
       timeoutMs: env.payment.timeoutMs,
       serverUrl: env.serverUrl,
       graceDays: env.subscriptionGraceDays,
+      productName: PRODUCT_NAME,
+      retryDelayMs: env.jobsRetryDelayMs,
     }),
     contentPlugin({
       serverUrl: env.serverUrl,

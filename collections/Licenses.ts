@@ -4,6 +4,7 @@ import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, staff, staffField } from '../src/access/roles'
 import { applyStaffOverride, recordStaffOverride } from './Licenses.hooks'
 import { LICENSE_STATUSES } from '../src/licensing/status'
+import { UPDATE_POLICIES } from '../src/plans/update-policies'
 import { GROUPS, labelled } from './options'
 import { staffActionsField } from './staff-actions'
 
@@ -125,6 +126,45 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
       maxLength: 1000,
       access: { read: staffField, update: staffField },
       admin: { position: 'sidebar', description: 'Required when the override changes; kept in the audit log. Staff only.' },
+    },
+    {
+      type: 'row',
+      fields: [
+        {
+          name: 'updatePolicy',
+          label: 'Updates included',
+          type: 'select',
+          options: labelled(UPDATE_POLICIES, {
+            lifetime: 'Every release',
+            major: 'Up to a major version',
+            months: 'Releases published until a date',
+          }),
+          access: { update: adminsField },
+          admin: { readOnly: true, description: 'From the plan when granted; renewals and upgrades move it.' },
+        },
+        {
+          name: 'updatesMajor',
+          label: 'Updates up to major version',
+          type: 'number',
+          min: 0,
+          access: { update: adminsField },
+          admin: { readOnly: true, condition: (data) => data?.updatePolicy === 'major', description: 'Releases x.y.z with x at most this.' },
+        },
+        {
+          name: 'updatesUntil',
+          label: 'Updates until',
+          type: 'date',
+          access: { update: adminsField },
+          admin: { readOnly: true, condition: (data) => data?.updatePolicy === 'months', description: 'Releases published before this date.' },
+        },
+      ],
+    },
+    {
+      name: 'upgradedAt',
+      label: 'Upgraded',
+      type: 'date',
+      access: { update: adminsField },
+      admin: { readOnly: true, condition: (data) => Boolean(data?.upgradedAt), description: 'When the customer last moved this license to a higher plan.' },
     },
     { name: 'grantedAt', label: 'Granted', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
     { name: 'revokedAt', label: 'Revoked', type: 'date', access: { update: adminsField }, admin: { readOnly: true, condition: wasRevoked } },

@@ -3,9 +3,10 @@ import { ValidationError } from 'payload'
 
 import { or } from '../src/access/compose'
 import { admins, staff } from '../src/access/roles'
+import { UPDATE_POLICIES } from '../src/plans/update-policies'
 import { PRICE_ID_PATTERN } from '../src/plans/catalog'
 import { expirePlans } from '../src/plans/revalidate'
-import { featureOptions, GROUPS } from './options'
+import { featureOptions, GROUPS, labelled } from './options'
 
 const validPriceId: TextFieldSingleValidation = (value) =>
   value === null || value === undefined || value === '' || PRICE_ID_PATTERN.test(value)
@@ -27,6 +28,7 @@ const checkPlanRules: CollectionBeforeValidateHook = async ({ data, originalDoc,
   const priceIds: PriceIds = { ...(originalDoc?.priceIds ?? {}), ...(data.priceIds ?? {}) }
   const monthly = normalise(priceIds.monthly)
   const yearly = normalise(priceIds.yearly)
+  const renewal = normalise(merged.renewalPriceId)
   const errors: { path: string; message: string }[] = []
 
   if (merged.isFree) {
@@ -39,15 +41,24 @@ const checkPlanRules: CollectionBeforeValidateHook = async ({ data, originalDoc,
   if (monthly && monthly === yearly) {
     errors.push({ path: 'priceIds.yearly', message: 'The monthly and yearly price IDs must differ.' })
   }
+  if (renewal && (merged.isFree || merged.billing !== 'lifetime')) {
+    errors.push({ path: 'renewalPriceId', message: 'Only a lifetime plan sells renewals of its updates.' })
+  } else if (renewal && (renewal === monthly || renewal === yearly)) {
+    errors.push({ path: 'renewalPriceId', message: 'The renewal needs a price of its own, not the plan\'s price.' })
+  }
+  if (merged.updatePolicy === 'months' && !(typeof merged.updateMonths === 'number' && merged.updateMonths >= 1)) {
+    errors.push({ path: 'updateMonths', message: 'Say how many months of updates a license gets.' })
+  }
 
-  for (const [slot, id] of [['monthly', monthly], ['yearly', yearly]] as const) {
+  const slots = [['priceIds.monthly', monthly], ['priceIds.yearly', yearly], ['renewalPriceId', renewal]] as const
+  for (const [path, id] of slots) {
     if (id === null) continue
     const clash = await req.payload.find({
       collection: 'plans',
       where: {
         and: [
           ...(originalDoc?.id !== undefined ? [{ id: { not_equals: originalDoc.id } }] : []),
-          { or: [{ 'priceIds.monthly': { equals: id } }, { 'priceIds.yearly': { equals: id } }] },
+          { or: [{ 'priceIds.monthly': { equals: id } }, { 'priceIds.yearly': { equals: id } }, { renewalPriceId: { equals: id } }] },
         ],
       },
       limit: 1,
@@ -55,11 +66,11 @@ const checkPlanRules: CollectionBeforeValidateHook = async ({ data, originalDoc,
       req,
     })
     const other = clash.docs[0]
-    if (other) errors.push({ path: `priceIds.${slot}`, message: `${id} is already used by the plan "${other.slug}".` })
+    if (other) errors.push({ path, message: `${id} is already used by the plan "${other.slug}".` })
   }
 
   if (errors.length > 0) throw new ValidationError({ collection: 'plans', errors }, req.t)
-  return { ...data, priceIds: { ...(data.priceIds ?? {}), monthly, yearly } }
+  return { ...data, priceIds: { ...(data.priceIds ?? {}), monthly, yearly }, ...('renewalPriceId' in data ? { renewalPriceId: renewal } : {}) }
 }
 
 export const Plans: CollectionConfig = {
@@ -161,6 +172,42 @@ export const Plans: CollectionConfig = {
         { name: 'isPopular', label: 'Highlight as most popular', type: 'checkbox', defaultValue: false },
         { name: 'allowPromotionCodes', label: 'Accept promotion codes at checkout', type: 'checkbox', defaultValue: false },
       ],
+    },
+    {
+      type: 'row',
+      fields: [
+        {
+          name: 'updatePolicy',
+          label: 'Updates included',
+          type: 'select',
+          defaultValue: 'lifetime',
+          options: labelled(UPDATE_POLICIES, {
+            lifetime: 'Every release, for life',
+            major: 'Releases of the major version current at purchase',
+            months: 'Releases published within a number of months',
+          }),
+          admin: { description: 'Recorded on each license when it is granted: a later change here applies to new licenses only.' },
+        },
+        {
+          name: 'updateMonths',
+          label: 'Months of updates',
+          type: 'number',
+          min: 1,
+          max: 120,
+          admin: { condition: (data) => data?.updatePolicy === 'months', description: 'Also what one renewal adds.' },
+        },
+      ],
+    },
+    {
+      name: 'renewalPriceId',
+      label: 'Renewal price ID',
+      type: 'text',
+      unique: true,
+      validate: validPriceId,
+      admin: {
+        condition: (data) => data?.billing === 'lifetime' && data?.updatePolicy !== 'lifetime',
+        description: 'A one-time price that extends a license\'s updates (the next major version, or more months). Empty: no renewals.',
+      },
     },
     { name: 'buttonText', label: 'Button text', type: 'text', required: true, maxLength: 40, admin: { description: 'The pricing page\'s button, such as Buy Standard.' } },
     { name: 'order', type: 'number', required: true, defaultValue: 0, admin: { position: 'sidebar', description: 'Position on the pricing page, lowest first.' } },

@@ -26,7 +26,7 @@ const enforceLimits = async (payload: Payload, address: string | null, key: stri
 
 /**
  * POST /api/licenses/validate {key, fingerprint?}: 200 {valid, code, plan, features, validUntil,
- * certificate}. No session: the key is the credential. A string of up to MAX_KEY_LENGTH characters is
+ * updates, certificate} (`updates`: the license's update window, also the certificate's `upd`). No session: the key is the credential. A string of up to MAX_KEY_LENGTH characters is
  * a key to look up (an empty or malformed one answers NOT_FOUND like an unknown one); a longer one, or
  * a wrong type, is 400 `invalid_request` and is never looked up or counted.
  */
@@ -42,13 +42,21 @@ export const validateLicenseEndpoint = (certificates: LicenseCertificates): Endp
       const certificate =
         validation.code === 'VALID' && validation.key !== null
           ? await certificates(req.payload.logger).sign(
-              { license: validation.key, plan: validation.plan, features: validation.features, fingerprint: body.fingerprint },
+              { license: validation.key, plan: validation.plan, features: validation.features, fingerprint: body.fingerprint, updates: validation.updates ?? undefined },
               validation.validUntil ? new Date(validation.validUntil) : null,
               now,
             )
           : null
       return Response.json(
-        { valid: certificate !== null, code: validation.code, plan: validation.plan, features: validation.features, validUntil: validation.validUntil, certificate },
+        {
+          valid: certificate !== null,
+          code: validation.code,
+          plan: validation.plan,
+          features: validation.features,
+          validUntil: validation.validUntil,
+          updates: validation.updates,
+          certificate,
+        },
         { headers: { 'Cache-Control': 'no-store' } },
       )
     },

@@ -15,6 +15,7 @@ import * as migration_20261122_172007_templates_and_support from './20261122_172
 import * as migration_20261126_191528_repo_access_invitations from './20261126_191528_repo_access_invitations';
 import * as migration_20261126_192904_rate_limit_prune_job from './20261126_192904_rate_limit_prune_job';
 import * as migration_20261126_224115_slug_fields from './20261126_224115_slug_fields';
+import * as migration_20261127_022330_license_lifecycle from './20261127_022330_license_lifecycle';
 
 export const migrations = [
   {
@@ -100,6 +101,11 @@ export const migrations = [
   {
     up: migration_20261126_224115_slug_fields.up,
     down: migration_20261126_224115_slug_fields.down,
-    name: '20261126_224115_slug_fields'
+    name: '20261126_224115_slug_fields',
+  },
+  {
+    up: migration_20261127_022330_license_lifecycle.up,
+    down: migration_20261127_022330_license_lifecycle.down,
+    name: '20261127_022330_license_lifecycle'
   },
 ];

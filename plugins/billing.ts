@@ -2,16 +2,19 @@ import type { Config, Plugin } from 'payload'
 
 import { checkoutSessionsEndpoint } from '../endpoints/checkout-sessions'
 import { customerPortalGetEndpoint, customerPortalPostEndpoint } from '../endpoints/customer-portal'
+import { licenseChangeEndpoints } from '../endpoints/license-changes'
 import { retryEventEndpoint } from '../endpoints/retry-event'
 import { webhookEndpoint } from '../endpoints/webhook'
 import { AnalyticsEvents } from '../collections/AnalyticsEvents'
+import { LicenseChanges } from '../collections/LicenseChanges'
 import { OneTimePurchases } from '../collections/OneTimePurchases'
 import { PaymentHistory } from '../collections/PaymentHistory'
 import { ProcessorEvents } from '../collections/ProcessorEvents'
 import { UserSubscriptions } from '../collections/UserSubscriptions'
 import { claimOnVerifiedEmail } from '../src/billing/claim'
+import { type LicenseChangeJobOptions, refundLicenseChangeTask, sendLicenseChangeEmailTask } from '../src/billing/license-change-jobs'
 import { type BillingOptions, createBillingRuntime } from '../src/billing/runtime'
-import { addCollectionHooks } from './extend'
+import { addCollectionEndpoints, addCollectionHooks } from './extend'
 import { withRuntime } from '../src/config/runtime'
 
 /**
@@ -21,11 +24,13 @@ import { withRuntime } from '../src/config/runtime'
  * answer 503 `processor_not_configured`.
  */
 export const billingPlugin =
-  (options: BillingOptions): Plugin =>
+  (options: BillingOptions & Omit<LicenseChangeJobOptions, 'serverUrl'>): Plugin =>
   (config: Config): Config => {
     const runtime = createBillingRuntime(options)
     // An account that gains a verified email takes over the purchases made anonymously with it.
-    const collections = addCollectionHooks(config, { plugin: 'billingPlugin', slug: 'users', hooks: { afterChange: [claimOnVerifiedEmail] } })
+    const withHooks = addCollectionHooks(config, { plugin: 'billingPlugin', slug: 'users', hooks: { afterChange: [claimOnVerifiedEmail] } })
+    // Upgrades and renewals are paths of the licenses collection (/api/licenses/:id/upgrade, .../renewal).
+    const collections = addCollectionEndpoints(withHooks, { plugin: 'billingPlugin', slug: 'licenses', endpoints: licenseChangeEndpoints(runtime) })
     return {
       ...config,
       // Server-only: lets server actions reach the same processor client as the endpoints.
@@ -37,7 +42,12 @@ export const billingPlugin =
         PaymentHistory,
         { ...ProcessorEvents, endpoints: [retryEventEndpoint(runtime)] },
         AnalyticsEvents,
+        LicenseChanges,
       ],
+      jobs: {
+        ...config.jobs,
+        tasks: [...(config.jobs?.tasks ?? []), refundLicenseChangeTask(options), sendLicenseChangeEmailTask(options)],
+      },
       endpoints: [
         ...(config.endpoints ?? []),
         checkoutSessionsEndpoint(runtime),

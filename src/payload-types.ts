@@ -85,6 +85,7 @@ export interface Config {
     payment_history: PaymentHistory;
     processor_events: ProcessorEvent;
     analytics_events: AnalyticsEvent;
+    license_changes: LicenseChange;
     posts: Post;
     changelog_entries: ChangelogEntry;
     media: Media;
@@ -131,6 +132,7 @@ export interface Config {
     payment_history: PaymentHistorySelect<false> | PaymentHistorySelect<true>;
     processor_events: ProcessorEventsSelect<false> | ProcessorEventsSelect<true>;
     analytics_events: AnalyticsEventsSelect<false> | AnalyticsEventsSelect<true>;
+    license_changes: LicenseChangesSelect<false> | LicenseChangesSelect<true>;
     posts: PostsSelect<false> | PostsSelect<true>;
     changelog_entries: ChangelogEntriesSelect<false> | ChangelogEntriesSelect<true>;
     media: MediaSelect<false> | MediaSelect<true>;
@@ -164,6 +166,8 @@ export interface Config {
       sendLicenseEmail: TaskSendLicenseEmail;
       expireLapsedLicenses: TaskExpireLapsedLicenses;
       withdrawRepoAccess: TaskWithdrawRepoAccess;
+      refundLicenseChange: TaskRefundLicenseChange;
+      sendLicenseChangeEmail: TaskSendLicenseChangeEmail;
       sendSupportReply: TaskSendSupportReply;
       reapStuckJobs: TaskReapStuckJobs;
       inline: {
@@ -313,6 +317,22 @@ export interface License {
    * Required when the override changes; kept in the audit log. Staff only.
    */
   overrideReason?: string | null;
+  /**
+   * From the plan when granted; renewals and upgrades move it.
+   */
+  updatePolicy?: ('lifetime' | 'major' | 'months') | null;
+  /**
+   * Releases x.y.z with x at most this.
+   */
+  updatesMajor?: number | null;
+  /**
+   * Releases published before this date.
+   */
+  updatesUntil?: string | null;
+  /**
+   * When the customer last moved this license to a higher plan.
+   */
+  upgradedAt?: string | null;
   grantedAt?: string | null;
   revokedAt?: string | null;
   revokedReason?: string | null;
@@ -366,6 +386,18 @@ export interface Plan {
   featureAccess: ('basic' | 'templates' | 'support' | 'api' | 'analytics' | 'custom_domain' | 'advanced')[];
   isPopular?: boolean | null;
   allowPromotionCodes?: boolean | null;
+  /**
+   * Recorded on each license when it is granted: a later change here applies to new licenses only.
+   */
+  updatePolicy?: ('lifetime' | 'major' | 'months') | null;
+  /**
+   * Also what one renewal adds.
+   */
+  updateMonths?: number | null;
+  /**
+   * A one-time price that extends a license's updates (the next major version, or more months). Empty: no renewals.
+   */
+  renewalPriceId?: string | null;
   /**
    * The pricing page's button, such as Buy Standard.
    */
@@ -959,6 +991,72 @@ export interface AnalyticsEvent {
   createdAt: string;
 }
 /**
+ * Upgrades that paid the difference, and renewals of a license's updates. "Refused" payments were refunded in full by the service (the reason says why).
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "license_changes".
+ */
+export interface LicenseChange {
+  id: number;
+  kind: 'upgrade' | 'renewal';
+  /**
+   * Empty when the payment named a license that does not exist (refused).
+   */
+  license?: (number | null) | License;
+  user?: (number | null) | User;
+  fromPlan?: (number | null) | Plan;
+  toPlan?: (number | null) | Plan;
+  status: 'pending' | 'applied' | 'refused' | 'reversed' | 'failed';
+  /**
+   * already_upgraded, license_not_active, not_the_owner, credit_changed, nothing_to_renew, plan_changed.
+   */
+  reason?: string | null;
+  processorPaymentIntentId?: string | null;
+  processorCheckoutSessionId?: string | null;
+  processorChargeId?: string | null;
+  /**
+   * In the currency's smallest unit.
+   */
+  amount?: number | null;
+  /**
+   * Upgrades: what the license had already paid, taken off the new plan's price.
+   */
+  credit?: number | null;
+  currency?: string | null;
+  refundedAmount?: number | null;
+  disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
+  /**
+   * Plan and update window before the change: restored if the payment is refunded in full or a chargeback is lost.
+   */
+  licenseBefore?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  /**
+   * What the change set.
+   */
+  licenseAfter?:
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
+  appliedAt?: string | null;
+  reversedAt?: string | null;
+  refundRequestedAt?: string | null;
+  emailSentAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "posts".
  */
@@ -1174,6 +1272,8 @@ export interface PayloadJob {
           | 'sendLicenseEmail'
           | 'expireLapsedLicenses'
           | 'withdrawRepoAccess'
+          | 'refundLicenseChange'
+          | 'sendLicenseChangeEmail'
           | 'sendSupportReply'
           | 'reapStuckJobs';
         taskID: string;
@@ -1216,6 +1316,8 @@ export interface PayloadJob {
         | 'sendLicenseEmail'
         | 'expireLapsedLicenses'
         | 'withdrawRepoAccess'
+        | 'refundLicenseChange'
+        | 'sendLicenseChangeEmail'
         | 'sendSupportReply'
         | 'reapStuckJobs'
       )
@@ -1313,6 +1415,10 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'analytics_events';
         value: number | AnalyticsEvent;
+      } | null)
+    | ({
+        relationTo: 'license_changes';
+        value: number | LicenseChange;
       } | null)
     | ({
         relationTo: 'posts';
@@ -1482,6 +1588,9 @@ export interface PlansSelect<T extends boolean = true> {
   featureAccess?: T;
   isPopular?: T;
   allowPromotionCodes?: T;
+  updatePolicy?: T;
+  updateMonths?: T;
+  renewalPriceId?: T;
   buttonText?: T;
   order?: T;
   active?: T;
@@ -1504,6 +1613,10 @@ export interface LicensesSelect<T extends boolean = true> {
   validUntil?: T;
   override?: T;
   overrideReason?: T;
+  updatePolicy?: T;
+  updatesMajor?: T;
+  updatesUntil?: T;
+  upgradedAt?: T;
   grantedAt?: T;
   revokedAt?: T;
   revokedReason?: T;
@@ -1733,6 +1846,35 @@ export interface AnalyticsEventsSelect<T extends boolean = true> {
   properties?: T;
   occurredAt?: T;
   sourceEventId?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "license_changes_select".
+ */
+export interface LicenseChangesSelect<T extends boolean = true> {
+  kind?: T;
+  license?: T;
+  user?: T;
+  fromPlan?: T;
+  toPlan?: T;
+  status?: T;
+  reason?: T;
+  processorPaymentIntentId?: T;
+  processorCheckoutSessionId?: T;
+  processorChargeId?: T;
+  amount?: T;
+  credit?: T;
+  currency?: T;
+  refundedAmount?: T;
+  disputeStatus?: T;
+  licenseBefore?: T;
+  licenseAfter?: T;
+  appliedAt?: T;
+  reversedAt?: T;
+  refundRequestedAt?: T;
+  emailSentAt?: T;
   updatedAt?: T;
   createdAt?: T;
 }
@@ -2056,6 +2198,30 @@ export interface TaskWithdrawRepoAccess {
   };
   output: {
     result?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskRefundLicenseChange".
+ */
+export interface TaskRefundLicenseChange {
+  input: {
+    changeId: number;
+  };
+  output: {
+    refund?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskSendLicenseChangeEmail".
+ */
+export interface TaskSendLicenseChangeEmail {
+  input: {
+    changeId: number;
+  };
+  output: {
+    to?: string | null;
   };
 }
 /**

@@ -3,6 +3,8 @@ import crypto from 'node:crypto'
 import type { PayloadRequest } from 'payload'
 import type Stripe from 'stripe'
 
+import type { User } from '../payload-types'
+
 import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { processorCustomerOf } from './customers'
@@ -53,40 +55,61 @@ export const createCheckoutSession = async (
   const user = accountOf(req)
   const recurring = price.type === 'recurring'
   const billingCycle = recurring ? (price.recurring?.interval === 'year' ? 'yearly' : 'monthly') : 'lifetime'
-  const metadata: Record<string, string> = {
-    plan_id: plan.slug,
-    price_id: price.id,
-    billing_cycle: billingCycle,
-    ...(user ? { user_id: String(user.id) } : {}),
-  }
+  const principal = user ? `user:${user.id}` : `anon:${hash(request.clientFingerprint)}`
+  return openHostedCheckout(req, billing, {
+    user,
+    price,
+    metadata: { plan_id: plan.slug, price_id: price.id, billing_cycle: billingCycle },
+    params: { allow_promotion_codes: Boolean(plan.allowPromotionCodes), cancel_url: `${billing.serverUrl}/#pricing` },
+    idempotencyKey: checkoutIdempotencyKey(`checkout:${principal}`, price.id, request),
+  })
+}
+
+/** The idempotency key of a checkout: the client's own key when it sent one, else the price in a short window. */
+export const checkoutIdempotencyKey = (scope: string, what: string, request: { idempotencyKey: string | null; now?: Date }): string => {
+  const now = request.now ?? new Date()
+  return request.idempotencyKey ? `${scope}:${hash(request.idempotencyKey)}` : `${scope}:${hash(`${what}|${Math.floor(now.getTime() / DEDUPE_WINDOW_MS)}`)}`
+}
+
+export type HostedCheckout = {
+  user: User | null
+  price: Stripe.Price
+  /** The plan, price and cycle; `user_id` is added for a signed-in buyer. */
+  metadata: Record<string, string>
+  /** Session parameters of this kind of checkout (discounts, promotion codes, where cancel goes). */
+  params: Partial<Stripe.Checkout.SessionCreateParams>
+  idempotencyKey: string
+}
+
+/**
+ * The processor's hosted checkout for one price: its metadata on the session and on the payment
+ * intent or subscription, the signed-in buyer's processor customer reused, success on /success.
+ */
+export const openHostedCheckout = async (req: PayloadRequest, billing: ConfiguredBilling, checkout: HostedCheckout): Promise<{ url: string; id: string }> => {
+  const { user, price } = checkout
+  const recurring = price.type === 'recurring'
+  const metadata: Record<string, string> = { ...checkout.metadata, ...(user ? { user_id: String(user.id) } : {}) }
   const customer = user ? await processorCustomerOf(req, user) : null
   const params: Stripe.Checkout.SessionCreateParams = {
     mode: recurring ? 'subscription' : 'payment',
     line_items: [{ price: price.id, quantity: 1 }],
     metadata,
-    allow_promotion_codes: Boolean(plan.allowPromotionCodes),
-    success_url: `${serverUrl}/success?session_id={CHECKOUT_SESSION_ID}`,
-    cancel_url: `${serverUrl}/#pricing`,
+    success_url: `${billing.serverUrl}/success?session_id={CHECKOUT_SESSION_ID}`,
+    ...checkout.params,
     ...(user ? { client_reference_id: String(user.id) } : {}),
     ...(customer ? { customer } : user ? { customer_email: user.email } : {}),
     ...(recurring
       ? { subscription_data: { metadata } }
       : { payment_intent_data: { metadata }, ...(customer ? {} : { customer_creation: 'always' as const }) }),
   }
-
-  const principal = user ? `user:${user.id}` : `anon:${hash(request.clientFingerprint)}`
-  const now = request.now ?? new Date()
-  const idempotencyKey = request.idempotencyKey
-    ? `checkout:${principal}:${hash(request.idempotencyKey)}`
-    : `checkout:${principal}:${hash(`${price.id}|${Math.floor(now.getTime() / DEDUPE_WINDOW_MS)}`)}`
   try {
-    const session = await processor.checkout.sessions.create(params, { idempotencyKey })
+    const session = await billing.processor.checkout.sessions.create(params, { idempotencyKey: checkout.idempotencyKey })
     if (!session.url) throw new Error(`checkout session ${session.id} has no url`)
     return { url: session.url, id: session.id }
   } catch (error) {
     if ((error as { type?: string }).type === 'StripeIdempotencyError') {
       throw new ServiceError(400, 'invalid_request', 'This Idempotency-Key was already used for a different checkout.')
     }
-    throw processorFailure(error, { priceId: request.priceId })
+    throw processorFailure(error, { priceId: price.id })
   }
 }

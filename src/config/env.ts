@@ -6,7 +6,7 @@ import { z } from 'zod'
 
 import { parseTrustedProxies } from '../http/client-address'
 import { PRODUCT_NAME } from './product'
-import { parseSigningKey } from './signing-key'
+import { parseSigningKeys } from './signing-key'
 
 /**
  * Every environment variable the service reads, declared once in `ENV_SCHEMA` with its type, default,
@@ -248,20 +248,30 @@ export const ENV_SCHEMA = z.object({
     unset: 'none',
   }),
   PUBLIC_PRICE_ID_PRO_YEARLY: text({ section: 'plans', description: 'Yearly price of the optional recurring pro plan.', unset: 'none' }),
+  PUBLIC_PRICE_ID_STANDARD_RENEWAL: text({
+    section: 'plans',
+    description: 'One-time price that renews a standard license\'s updates to the newest major version (docs/LICENSING.md).',
+    unset: 'no renewals',
+  }),
+  PUBLIC_PRICE_ID_ULTIMATE_RENEWAL: text({
+    section: 'plans',
+    description: 'One-time price that renews an ultimate license\'s updates, when its plan limits them.',
+    unset: 'no renewals',
+  }),
 
   LICENSE_SIGNING_KEY: text({
     section: 'licensing',
     description:
-      'Signs the license certificates apps verify offline: an Ed25519 private key as PKCS#8 PEM (newlines may be written `\\n`) or a private JWK; create one with `openssl genpkey -algorithm ed25519`.',
+      'Signs the license certificates apps verify offline: one or more Ed25519 private keys, as PKCS#8 PEM blocks one after another (newlines may be written `\\n`), a private JWK or a JWK Set `{"keys": [...]}`; the first signs and all are published at `/api/licenses/public-key`, so a key is rotated without a simultaneous restart (docs/LICENSING.md); create one with `openssl genpkey -algorithm ed25519`.',
     unset: 'generated into `<DATA_DIR>/license-signing-key.pem`',
     secret: true,
     production: {
-      required: 'Ed25519 private key, PKCS#8 PEM or JWK, that signs license certificates',
+      required: 'one or more Ed25519 private keys, PKCS#8 PEM or JWK; the first signs license certificates',
       check: {
-        rule: 'an Ed25519 private key',
+        rule: 'one or more distinct Ed25519 private keys',
         problem: (value) => {
           try {
-            parseSigningKey(value)
+            parseSigningKeys(value)
             return undefined
           } catch (error) {
             // The parser's message names the variable, never its value.
@@ -423,6 +433,8 @@ export const readEnv = (source: Source = process.env) => {
       ultimateLifetime: values.PUBLIC_PRICE_ID_ULTIMATE_LIFETIME ?? null,
       proMonthly: values.PUBLIC_PRICE_ID_PRO_MONTHLY ?? null,
       proYearly: values.PUBLIC_PRICE_ID_PRO_YEARLY ?? null,
+      standardRenewal: values.PUBLIC_PRICE_ID_STANDARD_RENEWAL ?? null,
+      ultimateRenewal: values.PUBLIC_PRICE_ID_ULTIMATE_RENEWAL ?? null,
     },
     standInPorts: {
       processor: values.PROCESSOR_STANDIN_PORT,

@@ -49,6 +49,11 @@ export const enum_plans_billing = pgEnum("enum_plans_billing", [
   "lifetime",
   "recurring",
 ]);
+export const enum_plans_update_policy = pgEnum("enum_plans_update_policy", [
+  "lifetime",
+  "major",
+  "months",
+]);
 export const enum_licenses_source = pgEnum("enum_licenses_source", [
   "one_time_purchase",
   "subscription",
@@ -65,6 +70,10 @@ export const enum_licenses_override = pgEnum("enum_licenses_override", [
   "revoked",
   "active",
 ]);
+export const enum_licenses_update_policy = pgEnum(
+  "enum_licenses_update_policy",
+  ["lifetime", "major", "months"],
+);
 export const enum_repo_access_status = pgEnum("enum_repo_access_status", [
   "pending",
   "collaborator",
@@ -122,6 +131,18 @@ export const enum_payment_history_dispute_status = pgEnum(
 export const enum_processor_events_status = pgEnum(
   "enum_processor_events_status",
   ["received", "processed", "ignored", "failed"],
+);
+export const enum_license_changes_kind = pgEnum("enum_license_changes_kind", [
+  "upgrade",
+  "renewal",
+]);
+export const enum_license_changes_status = pgEnum(
+  "enum_license_changes_status",
+  ["pending", "applied", "refused", "reversed", "failed"],
+);
+export const enum_license_changes_dispute_status = pgEnum(
+  "enum_license_changes_dispute_status",
+  ["none", "open", "won", "lost"],
 );
 export const enum_posts_required_feature = pgEnum(
   "enum_posts_required_feature",
@@ -188,6 +209,8 @@ export const enum_payload_jobs_log_task_slug = pgEnum(
     "sendLicenseEmail",
     "expireLapsedLicenses",
     "withdrawRepoAccess",
+    "refundLicenseChange",
+    "sendLicenseChangeEmail",
     "sendSupportReply",
     "reapStuckJobs",
   ],
@@ -205,6 +228,8 @@ export const enum_payload_jobs_task_slug = pgEnum(
     "sendLicenseEmail",
     "expireLapsedLicenses",
     "withdrawRepoAccess",
+    "refundLicenseChange",
+    "sendLicenseChangeEmail",
     "sendSupportReply",
     "reapStuckJobs",
   ],
@@ -494,6 +519,9 @@ export const plans = pgTable(
     priceIds_yearly: varchar("price_ids_yearly"),
     isPopular: boolean("is_popular").default(false),
     allowPromotionCodes: boolean("allow_promotion_codes").default(false),
+    updatePolicy: enum_plans_update_policy("update_policy").default("lifetime"),
+    updateMonths: numeric("update_months", { mode: "number" }),
+    renewalPriceId: varchar("renewal_price_id"),
     buttonText: varchar("button_text").notNull(),
     order: numeric("order", { mode: "number" }).notNull().default(0),
     active: boolean("active").default(true),
@@ -520,6 +548,7 @@ export const plans = pgTable(
     uniqueIndex("plans_price_ids_price_ids_yearly_idx").on(
       columns.priceIds_yearly,
     ),
+    uniqueIndex("plans_renewal_price_id_idx").on(columns.renewalPriceId),
     index("plans_updated_at_idx").on(columns.updatedAt),
     index("plans_created_at_idx").on(columns.createdAt),
   ],
@@ -560,6 +589,18 @@ export const licenses = pgTable(
     }),
     override: enum_licenses_override("override").default("none"),
     overrideReason: varchar("override_reason"),
+    updatePolicy: enum_licenses_update_policy("update_policy"),
+    updatesMajor: numeric("updates_major", { mode: "number" }),
+    updatesUntil: timestamp("updates_until", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    upgradedAt: timestamp("upgraded_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
     grantedAt: timestamp("granted_at", {
       mode: "string",
       withTimezone: true,
@@ -1215,6 +1256,91 @@ export const analytics_events = pgTable(
       columns.name,
       columns.sourceEventId,
     ),
+  ],
+);
+
+export const license_changes = pgTable(
+  "license_changes",
+  {
+    id: serial("id").primaryKey(),
+    kind: enum_license_changes_kind("kind").notNull(),
+    license: integer("license_id").references(() => licenses.id, {
+      onDelete: "set null",
+    }),
+    user: integer("user_id").references(() => users.id, {
+      onDelete: "set null",
+    }),
+    fromPlan: integer("from_plan_id").references(() => plans.id, {
+      onDelete: "set null",
+    }),
+    toPlan: integer("to_plan_id").references(() => plans.id, {
+      onDelete: "set null",
+    }),
+    status: enum_license_changes_status("status").notNull(),
+    reason: varchar("reason"),
+    processorPaymentIntentId: varchar("processor_payment_intent_id"),
+    processorCheckoutSessionId: varchar("processor_checkout_session_id"),
+    processorChargeId: varchar("processor_charge_id"),
+    amount: numeric("amount", { mode: "number" }),
+    credit: numeric("credit", { mode: "number" }),
+    currency: varchar("currency"),
+    refundedAmount: numeric("refunded_amount", { mode: "number" }).default(0),
+    disputeStatus:
+      enum_license_changes_dispute_status("dispute_status").default("none"),
+    licenseBefore: jsonb("license_before"),
+    licenseAfter: jsonb("license_after"),
+    appliedAt: timestamp("applied_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    reversedAt: timestamp("reversed_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    refundRequestedAt: timestamp("refund_requested_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    emailSentAt: timestamp("email_sent_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    updatedAt: timestamp("updated_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+    createdAt: timestamp("created_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+  },
+  (columns) => [
+    index("license_changes_license_idx").on(columns.license),
+    index("license_changes_user_idx").on(columns.user),
+    index("license_changes_from_plan_idx").on(columns.fromPlan),
+    index("license_changes_to_plan_idx").on(columns.toPlan),
+    index("license_changes_status_idx").on(columns.status),
+    uniqueIndex("license_changes_processor_payment_intent_id_idx").on(
+      columns.processorPaymentIntentId,
+    ),
+    uniqueIndex("license_changes_processor_checkout_session_id_idx").on(
+      columns.processorCheckoutSessionId,
+    ),
+    index("license_changes_processor_charge_id_idx").on(
+      columns.processorChargeId,
+    ),
+    index("license_changes_updated_at_idx").on(columns.updatedAt),
+    index("license_changes_created_at_idx").on(columns.createdAt),
   ],
 );
 
@@ -1921,6 +2047,7 @@ export const payload_locked_documents_rels = pgTable(
     payment_historyID: integer("payment_history_id"),
     processor_eventsID: integer("processor_events_id"),
     analytics_eventsID: integer("analytics_events_id"),
+    license_changesID: integer("license_changes_id"),
     postsID: integer("posts_id"),
     changelog_entriesID: integer("changelog_entries_id"),
     mediaID: integer("media_id"),
@@ -1980,6 +2107,9 @@ export const payload_locked_documents_rels = pgTable(
     ),
     index("payload_locked_documents_rels_analytics_events_id_idx").on(
       columns.analytics_eventsID,
+    ),
+    index("payload_locked_documents_rels_license_changes_id_idx").on(
+      columns.license_changesID,
     ),
     index("payload_locked_documents_rels_posts_id_idx").on(columns.postsID),
     index("payload_locked_documents_rels_changelog_entries_id_idx").on(
@@ -2086,6 +2216,11 @@ export const payload_locked_documents_rels = pgTable(
       columns: [columns["analytics_eventsID"]],
       foreignColumns: [analytics_events.id],
       name: "payload_locked_documents_rels_analytics_events_fk",
+    }).onDelete("cascade"),
+    foreignKey({
+      columns: [columns["license_changesID"]],
+      foreignColumns: [license_changes.id],
+      name: "payload_locked_documents_rels_license_changes_fk",
     }).onDelete("cascade"),
     foreignKey({
       columns: [columns["postsID"]],
@@ -2444,6 +2579,31 @@ export const relations_analytics_events = relations(
     }),
   }),
 );
+export const relations_license_changes = relations(
+  license_changes,
+  ({ one }) => ({
+    license: one(licenses, {
+      fields: [license_changes.license],
+      references: [licenses.id],
+      relationName: "license",
+    }),
+    user: one(users, {
+      fields: [license_changes.user],
+      references: [users.id],
+      relationName: "user",
+    }),
+    fromPlan: one(plans, {
+      fields: [license_changes.fromPlan],
+      references: [plans.id],
+      relationName: "fromPlan",
+    }),
+    toPlan: one(plans, {
+      fields: [license_changes.toPlan],
+      references: [plans.id],
+      relationName: "toPlan",
+    }),
+  }),
+);
 export const relations_posts_texts = relations(posts_texts, ({ one }) => ({
   parent: one(posts, {
     fields: [posts_texts.parent],
@@ -2702,6 +2862,11 @@ export const relations_payload_locked_documents_rels = relations(
       references: [analytics_events.id],
       relationName: "analytics_events",
     }),
+    license_changesID: one(license_changes, {
+      fields: [payload_locked_documents_rels.license_changesID],
+      references: [license_changes.id],
+      relationName: "license_changes",
+    }),
     postsID: one(posts, {
       fields: [payload_locked_documents_rels.postsID],
       references: [posts.id],
@@ -2775,9 +2940,11 @@ type DatabaseSchema = {
   enum_oauth_identities_provider: typeof enum_oauth_identities_provider;
   enum_plans_feature_access: typeof enum_plans_feature_access;
   enum_plans_billing: typeof enum_plans_billing;
+  enum_plans_update_policy: typeof enum_plans_update_policy;
   enum_licenses_source: typeof enum_licenses_source;
   enum_licenses_status: typeof enum_licenses_status;
   enum_licenses_override: typeof enum_licenses_override;
+  enum_licenses_update_policy: typeof enum_licenses_update_policy;
   enum_repo_access_status: typeof enum_repo_access_status;
   enum_templates_category: typeof enum_templates_category;
   enum_user_subscriptions_status: typeof enum_user_subscriptions_status;
@@ -2789,6 +2956,9 @@ type DatabaseSchema = {
   enum_payment_history_status: typeof enum_payment_history_status;
   enum_payment_history_dispute_status: typeof enum_payment_history_dispute_status;
   enum_processor_events_status: typeof enum_processor_events_status;
+  enum_license_changes_kind: typeof enum_license_changes_kind;
+  enum_license_changes_status: typeof enum_license_changes_status;
+  enum_license_changes_dispute_status: typeof enum_license_changes_dispute_status;
   enum_posts_required_feature: typeof enum_posts_required_feature;
   enum_posts_status: typeof enum_posts_status;
   enum__posts_v_version_required_feature: typeof enum__posts_v_version_required_feature;
@@ -2824,6 +2994,7 @@ type DatabaseSchema = {
   payment_history: typeof payment_history;
   processor_events: typeof processor_events;
   analytics_events: typeof analytics_events;
+  license_changes: typeof license_changes;
   posts: typeof posts;
   posts_texts: typeof posts_texts;
   _posts_v: typeof _posts_v;
@@ -2866,6 +3037,7 @@ type DatabaseSchema = {
   relations_payment_history: typeof relations_payment_history;
   relations_processor_events: typeof relations_processor_events;
   relations_analytics_events: typeof relations_analytics_events;
+  relations_license_changes: typeof relations_license_changes;
   relations_posts_texts: typeof relations_posts_texts;
   relations_posts: typeof relations_posts;
   relations__posts_v_texts: typeof relations__posts_v_texts;

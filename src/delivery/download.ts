@@ -5,7 +5,8 @@ import { bare, columnList, execute, foreignKeyViolation, sql } from '../db/trans
 import { requireAccount } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { truncatedAddress } from '../http/ip-address'
-import { type Entitlements, entitlementsOf } from '../licensing/entitlements'
+import { type EntitledLicense, type Entitlements, entitlementsOf } from '../licensing/entitlements'
+import { windowCovers, windowInWords } from '../licensing/update-window'
 import type { ReleaseStorage, StoredArchive } from './storage'
 import { isPrerelease, newestFirst, parseVersionRequest } from './versions'
 
@@ -14,24 +15,57 @@ export type DownloadSettings = { storage: ReleaseStorage; ttlSeconds: number }
 /** What choosing and linking a release need of its row. */
 type ReleaseRow = StoredArchive & { version: string; published_at: Date | string }
 
-/** Published releases with an archive, only what choosing and linking need; for an exact version only that one. */
-const publishedReleases = (req: PayloadRequest, now: Date, version?: string) =>
+/** Published releases with an archive, only what choosing and linking need. */
+const publishedReleases = (req: PayloadRequest, now: Date) =>
   execute<ReleaseRow>(
     req,
     sql`SELECT ${columnList(releases.id, releases.version, releases.filename, releases.prefix, releases.publishedAt)} FROM ${releases}
-        WHERE ${releases.publishedAt} <= ${now.toISOString()} AND ${releases.filename} IS NOT NULL
-        ${version === undefined ? sql`` : sql`AND ${releases.version} = ${version}`}`,
+        WHERE ${releases.publishedAt} <= ${now.toISOString()} AND ${releases.filename} IS NOT NULL`,
   )
 
 /** Of published releases, those a license may download, newest first: pre-releases only with the `advanced` key. */
 const allowedOf = <T extends { version: string }>(rows: T[], allowsLatest: boolean): T[] =>
   newestFirst(allowsLatest ? rows : rows.filter((row) => !isPrerelease(row.version)))
 
+const asRelease = (row: ReleaseRow) => ({ version: row.version, publishedAt: new Date(row.published_at).toISOString() })
+
+/** The paid license (best plan first) whose update window covers the release, if any. */
+const coveringLicense = (paid: EntitledLicense[], row: ReleaseRow): EntitledLicense | undefined =>
+  paid.find((license) => windowCovers(license.updates, asRelease(row)))
+
+export type DownloadableReleases = {
+  /** What the customer may download by name, newest first. */
+  releases: { version: string; publishedAt: string }[]
+  /** Newer releases outside every update window: how many, the newest, and what the window covers in words. */
+  locked: { count: number; newest: string; covers: string } | null
+}
+
 /** The versions a customer may download by name, newest first (the dashboard's buttons): none without a paid license. */
-export const downloadableReleases = async (req: PayloadRequest, entitlements: Entitlements): Promise<{ version: string; publishedAt: string }[]> => {
-  if (!entitlements.licenses.some((license) => !license.plan.isFree)) return []
+export const downloadableReleases = async (req: PayloadRequest, entitlements: Entitlements): Promise<DownloadableReleases> => {
+  const paid = entitlements.licenses.filter((license) => !license.plan.isFree)
+  if (paid.length === 0) return { releases: [], locked: null }
   const rows = allowedOf(await publishedReleases(req, new Date()), entitlements.features.has(LATEST_FEATURE))
-  return rows.map((row) => ({ version: row.version, publishedAt: new Date(row.published_at).toISOString() }))
+  const covered = rows.filter((row) => coveringLicense(paid, row))
+  const lockedRows = rows.filter((row) => !coveringLicense(paid, row))
+  return {
+    releases: covered.map(asRelease),
+    locked: lockedRows[0] ? { count: lockedRows.length, newest: lockedRows[0].version, covers: windowInWords(paid[0]!.updates) } : null,
+  }
+}
+
+/**
+ * 403 `updates_expired`: the release is newer than the license's updates. The message names the
+ * newest release the license covers and the ways forward.
+ */
+const updatesExpired = (paid: EntitledLicense[], wanted: string, allowed: ReleaseRow[]): ServiceError => {
+  const newestCovered = allowed.find((row) => coveringLicense(paid, row))
+  const covers = windowInWords(paid[0]!.updates)
+  return new ServiceError(
+    403,
+    'updates_expired',
+    `Your license includes ${covers}${newestCovered ? `; the newest it covers is ${newestCovered.version}` : ''}. ` +
+      `To download ${wanted}, renew your updates or upgrade your plan on your dashboard.`,
+  )
 }
 
 export type DownloadLink = { url: string; version: string; filename: string; expiresAt: string }
@@ -53,26 +87,36 @@ export const requestDownload = async (
   const user = requireAccount(req, 'Sign in to download the kit.')
   const wanted = parseVersionRequest(versionValues)
   const entitlements = await entitlementsOf(req.payload, user.id, req)
-  const license = entitlements.licenses.find((candidate) => !candidate.plan.isFree)
-  if (!license) throw new ServiceError(403, 'license_required', 'Downloading the kit needs an active license.')
+  const paid = entitlements.licenses.filter((candidate) => !candidate.plan.isFree)
+  if (paid.length === 0) throw new ServiceError(403, 'license_required', 'Downloading the kit needs an active license.')
   const allowsLatest = entitlements.features.has(LATEST_FEATURE)
   if (wanted.kind === 'latest' && !allowsLatest) {
     throw new ServiceError(403, 'version_not_allowed', 'Your license does not include the latest release. Leave out the version for the newest one it covers.')
   }
 
   const now = new Date()
-  const published = await publishedReleases(req, now, wanted.kind === 'exact' ? wanted.version : undefined)
+  // Every published release: the window check needs the newest one covered, whatever was asked for.
+  const published = await publishedReleases(req, now)
+  const allowed = allowedOf(published, allowsLatest)
   let release: ReleaseRow | undefined
   if (wanted.kind === 'exact') {
-    release = published[0]
+    release = published.find((row) => row.version === wanted.version)
     if (!release) throw new ServiceError(404, 'version_not_found', `There is no release ${wanted.version}.`)
     if (isPrerelease(release.version) && !allowsLatest) {
       throw new ServiceError(403, 'version_not_allowed', `Your license does not include the pre-release ${release.version}.`)
     }
-  } else {
-    release = allowedOf(published, wanted.kind === 'latest' || allowsLatest)[0]
+    if (!coveringLicense(paid, release)) throw updatesExpired(paid, release.version, allowed)
+  } else if (wanted.kind === 'latest') {
+    release = allowedOf(published, true)[0]
     if (!release) throw new ServiceError(404, 'version_not_found', 'No release is available yet.')
+    if (!coveringLicense(paid, release)) throw updatesExpired(paid, release.version, allowed)
+  } else {
+    if (allowed.length === 0) throw new ServiceError(404, 'version_not_found', 'No release is available yet.')
+    release = allowed.find((row) => coveringLicense(paid, row))
+    if (!release) throw updatesExpired(paid, allowed[0]!.version, allowed)
   }
+  // The download counts on the license whose window opened it (the best plan's, when several do).
+  const license = coveringLicense(paid, release)!
 
   const nowSeconds = Math.floor(now.getTime() / 1000)
   const expires = nowSeconds + settings.ttlSeconds

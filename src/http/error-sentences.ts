@@ -63,10 +63,13 @@ export const ERROR_SENTENCES = {
   license_already_active: 'This license is active already.',
   license_already_revoked: 'This license is revoked already.',
   no_recipient: 'This license has no email address to send it to.',
+  upgrade_not_offered: 'That upgrade is not offered for this license right now. Reload your dashboard to see the upgrades it can have.',
+  renewal_not_offered: 'A renewal of updates is not offered for this license: it already covers every release, or its plan does not sell renewals.',
 
   // Downloads and the repository
   version_not_found: 'That release is not available. Pick one from the list.',
   version_not_allowed: 'Your license does not include that version.',
+  updates_expired: 'That release is newer than your license’s updates. Renew your updates or upgrade your plan to download it.',
   invalid_version: 'That is not a release version. Pick one from the list.',
   plan_required: 'Repository access comes with the Ultimate license.',
   invalid_username: 'That username does not exist on the code host.',

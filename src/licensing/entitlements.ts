@@ -6,11 +6,14 @@ import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { isLicenseUsable } from './status'
+import type { UpdatePolicy, UpdateWindow } from './update-window'
 
 /** What entitlement checks need of a usable license and its plan (not the whole documents). */
 export type EntitledLicense = {
   id: number
   validUntil: string | null
+  /** Which releases it may download (src/licensing/update-window.ts). */
+  updates: UpdateWindow
   plan: { id: number; slug: string; isFree: boolean; featureAccess: FeatureKey[] }
 }
 
@@ -41,6 +44,9 @@ const cacheOf = (req: PayloadRequest): EntitlementsCache => {
 type EntitlementRow = {
   license_id: number | null
   valid_until: Date | string | null
+  update_policy: UpdatePolicy | null
+  updates_major: string | number | null
+  updates_until: Date | string | null
   plan_id: number
   slug: string
   is_free: boolean | null
@@ -56,7 +62,7 @@ const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): P
   const rows = await executeOn<EntitlementRow>(
     payload,
     req,
-    sql`SELECT ${licenses.id} AS license_id, ${licenses.validUntil}, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
+    sql`SELECT ${licenses.id} AS license_id, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
           ARRAY(SELECT ${plans_feature_access.value}::text FROM ${plans_feature_access}
                 WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features
         FROM ${plans}
@@ -73,7 +79,12 @@ const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): P
     const isFree = row.is_free === true
     // The same rule as everywhere else, with this process's clock: active and not past its end.
     const usableLicense = row.license_id !== null && isLicenseUsable({ status: 'active', validUntil }, now)
-    if (usableLicense) usable.push({ id: row.license_id!, validUntil, plan: { id: row.plan_id, slug: row.slug, isFree, featureAccess } })
+    const updates: UpdateWindow = {
+      policy: row.update_policy ?? 'lifetime',
+      major: row.updates_major === null ? null : Number(row.updates_major),
+      until: isoTimestamp(row.updates_until),
+    }
+    if (usableLicense) usable.push({ id: row.license_id!, validUntil, updates, plan: { id: row.plan_id, slug: row.slug, isFree, featureAccess } })
     if (usableLicense || (isFree && row.active === true)) for (const key of featureAccess) features.add(key)
   }
   usable.sort((a, b) => planRank(b.plan) - planRank(a.plan))

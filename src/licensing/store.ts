@@ -1,9 +1,10 @@
 import type { PayloadRequest } from 'payload'
 
 import { iso, num, type Row } from '../db/rows'
-import { licenses } from '../db/schema.generated'
+import { licenses, plans, releases } from '../db/schema.generated'
 import { bare, columnList, execute, sql } from '../db/transaction'
 import type { License } from '../payload-types'
+import { openingWindow, type UpdatePolicy, type UpdateWindow } from './update-window'
 
 /**
  * License rows in plain SQL for the webhook's hot path (src/licensing/sync.ts), on the event's
@@ -31,6 +32,10 @@ const LICENSE_COLUMNS = columnList(
   licenses.emailSentAt,
   licenses.downloadCount,
   licenses.lastDownloadedAt,
+  licenses.updatePolicy,
+  licenses.updatesMajor,
+  licenses.updatesUntil,
+  licenses.upgradedAt,
   licenses.updatedAt,
   licenses.createdAt,
 )
@@ -55,9 +60,47 @@ const licenseOf = (row: Row): License => ({
   emailSentAt: iso(row.email_sent_at),
   downloadCount: num(row.download_count),
   lastDownloadedAt: iso(row.last_downloaded_at),
+  updatePolicy: (row.update_policy as License['updatePolicy']) ?? null,
+  updatesMajor: num(row.updates_major),
+  updatesUntil: iso(row.updates_until),
+  upgradedAt: iso(row.upgraded_at),
   updatedAt: iso(row.updated_at)!,
   createdAt: iso(row.created_at)!,
 })
+
+/** A license's update window as recorded on it (a license from before windows existed covers every release). */
+export const windowOfLicense = (license: Pick<License, 'updatePolicy' | 'updatesMajor' | 'updatesUntil'>): UpdateWindow => ({
+  policy: license.updatePolicy ?? 'lifetime',
+  major: license.updatesMajor ?? null,
+  until: license.updatesUntil ?? null,
+})
+
+/** A license by id, locked for the rest of the transaction (upgrades and renewals change it under this lock). */
+export const lockLicense = async (req: PayloadRequest, id: number): Promise<License | null> => {
+  const [row] = await execute<Row>(req, sql`SELECT ${LICENSE_COLUMNS} FROM ${licenses} WHERE ${licenses.id} = ${id} FOR UPDATE`)
+  return row ? licenseOf(row) : null
+}
+
+/**
+ * The major version of the newest stable release published at `at` (1 when there is none), as SQL:
+ * what a `major` window opens at (src/licensing/update-window.ts, newestStableMajor).
+ */
+export const newestStableMajorSql = (at: string) =>
+  sql`GREATEST(1, COALESCE((SELECT max(substring(${releases.version} from '^([0-9]+)[.]')::int) FROM ${releases}
+        WHERE ${releases.prerelease} IS NOT TRUE AND ${releases.version} !~ '-' AND ${releases.publishedAt} <= ${at}), 1))`
+
+/** The window a license of this plan opens at `at`, and the plan's policy: one statement. */
+export const planWindow = async (req: PayloadRequest, planId: number, at: Date): Promise<UpdateWindow> => {
+  const [row] = await execute<{ update_policy: UpdatePolicy | null; update_months: number | null; newest_major: number }>(
+    req,
+    sql`SELECT ${plans.updatePolicy}, ${plans.updateMonths}, ${newestStableMajorSql(at.toISOString())} AS newest_major FROM ${plans} WHERE ${plans.id} = ${planId}`,
+  )
+  if (!row) throw new Error(`plan ${planId} does not exist`)
+  return openingWindow({ updatePolicy: row.update_policy ?? 'lifetime', updateMonths: num(row.update_months) }, Number(row.newest_major), at)
+}
+
+/** The license fields that record a window. */
+export const windowFields = (window: UpdateWindow) => ({ updatePolicy: window.policy, updatesMajor: window.major, updatesUntil: window.until })
 
 /**
  * The license of a purchase or subscription, locked for the rest of the transaction (read and lock in
@@ -80,17 +123,29 @@ export type LicenseInsert = Pick<License, 'key' | 'email' | 'source' | 'status' 
   subscription: number | null
 }
 
+/**
+ * A new license, its update window opened from its plan's policy in the same statement (no extra
+ * round trip on the webhook's hot path): `major` up to the newest stable release's major at grant,
+ * `months` the plan's months from grant.
+ */
 export const insertLicense = async (req: PayloadRequest, data: LicenseInsert): Promise<License> => {
+  const grantedAt = data.grantedAt ?? new Date().toISOString()
   const [row] = await execute<Row>(
     req,
     sql`INSERT INTO ${licenses}
           (${bare(licenses.key, licenses.user, licenses.email, licenses.plan, licenses.source, licenses.oneTimePurchase, licenses.subscription)},
            ${bare(licenses.status, licenses.validUntil, licenses.override, licenses.grantedAt, licenses.revokedAt, licenses.revokedReason)},
+           ${bare(licenses.updatePolicy, licenses.updatesMajor, licenses.updatesUntil)},
            ${bare(licenses.downloadCount, licenses.updatedAt, licenses.createdAt)})
-        VALUES (${data.key}, ${data.user}, ${data.email ?? null}, ${data.plan}, ${data.source}, ${data.oneTimePurchase}, ${data.subscription},
-          ${data.status}, ${data.validUntil ?? null}, 'none', ${data.grantedAt ?? null}, ${data.revokedAt ?? null}, ${data.revokedReason ?? null},
-          0, now(), now())
+        SELECT ${data.key}, ${data.user}, ${data.email ?? null}, ${data.plan}, ${data.source}, ${data.oneTimePurchase}, ${data.subscription},
+          ${data.status}, ${data.validUntil ?? null}, 'none', ${grantedAt}, ${data.revokedAt ?? null}, ${data.revokedReason ?? null},
+          ${plans.updatePolicy}::text::enum_licenses_update_policy,
+          CASE WHEN ${plans.updatePolicy} = 'major' THEN ${newestStableMajorSql(grantedAt)} END,
+          CASE WHEN ${plans.updatePolicy} = 'months' THEN ${grantedAt}::timestamptz + make_interval(months => COALESCE(${plans.updateMonths}, 12)::int) END,
+          0, now(), now()
+        FROM ${plans} WHERE ${plans.id} = ${data.plan}
         RETURNING ${LICENSE_COLUMNS}`,
   )
-  return licenseOf(row!)
+  if (!row) throw new Error(`plan ${data.plan} does not exist: cannot grant a license`)
+  return licenseOf(row)
 }

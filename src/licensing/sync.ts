@@ -3,7 +3,7 @@ import type { PayloadRequest } from 'payload'
 import type { License, OneTimePurchase, UserSubscription } from '../payload-types'
 import { generateLicenseKey } from './keys'
 import { type LicenseFacts, licenseStateFor, type LicenseStatus } from './status'
-import { insertLicense, lockLicenseOf } from './store'
+import { insertLicense, lockLicenseOf, planWindow, windowFields } from './store'
 import { relationId as relId } from '../db/relations'
 
 export type LicenseSource =
@@ -94,8 +94,13 @@ export const syncLicense = async (
   if (status !== existing.status) Object.assign(changes, { status }, existing.override === 'none' ? revocation(status, state?.reason ?? null) : {})
   if ((validUntil ?? null) !== (existing.validUntil ?? null)) changes.validUntil = validUntil
   if (owner.user !== null && relId(existing.user) === null) changes.user = owner.user
+  // A subscription changed in the portal moves its license to the new plan, and its window with it. A
+  // one-time purchase's plan never changes: its license moves only by a paid upgrade (license_changes),
+  // which a late event of the original purchase must not undo.
   const plan = relId(source.doc.plan)
-  if (plan !== null && plan !== relId(existing.plan)) changes.plan = plan
+  if (source.collection === 'user_subscriptions' && plan !== null && plan !== relId(existing.plan)) {
+    Object.assign(changes, { plan }, windowFields(await planWindow(req, plan, at)))
+  }
   if (Object.keys(changes).length === 0) return { license: existing, created: false, previousStatus: existing.status }
   const license = await payload.update({ collection: 'licenses', id: existing.id, data: changes, req, overrideAccess: true, depth: 0 })
   return { license, created: false, previousStatus: existing.status }

@@ -5,6 +5,7 @@ import { execute, isoTimestamp, sql } from '../db/transaction'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { LICENSE_KEY_PATTERN } from './keys'
 import type { LicenseStatus } from './status'
+import { describeWindow, type UpdatePolicy } from './update-window'
 
 export const VALIDATION_CODES = ['VALID', 'NOT_FOUND', 'SUSPENDED', 'REVOKED', 'EXPIRED'] as const
 export type ValidationCode = (typeof VALIDATION_CODES)[number]
@@ -19,9 +20,14 @@ export type LicenseValidation = {
   features: FeatureKey[]
   /** When the license stops (ISO 8601); null for a perpetual license and for NOT_FOUND. */
   validUntil: string | null
+  /**
+   * Which releases it may update to, while the license is valid; null otherwise. A license outside its window stays VALID:
+   * the kit keeps working; only newer downloads are locked.
+   */
+  updates: ReturnType<typeof describeWindow> | null
 }
 
-const NOT_FOUND: LicenseValidation = { code: 'NOT_FOUND', key: null, plan: null, features: [], validUntil: null }
+const NOT_FOUND: LicenseValidation = { code: 'NOT_FOUND', key: null, plan: null, features: [], validUntil: null, updates: null }
 
 /** Longer than any key with room for stray spaces: anything longer is malformed without more work. */
 const MAX_KEY_LENGTH = 64
@@ -56,7 +62,16 @@ export const validationCodeOf = (license: { status: LicenseStatus; validUntil?: 
   }
 }
 
-type ValidationRow = { key: string; status: LicenseStatus; valid_until: Date | string | null; slug: string | null; features: string[] | null }
+type ValidationRow = {
+  key: string
+  status: LicenseStatus
+  valid_until: Date | string | null
+  update_policy: UpdatePolicy | null
+  updates_major: string | number | null
+  updates_until: Date | string | null
+  slug: string | null
+  features: string[] | null
+}
 
 /**
  * The license behind a key and why it is (not) valid. One statement by the unique key index whatever
@@ -66,7 +81,7 @@ type ValidationRow = { key: string; status: LicenseStatus; valid_until: Date | s
 export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: Date = new Date()): Promise<LicenseValidation> => {
   const [license] = await execute<ValidationRow>(
     req,
-    sql`SELECT ${licenses.key}, ${licenses.status}, ${licenses.validUntil}, ${plans.slug},
+    sql`SELECT ${licenses.key}, ${licenses.status}, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${plans.slug},
           ARRAY(SELECT ${plans_feature_access.value}::text FROM ${plans_feature_access}
                 WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features
         FROM ${licenses} LEFT JOIN ${plans} ON ${plans.id} = ${licenses.plan}
@@ -81,5 +96,14 @@ export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: 
     plan: license.slug,
     features: code === 'VALID' ? (license.features ?? []).filter(isFeatureKey) : [],
     validUntil,
+    // Like the features: what a valid license opens (an invalid one opens nothing, updates included).
+    updates:
+      code === 'VALID'
+        ? describeWindow({
+            policy: license.update_policy ?? 'lifetime',
+            major: license.updates_major === null ? null : Number(license.updates_major),
+            until: isoTimestamp(license.updates_until),
+          })
+        : null,
   }
 }

@@ -1,3 +1,4 @@
+import type { UpdatePolicy } from './update-policies'
 import type { FeatureKey } from './features'
 
 export const PRICE_ID_PATTERN = /^price_[A-Za-z0-9_]+$/
@@ -19,6 +20,11 @@ export type PlanDefinition = {
   buttonText: string
   isFree: boolean
   allowPromotionCodes: boolean
+  /** Which releases a license of the plan may download (src/licensing/update-window.ts). */
+  updatePolicy: UpdatePolicy
+  updateMonths: number | null
+  /** The one-time price that renews a license's updates; null when the plan sells no renewals. */
+  renewalPriceId: string | null
   order: number
   active: boolean
 }
@@ -28,6 +34,9 @@ export type ConfiguredPriceIds = {
   ultimateLifetime: string | null
   proMonthly: string | null
   proYearly: string | null
+  /** The renewals' prices (PUBLIC_PRICE_ID_<PLAN>_RENEWAL); none when left out. */
+  standardRenewal?: string | null
+  ultimateRenewal?: string | null
 }
 
 /**
@@ -51,6 +60,9 @@ export const definePlans = (priceIds: ConfiguredPriceIds): PlanDefinition[] => {
       buttonText: 'Get started',
       isFree: true,
       allowPromotionCodes: false,
+      updatePolicy: 'lifetime',
+      updateMonths: null,
+      renewalPriceId: null,
       order: 0,
       active: true,
     },
@@ -68,6 +80,10 @@ export const definePlans = (priceIds: ConfiguredPriceIds): PlanDefinition[] => {
       buttonText: 'Buy Standard',
       isFree: false,
       allowPromotionCodes: true,
+      // What the description promises: the major version current at purchase, renewable to the next.
+      updatePolicy: 'major',
+      updateMonths: null,
+      renewalPriceId: priceIds.standardRenewal ?? null,
       order: 1,
       active: true,
     },
@@ -91,6 +107,9 @@ export const definePlans = (priceIds: ConfiguredPriceIds): PlanDefinition[] => {
       buttonText: 'Buy Ultimate',
       isFree: false,
       allowPromotionCodes: true,
+      updatePolicy: 'lifetime',
+      updateMonths: null,
+      renewalPriceId: priceIds.ultimateRenewal ?? null,
       order: 2,
       active: true,
     },
@@ -110,6 +129,9 @@ export const definePlans = (priceIds: ConfiguredPriceIds): PlanDefinition[] => {
       buttonText: 'Subscribe',
       isFree: false,
       allowPromotionCodes: true,
+      updatePolicy: 'lifetime',
+      updateMonths: null,
+      renewalPriceId: null,
       order: 3,
       active: true,
     })

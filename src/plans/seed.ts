@@ -11,7 +11,7 @@ const toData = (plan: PlanDefinition) => ({
 
 /**
  * Make the configured plans exist. Idempotent: a plan that exists keeps what staff edited; only
- * its price IDs follow configuration, since PUBLIC_PRICE_ID_* is where they are managed (a switch
+ * its price IDs (the renewal's too) follow configuration, since PUBLIC_PRICE_ID_* is where they are managed (a switch
  * from test to live keys changes them). A configured value never overwrites with nothing.
  */
 export const seedPlans = async (
@@ -33,8 +33,13 @@ export const seedPlans = async (
       monthly: plan.priceIds.monthly ?? existing.priceIds?.monthly ?? null,
       yearly: plan.priceIds.yearly ?? existing.priceIds?.yearly ?? null,
     }
-    if (wanted.monthly !== (existing.priceIds?.monthly ?? null) || wanted.yearly !== (existing.priceIds?.yearly ?? null)) {
-      await payload.update({ collection: 'plans', id: existing.id, data: { priceIds: wanted }, req })
+    const renewalPriceId = plan.renewalPriceId ?? existing.renewalPriceId ?? null
+    if (
+      wanted.monthly !== (existing.priceIds?.monthly ?? null) ||
+      wanted.yearly !== (existing.priceIds?.yearly ?? null) ||
+      renewalPriceId !== (existing.renewalPriceId ?? null)
+    ) {
+      await payload.update({ collection: 'plans', id: existing.id, data: { priceIds: wanted, renewalPriceId }, req })
       result.updatedPriceIds.push(plan.slug)
     } else {
       result.unchanged.push(plan.slug)

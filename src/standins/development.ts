@@ -40,6 +40,7 @@ export const startDevelopmentProcessor = async (env: ServiceEnv) => {
   })
   process.env.PUBLIC_PRICE_ID_STANDARD_LIFETIME ??= priceId('standard_lifetime')
   process.env.PUBLIC_PRICE_ID_ULTIMATE_LIFETIME ??= priceId('ultimate_lifetime')
+  process.env.PUBLIC_PRICE_ID_STANDARD_RENEWAL ??= priceId('standard_renewal')
   process.env.PUBLIC_PRICE_ID_PRO_MONTHLY ??= priceId('pro_monthly')
   process.env.PUBLIC_PRICE_ID_PRO_YEARLY ??= priceId('pro_yearly')
   return standIn

@@ -36,6 +36,7 @@ export const standIn = await startProcessorStandIn({
 export const PRICES = {
   standard: 'price_standin_standard_lifetime',
   ultimate: 'price_standin_ultimate_lifetime',
+  standardRenewal: 'price_standin_standard_renewal',
   proMonthly: 'price_standin_pro_monthly',
   proYearly: 'price_standin_pro_yearly',
   liveOnly: 'price_standin_live_only',
@@ -74,6 +75,7 @@ process.env.PAYMENT_TIMEOUT_MS = '1500'
 export const PRICE_IDS = {
   standardLifetime: PRICES.standard,
   ultimateLifetime: PRICES.ultimate,
+  standardRenewal: PRICES.standardRenewal,
   proMonthly: PRICES.proMonthly,
   proYearly: PRICES.proYearly,
 }

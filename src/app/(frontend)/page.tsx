@@ -9,7 +9,7 @@ type Props = { searchParams: Promise<{ checkout_error?: string }> }
 
 const HomePage = async ({ searchParams }: Props) => {
   const { checkout_error: checkoutError } = await searchParams
-  const { plans, ownedPlanIds, signedIn } = await loadPricing()
+  const { plans, ownedPlanIds, signedIn, upgrades } = await loadPricing()
   return (
     <>
       <header className="hero">
@@ -27,7 +27,7 @@ const HomePage = async ({ searchParams }: Props) => {
       <section id="pricing" aria-labelledby="pricing-heading">
         <h2 id="pricing-heading">Pricing</h2>
         <PricingNotices checkoutError={checkoutError} />
-        <PricingTable plans={plans} ownedPlanIds={ownedPlanIds} signedIn={signedIn} from="/" />
+        <PricingTable plans={plans} ownedPlanIds={ownedPlanIds} signedIn={signedIn} upgrades={upgrades} from="/" />
         <p>
           <a href="/pricing">Compare the plans on the pricing page</a>
         </p>

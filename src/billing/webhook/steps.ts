@@ -5,6 +5,8 @@ import { lockKey } from '../../db/transaction'
 import { relationId } from '../../db/relations'
 import { type DisputeState, laterDisputeState } from '../../licensing/status'
 import type { PaymentHistory, UserSubscription } from '../../payload-types'
+import { licenseChangeOf, type LicenseChangeRef } from '../license-change-kinds'
+import { type ChangePaymentFacts, recordLicenseChange } from '../license-changes'
 import { idOf } from '../processor'
 import { applyPurchaseFacts, applySubscriptionChargebacks, applySubscriptionFacts, type BillingSettings } from '../purchases'
 import { isSubscriptionStatus } from '../../licensing/subscription-statuses'
@@ -134,6 +136,58 @@ export const loadPaymentIntent = async (processor: Stripe, id: string): Promise<
   return { paymentIntent, charge: chargeId ? await processor.charges.retrieve(chargeId) : null }
 }
 
+/**
+ * A payment for a change of an existing license (an upgrade or a renewal): the change recorded and
+ * decided (src/billing/license-changes.ts), then its payment_history row once it is paid, with its
+ * refunds and disputes. The payer is whoever the checkout was made for, checked to exist.
+ */
+export const recordLicenseChangePayment = async (
+  { req }: StepContext,
+  facts: ChangePaymentFacts & { paidAt?: Date | null; receiptUrl?: string | null },
+) => {
+  const { change } = await recordLicenseChange(req, facts)
+  const paymentId = change.processorPaymentIntentId
+  if (change.status === 'pending' || change.status === 'failed' || !paymentId) return change
+  const existing = await findPayment(req, paymentId)
+  const payer = relationId(change.user) ?? relationId(existing?.user) ?? (await resolveBuyer(req, facts.metadata.user_id, null))?.id ?? null
+  await savePayment(req, paymentId, existing, {
+    user: payer,
+    email: existing?.email ?? facts.email?.toLowerCase() ?? null,
+    subscription: null,
+    amount: change.amount ?? existing?.amount ?? 0,
+    currency: change.currency ?? existing?.currency ?? 'usd',
+    paymentType: 'one_time',
+    status: 'succeeded',
+    invoiceUrl: facts.receiptUrl ?? existing?.invoiceUrl ?? null,
+    paidAt: existing?.paidAt ?? (facts.paidAt ?? new Date()).toISOString(),
+    ...chargeChangesOn(existing, { refundedAmount: change.refundedAmount ?? 0, disputeStatus: change.disputeStatus ?? 'none' }),
+  })
+  return change
+}
+
+/** The license change a payment intent pays for (from the checkout's metadata), or null. */
+export const changeOfPaymentIntent = (paymentIntent: Stripe.PaymentIntent): LicenseChangeRef | null => licenseChangeOf(paymentIntent.metadata)
+
+/** A license change's payment as its payment intent and charge tell it. */
+export const changeFactsOf = (
+  ref: LicenseChangeRef,
+  { paymentIntent, charge }: LoadedPaymentIntent,
+  disputeStatus?: DisputeState,
+): ChangePaymentFacts & { paidAt: Date | null; receiptUrl: string | null } => ({
+  ref,
+  metadata: paymentIntent.metadata ?? {},
+  paymentIntentId: paymentIntent.id,
+  chargeId: charge?.id ?? null,
+  amount: paymentIntent.amount_received || paymentIntent.amount,
+  currency: paymentIntent.currency,
+  status: paymentIntent.status === 'succeeded' ? 'succeeded' : undefined,
+  refundedAmount: charge?.amount_refunded ?? 0,
+  disputeStatus,
+  email: charge?.billing_details?.email ?? paymentIntent.receipt_email ?? null,
+  paidAt: paymentIntent.status === 'succeeded' ? new Date(paymentIntent.created * 1000) : null,
+  receiptUrl: charge?.receipt_url ?? null,
+})
+
 /** One-time payments carry our checkout metadata; subscription payments are handled through invoices. */
 export const isOneTimePayment = (paymentIntent: Stripe.PaymentIntent) => Boolean(paymentIntent.metadata?.price_id)
 
@@ -216,13 +270,22 @@ export const recordInvoicePayment = async (
 /** A charge of a subscription invoice, with the invoice and the subscription it paid. */
 type LoadedInvoiceCharge = { charge: Stripe.Charge; invoice: Stripe.Invoice; subscription: LoadedSubscription }
 
-/** What paid for a charge: a one-time purchase, or a subscription's invoice (found through its invoice payment). */
-export type LoadedCharge = { oneTime: LoadedPaymentIntent & { charge: Stripe.Charge } } | { invoice: LoadedInvoiceCharge } | null
+/**
+ * What paid for a charge: a one-time purchase, a change of an existing license (an upgrade or a
+ * renewal), or a subscription's invoice (found through its invoice payment).
+ */
+export type LoadedCharge =
+  | { oneTime: LoadedPaymentIntent & { charge: Stripe.Charge } }
+  | { change: LoadedPaymentIntent & { charge: Stripe.Charge; ref: LicenseChangeRef } }
+  | { invoice: LoadedInvoiceCharge }
+  | null
 
 export const loadChargeOwner = async (processor: Stripe, charge: Stripe.Charge): Promise<LoadedCharge> => {
   const paymentIntentId = idOf(charge.payment_intent)
   if (!paymentIntentId) return null
   const loaded = await loadPaymentIntent(processor, paymentIntentId)
+  const ref = changeOfPaymentIntent(loaded.paymentIntent)
+  if (ref) return { change: { ...loaded, charge, ref } }
   if (isOneTimePayment(loaded.paymentIntent)) return { oneTime: { ...loaded, charge } }
   const payments = await processor.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntentId }, limit: 1 })
   const invoiceId = idOf(payments.data[0]?.invoice as string | { id: string } | undefined)
@@ -233,7 +296,8 @@ export const loadChargeOwner = async (processor: Stripe, charge: Stripe.Charge):
 }
 
 /** The charge a loaded refund or dispute is about. */
-export const chargeOf = (loaded: NonNullable<LoadedCharge>): Stripe.Charge => ('oneTime' in loaded ? loaded.oneTime.charge : loaded.invoice.charge)
+export const chargeOf = (loaded: NonNullable<LoadedCharge>): Stripe.Charge =>
+  'oneTime' in loaded ? loaded.oneTime.charge : 'change' in loaded ? loaded.change.charge : loaded.invoice.charge
 
 /**
  * A refund or dispute on a subscription invoice's charge: recorded on the invoice's payment, then the
@@ -257,6 +321,12 @@ const recordChargeChanges = async (req: PayloadRequest, paymentIntentId: string,
  * invoice): who owns it, and the amount and source ids its analytics event names.
  */
 export const applyChargeChanges = async (context: StepContext, loaded: NonNullable<LoadedCharge>, changes: ChargeChanges) => {
+  if ('change' in loaded) {
+    const { ref, ...payment } = loaded.change
+    const facts = changeFactsOf(ref, payment, changes.disputeStatus)
+    const change = await recordLicenseChangePayment(context, facts)
+    return { owner: { user: change.user, email: facts.email }, amount: change.amount ?? null, source: { licenseChangeId: change.id } }
+  }
   if ('oneTime' in loaded) {
     const { purchase } = await recordOneTimePayment(context, loaded.oneTime, changes.disputeStatus)
     await recordChargeChanges(context.req, loaded.oneTime.paymentIntent.id, changes)

@@ -1,6 +1,8 @@
 import type { Plan } from '../../../payload-types'
 import { formatMoney, yearlySaving } from '../../../plans/format'
 import { startCheckout } from '../_actions/checkout'
+import { upgradeLicense } from '../dashboard/actions'
+import { formatMinor, type UpgradeOffer, upgradeLabel } from '../dashboard/offers'
 
 /** Where a failed checkout comes back to (the action redirects there with `checkout_error`). */
 export type PricingOrigin = '/' | '/pricing'
@@ -11,6 +13,8 @@ type Props = {
   ownedPlanIds: Set<number>
   signedIn: boolean
   from: PricingOrigin
+  /** By plan id: the upgrade of a one-time license the signed-in visitor holds to this higher plan. */
+  upgrades?: Map<number, UpgradeOffer>
 }
 
 const CheckoutButton = ({ priceId, label, from, primary }: { priceId: string | null | undefined; label: string; from: PricingOrigin; primary: boolean }) => (
@@ -20,6 +24,23 @@ const CheckoutButton = ({ priceId, label, from, primary }: { priceId: string | n
     <button type="submit" className={primary ? 'button' : 'button button-secondary'} disabled={!priceId}>
       {label}
     </button>
+  </form>
+)
+
+/** In place of Buy for a visitor whose one-time license can move up: the checkout of the difference. */
+const UpgradeButton = ({ offer, from, primary }: { offer: UpgradeOffer; from: PricingOrigin; primary: boolean }) => (
+  <form action={upgradeLicense} className="checkout-form">
+    <input type="hidden" name="license" value={offer.licenseId} />
+    <input type="hidden" name="plan" value={offer.to.slug} />
+    <input type="hidden" name="from" value={from} />
+    <button type="submit" className={primary ? 'button' : 'button button-secondary'}>
+      {upgradeLabel(offer)}
+    </button>
+    {offer.credit > 0 ? (
+      <p className="upgrade-note">
+        The {formatMinor(offer.credit, offer.currency)} paid for your {offer.fromName} license counts towards it.
+      </p>
+    ) : null}
   </form>
 )
 
@@ -33,9 +54,10 @@ const Check = () => (
  * The plans side by side: lifetime prices, the recurring plan monthly or yearly (a toggle made of two
  * radio buttons and CSS, so it works without JavaScript; without :has() support both prices show),
  * the popular plan highlighted, a checkout button per paid price (a plain form: anonymous visitors
- * too), the free plan leading to sign-up, and a plan the visitor already owns saying so.
+ * too), the free plan leading to sign-up, a plan the visitor already owns saying so, and a higher
+ * one-time plan offered as an upgrade of the visitor's one-time license (its price less what it paid).
  */
-export const PricingTable = ({ plans, ownedPlanIds, signedIn, from }: Props) => {
+export const PricingTable = ({ plans, ownedPlanIds, signedIn, from, upgrades }: Props) => {
   const savings = plans.map((plan) => (plan.billing === 'recurring' ? yearlySaving(plan) : null)).filter((value): value is number => value !== null)
   const bestSaving = savings.length > 0 ? Math.max(...savings) : null
   const hasYearly = plans.some((plan) => plan.billing === 'recurring' && plan.priceIds?.yearly)
@@ -55,6 +77,7 @@ export const PricingTable = ({ plans, ownedPlanIds, signedIn, from }: Props) => 
       <div className="plans">
         {plans.map((plan) => {
           const owned = ownedPlanIds.has(plan.id)
+          const upgrade = upgrades?.get(plan.id)
           const saving = plan.billing === 'recurring' ? yearlySaving(plan) : null
           return (
             <article key={plan.id} className={plan.isPopular ? 'plan popular' : 'plan'} data-plan={plan.slug} aria-labelledby={`plan-${plan.slug}`}>
@@ -116,6 +139,8 @@ export const PricingTable = ({ plans, ownedPlanIds, signedIn, from }: Props) => 
                       </div>
                     ) : null}
                   </>
+                ) : upgrade ? (
+                  <UpgradeButton offer={upgrade} from={from} primary={Boolean(plan.isPopular)} />
                 ) : (
                   <CheckoutButton priceId={plan.priceIds?.monthly} label={plan.buttonText} from={from} primary={Boolean(plan.isPopular)} />
                 )}

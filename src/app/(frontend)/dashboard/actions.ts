@@ -6,6 +6,9 @@ import { redirect } from 'next/navigation'
 import { createLocalReq, type PayloadRequest, type RequiredDataFromCollectionSlug, ValidationError } from 'payload'
 
 import { createApiKey, revokeApiKey } from '../../../auth/api-keys'
+import { enforceRateLimit } from '../../../auth/rate-limit'
+import { startRenewal, startUpgrade } from '../../../billing/license-upgrades'
+import { billingRuntimeOf } from '../../../billing/runtime'
 import { requestDownload } from '../../../delivery/download'
 import { requestRepoAccess } from '../../../delivery/repo-access'
 import { requestTemplateDownload } from '../../../delivery/templates'
@@ -17,8 +20,8 @@ import { currentUser, getPayloadClient } from '../../_lib/session'
 import { runtimeOf } from '../../../config/runtime'
 
 /**
- * The dashboard's forms: the kit's download, repository access, templates, support requests and API
- * keys. Each calls the domain function its endpoint calls, as the signed-in user, so the same feature
+ * The dashboard's forms: the kit's download, a license's upgrade and renewal, repository access,
+ * templates, support requests and API keys. Each calls the domain function its endpoint calls, as the signed-in user, so the same feature
  * checks, limits and error codes hold; a failure comes back as `?<section>_error=<code>` (or in the
  * form's state), a stable code the page says in words (src/http/error-sentences.ts).
  */
@@ -156,4 +159,58 @@ export async function revokeApiKeyAction(form: FormData) {
   }
   revalidatePath('/dashboard')
   redirect('/dashboard#api-keys')
+}
+
+/**
+ * Where a license change that failed goes back to: the dashboard's licenses, or the pricing table the
+ * upgrade was offered on (which says the code in words as a failed checkout's).
+ */
+const LICENSE_CHANGE_ORIGINS: Record<string, string> = {
+  '/dashboard': '/dashboard?license_error={code}#licenses-heading',
+  '/pricing': '/pricing?checkout_error={code}',
+  '/': '/?checkout_error={code}#pricing',
+}
+
+/** A plan slug as the upgrade endpoint accepts it. */
+const PLAN_SLUG = /^[a-z][a-z0-9_-]{0,31}$/
+
+/**
+ * The checkout of a license change, as POST /api/licenses/:id/upgrade and /renewal run it (same rate
+ * limit); a refusal goes back to the page it came from with its code.
+ */
+const changeLicense = async <T>(form: FormData, start: (context: Awaited<ReturnType<typeof signedIn>>, licenseId: number) => Promise<T>): Promise<T> => {
+  const context = await signedIn()
+  const back = LICENSE_CHANGE_ORIGINS[String(form.get('from') ?? '/dashboard')] ?? LICENSE_CHANGE_ORIGINS['/dashboard']!
+  const requestHeaders = await headers()
+  try {
+    const id = idOf(form, 'license')
+    if (id === null) throw new ServiceError(404, 'license_not_found', 'You have no license with this id.')
+    await enforceRateLimit(context.payload, 'checkout', { address: clientAddress(requestHeaders), email: context.user.email })
+    return await start(context, id)
+  } catch (error) {
+    redirect(back.replace('{code}', encodeURIComponent(codeOf(context.req, error))))
+  }
+}
+
+/**
+ * A license's Upgrade button (the dashboard and the pricing table; works without JS): the hosted
+ * checkout of the difference, or, when the license's credit covers it all, the upgrade at once.
+ */
+export async function upgradeLicense(form: FormData) {
+  const result = await changeLicense(form, ({ user, payload, req }, id) => {
+    const plan = form.get('plan')
+    if (typeof plan !== 'string' || !PLAN_SLUG.test(plan)) throw new ServiceError(400, 'invalid_request', 'Choose a plan to upgrade to.')
+    return startUpgrade(req, billingRuntimeOf(payload).require(), user, id, plan, { idempotencyKey: null })
+  })
+  if ('upgraded' in result) {
+    revalidatePath('/dashboard')
+    redirect('/dashboard?upgraded=1#licenses-heading')
+  }
+  redirect(result.url)
+}
+
+/** A license's Renew updates button (works without JS): the hosted checkout of its plan's renewal. */
+export async function renewLicense(form: FormData) {
+  const { url } = await changeLicense(form, ({ user, payload, req }, id) => startRenewal(req, billingRuntimeOf(payload).require(), user, id, { idempotencyKey: null }))
+  redirect(url)
 }

@@ -1,7 +1,7 @@
 import type { Payload, PayloadRequest } from 'payload'
 
 import { relationId } from '../../../db/relations'
-import { downloadableReleases } from '../../../delivery/download'
+import { type DownloadableReleases, downloadableReleases } from '../../../delivery/download'
 import type { Entitlements } from '../../../licensing/entitlements'
 import type { ChangelogEntry, SupportReply, SupportRequest, Template, User } from '../../../payload-types'
 
@@ -14,9 +14,21 @@ const LISTED_REPLIES = 500
 
 export type ListedRelease = { version: string; publishedAt: string }
 
-/** The newest versions the customer may download by name: requestDownload's own rule (src/delivery/download.ts). */
+/** What the Downloads section lists: the newest versions covered, and the newer ones outside every update window. */
+export type ReleaseListing = { releases: ListedRelease[]; locked: DownloadableReleases['locked'] }
+
+/**
+ * The newest versions the customer may download by name (requestDownload's own rule,
+ * src/delivery/download.ts), at most `limit`, and what newer releases their update windows leave out.
+ */
+export const releaseListing = async (req: PayloadRequest, entitlements: Entitlements, limit = LISTED_VERSIONS): Promise<ReleaseListing> => {
+  const { releases, locked } = await downloadableReleases(req, entitlements)
+  return { releases: releases.slice(0, limit), locked }
+}
+
+/** The listed versions alone. */
 export const allowedReleases = async (req: PayloadRequest, entitlements: Entitlements, limit = LISTED_VERSIONS): Promise<ListedRelease[]> =>
-  (await downloadableReleases(req, entitlements)).slice(0, limit)
+  (await releaseListing(req, entitlements, limit)).releases
 
 export type ReleaseNotes = Pick<ChangelogEntry, 'title' | 'slug' | 'summary' | 'version'>
 

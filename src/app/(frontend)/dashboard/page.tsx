@@ -9,13 +9,18 @@ import { runtimeOf } from '../../../config/runtime'
 import { changelogAnchor } from '../../../content/seo'
 import { hasRepoAccessPlan, repoAccessStatus, storedRepoAccessStatus } from '../../../delivery/repo-access'
 import { entitlementsOf } from '../../../licensing/entitlements'
+import { windowOfLicense } from '../../../licensing/store'
+import { windowInWords } from '../../../licensing/update-window'
 import type { Plan } from '../../../payload-types'
 import { FEATURE_LABELS, type FeatureKey } from '../../../plans/features'
 import { currentUser, getPayloadClient } from '../../_lib/session'
 import { CopyButton } from '../_components/CopyButton'
+import { activePlans } from '../_components/pricing-data'
 import { askRepoAccess, downloadKit } from './actions'
 import { ApiKeysSection } from './ApiKeysSection'
-import { allowedReleases, LISTED_VERSIONS, publishedTemplates, releaseNotes, supportThreads } from './data'
+import { LISTED_VERSIONS, publishedTemplates, releaseListing, releaseNotes, supportThreads } from './data'
+import { type ChangedLicense, LicenseChanges } from './LicenseChanges'
+import { renewableLicenses, upgradeOffers } from './offers'
 import { SupportSection } from './SupportSection'
 import { TemplatesSection } from './TemplatesSection'
 import { ErrorBox, RowAction } from './parts'
@@ -26,10 +31,24 @@ export const dynamic = 'force-dynamic'
 export const metadata: Metadata = { title: `Dashboard · ${PRODUCT_NAME}` }
 
 type Props = {
-  searchParams: Promise<{ download_error?: string; repo_error?: string; template_error?: string; support_error?: string; api_key_error?: string }>
+  searchParams: Promise<{
+    download_error?: string
+    repo_error?: string
+    template_error?: string
+    support_error?: string
+    api_key_error?: string
+    license_error?: string
+    /** The processor's checkout of an upgrade or a renewal returns with `paid=upgrade` or `paid=renewal`. */
+    paid?: string
+    /** An upgrade the license's credit paid for entirely. */
+    upgraded?: string
+  }>
 }
 
 const planOf = (value: number | Plan | null | undefined): Plan | null => (value && typeof value === 'object' ? value : null)
+
+/** "Releases up to 2.x": a sentence's words at the head of a table cell. */
+const capitalised = (words: string) => words.charAt(0).toUpperCase() + words.slice(1)
 
 const DashboardPage = async ({ searchParams }: Props) => {
   const errors = await searchParams
@@ -47,28 +66,45 @@ const DashboardPage = async ({ searchParams }: Props) => {
   ])
   const { codeHost } = runtimeOf(payload, 'delivery')
   const has = (key: FeatureKey) => entitlements.features.has(key)
-  const [repo, releases, templates, threads, apiKeys] = await Promise.all([
+  const held = licenses.docs.map((license) => ({ license, plan: planOf(license.plan) }))
+  const [repo, { releases, locked }, templates, threads, apiKeys, upgrades, renewable] = await Promise.all([
     // A refresh the code host or the account's budget refuses still shows what is stored.
     hasRepoAccessPlan(req, user.id).then((allowed) => (allowed ? repoAccessStatus(req, codeHost).catch(() => storedRepoAccessStatus(req)) : null)),
-    allowedReleases(req, entitlements),
+    releaseListing(req, entitlements),
     has('templates') ? publishedTemplates(payload, user) : null,
     // Requests and keys made earlier stay visible without the feature (to read, to revoke).
     supportThreads(payload, user),
     listApiKeys(req, user),
+    // Quoted only for active one-time licenses, in parallel; renewals read the releases once.
+    upgradeOffers(req, user, held, activePlans),
+    renewableLicenses(req, held),
   ])
   const newest = releases[0]
   const notes = newest ? await releaseNotes(payload, user, newest.version) : null
   const hasBilling = Boolean(user.processorCustomerId || subscriptions.docs.some((row) => row.processorCustomerId))
   const features = [...entitlements.features]
+  const changed = (license: (typeof licenses.docs)[number]): ChangedLicense => ({ id: license.id, key: license.key, planName: planOf(license.plan)?.name ?? 'plan' })
+  const changesOf = (license: (typeof licenses.docs)[number]) => ({ renew: renewable.has(license.id), upgrades: upgrades.filter((offer) => offer.licenseId === license.id) })
+  const changeable = licenses.docs.filter((license) => renewable.has(license.id) || upgrades.some((offer) => offer.licenseId === license.id))
   return (
     <section className="dashboard">
       <header className="dashboard-intro">
         <h1>Your dashboard</h1>
         <p className="muted">Signed in as {user.email}</p>
       </header>
+      {errors.paid === 'upgrade' || errors.paid === 'renewal' ? (
+        <p role="status" className="notice" data-testid="license-change-notice">
+          Payment received. Your license is being updated; reload in a moment if it has not changed yet.
+        </p>
+      ) : errors.upgraded === '1' ? (
+        <p role="status" className="notice" data-testid="license-change-notice">
+          Your license is upgraded.
+        </p>
+      ) : null}
 
       <section className="card" aria-labelledby="licenses-heading">
         <h2 id="licenses-heading">Licenses</h2>
+        <ErrorBox code={errors.license_error} fallback="Your license could not be changed; please try again." />
         {licenses.docs.length === 0 ? (
           <div className="empty">
             <p>You have no license yet. A license unlocks downloads, updates and, on Ultimate, the code repository.</p>
@@ -83,15 +119,17 @@ const DashboardPage = async ({ searchParams }: Props) => {
                 <th scope="col">Plan</th>
                 <th scope="col">License key</th>
                 <th scope="col">Status</th>
+                <th scope="col">Updates</th>
                 <th scope="col">Granted</th>
               </tr>
             </thead>
             <tbody>
               {licenses.docs.map((license) => {
                 const words = LICENSE_STATUS_WORDS[license.status]
+                const plan = planOf(license.plan)
                 return (
                   <tr key={license.id} data-status={license.status}>
-                    <td data-label="Plan">{planOf(license.plan)?.name ?? ''}</td>
+                    <td data-label="Plan">{plan?.name ?? ''}</td>
                     <td data-label="License key" className="license-key">
                       <code>{license.key}</code> <CopyButton text={license.key} label="Copy key" />
                     </td>
@@ -101,6 +139,10 @@ const DashboardPage = async ({ searchParams }: Props) => {
                         {words.explanation}
                         {license.status === 'active' && license.validUntil ? ` Valid until ${formatDate(license.validUntil)}.` : ''}
                       </span>
+                    </td>
+                    <td data-label="Updates" className="license-updates">
+                      {plan?.isFree ? <span className="muted">No downloads</span> : <span>{capitalised(windowInWords(windowOfLicense(license)))}</span>}
+                      <LicenseChanges license={changed(license)} {...changesOf(license)} />
                     </td>
                     <td data-label="Granted">{formatDate(license.grantedAt)}</td>
                   </tr>
@@ -130,7 +172,7 @@ const DashboardPage = async ({ searchParams }: Props) => {
               <>
                 <p>Each download link is signed for you and works for a few minutes.</p>
                 <form action={downloadKit}>
-                  <button type="submit">Download the newest release</button>
+                  <button type="submit">{locked ? 'Download the newest release you have' : 'Download the newest release'}</button>
                 </form>
                 <h3>What’s new in {newest.version}</h3>
                 {notes ? (
@@ -165,11 +207,26 @@ const DashboardPage = async ({ searchParams }: Props) => {
                   </p>
                 ) : null}
               </>
-            ) : (
+            ) : locked ? null : (
               <div className="empty">
                 <p>No release is published yet. It appears here, with its notes, the day it is out.</p>
               </div>
             )}
+            {locked ? (
+              <div className="locked-releases" data-testid="locked-releases">
+                <p>
+                  Newer releases are not included: your license includes {locked.covers}. {locked.newest}
+                  {locked.count > 1 ? ` (and ${locked.count - 1} more) need` : ' needs'} a renewal of your updates or an upgrade.
+                </p>
+                {changeable.length > 0 ? (
+                  changeable.map((license) => <LicenseChanges key={license.id} license={changed(license)} {...changesOf(license)} />)
+                ) : (
+                  <p>
+                    <a href="#licenses-heading">See your licenses</a> or <a href="/pricing">compare the plans</a>.
+                  </p>
+                )}
+              </div>
+            ) : null}
           </>
         ) : (
           <div className="empty">

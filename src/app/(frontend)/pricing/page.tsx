@@ -18,7 +18,7 @@ type Props = { searchParams: Promise<{ checkout_error?: string }> }
 
 const PricingPage = async ({ searchParams }: Props) => {
   const { checkout_error: checkoutError } = await searchParams
-  const { plans, ownedPlanIds, signedIn } = await loadPricing()
+  const { plans, ownedPlanIds, signedIn, upgrades } = await loadPricing()
   return (
     <section className="pricing-page">
       <header className="page-intro">
@@ -26,7 +26,7 @@ const PricingPage = async ({ searchParams }: Props) => {
         <p className="lead">Pay once for the kit and its updates, or subscribe for the features that keep growing.</p>
       </header>
       <PricingNotices checkoutError={checkoutError} />
-      <PricingTable plans={plans} ownedPlanIds={ownedPlanIds} signedIn={signedIn} from="/pricing" />
+      <PricingTable plans={plans} ownedPlanIds={ownedPlanIds} signedIn={signedIn} upgrades={upgrades} from="/pricing" />
     </section>
   )
 }

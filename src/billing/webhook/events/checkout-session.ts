@@ -3,7 +3,8 @@ import type Stripe from 'stripe'
 import { track } from '../../../analytics/track'
 import { idOf } from '../../processor'
 import { defineHandler } from '../define'
-import { applySubscription, type LoadedSubscription, loadSubscription, recordPurchase } from '../steps'
+import { licenseChangeOf } from '../../license-change-kinds'
+import { applySubscription, type LoadedSubscription, loadSubscription, recordLicenseChangePayment, recordPurchase } from '../steps'
 
 /**
  * A checkout finished (`completed`), or its delayed payment settled (`async_payment_succeeded|failed`):
@@ -34,6 +35,20 @@ export const checkoutSession = defineHandler(
       const { req, event } = context
       const paid = session.payment_status === 'paid' || session.payment_status === 'no_payment_required'
       const status = paid ? 'succeeded' : event.type === 'checkout.session.async_payment_failed' ? 'failed' : 'pending'
+      const change = licenseChangeOf(session.metadata)
+      if (change) {
+        await recordLicenseChangePayment(context, {
+          ref: change,
+          metadata: session.metadata ?? {},
+          paymentIntentId: idOf(session.payment_intent),
+          checkoutSessionId: session.id,
+          amount: session.amount_total,
+          currency: session.currency,
+          status,
+          email,
+        })
+        return
+      }
       const priceId = session.line_items?.data[0]?.price?.id ?? session.metadata?.price_id ?? null
       const { buyer } = await recordPurchase(context, {
         paymentIntentId: idOf(session.payment_intent) ?? session.id,

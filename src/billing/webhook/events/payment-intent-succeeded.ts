@@ -1,16 +1,21 @@
 import { track } from '../../../analytics/track'
 import { relationId } from '../../../db/relations'
 import { defineHandler } from '../define'
-import { findPayment, isOneTimePayment, loadPaymentIntent, recordOneTimePayment, savePayment } from '../steps'
+import { changeFactsOf, changeOfPaymentIntent, findPayment, isOneTimePayment, loadPaymentIntent, recordLicenseChangePayment, recordOneTimePayment, savePayment } from '../steps'
 
 /**
  * A one-time payment went through: its purchase (and license) recorded, and its payment_history row
- * written once. A subscription's payment intent is left to its invoice's events.
+ * written once; or, for an upgrade or a renewal, the change of its license. A subscription's payment intent is left to its invoice's events.
  */
 export const paymentIntentSucceeded = defineHandler(['payment_intent.succeeded'], {
   load: (processor, event) => loadPaymentIntent(processor, event.data.object.id),
   apply: async (context, loaded) => {
     const { paymentIntent, charge } = loaded
+    const change = changeOfPaymentIntent(paymentIntent)
+    if (change) {
+      await recordLicenseChangePayment(context, changeFactsOf(change, loaded))
+      return
+    }
     if (!isOneTimePayment(paymentIntent)) return
     const { purchase } = await recordOneTimePayment(context, loaded)
     const { req } = context
