@@ -12,6 +12,7 @@ import { disputeOptions, GROUPS, labelled } from './options'
 export const LicenseChanges: CollectionConfig = {
   slug: 'license_changes',
   labels: { singular: 'Upgrade or renewal', plural: 'Upgrades and renewals' },
+  graphQL: { singularName: 'LicenseChange', pluralName: 'LicenseChanges' },
   admin: {
     useAsTitle: 'processorPaymentIntentId',
     defaultColumns: ['kind', 'license', 'user', 'fromPlan', 'toPlan', 'amount', 'currency', 'status', 'createdAt'],

@@ -49,10 +49,17 @@ export const newestStableMajor = (versions: string[]): number => {
   return stable.length === 0 ? 1 : Math.max(1, ...stable.map((version) => semver.major(version)))
 }
 
-/** `months` months after `from`, as the calendar counts them (Postgres's `interval` does the same). */
+/**
+ * `months` months after `from`, as Postgres's `interval` counts them (the grant's window is computed in
+ * SQL): the same day of the month, or the month's last day when it has no such day (31 January + 1 month
+ * is 28 February), at the same time of day.
+ */
 export const addMonths = (from: Date, months: number): Date => {
+  const year = from.getUTCFullYear()
+  const month = from.getUTCMonth() + months
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate()
   const next = new Date(from.getTime())
-  next.setUTCMonth(next.getUTCMonth() + months)
+  next.setUTCFullYear(year, month, Math.min(from.getUTCDate(), lastDay))
   return next
 }
 

@@ -70,6 +70,7 @@ const serverEnv = {
   PAYMENT_API_URL: processor.url,
   PUBLIC_PRICE_ID_STANDARD_LIFETIME: price('standard_lifetime'),
   PUBLIC_PRICE_ID_ULTIMATE_LIFETIME: price('ultimate_lifetime'),
+  PUBLIC_PRICE_ID_STANDARD_RENEWAL: price('standard_renewal'),
   PUBLIC_PRICE_ID_PRO_MONTHLY: price('pro_monthly'),
   PUBLIC_PRICE_ID_PRO_YEARLY: price('pro_yearly'),
   REPO_ACCESS_TOKEN: E2E_REPO.token,

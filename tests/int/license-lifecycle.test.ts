@@ -9,7 +9,7 @@ import { processEvent } from '../../src/billing/webhook/process'
 import type { License } from '../../src/payload-types'
 import { codeHost, PRICES, service, smtp, standIn } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
-import { api, createUser, type TestUser, usePayload } from '../support/payload'
+import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 import { createRelease } from '../support/releases'
 import { quietly } from '../support/webhook'
 
@@ -342,6 +342,66 @@ describe('upgrade, paying the difference', () => {
     const validated = await api('POST', '/licenses/validate', { body: { key: license.key } })
     expect(validated.body).toMatchObject({ code: 'VALID', plan: 'ultimate', updates: { policy: 'lifetime' } })
     expect(decodeJwt(validated.body.certificate)).toMatchObject({ plan: 'ultimate', upd: { policy: 'lifetime' } })
+  })
+})
+
+describe('upgrade edges', () => {
+  it('a purchase refunded in full (license revoked) is not upgraded by a checkout made before the refund', async () => {
+    const { buyer, license, events } = await buyLicense(PRICES.standard)
+    const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    await standIn.refund(charge.id)
+    await standIn.settled()
+    expect((await licenseOf(buyer)).status).toBe('revoked')
+    expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body.errors[0].code).toBe('upgrade_not_offered')
+    await standIn.pay(started.body.id, { email: buyer.email })
+    await standIn.settled()
+    expect((await changesOf(license))[0]).toMatchObject({ status: 'refused', reason: 'license_not_active' })
+    expect(await licenseOf(buyer)).toMatchObject({ status: 'revoked' })
+    expect(await planSlug(await licenseOf(buyer))).toBe('standard')
+  })
+
+  it('a credit that covers the whole price upgrades at once, with no checkout', async () => {
+    const ultimate = (await payload().find({ collection: 'plans', where: { slug: { equals: 'ultimate' } }, depth: 0 })).docs[0]!
+    const cheap = await processor().prices.create({ unit_amount: 14900, currency: 'usd', product_data: { name: 'Ultimate at the Standard price' } })
+    await payload().update({ collection: 'plans', id: ultimate.id, data: { priceIds: { monthly: cheap.id } } })
+    try {
+      const { buyer, license } = await buyLicense(PRICES.standard)
+      expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({ amount: 0, credit: 14900 })
+      const upgraded = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
+      expect(upgraded.status).toBe(200)
+      expect(upgraded.body).toEqual({ upgraded: true })
+      expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
+      expect(await changesOf(license)).toEqual([expect.objectContaining({ kind: 'upgrade', status: 'applied', amount: 0, credit: 14900 })])
+      // Asked again: not an upgrade any more, and nothing changes.
+      expect((await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })).status).toBe(409)
+      expect(await changesOf(license)).toHaveLength(1)
+    } finally {
+      await payload().update({ collection: 'plans', id: ultimate.id, data: { priceIds: { monthly: PRICES.ultimate } } })
+    }
+  })
+})
+
+describe('who reads and writes upgrades and renewals', () => {
+  it('a customer reads only their own rows (REST, where and GraphQL) and writes none', async () => {
+    const { buyer, license } = await buyLicense(PRICES.standard)
+    const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
+    await standIn.pay(started.body.id, { email: buyer.email })
+    await standIn.settled()
+    const own = await api('GET', '/license_changes', { as: buyer })
+    expect(own.status).toBe(200)
+    expect(own.body.docs.length).toBeGreaterThan(0)
+    expect(own.body.docs.every((row: { user: number | { id: number } }) => (typeof row.user === 'object' ? row.user.id : row.user) === buyer.user.id)).toBe(true)
+    const stranger = await createUser(payload(), 'customer')
+    expect((await api('GET', `/license_changes?where[license][equals]=${license.id}`, { as: stranger })).body.totalDocs).toBe(0)
+    const graph = await graphql('{ LicenseChanges { docs { id } } }', stranger)
+    expect(graph.errors).toBeUndefined()
+    expect(graph.data?.LicenseChanges?.docs).toEqual([])
+    expect((await graphql('{ LicenseChanges { docs { id } } }', buyer)).data?.LicenseChanges?.docs.length).toBeGreaterThan(0)
+    const created = await api('POST', '/license_changes', { as: buyer, body: { kind: 'upgrade', status: 'applied', license: license.id } })
+    expect(created.status).toBe(403)
+    const changed = await api('PATCH', `/license_changes/${own.body.docs[0].id}`, { as: buyer, body: { status: 'reversed' } })
+    expect(changed.status).toBe(403)
   })
 })
 
