@@ -176,16 +176,21 @@ export const changeFactsOf = (
 ): ChangePaymentFacts & { paidAt: Date | null; receiptUrl: string | null } => ({
   ref,
   metadata: paymentIntent.metadata ?? {},
+  ...paymentFactsOf({ paymentIntent, charge }, disputeStatus),
+  paidAt: paymentIntent.status === 'succeeded' ? new Date(paymentIntent.created * 1000) : null,
+  receiptUrl: charge?.receipt_url ?? null,
+})
+
+/** What a payment intent and its charge say of a one-time payment, purchase or license change alike. */
+const paymentFactsOf = ({ paymentIntent, charge }: LoadedPaymentIntent, disputeStatus: DisputeState | undefined) => ({
   paymentIntentId: paymentIntent.id,
   chargeId: charge?.id ?? null,
   amount: paymentIntent.amount_received || paymentIntent.amount,
   currency: paymentIntent.currency,
-  status: paymentIntent.status === 'succeeded' ? 'succeeded' : undefined,
+  status: paymentIntent.status === 'succeeded' ? ('succeeded' as const) : undefined,
   refundedAmount: charge?.amount_refunded ?? 0,
   disputeStatus,
   email: charge?.billing_details?.email ?? paymentIntent.receipt_email ?? null,
-  paidAt: paymentIntent.status === 'succeeded' ? new Date(paymentIntent.created * 1000) : null,
-  receiptUrl: charge?.receipt_url ?? null,
 })
 
 /** One-time payments carry our checkout metadata; subscription payments are handled through invoices. */
@@ -194,17 +199,10 @@ export const isOneTimePayment = (paymentIntent: Stripe.PaymentIntent) => Boolean
 /** A one-time payment as its payment intent and charge tell it (a dispute's state is not on either). */
 export const recordOneTimePayment = (context: StepContext, { paymentIntent, charge }: LoadedPaymentIntent, disputeStatus?: DisputeState) =>
   recordPurchase(context, {
-    paymentIntentId: paymentIntent.id,
+    ...paymentFactsOf({ paymentIntent, charge }, disputeStatus),
     userId: paymentIntent.metadata?.user_id,
     customerId: idOf(paymentIntent.customer),
-    chargeId: charge?.id ?? null,
     priceId: paymentIntent.metadata?.price_id ?? null,
-    amount: paymentIntent.amount_received || paymentIntent.amount,
-    currency: paymentIntent.currency,
-    status: paymentIntent.status === 'succeeded' ? 'succeeded' : undefined,
-    refundedAmount: charge?.amount_refunded ?? 0,
-    disputeStatus,
-    email: charge?.billing_details?.email ?? paymentIntent.receipt_email ?? null,
   })
 
 // Payment history
