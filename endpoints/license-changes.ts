@@ -38,9 +38,12 @@ export const licenseChangeEndpoints = (runtime: BillingRuntime): Endpoint[] => [
     auth: SIGN_IN,
     params,
     query: z.object({ plan: planSlug }),
-    handler: async ({ req, params, query, user }) => {
+    handler: async ({ req, params, query, user, address }) => {
       const id = licenseId(params.id)
-      return Response.json(await quoteUpgrade(req, runtime.require(), user, id, query.plan), { headers: { 'Cache-Control': 'no-store' } })
+      const billing = runtime.require()
+      // Each quote reads the target's price from the processor: counted like a checkout.
+      await enforceRateLimit(req.payload, 'checkout', { address, email: user.email })
+      return Response.json(await quoteUpgrade(req, billing, user, id, query.plan), { headers: { 'Cache-Control': 'no-store' } })
     },
   }),
   endpoint({
