@@ -2,6 +2,7 @@ import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startProcessorStandIn, type ProcessorStandIn } from '../../src/standins/processor'
+import { sdkFor, standInCatalogue } from '../support/standin-sdk'
 
 /**
  * Coupons, Checkout `discounts` and refunds of discounted charges, through the real SDK. A stand-in of
@@ -30,20 +31,9 @@ beforeAll(async () => {
     secretKey: SECRET_KEY,
     webhookSecret: WEBHOOK_SECRET,
     webhookUrl: null,
-    prices: [
-      { id: LIFETIME, unitAmount: 14900, type: 'one_time', productName: 'Standard (lifetime)' },
-      { id: ULTIMATE, unitAmount: 29900, type: 'one_time', productName: 'Ultimate (lifetime)' },
-      { id: EURO, unitAmount: 5000, currency: 'eur', type: 'one_time', productName: 'Euro plan' },
-      { id: MONTHLY, unitAmount: 2900, type: 'recurring', interval: 'month', productName: 'Pro (monthly)' },
-    ],
+    prices: standInCatalogue(EURO),
   })
-  stripe = new Stripe(SECRET_KEY, {
-    host: '127.0.0.1',
-    port: standIn.port,
-    protocol: 'http',
-    apiVersion: '2026-10-28.endive',
-    maxNetworkRetries: 0,
-  })
+  stripe = sdkFor(standIn, SECRET_KEY)
 })
 
 afterAll(async () => {
@@ -199,13 +189,7 @@ describe('coupons', () => {
       webhookUrl: null,
     })
     try {
-      const liveStripe = new Stripe('sk_live_standin_coupons_0123456789', {
-        host: '127.0.0.1',
-        port: live.port,
-        protocol: 'http',
-        apiVersion: '2026-10-28.endive',
-        maxNetworkRetries: 0,
-      })
+      const liveStripe = sdkFor(live, 'sk_live_standin_coupons_0123456789')
       const coupon = await liveStripe.coupons.create({ id: 'LIVE10', percent_off: 10 })
       expect(coupon.livemode).toBe(true)
       await expect(stripe.coupons.retrieve('LIVE10')).rejects.toMatchObject({ code: 'resource_missing' })

@@ -1,4 +1,5 @@
 import express from 'express'
+import type Stripe from 'stripe'
 
 import { apiHandler, type ApiHandler } from './api-handler'
 import { refundCharge } from './charges'
@@ -7,6 +8,7 @@ import type { Processor } from './context'
 import { createCoupon } from './coupons'
 import { invalidRequest, parameterMissing, resourceMissing } from './errors'
 import { previousAttributes } from './events'
+import { invoicePaymentOf } from './objects/billing'
 import { buildPortalSession } from './objects/checkout'
 import { buildDeletedCoupon } from './objects/coupon'
 import { buildCustomer } from './objects/customer'
@@ -24,8 +26,9 @@ import {
   requireRefund,
   requireSession,
   requireSubscription,
-  type LegacyInvoice,
+  requireTaxRate,
 } from './state'
+import { customerTaxIds } from './tax'
 import { cancelSubscription, updateSubscriptionFromApi } from './subscriptions'
 
 const INTERVALS = ['day', 'week', 'month', 'year'] as const
@@ -121,6 +124,20 @@ const coupons = (processor: Processor) =>
     },
   }) satisfies Record<string, ApiHandler>
 
+const ADDRESS_FIELDS = ['city', 'country', 'line1', 'line2', 'postal_code', 'state'] as const
+
+/** `address[country]=DE&address[city]=...`; an empty `address=` unsets it. */
+const readAddress = (value: Params[string]): Stripe.Address | null => {
+  const fields = object(value)
+  const address: Stripe.Address = { city: null, country: null, line1: null, line2: null, postal_code: null, state: null }
+  for (const key of Object.keys(fields)) {
+    const field = ADDRESS_FIELDS.find((candidate) => candidate === key)
+    if (!field) throw invalidRequest(`Received unknown parameter: address[${key}]`, { param: `address[${key}]` })
+    address[field] = nonEmptyText(fields[key]) ?? null
+  }
+  return Object.values(address).some((entry) => entry !== null) ? address : null
+}
+
 const customers = (processor: Processor) =>
   ({
     create: ({ params, origin }) => {
@@ -128,6 +145,7 @@ const customers = (processor: Processor) =>
         email: nonEmptyText(params.email) ?? null,
         name: nonEmptyText(params.name) ?? null,
         metadata: metadata(params.metadata),
+        address: readAddress(params.address),
       })
       processor.state.customers.set(customer.id, customer)
       return { body: customer, events: [processor.events.create('customer.created', customer, origin)] }
@@ -139,6 +157,7 @@ const customers = (processor: Processor) =>
       // An empty value unsets the field, as in Stripe's form encoding.
       if (params.email !== undefined) customer.email = nonEmptyText(params.email) ?? null
       if (params.name !== undefined) customer.name = nonEmptyText(params.name) ?? null
+      if (params.address !== undefined) customer.address = readAddress(params.address)
       if (params.metadata !== undefined) customer.metadata = mergeMetadata(customer.metadata, params.metadata)
       const changed = previousAttributes(before, customer)
       const events =
@@ -146,6 +165,12 @@ const customers = (processor: Processor) =>
           ? [processor.events.create('customer.updated', customer, { previousAttributes: changed, ...origin })]
           : []
       return { body: customer, events }
+    },
+    /** The tax IDs checkout saved on the customer. */
+    taxIds: ({ path, params }) => {
+      const customer = requireCustomer(processor.state, path('id'))
+      const url = `/v1/customers/${customer.id}/tax_ids`
+      return { body: page(customerTaxIds(processor, customer.id), params, url) }
     },
   }) satisfies Record<string, ApiHandler>
 
@@ -205,25 +230,6 @@ const retrieveEvent =
     return { body: record.event }
   }
 
-/**
- * An invoice's payment, as `GET /v1/invoice_payments` lists it: how a charge or payment intent is traced
- * back to the invoice (and so the subscription) it paid, now that they no longer name the invoice.
- */
-const invoicePaymentOf = (invoice: LegacyInvoice) => ({
-  id: `inpay_${invoice.id.slice(3)}`,
-  object: 'invoice_payment',
-  amount_paid: invoice.paid ? invoice.amount_paid : null,
-  amount_requested: invoice.amount_due,
-  created: invoice.created,
-  currency: invoice.currency,
-  invoice: invoice.id,
-  is_default: true,
-  livemode: invoice.livemode,
-  payment: { type: 'payment_intent', payment_intent: invoice.payment_intent },
-  status: invoice.paid ? 'paid' : 'open',
-  status_transitions: { canceled_at: null, paid_at: invoice.status_transitions.paid_at },
-})
-
 const invoicePayments =
   (processor: Processor): ApiHandler =>
   ({ params }) => {
@@ -263,6 +269,8 @@ export const apiRoutes = (processor: Processor): express.Router => {
   router.post('/v1/customers', on(customer.create))
   router.get('/v1/customers/:id', on(customer.retrieve))
   router.post('/v1/customers/:id', on(customer.update))
+  router.get('/v1/customers/:id/tax_ids', on(customer.taxIds))
+  router.get('/v1/tax_rates/:id', on(retrieve((id) => requireTaxRate(state, id))))
   router.post('/v1/checkout/sessions', on(session.create))
   router.get('/v1/checkout/sessions/:id', on(session.retrieve))
   router.get('/v1/checkout/sessions/:id/line_items', on(session.lineItems))

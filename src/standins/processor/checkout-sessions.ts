@@ -6,7 +6,15 @@ import { invalidRequest, parameterMissing, resourceMissing } from './errors'
 import { applyLineDiscounts, buildCheckoutSession, buildLineItem, type SessionDiscount } from './objects/checkout'
 import { discountOn } from './objects/coupon'
 import { integer, boolean as booleanParam, metadata, nonEmptyText, object, objects, type Params } from './params'
-import { productName, requireCoupon, requireCustomer, requirePrice } from './state'
+import {
+  productName,
+  requireCoupon,
+  requireCustomer,
+  requirePrice,
+  type CustomerUpdate,
+  type CustomerUpdateChoice,
+} from './state'
+import { customerTaxIds, taxOn, taxRule, type TaxRule } from './tax'
 
 const MODES = ['payment', 'subscription'] as const
 type Mode = (typeof MODES)[number]
@@ -135,6 +143,145 @@ const readDiscount = (
   return { coupon: coupon.id, amount: discountOn(coupon, subtotal) }
 }
 
+const CUSTOMER_UPDATE_FIELDS = ['address', 'name', 'shipping'] as const
+const CUSTOMER_UPDATE_CHOICES: readonly CustomerUpdateChoice[] = ['auto', 'never']
+const TAX_ID_REQUIRED = ['if_supported', 'never'] as const
+
+/** An empty value (`x=`) unsets a parameter, so it reads as not given. */
+const given = (params: Params, name: string): boolean => params[name] !== undefined && params[name] !== ''
+
+/** `customer_update[address|name|shipping]`: `auto` or `never` (the default), with an existing `customer` only. */
+const readCustomerUpdate = (params: Params, customer: string | null): CustomerUpdate => {
+  const update: CustomerUpdate = { name: 'never', address: 'never', shipping: 'never' }
+  if (!given(params, 'customer_update')) return update
+  if (customer === null) {
+    throw invalidRequest('`customer_update` can only be used with `customer`.', { param: 'customer_update' })
+  }
+  for (const [key, value] of Object.entries(object(params.customer_update))) {
+    const param = `customer_update[${key}]`
+    const field = CUSTOMER_UPDATE_FIELDS.find((candidate) => candidate === key)
+    if (!field) throw invalidRequest(`Received unknown parameter: ${param}`, { param })
+    const choice = CUSTOMER_UPDATE_CHOICES.find((candidate) => candidate === nonEmptyText(value))
+    if (!choice) throw invalidRequest(`Invalid ${param}: must be one of auto or never`, { param })
+    update[field] = choice
+  }
+  return update
+}
+
+/** `tax_id_collection`: an existing customer's name becomes the business name, so Stripe wants leave to update it. */
+const readTaxIdCollection = (
+  params: Params,
+  customer: string | null,
+  customerUpdate: CustomerUpdate,
+): Stripe.Checkout.Session.TaxIdCollection => {
+  if (!given(params, 'tax_id_collection')) return { enabled: false, required: 'never' }
+  const fields = object(params.tax_id_collection)
+  const enabled = booleanParam(fields.enabled, 'tax_id_collection[enabled]')
+  if (enabled === undefined) throw parameterMissing('tax_id_collection[enabled]')
+  const requiredText = nonEmptyText(fields.required) ?? 'never'
+  const required = TAX_ID_REQUIRED.find((candidate) => candidate === requiredText)
+  if (!required) {
+    throw invalidRequest('Invalid tax_id_collection[required]: must be one of if_supported or never', {
+      param: 'tax_id_collection[required]',
+    })
+  }
+  if (enabled && customer !== null && customerUpdate.name !== 'auto') {
+    throw invalidRequest(
+      'Tax ID collection requires updating business name on the customer. To enable tax ID collection for an existing customer, please set `customer_update[name]` to `auto`.',
+      { param: 'tax_id_collection[enabled]' },
+    )
+  }
+  return { enabled, required: enabled ? required : 'never' }
+}
+
+/**
+ * `automatic_tax[enabled]`: Stripe Tax needs the buyer's location. An existing customer must have an
+ * address already, or checkout must be allowed to save the one it collects.
+ */
+const readAutomaticTax = (
+  processor: Processor,
+  params: Params,
+  customer: string | null,
+  customerUpdate: CustomerUpdate,
+): boolean => {
+  if (!given(params, 'automatic_tax')) return false
+  const enabled = booleanParam(object(params.automatic_tax).enabled, 'automatic_tax[enabled]')
+  if (enabled === undefined) throw parameterMissing('automatic_tax[enabled]')
+  if (!enabled || customer === null) return enabled
+  const hasAddress = Boolean(requireCustomer(processor.state, customer).address?.country)
+  if (!hasAddress && customerUpdate.address !== 'auto' && customerUpdate.shipping !== 'auto') {
+    throw invalidRequest(
+      "Automatic tax calculation in Checkout requires a valid address on the Customer. Add a valid address to the Customer or set either `customer_update[address]` to 'auto' or `customer_update[shipping]` to 'auto' to save the address entered in Checkout to the Customer.",
+      { param: 'automatic_tax[enabled]', code: 'customer_tax_location_invalid' },
+    )
+  }
+  return true
+}
+
+const MAX_INVOICE_CUSTOM_FIELDS = 4
+
+const readInvoiceData = (value: Params[string]): Stripe.Checkout.Session.InvoiceCreation.InvoiceData => {
+  const fields = object(value)
+  const base = 'invoice_creation[invoice_data]'
+  const customFields = objects(fields.custom_fields).map((field, index) => {
+    const name = nonEmptyText(field.name)
+    const fieldValue = nonEmptyText(field.value)
+    if (name === undefined) throw parameterMissing(`${base}[custom_fields][${index}][name]`)
+    if (fieldValue === undefined) throw parameterMissing(`${base}[custom_fields][${index}][value]`)
+    return { name, value: fieldValue }
+  })
+  if (customFields.length > MAX_INVOICE_CUSTOM_FIELDS) {
+    throw invalidRequest(`You can have at most ${MAX_INVOICE_CUSTOM_FIELDS} custom fields.`, {
+      param: `${base}[custom_fields]`,
+    })
+  }
+  return {
+    account_tax_ids: null,
+    custom_fields: customFields.length > 0 ? customFields : null,
+    description: nonEmptyText(fields.description) ?? null,
+    footer: nonEmptyText(fields.footer) ?? null,
+    issuer: null,
+    metadata: metadata(fields.metadata),
+    rendering_options: null,
+  }
+}
+
+/**
+ * `invoice_creation`: a post-payment invoice for a one-time payment. Subscription mode makes its own
+ * invoices, so the session shows none there; enabling it there is refused with Stripe's message.
+ */
+const readInvoiceCreation = (params: Params, mode: Mode): Stripe.Checkout.Session.InvoiceCreation | null => {
+  const fields = object(params.invoice_creation)
+  const enabled = given(params, 'invoice_creation') ? booleanParam(fields.enabled, 'invoice_creation[enabled]') : false
+  if (enabled === undefined) throw parameterMissing('invoice_creation[enabled]')
+  if (mode !== 'payment') {
+    if (!enabled) return null
+    throw invalidRequest(
+      'You can only enable invoice creation when `mode` is set to `payment`. Invoices are created automatically when `mode` is set to `subscription`, and are unsupported when set to `setup`. To learn more visit https://stripe.com/docs/payments/checkout/post-payment-invoices.',
+      { param: 'invoice_creation' },
+    )
+  }
+  return { enabled, invoice_data: readInvoiceData(enabled ? fields.invoice_data : undefined) }
+}
+
+/**
+ * Adds the tax of `rule` to the line items (on what is left after their discount) and to the session's
+ * totals; the calculation is then `complete`.
+ */
+export const applySessionTax = (session: Stripe.Checkout.Session, lineItems: Stripe.LineItem[], rule: TaxRule): void => {
+  let tax = 0
+  for (const item of lineItems) {
+    const taxable = item.amount_subtotal - item.amount_discount
+    item.amount_tax = taxOn(taxable, rule.percentage)
+    item.amount_total = taxable + item.amount_tax
+    tax += item.amount_tax
+  }
+  const discount = session.total_details?.amount_discount ?? 0
+  session.total_details = { amount_discount: discount, amount_shipping: 0, amount_tax: tax }
+  session.amount_total = Math.max((session.amount_subtotal ?? 0) - discount, 0) + tax
+  session.automatic_tax = { ...session.automatic_tax, status: 'complete' }
+}
+
 /** `POST /v1/checkout/sessions`, validated the way Stripe rejects the mistakes an integration makes. */
 export const createCheckoutSession = (processor: Processor, params: Params): Stripe.Checkout.Session => {
   const mode = readMode(params)
@@ -147,24 +294,40 @@ export const createCheckoutSession = (processor: Processor, params: Params): Str
   if (mode === 'payment' && params.subscription_data !== undefined) {
     throw invalidRequest('You can not pass `subscription_data` in `payment` mode.', { param: 'subscription_data' })
   }
+  const customer = readCustomer(processor, params, mode)
+  const customerUpdate = readCustomerUpdate(params, customer.customer)
   const discount = readDiscount(processor, params, mode, lineItems)
+  const invoiceCreation = readInvoiceCreation(params, mode)
+  const taxIdCollection = readTaxIdCollection(params, customer.customer, customerUpdate)
+  const automaticTax = readAutomaticTax(processor, params, customer.customer, customerUpdate)
   if (discount) applyLineDiscounts(lineItems, discount.amount)
   const session = buildCheckoutSession(processor, {
     mode,
     lineItems,
     discount,
-    ...readCustomer(processor, params, mode),
+    ...customer,
+    automaticTax,
+    taxIdCollection,
+    invoiceCreation,
     clientReferenceId: nonEmptyText(params.client_reference_id) ?? null,
     metadata: metadata(params.metadata),
     allowPromotionCodes: booleanParam(params.allow_promotion_codes, 'allow_promotion_codes') ?? null,
     successUrl: nonEmptyText(params.success_url) ?? null,
     cancelUrl: nonEmptyText(params.cancel_url) ?? null,
   })
+  // A customer whose address is known is taxed at once; otherwise when checkout has the buyer's address.
+  const known = customer.customer === null ? null : requireCustomer(processor.state, customer.customer)
+  if (automaticTax && known?.address?.country) {
+    const [taxId] = customerTaxIds(processor, known.id)
+    const rule = taxRule(processor, known.address.country, taxId ? { type: taxId.type, value: taxId.value } : null)
+    applySessionTax(session, lineItems, rule)
+  }
   processor.state.sessions.set(session.id, session)
   processor.state.checkoutDetails.set(session.id, {
     lineItems,
     paymentIntentMetadata: metadata(object(params.payment_intent_data).metadata),
     subscriptionMetadata: metadata(object(params.subscription_data).metadata),
+    customerUpdate,
   })
   return session
 }

@@ -1,5 +1,7 @@
 import type { Processor } from './context'
+import { invoicePaymentOf } from './objects/billing'
 import { findById } from './state'
+import { customerTaxIds } from './tax'
 
 type Json = Record<string, unknown>
 
@@ -10,6 +12,15 @@ const expandableOnly = (processor: Processor, target: Json, field: string): unkn
   if (field === 'line_items' && target.object === 'checkout.session' && typeof target.id === 'string') {
     const data = processor.state.checkoutDetails.get(target.id)?.lineItems ?? []
     return { object: 'list', data, has_more: false, url: `/v1/checkout/sessions/${target.id}/line_items` }
+  }
+  if (field === 'payments' && target.object === 'invoice' && typeof target.id === 'string') {
+    const invoice = processor.state.invoices.get(target.id)
+    const data = invoice?.payment_intent ? [invoicePaymentOf(invoice)] : []
+    return { object: 'list', data, has_more: false, url: `/v1/invoice_payments?invoice=${target.id}` }
+  }
+  if (field === 'tax_ids' && target.object === 'customer' && typeof target.id === 'string') {
+    const data = customerTaxIds(processor, target.id)
+    return { object: 'list', data, has_more: false, total_count: data.length, url: `/v1/customers/${target.id}/tax_ids` }
   }
   return undefined
 }

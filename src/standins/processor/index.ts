@@ -9,6 +9,7 @@ export type {
   FailureRule,
   PayOptions,
   PayOutcome,
+  PayTaxId,
   ProcessorStandIn,
   RecordedRequest,
   StandInEventRecord,

@@ -4,10 +4,20 @@ import type { ProcessorActions } from './actions'
 import type { Processor } from './context'
 import { invalidRequest, resourceMissing, StandInApiError } from './errors'
 import { page, type Html } from './html'
-import { checkoutView, invoiceView, messageView, OUTCOMES, portalView, receiptView } from './page-views'
+import {
+  checkoutView,
+  invoicePdfLines,
+  invoiceView,
+  messageView,
+  OUTCOMES,
+  portalView,
+  receiptView,
+  TAX_ID_TYPES,
+} from './page-views'
 import { parseParams, text } from './params'
+import { textPdf } from './pdf'
 import { requireCharge, requireInvoice, requireSession } from './state'
-import type { PayOutcome } from './types'
+import type { PayOptions, PayOutcome } from './types'
 
 const send = (res: Response, status: number, title: string, body: Html): void => {
   res.status(status).type('html').send(page(title, body))
@@ -35,6 +45,17 @@ const readOutcome = (req: Request): PayOutcome => {
   return outcome.value
 }
 
+/** Country, business name and tax ID as the checkout form sends them; empty fields are not given. */
+const readTaxFields = (req: Request): Pick<PayOptions, 'country' | 'businessName' | 'taxId'> => {
+  const country = formField(req, 'country')?.trim() || undefined
+  const businessName = formField(req, 'business_name')?.trim() || undefined
+  const value = formField(req, 'tax_id')?.trim() || undefined
+  const typeField = formField(req, 'tax_id_type') ?? 'eu_vat'
+  const type = TAX_ID_TYPES.find((candidate) => candidate === typeField)
+  if (value !== undefined && !type) throw invalidRequest(`Unknown tax ID type '${typeField}'.`, { param: 'tax_id_type' })
+  return { country, businessName, taxId: value !== undefined && type ? { type, value } : undefined }
+}
+
 /** The hosted pages behind the URLs the API hands out: checkout, billing portal, invoices, receipts. */
 export const hostedPages = (processor: Processor, actions: ProcessorActions): express.Router => {
   const router = express.Router()
@@ -60,10 +81,11 @@ export const hostedPages = (processor: Processor, actions: ProcessorActions): ex
       const email = formField(req, 'email') || undefined
       const outcome = readOutcome(req)
       try {
-        await actions.pay(session.id, { email, outcome })
+        await actions.pay(session.id, { email, outcome, ...readTaxFields(req) })
       } catch (error) {
-        // A coupon used up (or expired) since the session was made: the buyer stays on the page, uncharged.
-        if (!(error instanceof StandInApiError) || error.body.error.code !== 'coupon_expired') throw error
+        // A coupon used up (or expired) since the session was made, a tax ID checkout refuses: the buyer
+        // stays on the page with the reason, uncharged.
+        if (!(error instanceof StandInApiError) || error.status !== 400) throw error
         send(res, error.status, 'Checkout', checkoutView(processor, session, { email, error: error.message }))
         return
       }
@@ -116,11 +138,29 @@ export const hostedPages = (processor: Processor, actions: ProcessorActions): ex
     }),
   )
 
+  // `/invoice/:id` is where the first hosted invoice URLs pointed; it still answers.
   router.get(
-    '/invoice/:id',
+    ['/invoices/:id', '/invoice/:id'],
     pageHandler((req, res) => {
       const invoice = requireInvoice(state, id(req))
-      send(res, 200, `Invoice ${invoice.number ?? invoice.id}`, invoiceView(invoice))
+      send(res, 200, `Invoice ${invoice.number ?? invoice.id}`, invoiceView(processor, invoice))
+    }),
+  )
+
+  /** A draft has no PDF yet, as with Stripe (its `invoice_pdf` is null until finalized). */
+  router.get(
+    ['/invoices/:id/pdf', '/invoice/:id/pdf'],
+    pageHandler((req, res) => {
+      const invoice = requireInvoice(state, id(req))
+      if (invoice.status === 'draft') {
+        throw invalidRequest(`Invoice ${invoice.id} is a draft; it has no PDF yet.`, { status: 404 })
+      }
+      const pdf = textPdf(invoicePdfLines(processor, invoice))
+      res
+        .status(200)
+        .type('application/pdf')
+        .set('Content-Disposition', `inline; filename="Invoice-${invoice.number ?? invoice.id}.pdf"`)
+        .send(pdf)
     }),
   )
 

@@ -1,3 +1,5 @@
+import crypto from 'node:crypto'
+
 import type Stripe from 'stripe'
 
 import { resourceMissing } from './errors'
@@ -18,11 +20,17 @@ export type LegacyInvoice = Stripe.Invoice & {
   paid: boolean
 }
 
+export type CustomerUpdateChoice = 'auto' | 'never'
+
+/** `customer_update[...]`: what checkout may save onto the existing customer it names. */
+export type CustomerUpdate = { name: CustomerUpdateChoice; address: CustomerUpdateChoice; shipping: CustomerUpdateChoice }
+
 /** What a checkout session was created with that the session object itself does not show. */
 export type CheckoutDetails = {
   lineItems: Stripe.LineItem[]
   paymentIntentMetadata: Stripe.Metadata
   subscriptionMetadata: Stripe.Metadata
+  customerUpdate: CustomerUpdate
 }
 
 /** An answer kept for its Idempotency-Key: the JSON exactly as sent, so a replay is byte for byte the same. */
@@ -49,6 +57,12 @@ export type State = {
   disputes: Map<string, Stripe.Dispute>
   refunds: Map<string, Stripe.Refund>
   portalSessions: Map<string, Stripe.BillingPortal.Session>
+  /** Tax rates the stand-in's tax table made, by `<country>:<percentage>`. */
+  taxRates: Map<string, Stripe.TaxRate>
+  /** Tax IDs checkout saved on customers, by ID. */
+  taxIds: Map<string, Stripe.TaxId>
+  /** Invoices without a customer (a guest's checkout) are numbered account-wide: `<prefix>-0001`, ... */
+  invoiceNumbering: { prefix: string; next: number }
   requests: RecordedRequest[]
   /** Responses by Idempotency-Key, replayed when the key comes again. */
   idempotency: Map<string, StoredResponse>
@@ -69,6 +83,9 @@ export const createState = (prices: StandInPrice[]): State => {
     disputes: new Map(),
     refunds: new Map(),
     portalSessions: new Map(),
+    taxRates: new Map(),
+    taxIds: new Map(),
+    invoiceNumbering: { prefix: crypto.randomBytes(4).toString('hex').toUpperCase(), next: 1 },
     requests: [],
     idempotency: new Map(),
   }
@@ -98,6 +115,15 @@ export const requireCharge = required('charge', (state) => state.charges)
 export const requireInvoice = required('invoice', (state) => state.invoices)
 export const requireDispute = required('dispute', (state) => state.disputes)
 export const requireRefund = required('refund', (state) => state.refunds)
+
+const findTaxRate = (state: State, id: string): Stripe.TaxRate | undefined =>
+  [...state.taxRates.values()].find((rate) => rate.id === id)
+
+export const requireTaxRate = (state: State, id: string): Stripe.TaxRate => {
+  const found = findTaxRate(state, id)
+  if (!found) throw resourceMissing('tax_rate', id, { param: 'id' })
+  return found
+}
 
 /** Prices of the other mode exist but cannot be used with this key; Stripe's message says so. */
 export const requirePrice = (
@@ -155,11 +181,14 @@ export const findById = (state: State, id: string): object | undefined => {
     state.prices,
     state.products,
     state.sessions,
+    state.taxIds,
   ]
   for (const map of maps) {
     const found = map.get(id)
     if (found) return found
   }
+  const taxRate = findTaxRate(state, id)
+  if (taxRate) return taxRate
   const coupon = state.coupons.get(id)
   return coupon ? refreshCouponValidity(coupon) : undefined
 }

@@ -25,6 +25,7 @@ import {
   type LegacyInvoice,
   type LegacySubscription,
 } from './state'
+import { customerTaxIds, DEFAULT_COUNTRY, taxRule, type TaxRule } from './tax'
 import type { SubscriptionChanges } from './types'
 
 type Result = { events: Stripe.Event[] }
@@ -49,11 +50,27 @@ const requireLive = (processor: Processor, id: string): LegacySubscription => {
   return subscription
 }
 
+/**
+ * With automatic tax, a renewal is taxed where the customer's address is (checkout saved the one it
+ * collected) and reverse charged when the customer has a tax ID.
+ */
+const renewalTax = (processor: Processor, subscription: LegacySubscription, customer: Stripe.Customer): TaxRule | null => {
+  if (!subscription.automatic_tax?.enabled) return null
+  const [taxId] = customerTaxIds(processor, customer.id)
+  const country = customer.address?.country ?? DEFAULT_COUNTRY
+  return taxRule(processor, country, taxId ? { type: taxId.type, value: taxId.value } : null)
+}
+
 /** A finalized invoice for the subscription's items over `period`: `invoice.created` (draft) and `invoice.finalized`. */
 const openInvoice = (
   processor: Processor,
   subscription: LegacySubscription,
-  billing: { reason: 'subscription_create' | 'subscription_cycle'; period: Period; previousPeriod: Period | null },
+  billing: {
+    reason: 'subscription_create' | 'subscription_cycle'
+    period: Period
+    previousPeriod: Period | null
+    tax?: TaxRule | null
+  },
 ): { invoice: LegacyInvoice; events: Stripe.Event[] } => {
   const customer = customerOf(processor, subscription)
   const invoice = buildInvoice(processor, {
@@ -63,6 +80,7 @@ const openInvoice = (
     period: billing.period,
     previousPeriod: billing.previousPeriod,
     productName: (price) => productName(processor.state, price),
+    tax: billing.tax === undefined ? renewalTax(processor, subscription, customer) : billing.tax,
   })
   processor.state.invoices.set(invoice.id, invoice)
   subscription.latest_invoice = invoice.id
@@ -95,7 +113,7 @@ const payInvoice = (processor: Processor, invoice: LegacyInvoice): Stripe.Event[
   const charge = buildCharge(processor, { paymentIntent, email: invoice.customer_email, kind: 'card' })
   processor.state.charges.set(charge.id, charge)
   markSucceeded(paymentIntent, charge)
-  markInvoicePaid(invoice, paymentIntent, charge)
+  markInvoicePaid(invoice, { paymentIntent, charge })
   return [
     processor.events.create('invoice.paid', invoice),
     processor.events.create('invoice.payment_succeeded', invoice),
@@ -159,10 +177,10 @@ const setCancelAtPeriodEnd = (subscription: LegacySubscription, cancel: boolean)
   subscription.cancellation_details = cancellationDetails(cancel ? 'cancellation_requested' : null)
 }
 
-/** What checkout does for `subscription` mode once the first payment went through. */
+/** What checkout does for `subscription` mode once the first payment went through; `tax` is checkout's calculation. */
 export const startSubscription = (
   processor: Processor,
-  fields: { customer: string; lineItems: Stripe.LineItem[]; metadata: Stripe.Metadata },
+  fields: { customer: string; lineItems: Stripe.LineItem[]; metadata: Stripe.Metadata; tax: TaxRule | null },
 ): { subscription: LegacySubscription; invoice: LegacyInvoice; events: Stripe.Event[] } => {
   const lines = fields.lineItems.flatMap((item) =>
     item.price ? [{ price: item.price, quantity: item.quantity ?? 1 }] : [],
@@ -172,11 +190,13 @@ export const startSubscription = (
     lines,
     metadata: fields.metadata,
   })
+  if (fields.tax) subscription.automatic_tax = { disabled_reason: null, enabled: true, liability: { type: 'self' } }
   processor.state.subscriptions.set(subscription.id, subscription)
   const opened = openInvoice(processor, subscription, {
     reason: 'subscription_create',
     period: currentPeriod(subscription),
     previousPeriod: null,
+    tax: fields.tax,
   })
   const paid = payInvoice(processor, opened.invoice)
   const created = processor.events.create('customer.subscription.created', subscription)

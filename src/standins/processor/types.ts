@@ -51,7 +51,18 @@ export type FailureRule = {
 /** What the customer's payment method does on the hosted checkout's "Pay". */
 export type PayOutcome = 'succeeded' | 'async_succeeded' | 'async_failed' | 'declined'
 
-export type PayOptions = { email?: string; outcome?: PayOutcome }
+/** A tax ID as the buyer enters it on the hosted checkout, e.g. `{ type: 'eu_vat', value: 'DE123456789' }`. */
+export type PayTaxId = { type: Stripe.Checkout.Session.CustomerDetails.TaxId.Type; value: string }
+
+export type PayOptions = {
+  email?: string
+  outcome?: PayOutcome
+  /** The billing address's country (ISO 3166-1 alpha-2); automatic tax is calculated for it. Default: the customer's, else DE. */
+  country?: string
+  /** Only where the session has `tax_id_collection[enabled]`: the business buyer's tax ID and legal name. */
+  taxId?: PayTaxId
+  businessName?: string
+}
 
 export type SubscriptionChanges = {
   status?: Stripe.Subscription.Status
@@ -75,6 +86,7 @@ export type StandInState = {
   invoices: Map<string, Stripe.Invoice>
   disputes: Map<string, Stripe.Dispute>
   refunds: Map<string, Stripe.Refund>
+  taxIds: Map<string, Stripe.TaxId>
   requests: RecordedRequest[]
 }
 

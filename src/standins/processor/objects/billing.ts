@@ -5,6 +5,7 @@ import { fromFixture } from '../fixtures'
 import { addInterval, daysFrom, newId, nowSeconds } from '../ids'
 import { formatAmount } from '../money'
 import type { LegacyInvoice, LegacySubscription } from '../state'
+import { legacyTaxEntry, lineTax, taxEntry, type LineTax, type TaxRule } from '../tax'
 
 export type Period = { start: number; end: number }
 
@@ -109,11 +110,13 @@ const buildInvoiceLine = (
     item: Stripe.SubscriptionItem
     productName: string
     period: Period
+    tax: TaxRule | null
   },
 ): Stripe.InvoiceLineItem => {
-  const { item, subscription } = fields
+  const { item, subscription, tax } = fields
   const quantity = item.quantity ?? 1
   const amount = (item.price.unit_amount ?? 0) * quantity
+  const taxed = tax ? lineTax(tax, amount) : null
   return fromFixture<Stripe.InvoiceLineItem>('line_item', {
     id: newId('il'),
     amount,
@@ -148,10 +151,42 @@ const buildInvoiceLine = (
     quantity,
     subscription: subscription.id,
     subtotal: amount,
-    taxes: [],
+    ...taxFields(tax, taxed),
     type: 'subscription',
     unit_amount_excluding_tax: item.price.unit_amount_decimal,
   })
+}
+
+/** A line's `taxes` (and the older `tax_amounts`) under an automatic tax rule. */
+const taxFields = (tax: TaxRule | null, taxed: LineTax | null) =>
+  tax && taxed ? { taxes: [taxEntry(tax, taxed)], tax_amounts: [legacyTaxEntry(tax, taxed)] } : { taxes: [] }
+
+/** An invoice's `automatic_tax`, `total_taxes` (and the older `tax`, `total_tax_amounts`) for its lines' tax. */
+export const invoiceTaxFields = (tax: TaxRule | null, taxed: LineTax) =>
+  tax
+    ? {
+        automatic_tax: {
+          disabled_reason: null,
+          enabled: true,
+          liability: { type: 'self' },
+          provider: 'stripe',
+          status: 'complete',
+        },
+        tax: taxed.amount,
+        total_tax_amounts: [legacyTaxEntry(tax, taxed)],
+        total_taxes: [taxEntry(tax, taxed)],
+      }
+    : { total_taxes: [] }
+
+/** What the invoice PDF and page say of a tax line: `VAT 19% (DE)`, `Reverse charge (DE)`. */
+export const describeTax = (invoice: LegacyInvoice, rates: (id: string) => Stripe.TaxRate | undefined): string | null => {
+  const entry = invoice.total_taxes?.[0]
+  if (!entry) return null
+  const rate = entry.tax_rate_details ? rates(entry.tax_rate_details.tax_rate) : undefined
+  const where = rate?.country ? ` (${rate.country})` : ''
+  if (entry.taxability_reason === 'reverse_charge') return `Reverse charge${where}`
+  if (!rate || rate.percentage === 0) return `No tax${where}`
+  return `${rate.display_name} ${rate.percentage}%${where}`
 }
 
 /**
@@ -168,6 +203,8 @@ export const buildInvoice = (
     period: Period
     previousPeriod: Period | null
     productName: (price: Stripe.Price) => string
+    /** With automatic tax, what the customer's location (and tax ID) makes of each line. */
+    tax: TaxRule | null
   },
 ): LegacyInvoice => {
   const { subscription, customer } = fields
@@ -180,15 +217,18 @@ export const buildInvoice = (
       item,
       productName: fields.productName(item.price),
       period: fields.period,
+      tax: fields.tax,
     }),
   )
   const amount = lines.reduce((sum, line) => sum + line.amount, 0)
+  const taxAmount = lines.reduce((sum, line) => sum + (line.taxes ?? []).reduce((all, tax) => all + tax.amount, 0), 0)
+  const total = amount + taxAmount
   return fromFixture<LegacyInvoice>('invoice', {
     id,
-    amount_due: amount,
+    amount_due: total,
     amount_overpaid: 0,
     amount_paid: 0,
-    amount_remaining: amount,
+    amount_remaining: total,
     amount_shipping: 0,
     attempt_count: 0,
     attempted: false,
@@ -225,31 +265,40 @@ export const buildInvoice = (
     subscription: subscription.id,
     subtotal: amount,
     subtotal_excluding_tax: amount,
-    total: amount,
+    total,
     total_discount_amounts: [],
     total_excluding_tax: amount,
     total_pretax_credit_amounts: [],
-    total_taxes: [],
+    ...invoiceTaxFields(fields.tax, { taxable: amount, amount: taxAmount }),
     webhooks_delivered_at: null,
   })
 }
 
-/** Finalizing numbers the invoice (per customer) and gives it its hosted page. */
-export const finalizeInvoice = (processor: Processor, invoice: LegacyInvoice, customer: Stripe.Customer): void => {
-  const sequence = customer.next_invoice_sequence ?? 1
-  customer.next_invoice_sequence = sequence + 1
+/** The next number: `<prefix>-0001`, `<prefix>-0002`, ... per customer, account-wide for a guest's invoices. */
+const nextInvoiceNumber = (processor: Processor, customer: Stripe.Customer | null): string => {
+  const numbering = processor.state.invoiceNumbering
+  const prefix = customer ? (customer.invoice_prefix ?? 'INV') : numbering.prefix
+  const sequence = customer ? (customer.next_invoice_sequence ?? 1) : numbering.next
+  if (customer) customer.next_invoice_sequence = sequence + 1
+  else numbering.next = sequence + 1
+  return `${prefix}-${String(sequence).padStart(4, '0')}`
+}
+
+/** Finalizing numbers the invoice and gives it its hosted page and PDF. */
+export const finalizeInvoice = (processor: Processor, invoice: LegacyInvoice, customer: Stripe.Customer | null): void => {
   const now = nowSeconds()
   invoice.status = 'open'
-  invoice.number = `${customer.invoice_prefix ?? 'INV'}-${String(sequence).padStart(4, '0')}`
-  invoice.hosted_invoice_url = `${processor.publicUrl}/invoice/${invoice.id}`
+  invoice.number = nextInvoiceNumber(processor, customer)
+  invoice.hosted_invoice_url = `${processor.publicUrl}/invoices/${invoice.id}`
+  invoice.invoice_pdf = `${processor.publicUrl}/invoices/${invoice.id}/pdf`
   invoice.effective_at = now
   invoice.status_transitions.finalized_at = now
 }
 
+/** Paid by the payment intent's charge; an invoice with nothing to pay (a full discount) is paid without one. */
 export const markInvoicePaid = (
   invoice: LegacyInvoice,
-  paymentIntent: Stripe.PaymentIntent,
-  charge: Stripe.Charge,
+  payment: { paymentIntent: Stripe.PaymentIntent; charge: Stripe.Charge } | null,
 ): void => {
   invoice.status = 'paid'
   invoice.paid = true
@@ -258,8 +307,8 @@ export const markInvoicePaid = (
   invoice.amount_paid = invoice.amount_due
   invoice.amount_remaining = 0
   invoice.next_payment_attempt = null
-  invoice.payment_intent = paymentIntent.id
-  invoice.charge = charge.id
+  invoice.payment_intent = payment?.paymentIntent.id ?? null
+  invoice.charge = payment?.charge.id ?? null
   invoice.status_transitions.paid_at = nowSeconds()
 }
 
@@ -270,3 +319,22 @@ export const markInvoiceAttemptFailed = (invoice: LegacyInvoice, paymentIntent: 
   invoice.next_payment_attempt = daysFrom(nowSeconds(), 3)
   invoice.payment_intent = paymentIntent.id
 }
+
+/**
+ * An invoice's payment, as `GET /v1/invoice_payments` lists it: how a charge or payment intent is traced
+ * back to the invoice (and so the subscription) it paid, now that they no longer name the invoice.
+ */
+export const invoicePaymentOf = (invoice: LegacyInvoice) => ({
+  id: `inpay_${invoice.id.slice(3)}`,
+  object: 'invoice_payment',
+  amount_paid: invoice.paid ? invoice.amount_paid : null,
+  amount_requested: invoice.amount_due,
+  created: invoice.created,
+  currency: invoice.currency,
+  invoice: invoice.id,
+  is_default: true,
+  livemode: invoice.livemode,
+  payment: { type: 'payment_intent', payment_intent: invoice.payment_intent },
+  status: invoice.paid ? 'paid' : 'open',
+  status_transitions: { canceled_at: null, paid_at: invoice.status_transitions.paid_at },
+})

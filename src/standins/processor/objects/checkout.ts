@@ -54,7 +54,20 @@ export type SessionFields = {
   discount: SessionDiscount | null
   successUrl: string | null
   cancelUrl: string | null
+  automaticTax: boolean
+  taxIdCollection: Stripe.Checkout.Session.TaxIdCollection
+  /** Null in subscription mode: its invoices come with the subscription. */
+  invoiceCreation: Stripe.Checkout.Session.InvoiceCreation | null
 }
+
+/**
+ * `automatic_tax` before checkout knows where the buyer is: Stripe Tax, the account liable, the
+ * calculation waiting for the address checkout collects.
+ */
+export const automaticTaxOf = (enabled: boolean): Stripe.Checkout.Session.AutomaticTax =>
+  enabled
+    ? { enabled: true, liability: { type: 'self' }, provider: 'stripe', status: 'requires_location_inputs' }
+    : { enabled: false, liability: null, provider: null, status: null }
 
 /** An open session; its payment intent, subscription and customer details appear once it is paid. */
 export const buildCheckoutSession = (processor: Processor, fields: SessionFields): Stripe.Checkout.Session => {
@@ -65,6 +78,7 @@ export const buildCheckoutSession = (processor: Processor, fields: SessionFields
   return fromFixture<Stripe.Checkout.Session>('checkout.session', {
     id,
     allow_promotion_codes: fields.allowPromotionCodes,
+    automatic_tax: automaticTaxOf(fields.automaticTax),
     amount_subtotal: subtotal,
     amount_total: Math.max(subtotal - discount, 0),
     cancel_url: fields.cancelUrl,
@@ -78,6 +92,7 @@ export const buildCheckoutSession = (processor: Processor, fields: SessionFields
     discounts: fields.discount ? [{ coupon: fields.discount.coupon, promotion_code: null }] : [],
     expires_at: daysFrom(created, 1),
     invoice: null,
+    invoice_creation: fields.invoiceCreation,
     livemode: processor.livemode,
     metadata: fields.metadata,
     mode: fields.mode,
@@ -86,6 +101,7 @@ export const buildCheckoutSession = (processor: Processor, fields: SessionFields
     status: 'open',
     subscription: null,
     success_url: fields.successUrl,
+    tax_id_collection: fields.taxIdCollection,
     total_details: { amount_discount: discount, amount_shipping: 0, amount_tax: 0 },
     ui_mode: 'hosted',
     url: `${processor.publicUrl}/checkout/${id}`,

@@ -8,10 +8,11 @@ import { newId, nowSeconds } from '../ids'
 
 export const buildCustomer = (
   processor: Processor,
-  fields: { email: string | null; name: string | null; metadata: Stripe.Metadata },
+  fields: { email: string | null; name: string | null; metadata: Stripe.Metadata; address?: Stripe.Address | null },
 ): Stripe.Customer =>
   fromFixture<Stripe.Customer>('customer', {
     id: newId('cus'),
+    address: fields.address ?? null,
     created: nowSeconds(),
     email: fields.email,
     name: fields.name,
