@@ -137,6 +137,7 @@ export default buildConfig({
       timeoutMs: env.payment.timeoutMs,
       serverUrl: env.serverUrl,
       graceDays: env.subscriptionGraceDays,
+      taxes: { automaticTax: env.payment.automaticTax, taxIdCollection: env.payment.taxIdCollection, invoices: env.payment.invoices },
       productName: PRODUCT_NAME,
       retryDelayMs: env.jobsRetryDelayMs,
     }),

@@ -27,7 +27,7 @@ const JOINS: Join[] = [
     collection: 'payment_history',
     on: 'user',
     defaultSort: '-paidAt',
-    columns: ['amount', 'currency', 'paymentType', 'status', 'refundedAmount', 'disputeStatus', 'paidAt'],
+    columns: ['plan', 'amount', 'taxAmount', 'currency', 'status', 'refundedAmount', 'disputeStatus', 'invoiceNumber', 'invoiceUrl', 'invoicePdf', 'paidAt'],
   },
   { name: 'downloads', label: 'Downloads', collection: 'downloads', on: 'user', columns: ['version', 'license', 'clientAddress', 'createdAt'] },
   { name: 'templateDownloads', label: 'Template downloads', collection: 'template_downloads', on: 'user', columns: ['template', 'license', 'createdAt'] },

@@ -3,13 +3,16 @@ import type { CollectionConfig } from 'payload'
 import { customerRowsAccess } from '../src/access/customer-rows'
 import { disputeOptions, GROUPS, labelled } from './options'
 
-/** Every payment, one row per processor invoice (recurring) or payment intent (one-time). */
+/**
+ * Every payment, one row per processor invoice (recurring) or payment intent (one-time; its invoice, when
+ * it has one, completes the same row).
+ */
 export const PaymentHistory: CollectionConfig = {
   slug: 'payment_history',
   labels: { singular: 'Payment', plural: 'Payments' },
   admin: {
     useAsTitle: 'processorPaymentId',
-    defaultColumns: ['processorPaymentId', 'user', 'email', 'amount', 'currency', 'paymentType', 'status', 'paidAt'],
+    defaultColumns: ['processorPaymentId', 'user', 'email', 'plan', 'amount', 'taxAmount', 'currency', 'status', 'invoiceNumber', 'paidAt'],
     group: GROUPS.sales,
     description: 'Every payment, one-time and recurring, as the payment processor reported it.',
   },
@@ -45,7 +48,17 @@ export const PaymentHistory: CollectionConfig = {
       defaultValue: 'none',
       admin: { description: 'A chargeback on its charge.' },
     },
-    { name: 'invoiceUrl', label: 'Invoice or receipt', type: 'text', admin: { description: 'The processor\'s invoice page (subscriptions) or receipt (one-time payments).' } },
+    { name: 'plan', type: 'relationship', relationTo: 'plans', admin: { description: 'What the payment bought.' } },
+    { name: 'taxAmount', label: 'Tax (cents)', type: 'number', admin: { description: 'Tax included in the amount, from the invoice; empty when the payment has no invoice.' } },
+    {
+      name: 'invoiceUrl',
+      label: 'Invoice or receipt',
+      type: 'text',
+      admin: { description: 'The processor\'s hosted invoice page, or the receipt of a one-time payment made without an invoice.' },
+    },
+    { name: 'invoicePdf', label: 'Invoice PDF', type: 'text' },
+    { name: 'invoiceNumber', label: 'Invoice number', type: 'text', index: true },
+    { name: 'processorInvoiceId', label: 'Invoice ID (processor)', type: 'text', index: true },
     { name: 'paidAt', label: 'Paid at', type: 'date' },
   ],
 }

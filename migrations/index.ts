@@ -16,6 +16,7 @@ import * as migration_20261126_191528_repo_access_invitations from './20261126_1
 import * as migration_20261126_192904_rate_limit_prune_job from './20261126_192904_rate_limit_prune_job';
 import * as migration_20261126_224115_slug_fields from './20261126_224115_slug_fields';
 import * as migration_20261127_022330_license_lifecycle from './20261127_022330_license_lifecycle';
+import * as migration_20261127_025227_invoices_and_tax from './20261127_025227_invoices_and_tax';
 
 export const migrations = [
   {
@@ -106,6 +107,11 @@ export const migrations = [
   {
     up: migration_20261127_022330_license_lifecycle.up,
     down: migration_20261127_022330_license_lifecycle.down,
-    name: '20261127_022330_license_lifecycle'
+    name: '20261127_022330_license_lifecycle',
+  },
+  {
+    up: migration_20261127_025227_invoices_and_tax.up,
+    down: migration_20261127_025227_invoices_and_tax.down,
+    name: '20261127_025227_invoices_and_tax'
   },
 ];

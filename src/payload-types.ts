@@ -525,9 +525,20 @@ export interface PaymentHistory {
    */
   disputeStatus?: ('none' | 'open' | 'won' | 'lost') | null;
   /**
-   * The processor's invoice page (subscriptions) or receipt (one-time payments).
+   * What the payment bought.
+   */
+  plan?: (number | null) | Plan;
+  /**
+   * Tax included in the amount, from the invoice; empty when the payment has no invoice.
+   */
+  taxAmount?: number | null;
+  /**
+   * The processor's hosted invoice page, or the receipt of a one-time payment made without an invoice.
    */
   invoiceUrl?: string | null;
+  invoicePdf?: string | null;
+  invoiceNumber?: string | null;
+  processorInvoiceId?: string | null;
   paidAt?: string | null;
   updatedAt: string;
   createdAt: string;
@@ -1812,7 +1823,12 @@ export interface PaymentHistorySelect<T extends boolean = true> {
   status?: T;
   refundedAmount?: T;
   disputeStatus?: T;
+  plan?: T;
+  taxAmount?: T;
   invoiceUrl?: T;
+  invoicePdf?: T;
+  invoiceNumber?: T;
+  processorInvoiceId?: T;
   paidAt?: T;
   updatedAt?: T;
   createdAt?: T;

@@ -10,7 +10,8 @@ import { ServiceError } from '../http/errors'
 import { processorCustomerOf } from './customers'
 import { planForPrice } from './store'
 import { processorFailure } from './errors'
-import type { ConfiguredBilling } from './runtime'
+import { CHANGE_METADATA } from './license-change-kinds'
+import type { CheckoutTaxes, ConfiguredBilling } from './runtime'
 
 export type CheckoutRequest = {
   priceId: string
@@ -82,6 +83,34 @@ export type HostedCheckout = {
 }
 
 /**
+ * Tax and invoice parameters as the processor documents them (DESIGN.md section 12): automatic tax;
+ * tax ID collection, which for an existing customer needs `customer_update[name]=auto` (and the
+ * address, for tax); an invoice for a one-time payment, its metadata naming the plan (and the license,
+ * for an upgrade or a renewal). A subscription is invoiced anyway.
+ */
+const taxParams = (
+  taxes: CheckoutTaxes,
+  { recurring, customer, metadata }: { recurring: boolean; customer: boolean; metadata: Record<string, string> },
+): Partial<Stripe.Checkout.SessionCreateParams> => {
+  const license = metadata[CHANGE_METADATA.upgrade] ?? metadata[CHANGE_METADATA.renewal]
+  return {
+    ...(taxes.automaticTax ? { automatic_tax: { enabled: true } } : {}),
+    ...(taxes.taxIdCollection ? { tax_id_collection: { enabled: true } } : {}),
+    ...(customer && (taxes.taxIdCollection || taxes.automaticTax)
+      ? { customer_update: { ...(taxes.taxIdCollection ? { name: 'auto' as const } : {}), address: 'auto' as const } }
+      : {}),
+    ...(taxes.invoices && !recurring
+      ? {
+          invoice_creation: {
+            enabled: true,
+            invoice_data: { metadata: { plan_id: metadata.plan_id ?? '', ...(license ? { license_id: license } : {}), ...(metadata.user_id ? { user_id: metadata.user_id } : {}) } },
+          },
+        }
+      : {}),
+  }
+}
+
+/**
  * The processor's hosted checkout for one price: its metadata on the session and on the payment
  * intent or subscription, the signed-in buyer's processor customer reused, success on /success.
  */
@@ -91,6 +120,7 @@ export const openHostedCheckout = async (req: PayloadRequest, billing: Configure
   const metadata: Record<string, string> = { ...checkout.metadata, ...(user ? { user_id: String(user.id) } : {}) }
   const customer = user ? await processorCustomerOf(req, user) : null
   const params: Stripe.Checkout.SessionCreateParams = {
+    ...taxParams(billing.taxes, { recurring, customer: customer !== null, metadata }),
     mode: recurring ? 'subscription' : 'payment',
     line_items: [{ price: price.id, quantity: 1 }],
     metadata,

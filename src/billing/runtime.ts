@@ -14,7 +14,13 @@ export type BillingOptions = {
   timeoutMs?: number
   serverUrl: string
   graceDays: number
+  /** Tax and invoices at checkout (PAYMENT_AUTOMATIC_TAX, PAYMENT_TAX_ID_COLLECTION, PAYMENT_INVOICES). */
+  taxes?: CheckoutTaxes
 }
+
+export type CheckoutTaxes = { automaticTax: boolean; taxIdCollection: boolean; invoices: boolean }
+
+const NO_TAXES: CheckoutTaxes = { automaticTax: false, taxIdCollection: false, invoices: false }
 
 export type ConfiguredBilling = {
   processor: Stripe
@@ -22,6 +28,7 @@ export type ConfiguredBilling = {
   mode: KeyMode
   serverUrl: string
   settings: BillingSettings
+  taxes: CheckoutTaxes
 }
 
 export type BillingRuntime = {
@@ -52,6 +59,7 @@ export const createBillingRuntime = (options: BillingOptions): BillingRuntime =>
         mode,
         serverUrl: options.serverUrl,
         settings: { graceDays: options.graceDays },
+        taxes: options.taxes ?? NO_TAXES,
       }
       return configured
     },

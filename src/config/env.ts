@@ -237,6 +237,19 @@ export const ENV_SCHEMA = z.object({
     unset: "the processor's own",
   }),
   PAYMENT_TIMEOUT_MS: integer(10_000, { section: 'payment', description: 'Timeout of one processor request, in milliseconds.' }),
+  PAYMENT_AUTOMATIC_TAX: flag(false, {
+    section: 'payment',
+    description:
+      "Checkout computes sales tax and VAT (`automatic_tax`): turn on Stripe Tax in the processor's dashboard and register where you collect tax first (docs/BILLING.md, \"Tax and invoices\").",
+  }),
+  PAYMENT_TAX_ID_COLLECTION: flag(true, {
+    section: 'payment',
+    description: 'Checkout lets business buyers enter their company name and tax ID (such as a VAT number), printed on their invoice (`tax_id_collection`).',
+  }),
+  PAYMENT_INVOICES: flag(true, {
+    section: 'payment',
+    description: 'Every one-time purchase gets an invoice from the processor (`invoice_creation`), linked in the dashboard and the license email; subscriptions always have one.',
+  }),
   SUBSCRIPTION_GRACE_DAYS: integer(7, { section: 'payment', description: 'Days a `past_due` subscription keeps its license after the paid period ended.' }),
   PROCESSOR_STANDIN_PORT: port(12111, { section: 'payment', description: 'Port of the development processor stand-in (only when `PAYMENT_SECRET_KEY` is unset).' }),
 
@@ -381,6 +394,9 @@ export const readEnv = (source: Source = process.env) => {
     maxUploadBytes: values.MAX_UPLOAD_BYTES,
     trustedProxies: values.TRUSTED_PROXIES,
     payment: {
+      automaticTax: values.PAYMENT_AUTOMATIC_TAX,
+      taxIdCollection: values.PAYMENT_TAX_ID_COLLECTION,
+      invoices: values.PAYMENT_INVOICES,
       secretKey: values.PAYMENT_SECRET_KEY,
       webhookSecret: values.PAYMENT_WEBHOOK_SECRET,
       publishableKey: values.PUBLIC_PAYMENT_PUBLISHABLE_KEY,

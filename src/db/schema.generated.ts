@@ -1136,7 +1136,14 @@ export const payment_history = pgTable(
     refundedAmount: numeric("refunded_amount", { mode: "number" }).default(0),
     disputeStatus:
       enum_payment_history_dispute_status("dispute_status").default("none"),
+    plan: integer("plan_id").references(() => plans.id, {
+      onDelete: "set null",
+    }),
+    taxAmount: numeric("tax_amount", { mode: "number" }),
     invoiceUrl: varchar("invoice_url"),
+    invoicePdf: varchar("invoice_pdf"),
+    invoiceNumber: varchar("invoice_number"),
+    processorInvoiceId: varchar("processor_invoice_id"),
     paidAt: timestamp("paid_at", {
       mode: "string",
       withTimezone: true,
@@ -1164,6 +1171,11 @@ export const payment_history = pgTable(
       columns.processorPaymentId,
     ),
     index("payment_history_subscription_idx").on(columns.subscription),
+    index("payment_history_plan_idx").on(columns.plan),
+    index("payment_history_invoice_number_idx").on(columns.invoiceNumber),
+    index("payment_history_processor_invoice_id_idx").on(
+      columns.processorInvoiceId,
+    ),
     index("payment_history_updated_at_idx").on(columns.updatedAt),
     index("payment_history_created_at_idx").on(columns.createdAt),
   ],
@@ -2562,6 +2574,11 @@ export const relations_payment_history = relations(
       fields: [payment_history.subscription],
       references: [user_subscriptions.id],
       relationName: "subscription",
+    }),
+    plan: one(plans, {
+      fields: [payment_history.plan],
+      references: [plans.id],
+      relationName: "plan",
     }),
   }),
 );

@@ -6,6 +6,8 @@ export type LicenseEmailInput = {
   licenseKey: string
   dashboardUrl: string
   recipientName?: string | null
+  /** The processor's hosted invoice of the purchase, when there is one. */
+  invoiceUrl?: string | null
 }
 
 /** The email that delivers a license key after a purchase, in plain text and HTML. */
@@ -21,6 +23,7 @@ export const licenseEmail = (input: LicenseEmailInput) => {
     '',
     `Download the kit and manage your license in your dashboard: ${input.dashboardUrl}`,
     '',
+    ...(input.invoiceUrl ? [`Your invoice: ${input.invoiceUrl}`, ''] : []),
     `If you bought without an account, sign up with this email address to see the purchase there.`,
     '',
     `${input.productName}`,
@@ -29,7 +32,7 @@ export const licenseEmail = (input: LicenseEmailInput) => {
 <p>Thank you for buying ${escapeHtml(input.productName)} ${escapeHtml(input.planName)}. Your license key:</p>
 <p style="font-family:monospace;font-size:18px;letter-spacing:1px"><strong>${escapeHtml(input.licenseKey)}</strong></p>
 <p><a href="${escapeHtml(input.dashboardUrl)}">Download the kit and manage your license in your dashboard</a>.</p>
-<p>If you bought without an account, sign up with this email address to see the purchase there.</p>
+${input.invoiceUrl ? `<p><a href="${escapeHtml(input.invoiceUrl)}">Your invoice</a></p>\n` : ''}<p>If you bought without an account, sign up with this email address to see the purchase there.</p>
 <p>${escapeHtml(input.productName)}</p>`
   return { subject, text, html }
 }

@@ -1,9 +1,36 @@
-import type { TaskConfig } from 'payload'
+import type { PayloadRequest, TaskConfig, Where } from 'payload'
+
+import { relationId } from '../db/relations'
+import type { License } from '../payload-types'
 
 import { inTransaction, lockKey } from '../db/transaction'
 import { licenseEmail } from '../email/license-email'
 
 export type LicenseJobOptions = { productName: string; serverUrl: string; retryDelayMs: number }
+
+/**
+ * The hosted invoice of the payment that granted the license, when the processor made one and its event
+ * came before this email (the dashboard lists it either way).
+ */
+const invoiceOf = async (req: PayloadRequest, license: License): Promise<string | null> => {
+  const purchase = typeof license.oneTimePurchase === 'object' ? license.oneTimePurchase : null
+  const subscription = relationId(license.subscription)
+  const where: Where | null = purchase
+    ? { processorPaymentId: { equals: purchase.processorPaymentIntentId } }
+    : subscription !== null
+      ? { subscription: { equals: subscription } }
+      : null
+  if (!where) return null
+  const { docs } = await req.payload.find({
+    collection: 'payment_history',
+    where: { and: [where, { processorInvoiceId: { exists: true } }] },
+    sort: '-createdAt',
+    limit: 1,
+    depth: 0,
+    req,
+  })
+  return docs[0]?.invoiceUrl ?? null
+}
 
 /**
  * Email a license key. A job, so that an SMTP outage delays the email without touching the purchase:
@@ -34,6 +61,7 @@ export const sendLicenseEmailTask = (options: LicenseJobOptions): TaskConfig<'se
         licenseKey: license.key,
         dashboardUrl: `${options.serverUrl}/dashboard`,
         recipientName: user?.name ?? null,
+        invoiceUrl: await invoiceOf(tx, license),
       })
       await tx.payload.sendEmail({ to: recipient, ...message })
       await tx.payload.update({

@@ -66,6 +66,7 @@ describe('signature and mode checks over HTTP', () => {
       'customer.subscription.created',
       'customer.subscription.deleted',
       'customer.subscription.updated',
+      'invoice.paid',
       'invoice.payment_failed',
       'invoice.payment_succeeded',
       'payment_intent.succeeded',

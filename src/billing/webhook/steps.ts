@@ -10,7 +10,7 @@ import { type ChangePaymentFacts, recordLicenseChange } from '../license-changes
 import { idOf } from '../processor'
 import { applyPurchaseFacts, applySubscriptionChargebacks, applySubscriptionFacts, type BillingSettings } from '../purchases'
 import { isSubscriptionStatus } from '../../licensing/subscription-statuses'
-import { type Buyer, planForPrice, rememberCustomer, resolveBuyer } from '../store'
+import { type Buyer, findPurchase, planForPrice, rememberCustomer, resolveBuyer } from '../store'
 
 /**
  * The steps the event handlers (./events/) share, each written once: loading a subscription, the
@@ -158,7 +158,9 @@ export const recordLicenseChangePayment = async (
     currency: change.currency ?? existing?.currency ?? 'usd',
     paymentType: 'one_time',
     status: 'succeeded',
-    invoiceUrl: facts.receiptUrl ?? existing?.invoiceUrl ?? null,
+    plan: relationId(change.toPlan) ?? relationId(existing?.plan),
+    // The invoice's page, once its event came; the receipt until then.
+    invoiceUrl: existing?.processorInvoiceId ? existing.invoiceUrl : (facts.receiptUrl ?? existing?.invoiceUrl ?? null),
     paidAt: existing?.paidAt ?? (facts.paidAt ?? new Date()).toISOString(),
     ...chargeChangesOn(existing, { refundedAmount: change.refundedAmount ?? 0, disputeStatus: change.disputeStatus ?? 'none' }),
   })
@@ -254,12 +256,60 @@ export const recordInvoicePayment = async (
     currency: invoice.currency,
     paymentType: owner || invoiceSubscriptionId(invoice) ? 'recurring' : 'one_time',
     status: succeeded ? 'succeeded' : 'failed',
-    invoiceUrl: invoice.hosted_invoice_url ?? null,
+    plan: relationId(owner?.plan) ?? relationId(existing?.plan),
+    ...invoiceFieldsOf(invoice),
     paidAt:
       facts.succeeded && !existing?.paidAt
         ? new Date((invoice.status_transitions?.paid_at ?? event.created) * 1000).toISOString()
         : (existing?.paidAt ?? null),
     ...chargeChangesOn(existing, facts),
+  })
+}
+
+/** An invoice's own fields on its payment's row: its pages, number and tax. */
+export const invoiceFieldsOf = (invoice: Stripe.Invoice) => ({
+  processorInvoiceId: invoice.id ?? null,
+  invoiceUrl: invoice.hosted_invoice_url ?? null,
+  invoicePdf: invoice.invoice_pdf ?? null,
+  invoiceNumber: invoice.number ?? null,
+  taxAmount: taxOf(invoice),
+})
+
+/** The tax an invoice charged: its `total_taxes` (newer API versions), else its `tax`; null when it says none. */
+const taxOf = (invoice: Stripe.Invoice): number | null => {
+  const shape = invoice as unknown as { total_taxes?: { amount?: number }[] | null; tax?: number | null }
+  if (Array.isArray(shape.total_taxes)) return shape.total_taxes.reduce((sum, tax) => sum + (tax.amount ?? 0), 0)
+  return typeof shape.tax === 'number' ? shape.tax : null
+}
+
+/**
+ * A one-time payment's invoice (`invoice_creation` at checkout): it completes the payment's own
+ * payment_history row, keyed by the payment intent, whichever of the payment's and the invoice's events
+ * comes first. The account is the purchase's, or the payment intent's checkout metadata: never one the
+ * invoice alone names.
+ */
+export const recordOneTimeInvoice = async ({ req }: StepContext, invoice: Stripe.Invoice, loaded: LoadedPaymentIntent) => {
+  const { paymentIntent, charge } = loaded
+  await lockKey(req, paymentIntent.id)
+  const existing = await findPayment(req, paymentIntent.id)
+  if (existing) return updatePayment(req, existing.id, invoiceFieldsOf(invoice))
+  const purchase = await findPurchase(req, paymentIntent.id)
+  const change = licenseChangeOf(paymentIntent.metadata)
+  const buyer = relationId(purchase?.user) ?? (await resolveBuyer(req, paymentIntent.metadata?.user_id, null))?.id ?? null
+  const plan = relationId(purchase?.plan) ?? (change ? null : (await planForPrice(req, paymentIntent.metadata?.price_id))?.id) ?? null
+  return savePayment(req, paymentIntent.id, undefined, {
+    user: buyer,
+    email: purchase?.email ?? invoice.customer_email ?? null,
+    subscription: null,
+    amount: invoice.amount_paid,
+    currency: invoice.currency,
+    paymentType: 'one_time',
+    status: 'succeeded',
+    plan,
+    refundedAmount: charge?.amount_refunded ?? 0,
+    disputeStatus: 'none',
+    paidAt: new Date((invoice.status_transitions?.paid_at ?? paymentIntent.created) * 1000).toISOString(),
+    ...invoiceFieldsOf(invoice),
   })
 }
 

@@ -60,7 +60,7 @@ const DashboardPage = async ({ searchParams }: Props) => {
   const [licenses, subscriptions, payments, downloads, entitlements] = await Promise.all([
     payload.find({ collection: 'licenses', where: { user: { equals: user.id } }, depth: 1, sort: '-createdAt', overrideAccess: false, user }),
     payload.find({ collection: 'user_subscriptions', where: { user: { equals: user.id } }, depth: 1, sort: '-createdAt', overrideAccess: false, user }),
-    payload.find({ collection: 'payment_history', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 20, depth: 0, overrideAccess: false, user }),
+    payload.find({ collection: 'payment_history', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 20, depth: 1, overrideAccess: false, user }),
     payload.find({ collection: 'downloads', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 10, depth: 0, overrideAccess: false, user }),
     entitlementsOf(payload, user.id, req),
   ])
@@ -312,7 +312,9 @@ const DashboardPage = async ({ searchParams }: Props) => {
               <thead>
                 <tr>
                   <th scope="col">Date</th>
+                  <th scope="col">Plan</th>
                   <th scope="col">Amount</th>
+                  <th scope="col">Tax</th>
                   <th scope="col">Status</th>
                   <th scope="col">Invoice</th>
                 </tr>
@@ -321,15 +323,25 @@ const DashboardPage = async ({ searchParams }: Props) => {
                 {payments.docs.map((payment) => (
                   <tr key={payment.id}>
                     <td data-label="Date">{formatDate(payment.paidAt ?? payment.createdAt)}</td>
+                    <td data-label="Plan">{planOf(payment.plan)?.name ?? <span className="muted">—</span>}</td>
                     <td data-label="Amount">
                       {formatAmount(payment.amount, payment.currency)}
                       {payment.refundedAmount ? ` (${formatAmount(payment.refundedAmount, payment.currency)} refunded)` : ''}
                     </td>
+                    <td data-label="Tax">{typeof payment.taxAmount === 'number' ? formatAmount(payment.taxAmount, payment.currency) : <span className="muted">—</span>}</td>
                     <td data-label="Status">
                       {payment.status === 'succeeded' ? 'Paid' : 'Failed'}
                       {payment.paymentType === 'recurring' ? ', subscription' : ', one-time'}
                     </td>
-                    <td data-label="Invoice">{payment.invoiceUrl ? <a href={payment.invoiceUrl}>View invoice</a> : <span className="muted">none</span>}</td>
+                    <td data-label="Invoice">
+                      {payment.invoiceUrl ? <a href={payment.invoiceUrl}>{payment.processorInvoiceId ? `Invoice ${payment.invoiceNumber ?? ''}`.trim() : 'Receipt'}</a> : <span className="muted">none</span>}
+                      {payment.invoicePdf ? (
+                        <>
+                          {' · '}
+                          <a href={payment.invoicePdf}>PDF</a>
+                        </>
+                      ) : null}
+                    </td>
                   </tr>
                 ))}
               </tbody>

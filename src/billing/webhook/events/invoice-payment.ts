@@ -2,20 +2,32 @@ import { track } from '../../../analytics/track'
 import { relationId } from '../../../db/relations'
 import { applySubscriptionChargebacks } from '../../purchases'
 import { defineHandler } from '../define'
-import { applySubscription, loadInvoiceSubscription, recordInvoicePayment } from '../steps'
+import { idOf } from '../../processor'
+import { applySubscription, loadInvoiceSubscription, loadPaymentIntent, recordInvoicePayment, recordOneTimeInvoice } from '../steps'
 
 /**
- * An invoice paid or not (`invoice.payment_succeeded|failed`): its subscription brought up to date and
- * its payment_history row recorded; a failed one is logged, the status comes from the subscription.
+ * An invoice paid or not (`invoice.paid`, `invoice.payment_succeeded|failed`). A subscription's: the
+ * subscription brought up to date and the invoice's payment_history row recorded; a failed one is
+ * logged, the status comes from the subscription. A one-time payment's invoice (`invoice_creation`):
+ * it completes that payment's row (src/billing/webhook/steps.ts, recordOneTimeInvoice).
  */
-export const invoicePayment = defineHandler(['invoice.payment_succeeded', 'invoice.payment_failed'], {
+export const invoicePayment = defineHandler(['invoice.paid', 'invoice.payment_succeeded', 'invoice.payment_failed'], {
   load: async (processor, event) => {
     const invoice = event.data.object
-    return { invoice, subscription: await loadInvoiceSubscription(processor, invoice) }
+    const subscription = await loadInvoiceSubscription(processor, invoice)
+    if (subscription || event.type === 'invoice.payment_failed' || !invoice.id) return { invoice, subscription, oneTime: null }
+    // A one-time invoice names no payment: the processor's invoice payments trace it to its payment intent.
+    const payments = await processor.invoicePayments.list({ invoice: invoice.id, limit: 1 })
+    const paymentIntentId = idOf((payments.data[0]?.payment as { payment_intent?: string | { id: string } } | undefined)?.payment_intent ?? null)
+    return { invoice, subscription, oneTime: paymentIntentId ? await loadPaymentIntent(processor, paymentIntentId) : null }
   },
-  apply: async (context, { invoice, subscription }) => {
+  apply: async (context, { invoice, subscription, oneTime }) => {
     const { req, event, settings } = context
-    const succeeded = event.type === 'invoice.payment_succeeded'
+    if (!subscription && oneTime) {
+      await recordOneTimeInvoice(context, invoice, oneTime)
+      return
+    }
+    const succeeded = event.type !== 'invoice.payment_failed'
     const synced = subscription ? await applySubscription(context, subscription) : null
     const owner = synced?.subscription ?? null
     const userId = owner ? relationId(owner.user) : null

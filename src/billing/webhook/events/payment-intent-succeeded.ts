@@ -30,6 +30,7 @@ export const paymentIntentSucceeded = defineHandler(['payment_intent.succeeded']
         status: 'succeeded',
         refundedAmount: purchase.refundedAmount ?? 0,
         disputeStatus: purchase.disputeStatus ?? 'none',
+        plan: relationId(purchase.plan),
         invoiceUrl: charge?.receipt_url ?? null,
         paidAt: new Date(paymentIntent.created * 1000).toISOString(),
       })
