@@ -27,7 +27,9 @@ test('a Standard buyer upgrades to Ultimate from the pricing page, paying the di
 
   await ultimate.locator('button[type="submit"]').click()
   await page.waitForURL((url) => url.pathname.startsWith('/checkout/'))
-  await page.locator('main', { hasText: '$150.00' }).waitFor()
+  // The stand-in's hosted page: Ultimate's own price, the credit off it, the difference to pay.
+  await page.locator('.discount', { hasText: '-$149.00' }).waitFor()
+  await page.locator('.total', { hasText: '$150.00' }).waitFor()
   await page.click('button:has-text("Pay")')
   await page.waitForURL('**/dashboard?paid=upgrade**')
   // The webhook moves the same license (same key) to Ultimate.

@@ -220,6 +220,8 @@ describe('checkout sessions with discounts', () => {
     expect(expanded.discounts?.[0]?.coupon).toMatchObject({ object: 'coupon', id, percent_off: 25.5 })
 
     const page = await (await fetch(String(created.url))).text()
+    // The line at its price, the discount on a line of its own, then the total.
+    expect(page).toContain('<td>1</td><td>$149.00</td>')
     expect(page).toContain('Discount: -$38.00')
     expect(page).toContain('Total: $111.00')
 

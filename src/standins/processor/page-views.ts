@@ -70,7 +70,8 @@ export const checkoutView = (
 ): Html => {
   const rows = lineItemsOf(processor, session.id).map((item) => {
     const per = item.price?.recurring ? ` / ${item.price.recurring.interval}` : ''
-    const amount = `${formatAmount(item.amount_subtotal - item.amount_discount, item.currency)}${per}`
+    // The price before the discount, which its own line below takes off (as Stripe's page shows it).
+    const amount = `${formatAmount(item.amount_subtotal, item.currency)}${per}`
     return html`<tr><td>${item.description}</td><td>${item.quantity}</td><td>${amount}</td></tr>`
   })
   const customer = typeof session.customer === 'string' ? processor.state.customers.get(session.customer) : undefined

@@ -180,7 +180,9 @@ const PLAN_SLUG = /^[a-z][a-z0-9_-]{0,31}$/
  */
 const changeLicense = async <T>(form: FormData, start: (context: Awaited<ReturnType<typeof signedIn>>, licenseId: number) => Promise<T>): Promise<T> => {
   const context = await signedIn()
-  const back = LICENSE_CHANGE_ORIGINS[String(form.get('from') ?? '/dashboard')] ?? LICENSE_CHANGE_ORIGINS['/dashboard']!
+  const from = String(form.get('from') ?? '/dashboard')
+  // Only the listed pages (an own key: `__proto__` or `constructor` name none).
+  const back = Object.hasOwn(LICENSE_CHANGE_ORIGINS, from) ? LICENSE_CHANGE_ORIGINS[from]! : LICENSE_CHANGE_ORIGINS['/dashboard']!
   const requestHeaders = await headers()
   try {
     const id = idOf(form, 'license')
