@@ -28,6 +28,11 @@ test('support revokes a license in the admin; the customer sees it revoked and t
   await page.click('button[type="submit"]')
   await page.waitForURL(/\/admin(\/)?$/)
   await page.goto(`/admin/collections/licenses/${licenseId}`)
+  await page.locator('button', { hasText: 'Revoke license' }).waitFor()
+  // On a phone the license's page does not scroll sideways, its long key in the breadcrumb included.
+  await page.setViewportSize({ width: 360, height: 800 })
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { timeout: 5_000 }).toBe(0)
+  await page.setViewportSize({ width: 1280, height: 800 })
   await page.click('button:has-text("Revoke license")')
   await page.fill('.staff-actions__reason', 'Chargeback: the payment was disputed (e2e).')
   await page.locator('.staff-actions__confirm button', { hasText: 'Revoke license' }).click()
