@@ -12,6 +12,17 @@ export const PLAN_CURRENCY = 'USD'
 export const formatMoney = (amount: number, currency = PLAN_CURRENCY): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency, maximumFractionDigits: Number.isInteger(amount) ? 0 : 2 }).format(amount)
 
+/**
+ * An amount in the currency's minor unit, as the processor counts it (cents; but yen have none and
+ * dinars have thousandths): "$150", "$99.50", "¥1,500". Whole amounts lose their zeros, like plan prices.
+ */
+export const formatMinorAmount = (amount: number, currency: string, options: { keepZeros?: boolean } = {}): string => {
+  const code = currency.toUpperCase()
+  const digits = new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2
+  const major = amount / 10 ** digits
+  return options.keepZeros ? new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).format(major) : formatMoney(major, code)
+}
+
 /** What paying yearly saves against twelve months, in whole percent; null when it saves nothing. */
 export const yearlySaving = (plan: PricedPlan): number | null => {
   if (!plan.yearlyPrice || plan.monthlyPrice <= 0) return null

@@ -7,7 +7,7 @@ import { ServiceError } from '../../../http/errors'
 import { windowOfLicense } from '../../../licensing/store'
 import { renewalOpensSomething } from '../../../licensing/update-window'
 import type { License, Plan, User } from '../../../payload-types'
-import { formatMoney } from '../../../plans/format'
+import { formatMinorAmount } from '../../../plans/format'
 
 /**
  * What a customer's licenses can change into, for the dashboard and the pricing table: the upgrades of
@@ -27,8 +27,8 @@ export type UpgradeOffer = {
   currency: string
 }
 
-/** An amount in minor units as the pricing table writes prices ("$100", "$99.50"). */
-export const formatMinor = (amount: number, currency: string): string => formatMoney(amount / 100, currency.toUpperCase())
+/** An amount in minor units as the pricing table writes prices ("$100", "$99.50", "¥1,500"). */
+export const formatMinor = (amount: number, currency: string): string => formatMinorAmount(amount, currency)
 
 /** "Upgrade to Ultimate for $100": the button's words. */
 export const upgradeLabel = (offer: UpgradeOffer): string =>

@@ -1,4 +1,5 @@
 import type { License, SupportRequest, Template, UserSubscription } from '../../../payload-types'
+import { formatMinorAmount } from '../../../plans/format'
 
 /** A license's status, said to its owner: what it means and what to do. */
 export const LICENSE_STATUS_WORDS: Record<License['status'], { label: string; explanation: string }> = {
@@ -43,6 +44,5 @@ export const TEMPLATE_CATEGORY_WORDS: Record<Template['category'], string> = {
 export const formatDate = (value: string | null | undefined): string =>
   value ? new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' }).format(new Date(value)) : ''
 
-/** Amounts are in the currency's minor unit (cents). */
-export const formatAmount = (cents: number, currency: string): string =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100)
+/** Amounts are in the currency's minor unit (cents, or none for yen): "$149.00", "¥1,500". */
+export const formatAmount = (amount: number, currency: string): string => formatMinorAmount(amount, currency, { keepZeros: true })
