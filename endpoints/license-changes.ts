@@ -1,14 +1,15 @@
-import type { Endpoint } from 'payload'
+import type { Endpoint, PayloadRequest } from 'payload'
 import { z } from 'zod'
 
 import { enforceRateLimit } from '../src/auth/rate-limit'
+import { clientIdempotencyKey } from '../src/billing/checkout'
 import { quoteUpgrade, startRenewal, startUpgrade } from '../src/billing/license-upgrades'
 import type { BillingRuntime } from '../src/billing/runtime'
 import { endpoint } from '../src/http/endpoint'
 import { ServiceError } from '../src/http/errors'
+import type { User } from '../src/payload-types'
 
 const SIGN_IN = 'Sign in to change your license.'
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,200}$/
 
 /** A license id in the path: anything but digits is a license you do not have (404), as another customer's is. */
 const licenseId = (raw: string): number => {
@@ -18,10 +19,17 @@ const licenseId = (raw: string): number => {
 const params = z.object({ id: z.string().max(32) })
 const planSlug = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a plan ID such as ultimate.')
 
-const idempotencyKeyOf = (headers: Headers): string | null => {
-  const key = headers.get('idempotency-key')
-  if (key !== null && !IDEMPOTENCY_KEY.test(key)) throw new ServiceError(400, 'invalid_request', 'Idempotency-Key must be 1 to 200 letters, digits or ._:- characters.')
-  return key
+/**
+ * What every license change asks first, as POST /api/checkout_sessions does: the license id, the
+ * client's Idempotency-Key, a configured processor, and the checkout rate limit (each call reads the
+ * processor).
+ */
+const prepare = async (runtime: BillingRuntime, context: { req: PayloadRequest; params: { id: string }; user: User; address: string | null }) => {
+  const id = licenseId(context.params.id)
+  const idempotencyKey = clientIdempotencyKey(context.req.headers)
+  const billing = runtime.require()
+  await enforceRateLimit(context.req.payload, 'checkout', { address: context.address, email: context.user.email })
+  return { id, idempotencyKey, billing }
 }
 
 /**
@@ -38,12 +46,10 @@ export const licenseChangeEndpoints = (runtime: BillingRuntime): Endpoint[] => [
     auth: SIGN_IN,
     params,
     query: z.object({ plan: planSlug }),
-    handler: async ({ req, params, query, user, address }) => {
-      const id = licenseId(params.id)
-      const billing = runtime.require()
+    handler: async (context) => {
       // Each quote reads the target's price from the processor: counted like a checkout.
-      await enforceRateLimit(req.payload, 'checkout', { address, email: user.email })
-      return Response.json(await quoteUpgrade(req, billing, user, id, query.plan), { headers: { 'Cache-Control': 'no-store' } })
+      const { id, billing } = await prepare(runtime, context)
+      return Response.json(await quoteUpgrade(context.req, billing, context.user, id, context.query.plan), { headers: { 'Cache-Control': 'no-store' } })
     },
   }),
   endpoint({
@@ -52,12 +58,9 @@ export const licenseChangeEndpoints = (runtime: BillingRuntime): Endpoint[] => [
     auth: SIGN_IN,
     params,
     body: z.object({ plan: planSlug }),
-    handler: async ({ req, params, body, user, address }) => {
-      const id = licenseId(params.id)
-      const idempotencyKey = idempotencyKeyOf(req.headers)
-      const billing = runtime.require()
-      await enforceRateLimit(req.payload, 'checkout', { address, email: user.email })
-      return startUpgrade(req, billing, user, id, body.plan, { idempotencyKey })
+    handler: async (context) => {
+      const { id, idempotencyKey, billing } = await prepare(runtime, context)
+      return startUpgrade(context.req, billing, context.user, id, context.body.plan, { idempotencyKey })
     },
   }),
   endpoint({
@@ -65,12 +68,9 @@ export const licenseChangeEndpoints = (runtime: BillingRuntime): Endpoint[] => [
     method: 'post',
     auth: SIGN_IN,
     params,
-    handler: async ({ req, params, user, address }) => {
-      const id = licenseId(params.id)
-      const idempotencyKey = idempotencyKeyOf(req.headers)
-      const billing = runtime.require()
-      await enforceRateLimit(req.payload, 'checkout', { address, email: user.email })
-      return startRenewal(req, billing, user, id, { idempotencyKey })
+    handler: async (context) => {
+      const { id, idempotencyKey, billing } = await prepare(runtime, context)
+      return startRenewal(context.req, billing, context.user, id, { idempotencyKey })
     },
   }),
 ]

@@ -66,6 +66,17 @@ export const createCheckoutSession = async (
   })
 }
 
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,200}$/
+
+/** The client's `Idempotency-Key` header, when it sent one; 400 `invalid_request` for a malformed one. */
+export const clientIdempotencyKey = (headers: Headers): string | null => {
+  const key = headers.get('idempotency-key')
+  if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
+    throw new ServiceError(400, 'invalid_request', 'Idempotency-Key must be 1 to 200 letters, digits or ._:- characters.')
+  }
+  return key
+}
+
 /** The idempotency key of a checkout: the client's own key when it sent one, else the price in a short window. */
 export const checkoutIdempotencyKey = (scope: string, what: string, request: { idempotencyKey: string | null; now?: Date }): string => {
   const now = request.now ?? new Date()

@@ -143,6 +143,10 @@ describe('renewal', () => {
     expect(other.body.errors[0].code).toBe('license_not_found')
     expect((await api('POST', `/licenses/${license.id}/renewal`)).status).toBe(401)
     expect((await api('POST', `/licenses/abc/renewal`, { as: buyer })).status).toBe(404)
+    // A malformed Idempotency-Key is refused as on POST /api/checkout_sessions, before the processor is asked.
+    const badKey = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' }, headers: { 'idempotency-key': 'two words' } })
+    expect(badKey.status).toBe(400)
+    expect(badKey.body.errors[0].code).toBe('invalid_request')
   })
 })
 
