@@ -16,6 +16,7 @@ import { jobsPlugin } from './plugins/jobs'
 import { licensingPlugin } from './plugins/licensing'
 import { staffPlugin } from './plugins/staff'
 import { supportPlugin } from './plugins/support'
+import { teamsPlugin } from './plugins/teams'
 import { restrictPayloadCollections } from './src/access/payload-collections'
 import { readEnv, resolvePayloadSecret } from './src/config/env'
 import { PRODUCT_NAME } from './src/config/product'
@@ -151,6 +152,8 @@ export default buildConfig({
       revalidate: (tag) => revalidateTag(tag, { expire: 0 }),
     }),
     supportPlugin({ productName: PRODUCT_NAME, serverUrl: env.serverUrl, retryDelayMs: env.jobsRetryDelayMs }),
+    // After licensing: its endpoints sit on the licenses collection.
+    teamsPlugin({ productName: PRODUCT_NAME, serverUrl: env.serverUrl }),
     // After delivery: its support actions use the code host.
     staffPlugin(),
     jobsPlugin(),

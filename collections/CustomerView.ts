@@ -29,6 +29,13 @@ const JOINS: Join[] = [
     defaultSort: '-paidAt',
     columns: ['plan', 'amount', 'taxAmount', 'currency', 'status', 'refundedAmount', 'disputeStatus', 'invoiceNumber', 'invoiceUrl', 'invoicePdf', 'paidAt'],
   },
+  {
+    name: 'teamSeats',
+    label: 'Team seats held (on others\' licenses)',
+    collection: 'license_seats',
+    on: 'member',
+    columns: ['license', 'email', 'status', 'claimedAt', 'revokedAt'],
+  },
   { name: 'downloads', label: 'Downloads', collection: 'downloads', on: 'user', columns: ['version', 'license', 'clientAddress', 'createdAt'] },
   { name: 'templateDownloads', label: 'Template downloads', collection: 'template_downloads', on: 'user', columns: ['template', 'license', 'createdAt'] },
   { name: 'repoAccess', label: 'Repository access', collection: 'repo_access', on: 'user', columns: ['username', 'status', 'invitedAt', 'acceptedAt', 'lastError'] },

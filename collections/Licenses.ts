@@ -2,6 +2,7 @@ import type { CollectionConfig, Condition } from 'payload'
 
 import { or, ownRows } from '../src/access/compose'
 import { admins, adminsField, staff, staffField } from '../src/access/roles'
+import { customerJoinsForStaffOnly } from './CustomerView'
 import { applyStaffOverride, recordStaffOverride } from './Licenses.hooks'
 import { LICENSE_STATUSES } from '../src/licensing/status'
 import { UPDATE_POLICIES } from '../src/plans/update-policies'
@@ -32,6 +33,8 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
     delete: admins,
   },
   hooks: {
+    // Staff reading one license get its seats and activations; no one else runs the join queries.
+    beforeOperation: [customerJoinsForStaffOnly],
     beforeChange: [applyStaffOverride(options.graceDays)],
     afterChange: [recordStaffOverride],
   },
@@ -165,6 +168,37 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
       type: 'date',
       access: { update: adminsField },
       admin: { readOnly: true, condition: (data) => Boolean(data?.upgradedAt), description: 'When the customer last moved this license to a higher plan.' },
+    },
+    {
+      name: 'seats',
+      label: 'Seats',
+      type: 'number',
+      defaultValue: 1,
+      min: 1,
+      access: { update: adminsField },
+      admin: { readOnly: true, description: 'People this license covers, its buyer included: the quantity bought.' },
+    },
+    {
+      name: 'teamSeats',
+      label: 'Team seats',
+      type: 'join',
+      collection: 'license_seats',
+      on: 'license',
+      defaultSort: '-createdAt',
+      defaultLimit: 20,
+      access: { read: staffField },
+      admin: { defaultColumns: ['email', 'status', 'member', 'claimedAt', 'revokedAt'], allowCreate: false, condition: (data) => Number(data?.seats ?? 1) > 1 },
+    },
+    {
+      name: 'activations',
+      label: 'Activations',
+      type: 'join',
+      collection: 'license_activations',
+      on: 'license',
+      defaultSort: '-createdAt',
+      defaultLimit: 20,
+      access: { read: staffField },
+      admin: { defaultColumns: ['label', 'fingerprint', 'createdAt', 'lastValidatedAt', 'deactivatedAt'], allowCreate: false },
     },
     { name: 'grantedAt', label: 'Granted', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
     { name: 'revokedAt', label: 'Revoked', type: 'date', access: { update: adminsField }, admin: { readOnly: true, condition: wasRevoked } },

@@ -23,6 +23,7 @@ export const OneTimePurchases: CollectionConfig = {
     { name: 'processorCustomerId', label: 'Customer ID (processor)', type: 'text', index: true },
     { name: 'processorChargeId', label: 'Charge ID (processor)', type: 'text', index: true },
     { name: 'processorPriceId', label: 'Price ID (processor)', type: 'text' },
+    { name: 'quantity', label: 'Seats bought', type: 'number', defaultValue: 1, min: 1, admin: { description: 'The checkout\'s quantity: how many people the license covers.' } },
     { name: 'amount', label: 'Amount (cents)', type: 'number', admin: { description: 'In the currency\'s smallest unit: 29900 usd is $299.00.' } },
     { name: 'currency', type: 'text', admin: { description: 'Lowercase ISO code, such as usd or eur.' } },
     {

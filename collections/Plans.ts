@@ -199,6 +199,28 @@ export const Plans: CollectionConfig = {
       ],
     },
     {
+      type: 'row',
+      fields: [
+        {
+          name: 'maxSeats',
+          label: 'Seats per license, at most',
+          type: 'number',
+          defaultValue: 1,
+          min: 1,
+          max: 1000,
+          admin: { description: 'How many people one purchase may cover: the buyer picks 1 up to this at checkout and assigns the extra seats by email. 1: no team.' },
+        },
+        {
+          name: 'maxActivations',
+          label: 'Activations per license, at most',
+          type: 'number',
+          min: 1,
+          max: 100000,
+          admin: { description: 'How many installations one license key may be activated on at once. Empty: unlimited, and apps need no activation.' },
+        },
+      ],
+    },
+    {
       name: 'renewalPriceId',
       label: 'Renewal price ID',
       type: 'text',

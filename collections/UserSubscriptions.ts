@@ -22,6 +22,7 @@ export const UserSubscriptions: CollectionConfig = {
     { name: 'processorCustomerId', label: 'Customer ID (processor)', type: 'text', index: true },
     { name: 'processorSubscriptionId', label: 'Subscription ID (processor)', type: 'text', required: true, unique: true },
     { name: 'processorPriceId', label: 'Price ID (processor)', type: 'text' },
+    { name: 'quantity', label: 'Seats bought', type: 'number', defaultValue: 1, min: 1, admin: { description: 'The checkout\'s quantity: how many people the license covers.' } },
     {
       name: 'status',
       type: 'select',

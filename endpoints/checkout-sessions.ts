@@ -8,9 +8,11 @@ import { endpoint } from '../src/http/endpoint'
 
 const body = z.object({
   priceId: z.string().regex(/^price_[A-Za-z0-9_]{1,200}$/, 'must be a processor price ID (price_...).'),
+  /** Seats (DESIGN.md section 13): 1 up to the plan's maxSeats, checked against the plan (400 invalid_quantity). */
+  quantity: z.number().optional(),
 })
 
-/** POST /api/checkout_sessions {priceId}: 200 {url, id}, the hosted checkout to redirect to. */
+/** POST /api/checkout_sessions {priceId, quantity?}: 200 {url, id}, the hosted checkout to redirect to. */
 export const checkoutSessionsEndpoint = (runtime: BillingRuntime): Endpoint =>
   endpoint({
     path: '/checkout_sessions',
@@ -22,6 +24,7 @@ export const checkoutSessionsEndpoint = (runtime: BillingRuntime): Endpoint =>
       await enforceRateLimit(req.payload, 'checkout', { address, email: user?.email })
       return createCheckoutSession(req, billing, {
         priceId: body.priceId,
+        quantity: body.quantity,
         idempotencyKey,
         clientFingerprint: `${address ?? ''}|${req.headers.get('user-agent') ?? ''}`,
       })

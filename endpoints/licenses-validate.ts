@@ -15,7 +15,8 @@ export const MAX_KEY_LENGTH = 64
 /** The key's bucket is a hash: the rate-limit table never holds a license key. */
 const keyBucket = (key: string) => crypto.createHash('sha256').update(key.trim().toUpperCase()).digest('hex').slice(0, 32)
 
-const enforceLimits = async (payload: Payload, address: string | null, key: string) => {
+/** Validation's limits, per client address and per key; activation and deactivation share them. */
+export const enforceLimits = async (payload: Payload, address: string | null, key: string) => {
   try {
     await limiterOf(payload, 'license_validate:ip').consume(addressBucket(address))
     await limiterOf(payload, 'license_validate:key').consume(keyBucket(key))
@@ -26,7 +27,9 @@ const enforceLimits = async (payload: Payload, address: string | null, key: stri
 
 /**
  * POST /api/licenses/validate {key, fingerprint?}: 200 {valid, code, plan, features, validUntil,
- * updates, certificate} (`updates`: the license's update window, also the certificate's `upd`). No session: the key is the credential. A string of up to MAX_KEY_LENGTH characters is
+ * updates, certificate} (`updates`: the license's update window, also the certificate's `upd`). No session: the key is the credential.
+ * On a plan with an activation limit, only an activated `fingerprint` is VALID (else NO_ACTIVATION), and
+ * the certificate is bound to it (`fpr`). A string of up to MAX_KEY_LENGTH characters is
  * a key to look up (an empty or malformed one answers NOT_FOUND like an unknown one); a longer one, or
  * a wrong type, is 400 `invalid_request` and is never looked up or counted.
  */
@@ -38,7 +41,7 @@ export const validateLicenseEndpoint = (certificates: LicenseCertificates): Endp
     handler: async ({ req, body, address }) => {
       await enforceLimits(req.payload, address, body.key)
       const now = new Date()
-      const validation = await validateLicenseKey(req, body.key, now)
+      const validation = await validateLicenseKey(req, body.key, now, body.fingerprint)
       const certificate =
         validation.code === 'VALID' && validation.key !== null
           ? await certificates(req.payload.logger).sign(

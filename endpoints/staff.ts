@@ -7,6 +7,7 @@ import { ServiceError } from '../src/http/errors'
 import { revokeApiKeyByStaff } from '../src/staff/api-keys'
 import { staffReasonBody } from '../src/staff/audit'
 import { overrideLicense, resendLicenseEmail } from '../src/staff/licenses'
+import { removeActivationWithAudit, revokeSeatByStaff } from '../src/staff/teams'
 
 const SIGN_IN = 'Sign in as staff first.'
 const STAFF_ONLY = 'Only staff (admin or support) take support actions.'
@@ -63,6 +64,16 @@ export const staffRevokeApiKeyEndpoint = staffAction('/api-keys/:id/revoke', ({ 
   revokeApiKeyByStaff(req, rowId(id, () => new ServiceError(404, 'api_key_not_found', 'There is no API key with this id.')), reason),
 )
 
+/** POST /api/staff/license-seats/:id/revoke {reason}: 200 {seat: {id, status, license}, auditLogId}. */
+export const staffRevokeSeatEndpoint = staffAction('/license-seats/:id/revoke', ({ req, id, reason }) =>
+  revokeSeatByStaff(req, rowId(id, () => new ServiceError(404, 'seat_not_found', 'There is no seat with this id.')), reason),
+)
+
+/** POST /api/staff/license-activations/:id/remove {reason}: 200 {activation: {id, license, removed}, auditLogId}. */
+export const staffRemoveActivationEndpoint = staffAction('/license-activations/:id/remove', ({ req, id, reason }) =>
+  removeActivationWithAudit(req, rowId(id, () => new ServiceError(404, 'activation_not_found', 'There is no activation with this id.')), reason),
+)
+
 /** Every support action endpoint. */
 export const staffEndpoints = (codeHost: CodeHostProvider): Endpoint[] => [
   staffRevokeLicenseEndpoint,
@@ -70,4 +81,6 @@ export const staffEndpoints = (codeHost: CodeHostProvider): Endpoint[] => [
   staffResendLicenseEmailEndpoint,
   staffResendRepoInvitationEndpoint(codeHost),
   staffRevokeApiKeyEndpoint,
+  staffRevokeSeatEndpoint,
+  staffRemoveActivationEndpoint,
 ]

@@ -17,6 +17,7 @@ import * as migration_20261126_192904_rate_limit_prune_job from './20261126_1929
 import * as migration_20261126_224115_slug_fields from './20261126_224115_slug_fields';
 import * as migration_20261127_022330_license_lifecycle from './20261127_022330_license_lifecycle';
 import * as migration_20261127_025227_invoices_and_tax from './20261127_025227_invoices_and_tax';
+import * as migration_20261127_052532_teams_and_activations from './20261127_052532_teams_and_activations';
 
 export const migrations = [
   {
@@ -112,6 +113,11 @@ export const migrations = [
   {
     up: migration_20261127_025227_invoices_and_tax.up,
     down: migration_20261127_025227_invoices_and_tax.down,
-    name: '20261127_025227_invoices_and_tax'
+    name: '20261127_025227_invoices_and_tax',
+  },
+  {
+    up: migration_20261127_052532_teams_and_activations.up,
+    down: migration_20261127_052532_teams_and_activations.down,
+    name: '20261127_052532_teams_and_activations'
   },
 ];

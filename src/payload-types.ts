@@ -91,6 +91,8 @@ export interface Config {
     media: Media;
     support_requests: SupportRequest;
     support_replies: SupportReply;
+    license_seats: LicenseSeat;
+    license_activations: LicenseActivation;
     'payload-kv': PayloadKv;
     'payload-jobs': PayloadJob;
     'payload-locked-documents': PayloadLockedDocument;
@@ -103,11 +105,16 @@ export interface Config {
       oneTimePurchases: 'one_time_purchases';
       subscriptions: 'user_subscriptions';
       payments: 'payment_history';
+      teamSeats: 'license_seats';
       downloads: 'downloads';
       templateDownloads: 'template_downloads';
       repoAccess: 'repo_access';
       supportRequests: 'support_requests';
       apiKeys: 'api_keys';
+    };
+    licenses: {
+      teamSeats: 'license_seats';
+      activations: 'license_activations';
     };
     support_requests: {
       replies: 'support_replies';
@@ -138,6 +145,8 @@ export interface Config {
     media: MediaSelect<false> | MediaSelect<true>;
     support_requests: SupportRequestsSelect<false> | SupportRequestsSelect<true>;
     support_replies: SupportRepliesSelect<false> | SupportRepliesSelect<true>;
+    license_seats: LicenseSeatsSelect<false> | LicenseSeatsSelect<true>;
+    license_activations: LicenseActivationsSelect<false> | LicenseActivationsSelect<true>;
     'payload-kv': PayloadKvSelect<false> | PayloadKvSelect<true>;
     'payload-jobs': PayloadJobsSelect<false> | PayloadJobsSelect<true>;
     'payload-locked-documents': PayloadLockedDocumentsSelect<false> | PayloadLockedDocumentsSelect<true>;
@@ -222,6 +231,11 @@ export interface User {
   };
   payments?: {
     docs?: (number | PaymentHistory)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  teamSeats?: {
+    docs?: (number | LicenseSeat)[];
     hasNextPage?: boolean;
     totalDocs?: number;
   };
@@ -333,6 +347,20 @@ export interface License {
    * When the customer last moved this license to a higher plan.
    */
   upgradedAt?: string | null;
+  /**
+   * People this license covers, its buyer included: the quantity bought.
+   */
+  seats?: number | null;
+  teamSeats?: {
+    docs?: (number | LicenseSeat)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  activations?: {
+    docs?: (number | LicenseActivation)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
   grantedAt?: string | null;
   revokedAt?: string | null;
   revokedReason?: string | null;
@@ -395,6 +423,14 @@ export interface Plan {
    */
   updateMonths?: number | null;
   /**
+   * How many people one purchase may cover: the buyer picks 1 up to this at checkout and assigns the extra seats by email. 1: no team.
+   */
+  maxSeats?: number | null;
+  /**
+   * How many installations one license key may be activated on at once. Empty: unlimited, and apps need no activation.
+   */
+  maxActivations?: number | null;
+  /**
    * A one-time price that extends a license's updates (the next major version, or more months). Empty: no renewals.
    */
   renewalPriceId?: string | null;
@@ -429,6 +465,10 @@ export interface OneTimePurchase {
   processorCustomerId?: string | null;
   processorChargeId?: string | null;
   processorPriceId?: string | null;
+  /**
+   * The checkout's quantity: how many people the license covers.
+   */
+  quantity?: number | null;
   /**
    * In the currency's smallest unit: 29900 usd is $299.00.
    */
@@ -471,6 +511,10 @@ export interface UserSubscription {
   processorCustomerId?: string | null;
   processorSubscriptionId: string;
   processorPriceId?: string | null;
+  /**
+   * The checkout's quantity: how many people the license covers.
+   */
+  quantity?: number | null;
   status: 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' | 'incomplete' | 'incomplete_expired' | 'paused';
   billingCycle?: ('monthly' | 'yearly') | null;
   currentPeriodEnd?: string | null;
@@ -488,6 +532,51 @@ export interface UserSubscription {
    * When the processor state recorded here was read; an older read never overwrites it.
    */
   processorSnapshotAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * People a license owner gave a seat to. A claimed seat gives its member the license's downloads, templates and repository access.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "license_seats".
+ */
+export interface LicenseSeat {
+  id: number;
+  license: number | License;
+  email: string;
+  status: 'pending' | 'claimed' | 'revoked';
+  /**
+   * The account that claimed the seat.
+   */
+  member?: (number | null) | User;
+  claimTokenHash?: string | null;
+  claimExpiresAt?: string | null;
+  claimedAt?: string | null;
+  revokedAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * Where a license key runs. Remove one with the Support action to free its place under the plan's limit.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "license_activations".
+ */
+export interface LicenseActivation {
+  id: number;
+  license: number | License;
+  /**
+   * What the app sent to name its installation (a machine or project ID).
+   */
+  fingerprint: string;
+  /**
+   * The name the app gave, such as a host name.
+   */
+  label?: string | null;
+  lastValidatedAt?: string | null;
+  deactivatedAt?: string | null;
+  deactivatedBy?: ('key' | 'owner' | 'staff') | null;
   updatedAt: string;
   createdAt: string;
 }
@@ -1450,6 +1539,14 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'support_replies';
         value: number | SupportReply;
+      } | null)
+    | ({
+        relationTo: 'license_seats';
+        value: number | LicenseSeat;
+      } | null)
+    | ({
+        relationTo: 'license_activations';
+        value: number | LicenseActivation;
       } | null);
   globalSlug?: string | null;
   user: {
@@ -1503,6 +1600,7 @@ export interface UsersSelect<T extends boolean = true> {
   oneTimePurchases?: T;
   subscriptions?: T;
   payments?: T;
+  teamSeats?: T;
   downloads?: T;
   templateDownloads?: T;
   repoAccess?: T;
@@ -1601,6 +1699,8 @@ export interface PlansSelect<T extends boolean = true> {
   allowPromotionCodes?: T;
   updatePolicy?: T;
   updateMonths?: T;
+  maxSeats?: T;
+  maxActivations?: T;
   renewalPriceId?: T;
   buttonText?: T;
   order?: T;
@@ -1628,6 +1728,9 @@ export interface LicensesSelect<T extends boolean = true> {
   updatesMajor?: T;
   updatesUntil?: T;
   upgradedAt?: T;
+  seats?: T;
+  teamSeats?: T;
+  activations?: T;
   grantedAt?: T;
   revokedAt?: T;
   revokedReason?: T;
@@ -1774,6 +1877,7 @@ export interface UserSubscriptionsSelect<T extends boolean = true> {
   processorCustomerId?: T;
   processorSubscriptionId?: T;
   processorPriceId?: T;
+  quantity?: T;
   status?: T;
   billingCycle?: T;
   currentPeriodEnd?: T;
@@ -1798,6 +1902,7 @@ export interface OneTimePurchasesSelect<T extends boolean = true> {
   processorCustomerId?: T;
   processorChargeId?: T;
   processorPriceId?: T;
+  quantity?: T;
   amount?: T;
   currency?: T;
   status?: T;
@@ -2041,6 +2146,36 @@ export interface SupportRepliesSelect<T extends boolean = true> {
   author?: T;
   customer?: T;
   emailedAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "license_seats_select".
+ */
+export interface LicenseSeatsSelect<T extends boolean = true> {
+  license?: T;
+  email?: T;
+  status?: T;
+  member?: T;
+  claimTokenHash?: T;
+  claimExpiresAt?: T;
+  claimedAt?: T;
+  revokedAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "license_activations_select".
+ */
+export interface LicenseActivationsSelect<T extends boolean = true> {
+  license?: T;
+  fingerprint?: T;
+  label?: T;
+  lastValidatedAt?: T;
+  deactivatedAt?: T;
+  deactivatedBy?: T;
   updatedAt?: T;
   createdAt?: T;
 }

@@ -54,7 +54,7 @@ export const generateApiKey = (): GeneratedKey => {
 const invalidKey = () => new ServiceError(401, 'invalid_api_key', 'This API key is not valid: it is unknown, malformed or revoked.')
 const featureRequired = () => new ServiceError(403, 'feature_required', 'The owner of this API key no longer has a plan that includes "api".')
 const notAllowed = () =>
-  new ServiceError(403, 'api_key_not_allowed', 'An API key opens only /api/download, /api/repo-access, reading your licenses and license validation.')
+  new ServiceError(403, 'api_key_not_allowed', 'An API key opens only /api/download, /api/repo-access, reading your licenses, their seats and activations, and license validation.')
 
 /**
  * What a key opens (method and path under the API route): the customer endpoints. Every other
@@ -66,6 +66,10 @@ const KEY_ROUTES: readonly { method: string; path: RegExp }[] = [
   { method: 'POST', path: /^\/repo-access$/ },
   { method: 'GET', path: /^\/licenses(\/\d+)?$/ },
   { method: 'POST', path: /^\/licenses\/validate$/ },
+  // A team's seats and installations (the owner's automation; a member's key gets 403 not_license_owner).
+  { method: 'GET', path: /^\/licenses\/\d+\/(seats|activations)$/ },
+  { method: 'POST', path: /^\/licenses\/\d+\/seats$/ },
+  { method: 'DELETE', path: /^\/licenses\/\d+\/(seats|activations)\/\d+$/ },
 ]
 
 const opensRoute = (payload: Payload, req: PayloadRequest): boolean => {

@@ -15,6 +15,8 @@ import type { CheckoutTaxes, ConfiguredBilling } from './runtime'
 
 export type CheckoutRequest = {
   priceId: string
+  /** Seats: how many people the license covers (1 up to the plan's maxSeats); 1 when left out. */
+  quantity?: number
   /** The client's Idempotency-Key header, when it sent one. */
   idempotencyKey: string | null
   /** Tells anonymous callers apart for the derived idempotency key (address and user agent). */
@@ -52,6 +54,17 @@ export const createCheckoutSession = async (
     throw new ServiceError(400, 'processor_mode_mismatch', 'This price belongs to the other processor mode (test and live are never mixed).')
   }
   if (!price.active) throw new ServiceError(400, 'unknown_price', `The price ${request.priceId} is not for sale.`)
+  const quantity = request.quantity ?? 1
+  const maxSeats = plan.maxSeats ?? 1
+  if (!Number.isInteger(quantity) || quantity < 1 || quantity > maxSeats) {
+    throw new ServiceError(
+      400,
+      'invalid_quantity',
+      maxSeats === 1 ? `${plan.slug} licenses cover one person: quantity must be 1.` : `quantity must be a whole number from 1 to ${maxSeats}.`,
+      undefined,
+      { maxSeats },
+    )
+  }
 
   const user = accountOf(req)
   const recurring = price.type === 'recurring'
@@ -60,9 +73,11 @@ export const createCheckoutSession = async (
   return openHostedCheckout(req, billing, {
     user,
     price,
-    metadata: { plan_id: plan.slug, price_id: price.id, billing_cycle: billingCycle },
+    metadata: { plan_id: plan.slug, price_id: price.id, billing_cycle: billingCycle, seats: String(quantity) },
+    quantity,
     params: { allow_promotion_codes: Boolean(plan.allowPromotionCodes), cancel_url: `${billing.serverUrl}/#pricing` },
-    idempotencyKey: checkoutIdempotencyKey(`checkout:${principal}`, price.id, request),
+    // The quantity is part of what is bought: two checkouts of different sizes are two checkouts.
+    idempotencyKey: checkoutIdempotencyKey(`checkout:${principal}`, quantity === 1 ? price.id : `${price.id}x${quantity}`, request),
   })
 }
 
@@ -86,8 +101,10 @@ export const checkoutIdempotencyKey = (scope: string, what: string, request: { i
 export type HostedCheckout = {
   user: User | null
   price: Stripe.Price
-  /** The plan, price and cycle; `user_id` is added for a signed-in buyer. */
+  /** The plan, price, cycle and seats; `user_id` is added for a signed-in buyer. */
   metadata: Record<string, string>
+  /** The line's quantity: seats for a purchase (1 when left out). */
+  quantity?: number
   /** Session parameters of this kind of checkout (discounts, promotion codes, where cancel goes). */
   params: Partial<Stripe.Checkout.SessionCreateParams>
   idempotencyKey: string
@@ -133,7 +150,7 @@ export const openHostedCheckout = async (req: PayloadRequest, billing: Configure
   const params: Stripe.Checkout.SessionCreateParams = {
     ...taxParams(billing.taxes, { recurring, customer: customer !== null, metadata }),
     mode: recurring ? 'subscription' : 'payment',
-    line_items: [{ price: price.id, quantity: 1 }],
+    line_items: [{ price: price.id, quantity: checkout.quantity ?? 1 }],
     metadata,
     success_url: `${billing.serverUrl}/success?session_id={CHECKOUT_SESSION_ID}`,
     ...checkout.params,

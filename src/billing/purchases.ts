@@ -16,6 +16,8 @@ type PurchaseFacts = {
   customerId?: string | null
   chargeId?: string | null
   priceId?: string | null
+  /** Seats bought (the checkout's quantity, from its metadata). */
+  quantity?: number | null
   amount?: number | null
   currency?: string | null
   status?: 'pending' | 'succeeded' | 'failed'
@@ -48,6 +50,7 @@ export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFac
     processorCustomerId: facts.customerId ?? existing?.processorCustomerId ?? null,
     processorChargeId: facts.chargeId ?? existing?.processorChargeId ?? null,
     processorPriceId: facts.priceId ?? existing?.processorPriceId ?? null,
+    quantity: facts.quantity ?? existing?.quantity ?? 1,
     amount: facts.amount ?? existing?.amount ?? null,
     currency: facts.currency ?? existing?.currency ?? null,
     refundedAmount: Math.max(facts.refundedAmount ?? 0, existing?.refundedAmount ?? 0),
@@ -81,6 +84,8 @@ type SubscriptionFacts = {
   subscriptionId: string
   customerId: string | null
   priceId: string | null
+  /** Seats: the subscription item's quantity. */
+  quantity: number
   status: SubscriptionStatus
   billingCycle: 'monthly' | 'yearly' | null
   currentPeriodEnd: Date | null
@@ -118,6 +123,7 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
   const data: Partial<UserSubscription> = {
     processorCustomerId: facts.customerId,
     processorPriceId: facts.priceId,
+    quantity: facts.quantity,
     status: facts.status,
     billingCycle: facts.billingCycle,
     currentPeriodEnd: facts.currentPeriodEnd?.toISOString() ?? null,

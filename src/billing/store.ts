@@ -20,7 +20,7 @@ import type { OneTimePurchase, Plan } from '../payload-types'
 export type Buyer = { id: number; processorCustomerId: string | null }
 
 /** What checkout and the webhook need of a plan. */
-export type PlanRef = Pick<Plan, 'id' | 'slug' | 'active' | 'isFree' | 'allowPromotionCodes'>
+export type PlanRef = Pick<Plan, 'id' | 'slug' | 'active' | 'isFree' | 'allowPromotionCodes' | 'maxSeats'>
 
 /**
  * Whose purchase this is: the signed-in buyer named in the checkout metadata, or else the account
@@ -65,10 +65,19 @@ export const planForPrice = async (req: PayloadRequest, priceId: string | null |
   if (!priceId) return null
   const [row] = await execute<Row>(
     req,
-    sql`SELECT ${columnList(plans.id, plans.slug, plans.active, plans.isFree, plans.allowPromotionCodes)} FROM ${plans}
+    sql`SELECT ${columnList(plans.id, plans.slug, plans.active, plans.isFree, plans.allowPromotionCodes, plans.maxSeats)} FROM ${plans}
         WHERE ${plans.priceIds_monthly} = ${priceId} OR ${plans.priceIds_yearly} = ${priceId} ORDER BY ${plans.id} LIMIT 1`,
   )
-  return row ? { id: Number(row.id), slug: String(row.slug), active: Boolean(row.active), isFree: Boolean(row.is_free), allowPromotionCodes: Boolean(row.allow_promotion_codes) } : null
+  return row
+    ? {
+        id: Number(row.id),
+        slug: String(row.slug),
+        active: Boolean(row.active),
+        isFree: Boolean(row.is_free),
+        allowPromotionCodes: Boolean(row.allow_promotion_codes),
+        maxSeats: Number(row.max_seats ?? 1),
+      }
+    : null
 }
 
 /** Remember the buyer's processor customer, so their next checkout and the portal reuse it. */
@@ -92,6 +101,7 @@ const PURCHASE_COLUMNS = columnList(
   one_time_purchases.processorCustomerId,
   one_time_purchases.processorChargeId,
   one_time_purchases.processorPriceId,
+  one_time_purchases.quantity,
   one_time_purchases.amount,
   one_time_purchases.currency,
   one_time_purchases.status,
@@ -113,6 +123,7 @@ const purchaseOf = (row: Row): OneTimePurchase => ({
   processorCustomerId: (row.processor_customer_id as string | null) ?? null,
   processorChargeId: (row.processor_charge_id as string | null) ?? null,
   processorPriceId: (row.processor_price_id as string | null) ?? null,
+  quantity: num(row.quantity) ?? 1,
   amount: num(row.amount),
   currency: (row.currency as string | null) ?? null,
   status: row.status as OneTimePurchase['status'],
@@ -139,6 +150,7 @@ export type PurchaseWrite = Pick<
   | 'processorCustomerId'
   | 'processorChargeId'
   | 'processorPriceId'
+  | 'quantity'
   | 'amount'
   | 'currency'
   | 'refundedAmount'
@@ -154,11 +166,11 @@ export const insertPurchase = async (req: PayloadRequest, paymentIntentId: strin
     sql`INSERT INTO ${one_time_purchases}
           (${bare(one_time_purchases.user, one_time_purchases.email, one_time_purchases.plan, one_time_purchases.processorPaymentIntentId)},
            ${bare(one_time_purchases.processorCheckoutSessionId, one_time_purchases.processorCustomerId, one_time_purchases.processorChargeId)},
-           ${bare(one_time_purchases.processorPriceId, one_time_purchases.amount, one_time_purchases.currency, one_time_purchases.status)},
+           ${bare(one_time_purchases.processorPriceId, one_time_purchases.quantity, one_time_purchases.amount, one_time_purchases.currency, one_time_purchases.status)},
            ${bare(one_time_purchases.refundedAmount, one_time_purchases.disputeStatus, one_time_purchases.grantedAt)},
            ${bare(one_time_purchases.updatedAt, one_time_purchases.createdAt)})
         VALUES (${data.user}, ${data.email ?? null}, ${data.plan}, ${paymentIntentId}, ${data.processorCheckoutSessionId ?? null},
-          ${data.processorCustomerId ?? null}, ${data.processorChargeId ?? null}, ${data.processorPriceId ?? null}, ${data.amount ?? null},
+          ${data.processorCustomerId ?? null}, ${data.processorChargeId ?? null}, ${data.processorPriceId ?? null}, ${data.quantity ?? 1}, ${data.amount ?? null},
           ${data.currency ?? null}, ${data.status}, ${data.refundedAmount ?? 0}, ${data.disputeStatus ?? 'none'},
           ${data.grantedAt ?? null}, now(), now())
         RETURNING ${PURCHASE_COLUMNS}`,
@@ -177,6 +189,7 @@ export const updatePurchase = async (req: PayloadRequest, id: number, data: Purc
           ${bare(one_time_purchases.processorCustomerId)} = ${data.processorCustomerId ?? null},
           ${bare(one_time_purchases.processorChargeId)} = ${data.processorChargeId ?? null},
           ${bare(one_time_purchases.processorPriceId)} = ${data.processorPriceId ?? null},
+          ${bare(one_time_purchases.quantity)} = ${data.quantity ?? 1},
           ${bare(one_time_purchases.amount)} = ${data.amount ?? null}, ${bare(one_time_purchases.currency)} = ${data.currency ?? null},
           ${bare(one_time_purchases.status)} = ${data.status}, ${bare(one_time_purchases.refundedAmount)} = ${data.refundedAmount ?? 0},
           ${bare(one_time_purchases.disputeStatus)} = ${data.disputeStatus ?? 'none'}, ${bare(one_time_purchases.grantedAt)} = ${data.grantedAt ?? null},

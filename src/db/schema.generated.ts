@@ -200,6 +200,15 @@ export const enum_support_requests_status = pgEnum(
   "enum_support_requests_status",
   ["open", "answered", "closed"],
 );
+export const enum_license_seats_status = pgEnum("enum_license_seats_status", [
+  "pending",
+  "claimed",
+  "revoked",
+]);
+export const enum_license_activations_deactivated_by = pgEnum(
+  "enum_license_activations_deactivated_by",
+  ["key", "owner", "staff"],
+);
 export const enum_payload_jobs_log_task_slug = pgEnum(
   "enum_payload_jobs_log_task_slug",
   [
@@ -521,6 +530,8 @@ export const plans = pgTable(
     allowPromotionCodes: boolean("allow_promotion_codes").default(false),
     updatePolicy: enum_plans_update_policy("update_policy").default("lifetime"),
     updateMonths: numeric("update_months", { mode: "number" }),
+    maxSeats: numeric("max_seats", { mode: "number" }).default(1),
+    maxActivations: numeric("max_activations", { mode: "number" }),
     renewalPriceId: varchar("renewal_price_id"),
     buttonText: varchar("button_text").notNull(),
     order: numeric("order", { mode: "number" }).notNull().default(0),
@@ -601,6 +612,7 @@ export const licenses = pgTable(
       withTimezone: true,
       precision: 3,
     }),
+    seats: numeric("seats", { mode: "number" }).default(1),
     grantedAt: timestamp("granted_at", {
       mode: "string",
       withTimezone: true,
@@ -995,6 +1007,7 @@ export const user_subscriptions = pgTable(
     processorCustomerId: varchar("processor_customer_id"),
     processorSubscriptionId: varchar("processor_subscription_id").notNull(),
     processorPriceId: varchar("processor_price_id"),
+    quantity: numeric("quantity", { mode: "number" }).default(1),
     status: enum_user_subscriptions_status("status").notNull(),
     billingCycle: enum_user_subscriptions_billing_cycle("billing_cycle"),
     currentPeriodEnd: timestamp("current_period_end", {
@@ -1062,6 +1075,7 @@ export const one_time_purchases = pgTable(
     processorCustomerId: varchar("processor_customer_id"),
     processorChargeId: varchar("processor_charge_id"),
     processorPriceId: varchar("processor_price_id"),
+    quantity: numeric("quantity", { mode: "number" }).default(1),
     amount: numeric("amount", { mode: "number" }),
     currency: varchar("currency"),
     status: enum_one_time_purchases_status("status").notNull(),
@@ -1913,6 +1927,108 @@ export const support_replies = pgTable(
   ],
 );
 
+export const license_seats = pgTable(
+  "license_seats",
+  {
+    id: serial("id").primaryKey(),
+    license: integer("license_id")
+      .notNull()
+      .references(() => licenses.id, {
+        onDelete: "set null",
+      }),
+    email: varchar("email").notNull(),
+    status: enum_license_seats_status("status").notNull().default("pending"),
+    member: integer("member_id").references(() => users.id, {
+      onDelete: "set null",
+    }),
+    claimTokenHash: varchar("claim_token_hash"),
+    claimExpiresAt: timestamp("claim_expires_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    claimedAt: timestamp("claimed_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    revokedAt: timestamp("revoked_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    updatedAt: timestamp("updated_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+    createdAt: timestamp("created_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+  },
+  (columns) => [
+    index("license_seats_license_idx").on(columns.license),
+    index("license_seats_email_idx").on(columns.email),
+    index("license_seats_status_idx").on(columns.status),
+    index("license_seats_member_idx").on(columns.member),
+    index("license_seats_claim_token_hash_idx").on(columns.claimTokenHash),
+    index("license_seats_updated_at_idx").on(columns.updatedAt),
+    index("license_seats_created_at_idx").on(columns.createdAt),
+  ],
+);
+
+export const license_activations = pgTable(
+  "license_activations",
+  {
+    id: serial("id").primaryKey(),
+    license: integer("license_id")
+      .notNull()
+      .references(() => licenses.id, {
+        onDelete: "set null",
+      }),
+    fingerprint: varchar("fingerprint").notNull(),
+    label: varchar("label"),
+    lastValidatedAt: timestamp("last_validated_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    deactivatedAt: timestamp("deactivated_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    deactivatedBy: enum_license_activations_deactivated_by("deactivated_by"),
+    updatedAt: timestamp("updated_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+    createdAt: timestamp("created_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+  },
+  (columns) => [
+    index("license_activations_license_idx").on(columns.license),
+    index("license_activations_fingerprint_idx").on(columns.fingerprint),
+    index("license_activations_deactivated_at_idx").on(columns.deactivatedAt),
+    index("license_activations_updated_at_idx").on(columns.updatedAt),
+    index("license_activations_created_at_idx").on(columns.createdAt),
+  ],
+);
+
 export const payload_kv = pgTable(
   "payload_kv",
   {
@@ -2065,6 +2181,8 @@ export const payload_locked_documents_rels = pgTable(
     mediaID: integer("media_id"),
     support_requestsID: integer("support_requests_id"),
     support_repliesID: integer("support_replies_id"),
+    license_seatsID: integer("license_seats_id"),
+    license_activationsID: integer("license_activations_id"),
   },
   (columns) => [
     index("payload_locked_documents_rels_order_idx").on(columns.order),
@@ -2133,6 +2251,12 @@ export const payload_locked_documents_rels = pgTable(
     ),
     index("payload_locked_documents_rels_support_replies_id_idx").on(
       columns.support_repliesID,
+    ),
+    index("payload_locked_documents_rels_license_seats_id_idx").on(
+      columns.license_seatsID,
+    ),
+    index("payload_locked_documents_rels_license_activations_id_idx").on(
+      columns.license_activationsID,
     ),
     foreignKey({
       columns: [columns["parent"]],
@@ -2258,6 +2382,16 @@ export const payload_locked_documents_rels = pgTable(
       columns: [columns["support_repliesID"]],
       foreignColumns: [support_replies.id],
       name: "payload_locked_documents_rels_support_replies_fk",
+    }).onDelete("cascade"),
+    foreignKey({
+      columns: [columns["license_seatsID"]],
+      foreignColumns: [license_seats.id],
+      name: "payload_locked_documents_rels_license_seats_fk",
+    }).onDelete("cascade"),
+    foreignKey({
+      columns: [columns["license_activationsID"]],
+      foreignColumns: [license_activations.id],
+      name: "payload_locked_documents_rels_license_activations_fk",
     }).onDelete("cascade"),
   ],
 );
@@ -2765,6 +2899,28 @@ export const relations_support_replies = relations(
     }),
   }),
 );
+export const relations_license_seats = relations(license_seats, ({ one }) => ({
+  license: one(licenses, {
+    fields: [license_seats.license],
+    references: [licenses.id],
+    relationName: "license",
+  }),
+  member: one(users, {
+    fields: [license_seats.member],
+    references: [users.id],
+    relationName: "member",
+  }),
+}));
+export const relations_license_activations = relations(
+  license_activations,
+  ({ one }) => ({
+    license: one(licenses, {
+      fields: [license_activations.license],
+      references: [licenses.id],
+      relationName: "license",
+    }),
+  }),
+);
 export const relations_payload_kv = relations(payload_kv, () => ({}));
 export const relations_payload_jobs_log = relations(
   payload_jobs_log,
@@ -2909,6 +3065,16 @@ export const relations_payload_locked_documents_rels = relations(
       references: [support_replies.id],
       relationName: "support_replies",
     }),
+    license_seatsID: one(license_seats, {
+      fields: [payload_locked_documents_rels.license_seatsID],
+      references: [license_seats.id],
+      relationName: "license_seats",
+    }),
+    license_activationsID: one(license_activations, {
+      fields: [payload_locked_documents_rels.license_activationsID],
+      references: [license_activations.id],
+      relationName: "license_activations",
+    }),
   }),
 );
 export const relations_payload_locked_documents = relations(
@@ -2986,6 +3152,8 @@ type DatabaseSchema = {
   enum__changelog_entries_v_version_status: typeof enum__changelog_entries_v_version_status;
   enum_support_requests_priority: typeof enum_support_requests_priority;
   enum_support_requests_status: typeof enum_support_requests_status;
+  enum_license_seats_status: typeof enum_license_seats_status;
+  enum_license_activations_deactivated_by: typeof enum_license_activations_deactivated_by;
   enum_payload_jobs_log_task_slug: typeof enum_payload_jobs_log_task_slug;
   enum_payload_jobs_log_state: typeof enum_payload_jobs_log_state;
   enum_payload_jobs_task_slug: typeof enum_payload_jobs_task_slug;
@@ -3023,6 +3191,8 @@ type DatabaseSchema = {
   media: typeof media;
   support_requests: typeof support_requests;
   support_replies: typeof support_replies;
+  license_seats: typeof license_seats;
+  license_activations: typeof license_activations;
   payload_kv: typeof payload_kv;
   payload_jobs_log: typeof payload_jobs_log;
   payload_jobs: typeof payload_jobs;
@@ -3066,6 +3236,8 @@ type DatabaseSchema = {
   relations_media: typeof relations_media;
   relations_support_requests: typeof relations_support_requests;
   relations_support_replies: typeof relations_support_replies;
+  relations_license_seats: typeof relations_license_seats;
+  relations_license_activations: typeof relations_license_activations;
   relations_payload_kv: typeof relations_payload_kv;
   relations_payload_jobs_log: typeof relations_payload_jobs_log;
   relations_payload_jobs: typeof relations_payload_jobs;

@@ -3,6 +3,7 @@ import type { CollectionAfterChangeHook, TaskConfig } from 'payload'
 import type { License } from '../payload-types'
 import { type CodeHostProvider, withdrawRepoAccess } from './repo-access'
 import { relationId } from '../db/relations'
+import { claimedMembersOf } from '../teams/seats'
 
 /** Take repository access back once its license is gone; retried while the code host fails. */
 export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs: number): TaskConfig<'withdrawRepoAccess'> => ({
@@ -29,12 +30,16 @@ export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs:
 
 /**
  * A license that stops being active (revoked, refunded, expired, suspended) or moves to another plan
- * queues the withdrawal; it keeps access the user's other licenses still grant.
+ * queues the withdrawal for its owner and for each member with a claimed seat; each keeps the access
+ * their other licenses still grant.
  */
 export const queueRepoAccessWithdrawal: CollectionAfterChangeHook<License> = async ({ doc, previousDoc, operation, req }) => {
-  const userId = relationId(doc.user)
   const planChanged = relationId(doc.plan) !== relationId(previousDoc?.plan)
-  if (operation !== 'update' || !userId || previousDoc?.status !== 'active' || (doc.status === 'active' && !planChanged)) return doc
-  await req.payload.jobs.queue({ task: 'withdrawRepoAccess', input: { userId }, req })
+  if (operation !== 'update' || previousDoc?.status !== 'active' || (doc.status === 'active' && !planChanged)) return doc
+  const owner = relationId(doc.user)
+  const members = await claimedMembersOf(req, doc.id)
+  for (const userId of new Set([...(owner ? [owner] : []), ...members])) {
+    await req.payload.jobs.queue({ task: 'withdrawRepoAccess', input: { userId }, req })
+  }
   return doc
 }

@@ -81,7 +81,7 @@ const codeOf = (error: Error, status: number) =>
 type Mapped = { status: number; body: ErrorBody }
 
 const mapError = (error: Error): Mapped => {
-  if (error instanceof ServiceError) return { status: error.status, body: errorBody(error.code, error.message) }
+  if (error instanceof ServiceError) return { status: error.status, body: errorBody(error.code, error.message, error.details) }
   if (error instanceof AuthenticationError || error instanceof LockedAuth || error instanceof UnverifiedEmail) {
     return { status: INVALID_CREDENTIALS.status, body: errorBody(INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.message) }
   }

@@ -1,6 +1,6 @@
 import type { Access, Payload, PayloadRequest } from 'payload'
 
-import { licenses, plans, plans_feature_access } from '../db/schema.generated'
+import { license_seats, licenses, plans, plans_feature_access } from '../db/schema.generated'
 import { executeOn, isoTimestamp, sql } from '../db/transaction'
 import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
@@ -11,6 +11,8 @@ import type { UpdatePolicy, UpdateWindow } from './update-window'
 /** What entitlement checks need of a usable license and its plan (not the whole documents). */
 export type EntitledLicense = {
   id: number
+  /** false for a license the user holds a claimed team seat on (DESIGN.md section 13): its features, not its management. */
+  owned: boolean
   validUntil: string | null
   /** Which releases it may download (src/licensing/update-window.ts). */
   updates: UpdateWindow
@@ -43,6 +45,7 @@ const cacheOf = (req: PayloadRequest): EntitlementsCache => {
 
 type EntitlementRow = {
   license_id: number | null
+  owned: boolean | null
   valid_until: Date | string | null
   update_policy: UpdatePolicy | null
   updates_major: string | number | null
@@ -55,18 +58,21 @@ type EntitlementRow = {
 }
 
 /**
- * One query on every download, access check and API-key request: the user's active licenses with
- * their plans' feature keys, and the active free plans (whose keys every signed-in user has).
+ * One query on every download, access check and API-key request: the user's active licenses (their
+ * own, and those they hold a claimed team seat on) with their plans' feature keys, and the active free
+ * plans (whose keys every signed-in user has).
  */
 const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<Entitlements> => {
   const rows = await executeOn<EntitlementRow>(
     payload,
     req,
-    sql`SELECT ${licenses.id} AS license_id, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
+    sql`SELECT ${licenses.id} AS license_id, ${licenses.user} = ${userId} AS owned, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
           ARRAY(SELECT ${plans_feature_access.value}::text FROM ${plans_feature_access}
                 WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features
         FROM ${plans}
-        LEFT JOIN ${licenses} ON ${licenses.plan} = ${plans.id} AND ${licenses.user} = ${userId} AND ${licenses.status} = 'active'
+        LEFT JOIN ${licenses} ON ${licenses.plan} = ${plans.id} AND ${licenses.status} = 'active'
+          AND (${licenses.user} = ${userId} OR ${licenses.id} IN (SELECT ${license_seats.license} FROM ${license_seats}
+                                                                 WHERE ${license_seats.member} = ${userId} AND ${license_seats.status} = 'claimed'))
         WHERE ${licenses.id} IS NOT NULL OR (${plans.isFree} AND ${plans.active})
         ORDER BY ${licenses.createdAt} DESC NULLS LAST`,
   )
@@ -84,10 +90,10 @@ const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): P
       major: row.updates_major === null ? null : Number(row.updates_major),
       until: isoTimestamp(row.updates_until),
     }
-    if (usableLicense) usable.push({ id: row.license_id!, validUntil, updates, plan: { id: row.plan_id, slug: row.slug, isFree, featureAccess } })
+    if (usableLicense) usable.push({ id: row.license_id!, owned: row.owned === true, validUntil, updates, plan: { id: row.plan_id, slug: row.slug, isFree, featureAccess } })
     if (usableLicense || (isFree && row.active === true)) for (const key of featureAccess) features.add(key)
   }
-  usable.sort((a, b) => planRank(b.plan) - planRank(a.plan))
+  usable.sort((a, b) => planRank(b.plan) - planRank(a.plan) || Number(b.owned) - Number(a.owned))
   return { licenses: usable, features, hasPaidAccess: usable.some((license) => !license.plan.isFree) }
 }
 

@@ -36,6 +36,7 @@ const LICENSE_COLUMNS = columnList(
   licenses.updatesMajor,
   licenses.updatesUntil,
   licenses.upgradedAt,
+  licenses.seats,
   licenses.updatedAt,
   licenses.createdAt,
 )
@@ -64,6 +65,7 @@ const licenseOf = (row: Row): License => ({
   updatesMajor: num(row.updates_major),
   updatesUntil: iso(row.updates_until),
   upgradedAt: iso(row.upgraded_at),
+  seats: num(row.seats) ?? 1,
   updatedAt: iso(row.updated_at)!,
   createdAt: iso(row.created_at)!,
 })
@@ -121,6 +123,8 @@ export type LicenseInsert = Pick<License, 'key' | 'email' | 'source' | 'status' 
   plan: number
   oneTimePurchase: number | null
   subscription: number | null
+  /** People it covers, the buyer included (the checkout's quantity). */
+  seats?: number
 }
 
 /**
@@ -136,13 +140,13 @@ export const insertLicense = async (req: PayloadRequest, data: LicenseInsert): P
           (${bare(licenses.key, licenses.user, licenses.email, licenses.plan, licenses.source, licenses.oneTimePurchase, licenses.subscription)},
            ${bare(licenses.status, licenses.validUntil, licenses.override, licenses.grantedAt, licenses.revokedAt, licenses.revokedReason)},
            ${bare(licenses.updatePolicy, licenses.updatesMajor, licenses.updatesUntil)},
-           ${bare(licenses.downloadCount, licenses.updatedAt, licenses.createdAt)})
+           ${bare(licenses.seats, licenses.downloadCount, licenses.updatedAt, licenses.createdAt)})
         SELECT ${data.key}, ${data.user}, ${data.email ?? null}, ${data.plan}, ${data.source}, ${data.oneTimePurchase}, ${data.subscription},
           ${data.status}, ${data.validUntil ?? null}, 'none', ${grantedAt}, ${data.revokedAt ?? null}, ${data.revokedReason ?? null},
           ${plans.updatePolicy}::text::enum_licenses_update_policy,
           CASE WHEN ${plans.updatePolicy} = 'major' THEN ${newestStableMajorSql(grantedAt)} END,
           CASE WHEN ${plans.updatePolicy} = 'months' THEN ${grantedAt}::timestamptz + make_interval(months => COALESCE(${plans.updateMonths}, 12)::int) END,
-          0, now(), now()
+          ${data.seats ?? 1}, 0, now(), now()
         FROM ${plans} WHERE ${plans.id} = ${data.plan}
         RETURNING ${LICENSE_COLUMNS}`,
   )

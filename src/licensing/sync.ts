@@ -41,6 +41,9 @@ export const factsForLicense = async (req: PayloadRequest, license: License): Pr
   return null
 }
 
+/** The seats a purchase or subscription pays for (its quantity). */
+const seatsOfSource = (source: LicenseSource): number => Math.max(1, Number(source.doc.quantity ?? 1))
+
 export type SyncResult = { license: License | null; created: boolean; previousStatus: LicenseStatus | null }
 
 /**
@@ -83,6 +86,7 @@ export const syncLicense = async (
       grantedAt: now,
       revokedAt,
       revokedReason,
+      seats: seatsOfSource(source),
     })
     return { license, created: true, previousStatus: null }
   }
@@ -94,6 +98,8 @@ export const syncLicense = async (
   if (status !== existing.status) Object.assign(changes, { status }, existing.override === 'none' ? revocation(status, state?.reason ?? null) : {})
   if ((validUntil ?? null) !== (existing.validUntil ?? null)) changes.validUntil = validUntil
   if (owner.user !== null && relId(existing.user) === null) changes.user = owner.user
+  // A subscription's quantity changed in the portal changes its seats; seats already assigned stay (the owner frees some).
+  if (seatsOfSource(source) !== (existing.seats ?? 1)) changes.seats = seatsOfSource(source)
   // A subscription changed in the portal moves its license to the new plan, and its window with it. A
   // one-time purchase's plan never changes: its license moves only by a paid upgrade (license_changes),
   // which a late event of the original purchase must not undo.

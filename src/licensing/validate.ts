@@ -1,13 +1,17 @@
 import type { PayloadRequest } from 'payload'
 
-import { licenses, plans, plans_feature_access } from '../db/schema.generated'
-import { execute, isoTimestamp, sql } from '../db/transaction'
+import { license_activations, licenses, plans, plans_feature_access } from '../db/schema.generated'
+import { bare, execute, isoTimestamp, sql } from '../db/transaction'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { LICENSE_KEY_PATTERN } from './keys'
 import type { LicenseStatus } from './status'
 import { describeWindow, type UpdatePolicy } from './update-window'
 
-export const VALIDATION_CODES = ['VALID', 'NOT_FOUND', 'SUSPENDED', 'REVOKED', 'EXPIRED'] as const
+/**
+ * NO_ACTIVATION: the license is valid, but its plan limits activations and the fingerprint sent (or
+ * none) is not activated (src/teams/activations.ts).
+ */
+export const VALIDATION_CODES = ['VALID', 'NOT_FOUND', 'SUSPENDED', 'REVOKED', 'EXPIRED', 'NO_ACTIVATION'] as const
 export type ValidationCode = (typeof VALIDATION_CODES)[number]
 
 export type LicenseValidation = {
@@ -35,7 +39,7 @@ const MAX_KEY_LENGTH = 64
 const NO_SUCH_KEY = 'KIT-INVALID'
 
 /** Keys are read aloud and pasted: surrounding spaces and lower case are forgiven. */
-const lookupKey = (raw: string): string => {
+export const lookupKey = (raw: string): string => {
   if (raw.length > MAX_KEY_LENGTH) return NO_SUCH_KEY
   const key = raw.trim().toUpperCase()
   return LICENSE_KEY_PATTERN.test(key) ? key : NO_SUCH_KEY
@@ -71,25 +75,48 @@ type ValidationRow = {
   updates_until: Date | string | null
   slug: string | null
   features: string[] | null
+  max_activations: string | number | null
+  activation_id: number | null
+  last_validated_at: Date | string | null
 }
+
+/** An activation's "last validated" is written at most this often: validation stays one statement nearly always. */
+const LAST_VALIDATED_EVERY_MS = 3600 * 1000
 
 /**
  * The license behind a key and why it is (not) valid. One statement by the unique key index whatever
- * the input (a malformed key looks up a key no license has), with only the plan's slug and feature
- * keys joined in.
+ * the input (a malformed key looks up a key no license has), with only the plan's slug, feature keys,
+ * activation limit and the fingerprint's live activation joined in (and, at most hourly per
+ * activation, a second one recording when it was last validated).
  */
-export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: Date = new Date()): Promise<LicenseValidation> => {
+export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: Date = new Date(), fingerprint?: string): Promise<LicenseValidation> => {
   const [license] = await execute<ValidationRow>(
     req,
     sql`SELECT ${licenses.key}, ${licenses.status}, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${plans.slug},
           ARRAY(SELECT ${plans_feature_access.value}::text FROM ${plans_feature_access}
-                WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features
+                WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features,
+          ${plans.maxActivations}, activation.id AS activation_id, activation.last_validated_at
         FROM ${licenses} LEFT JOIN ${plans} ON ${plans.id} = ${licenses.plan}
+        LEFT JOIN LATERAL (SELECT ${bare(license_activations.id, license_activations.lastValidatedAt)} FROM ${license_activations}
+          WHERE ${license_activations.license} = ${licenses.id} AND ${license_activations.fingerprint} = ${fingerprint ?? null} AND ${license_activations.deactivatedAt} IS NULL
+          ORDER BY ${license_activations.id} LIMIT 1) AS activation ON true
         WHERE ${licenses.key} = ${lookupKey(raw)}`,
   )
   if (!license) return NOT_FOUND
   const validUntil = isoTimestamp(license.valid_until)
-  const code = validationCodeOf({ status: license.status, validUntil }, now)
+  const standing = validationCodeOf({ status: license.status, validUntil }, now)
+  // A plan with an activation limit validates only an activated installation.
+  const limited = license.max_activations !== null && license.max_activations !== undefined
+  const code: ValidationCode = standing === 'VALID' && limited && license.activation_id === null ? 'NO_ACTIVATION' : standing
+  if (code === 'VALID' && license.activation_id !== null) {
+    const last = license.last_validated_at ? new Date(license.last_validated_at).getTime() : 0
+    if (now.getTime() - last >= LAST_VALIDATED_EVERY_MS) {
+      await execute(
+        req,
+        sql`UPDATE ${license_activations} SET ${bare(license_activations.lastValidatedAt)} = ${now.toISOString()} WHERE ${license_activations.id} = ${license.activation_id}`,
+      )
+    }
+  }
   return {
     code,
     key: license.key,

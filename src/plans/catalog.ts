@@ -25,6 +25,10 @@ export type PlanDefinition = {
   updateMonths: number | null
   /** The one-time price that renews a license's updates; null when the plan sells no renewals. */
   renewalPriceId: string | null
+  /** How many people one license may cover (the checkout's quantity, at most this). */
+  maxSeats: number
+  /** How many installations one key may be activated on at once; null: unlimited, no activation needed. */
+  maxActivations: number | null
   order: number
   active: boolean
 }
@@ -63,6 +67,8 @@ export const definePlans = (priceIds: ConfiguredPriceIds): PlanDefinition[] => {
       updatePolicy: 'lifetime',
       updateMonths: null,
       renewalPriceId: null,
+      maxSeats: 1,
+      maxActivations: null,
       order: 0,
       active: true,
     },
@@ -84,6 +90,8 @@ export const definePlans = (priceIds: ConfiguredPriceIds): PlanDefinition[] => {
       updatePolicy: 'major',
       updateMonths: null,
       renewalPriceId: priceIds.standardRenewal ?? null,
+      maxSeats: 5,
+      maxActivations: null,
       order: 1,
       active: true,
     },
@@ -110,6 +118,8 @@ export const definePlans = (priceIds: ConfiguredPriceIds): PlanDefinition[] => {
       updatePolicy: 'lifetime',
       updateMonths: null,
       renewalPriceId: priceIds.ultimateRenewal ?? null,
+      maxSeats: 10,
+      maxActivations: null,
       order: 2,
       active: true,
     },
@@ -132,6 +142,8 @@ export const definePlans = (priceIds: ConfiguredPriceIds): PlanDefinition[] => {
       updatePolicy: 'lifetime',
       updateMonths: null,
       renewalPriceId: null,
+      maxSeats: 1,
+      maxActivations: null,
       order: 3,
       active: true,
     })

@@ -96,6 +96,7 @@ export const applySubscription = async (
       subscriptionId: subscription.id,
       customerId: idOf(subscription.customer),
       priceId: price?.id ?? null,
+      quantity: Math.max(1, subscription.items?.data?.[0]?.quantity ?? 1),
       status: subscription.status,
       billingCycle: billingCycle(price),
       currentPeriodEnd: periodEnd(subscription),
@@ -195,6 +196,12 @@ const paymentFactsOf = ({ paymentIntent, charge }: LoadedPaymentIntent, disputeS
   email: charge?.billing_details?.email ?? paymentIntent.receipt_email ?? null,
 })
 
+/** The seats a checkout sold, from the metadata the service wrote on it (1 when absent or unreadable). */
+export const seatsOf = (metadata: Stripe.Metadata | null | undefined): number => {
+  const seats = Number(metadata?.seats)
+  return Number.isInteger(seats) && seats >= 1 && seats <= 100_000 ? seats : 1
+}
+
 /** One-time payments carry our checkout metadata; subscription payments are handled through invoices. */
 export const isOneTimePayment = (paymentIntent: Stripe.PaymentIntent) => Boolean(paymentIntent.metadata?.price_id)
 
@@ -205,6 +212,7 @@ export const recordOneTimePayment = (context: StepContext, { paymentIntent, char
     userId: paymentIntent.metadata?.user_id,
     customerId: idOf(paymentIntent.customer),
     priceId: paymentIntent.metadata?.price_id ?? null,
+    quantity: seatsOf(paymentIntent.metadata),
   })
 
 // Payment history

@@ -51,6 +51,18 @@ const ACTIONS: Record<StaffActionKey, Action> = {
     applies: (doc) => !doc.revokedAt,
     done: () => 'API key revoked: it opens nothing from now on.',
   },
+  'seat.revoke': {
+    label: 'Revoke seat',
+    endpoint: (id) => `/api/staff/license-seats/${id}/revoke`,
+    applies: (doc) => doc.status !== 'revoked',
+    done: () => 'Seat revoked: the member lost the license\'s access, and their repository access is being withdrawn.',
+  },
+  'activation.remove': {
+    label: 'Remove activation',
+    endpoint: (id) => `/api/staff/license-activations/${id}/remove`,
+    applies: (doc) => !doc.deactivatedAt,
+    done: () => 'Activation removed: its place under the limit is free (not counted against the customer\'s daily deactivations).',
+  },
 }
 
 /**

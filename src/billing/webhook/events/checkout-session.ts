@@ -4,7 +4,7 @@ import { track } from '../../../analytics/track'
 import { idOf } from '../../processor'
 import { defineHandler } from '../define'
 import { licenseChangeOf } from '../../license-change-kinds'
-import { applySubscription, type LoadedSubscription, loadSubscription, recordLicenseChangePayment, recordPurchase } from '../steps'
+import { applySubscription, type LoadedSubscription, loadSubscription, recordLicenseChangePayment, recordPurchase, seatsOf } from '../steps'
 
 /**
  * A checkout finished (`completed`), or its delayed payment settled (`async_payment_succeeded|failed`):
@@ -56,6 +56,7 @@ export const checkoutSession = defineHandler(
         checkoutSessionId: session.id,
         customerId: idOf(session.customer),
         priceId,
+        quantity: seatsOf(session.metadata),
         amount: session.amount_total,
         currency: session.currency,
         status,

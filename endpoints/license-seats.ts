@@ -1,0 +1,89 @@
+import type { Endpoint } from 'payload'
+import { z } from 'zod'
+
+import { asRateLimited, limiterOf } from '../src/auth/rate-limit'
+import { endpoint } from '../src/http/endpoint'
+import { ServiceError } from '../src/http/errors'
+import { activationsOf, deactivateAsOwner } from '../src/teams/activations'
+import { assignSeat, listSeats, ownedLicense, revokeSeat, type SeatContext } from '../src/teams/seats'
+
+const SIGN_IN = 'Sign in to manage your license\'s team.'
+
+/** An id in the path: anything but digits names nothing you have (404), as another customer's row. */
+const rowId = (raw: string, notFound: () => ServiceError): number => {
+  if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound()
+  return Number(raw)
+}
+const licenseNotFound = () => new ServiceError(404, 'license_not_found', 'You have no license with this id.')
+const seatNotFound = () => new ServiceError(404, 'seat_not_found', 'This license has no seat with this id.')
+const activationNotFound = () => new ServiceError(404, 'activation_not_found', 'This license has no activation with this id.')
+
+const licenseParams = z.object({ id: z.string().max(32) })
+
+/**
+ * A license's team and installations, for its owner (a session, or an API key of the owner;
+ * DESIGN.md section 13). A member (someone holding a claimed seat) gets 403 `not_license_owner`;
+ * anyone else 404 `license_not_found`.
+ * - GET /:id/seats → 200 {seats, used, owner: {email}, members: [{id, email, status, claimedAt, expiresAt, createdAt}]}
+ * - POST /:id/seats {email} → 201 {id, email, status: 'pending', ...}; 409 seats_exhausted, seat_already_assigned, license_inactive
+ * - DELETE /:id/seats/:seatId → 204
+ * - GET /:id/activations → 200 {limit, activations: [{id, fingerprint, label, createdAt, lastValidatedAt}]}
+ * - DELETE /:id/activations/:activationId → 204; 429 deactivation_limit (shared with the key's deactivations)
+ */
+export const seatEndpoints = (context: SeatContext): Endpoint[] => [
+  endpoint({
+    path: '/:id/seats',
+    method: 'get',
+    auth: SIGN_IN,
+    params: licenseParams,
+    handler: async ({ req, params, user }) =>
+      Response.json(await listSeats(req, user, rowId(params.id, licenseNotFound)), { headers: { 'Cache-Control': 'no-store' } }),
+  }),
+  endpoint({
+    path: '/:id/seats',
+    method: 'post',
+    auth: SIGN_IN,
+    params: licenseParams,
+    body: z.object({ email: z.string().trim().max(254).email('must be an email address.') }),
+    handler: async ({ req, params, body, user }) => {
+      const licenseId = rowId(params.id, licenseNotFound)
+      // Each assignment sends an email: one account must not turn the service into a mailer.
+      try {
+        await limiterOf(req.payload, 'seat_invites:user').consume(String(user.id))
+      } catch (error) {
+        throw asRateLimited(error, 'seat invitations')
+      }
+      return Response.json(await assignSeat(req.payload, user, licenseId, body.email, context), { status: 201 })
+    },
+  }),
+  endpoint({
+    path: '/:id/seats/:seatId',
+    method: 'delete',
+    auth: SIGN_IN,
+    params: z.object({ id: z.string().max(32), seatId: z.string().max(32) }),
+    handler: async ({ req, params, user }) => {
+      await revokeSeat(req.payload, user, rowId(params.id, licenseNotFound), rowId(params.seatId, seatNotFound))
+      return new Response(null, { status: 204 })
+    },
+  }),
+  endpoint({
+    path: '/:id/activations',
+    method: 'get',
+    auth: SIGN_IN,
+    params: licenseParams,
+    handler: async ({ req, params, user }) => {
+      const license = await ownedLicense(req, user, rowId(params.id, licenseNotFound))
+      return Response.json(await activationsOf(req.payload, license.id, req), { headers: { 'Cache-Control': 'no-store' } })
+    },
+  }),
+  endpoint({
+    path: '/:id/activations/:activationId',
+    method: 'delete',
+    auth: SIGN_IN,
+    params: z.object({ id: z.string().max(32), activationId: z.string().max(32) }),
+    handler: async ({ req, params, user }) => {
+      await deactivateAsOwner(req.payload, user.id, rowId(params.id, licenseNotFound), rowId(params.activationId, activationNotFound))
+      return new Response(null, { status: 204 })
+    },
+  }),
+]

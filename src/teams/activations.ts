@@ -1,0 +1,205 @@
+import type { Payload, PayloadRequest } from 'payload'
+
+import { track } from '../analytics/track'
+import { iso, num } from '../db/rows'
+import { license_activations, licenses, plans } from '../db/schema.generated'
+import { bare, execute, inTransaction, sql } from '../db/transaction'
+import { ServiceError } from '../http/errors'
+import type { LicenseStatus } from '../licensing/status'
+import { lookupKey, type ValidationCode, validationCodeOf } from '../licensing/validate'
+import type { DeactivatedBy } from './seat-status'
+
+/** Deactivations that count against a license in a rolling day: a limit that cannot be churned. */
+export const DEACTIVATIONS_PER_DAY = 3
+const DAY_MS = 24 * 3600 * 1000
+
+export type ActivationView = {
+  id: number
+  fingerprint: string
+  label: string | null
+  createdAt: string
+  lastValidatedAt: string | null
+}
+
+export type ActivationCounts = { used: number; limit: number | null }
+
+type ActivationRow = { id: number; fingerprint: string; label: string | null; created_at: Date | string; last_validated_at: Date | string | null }
+
+const ACTIVATION_COLUMNS = sql`${license_activations.id}, ${license_activations.fingerprint}, ${license_activations.label}, ${license_activations.createdAt}, ${license_activations.lastValidatedAt}`
+
+const viewOf = (row: ActivationRow): ActivationView => ({
+  id: row.id,
+  fingerprint: row.fingerprint,
+  label: row.label,
+  createdAt: iso(row.created_at)!,
+  lastValidatedAt: iso(row.last_validated_at),
+})
+
+/** A key that opens nothing answers as validation would: the same code, as an error an app branches on. */
+const INVALID: Record<Exclude<ValidationCode, 'VALID' | 'NO_ACTIVATION'>, { status: number; code: string; message: string }> = {
+  NOT_FOUND: { status: 404, code: 'license_not_found', message: 'No license has this key.' },
+  SUSPENDED: { status: 403, code: 'license_suspended', message: 'This license is suspended while a chargeback is open.' },
+  REVOKED: { status: 403, code: 'license_revoked', message: 'This license was revoked.' },
+  EXPIRED: { status: 403, code: 'license_expired', message: 'This license has expired.' },
+}
+
+type KeyLicense = { id: number; maxActivations: number | null; key: string }
+
+/**
+ * The license behind `raw`, locked for the transaction (activations and deactivations of one license
+ * run one at a time, so the limit is read and kept by one request at a time). Anything but a valid
+ * license is refused with its validation code.
+ */
+const lockLicenseByKey = async (req: PayloadRequest, raw: string, now: Date): Promise<KeyLicense> => {
+  const [row] = await execute<{ id: number; key: string; status: LicenseStatus; valid_until: Date | string | null; max_activations: string | number | null }>(
+    req,
+    sql`SELECT ${licenses.id}, ${licenses.key}, ${licenses.status}, ${licenses.validUntil}, ${plans.maxActivations}
+        FROM ${licenses} LEFT JOIN ${plans} ON ${plans.id} = ${licenses.plan}
+        WHERE ${licenses.key} = ${lookupKey(raw)} FOR UPDATE OF ${licenses}`,
+  )
+  const code: ValidationCode = row ? validationCodeOf({ status: row.status, validUntil: iso(row.valid_until) }, now) : 'NOT_FOUND'
+  if (code !== 'VALID') {
+    const refusal = INVALID[code as keyof typeof INVALID]
+    throw new ServiceError(refusal.status, refusal.code, refusal.message, undefined, { validation: code })
+  }
+  return { id: row!.id, key: row!.key, maxActivations: num(row!.max_activations) }
+}
+
+const activeCount = async (req: PayloadRequest, licenseId: number): Promise<number> => {
+  const [row] = await execute<{ count: string }>(
+    req,
+    sql`SELECT count(*) AS count FROM ${license_activations} WHERE ${license_activations.license} = ${licenseId} AND ${license_activations.deactivatedAt} IS NULL`,
+  )
+  return Number(row?.count ?? 0)
+}
+
+export type ActivationResult = { created: boolean; activation: ActivationView & { activations: ActivationCounts } }
+
+/**
+ * POST /api/licenses/activate: the key's installation `fingerprint` is activated. The same fingerprint
+ * again is the same activation (200, its label kept). At the plan's limit: 409
+ * `activation_limit_reached` with `{used, limit}`. Under the license's lock, so concurrent activations
+ * never pass the limit.
+ */
+export const activate = (payload: Payload, input: { key: string; fingerprint: string; label?: string | null }, now = new Date()): Promise<ActivationResult> =>
+  inTransaction(payload, async (req) => {
+    const license = await lockLicenseByKey(req, input.key, now)
+    const [existing] = await execute<ActivationRow>(
+      req,
+      sql`SELECT ${ACTIVATION_COLUMNS} FROM ${license_activations}
+          WHERE ${license_activations.license} = ${license.id} AND ${license_activations.fingerprint} = ${input.fingerprint} AND ${license_activations.deactivatedAt} IS NULL
+          ORDER BY ${license_activations.id} LIMIT 1`,
+    )
+    const used = await activeCount(req, license.id)
+    if (existing) return { created: false, activation: { ...viewOf(existing), activations: { used, limit: license.maxActivations } } }
+    if (license.maxActivations !== null && used >= license.maxActivations) {
+      throw new ServiceError(
+        409,
+        'activation_limit_reached',
+        `This license is active on ${used} of ${license.maxActivations} installations. Deactivate one first.`,
+        undefined,
+        { used, limit: license.maxActivations },
+      )
+    }
+    const [row] = await execute<ActivationRow>(
+      req,
+      sql`INSERT INTO ${license_activations} (${bare(license_activations.license, license_activations.fingerprint, license_activations.label, license_activations.lastValidatedAt)},
+            ${bare(license_activations.updatedAt, license_activations.createdAt)})
+          VALUES (${license.id}, ${input.fingerprint}, ${input.label ?? null}, ${now.toISOString()}, now(), now())
+          RETURNING ${ACTIVATION_COLUMNS}`,
+    )
+    const activation = viewOf(row!)
+    await track(req, { name: 'activation_created', properties: { licenseId: license.id, activationId: activation.id }, sourceId: `activation:${activation.id}` })
+    return { created: true, activation: { ...activation, activations: { used: used + 1, limit: license.maxActivations } } }
+  })
+
+/**
+ * End one activation of the locked license `licenseId`. An activation of another license is 404
+ * `activation_not_found`, as one that does not exist; an ended one is ended already (nothing counted).
+ * The key's holder and the owner share DEACTIVATIONS_PER_DAY a rolling day (429 `deactivation_limit`
+ * with Retry-After); staff are not counted.
+ */
+const deactivateOn = async (req: PayloadRequest, licenseId: number, activationId: number, by: DeactivatedBy, now: Date): Promise<void> => {
+  const [activation] = await execute<{ id: number; deactivated_at: Date | string | null }>(
+    req,
+    sql`SELECT ${license_activations.id}, ${license_activations.deactivatedAt} FROM ${license_activations}
+        WHERE ${license_activations.id} = ${activationId} AND ${license_activations.license} = ${licenseId}`,
+  )
+  if (!activation) throw new ServiceError(404, 'activation_not_found', 'This license has no activation with this id.')
+  if (activation.deactivated_at !== null) return
+  if (by !== 'staff') {
+    const since = new Date(now.getTime() - DAY_MS).toISOString()
+    const recent = await execute<{ deactivated_at: Date | string }>(
+      req,
+      sql`SELECT ${license_activations.deactivatedAt} FROM ${license_activations}
+          WHERE ${license_activations.license} = ${licenseId} AND ${license_activations.deactivatedAt} > ${since}
+            AND ${license_activations.deactivatedBy} IN ('key', 'owner')
+          ORDER BY ${license_activations.deactivatedAt} LIMIT ${DEACTIVATIONS_PER_DAY}`,
+    )
+    if (recent.length >= DEACTIVATIONS_PER_DAY) {
+      const freedAt = new Date(iso(recent[0]!.deactivated_at)!).getTime() + DAY_MS
+      const retryAfter = Math.max(1, Math.ceil((freedAt - now.getTime()) / 1000))
+      throw new ServiceError(
+        429,
+        'deactivation_limit',
+        `A license can be deactivated ${DEACTIVATIONS_PER_DAY} times a day. Try again in ${Math.ceil(retryAfter / 3600)} hours, or ask support.`,
+        retryAfter,
+      )
+    }
+  }
+  await execute(
+    req,
+    sql`UPDATE ${license_activations} SET ${bare(license_activations.deactivatedAt)} = ${now.toISOString()}, ${bare(license_activations.deactivatedBy)} = ${by},
+          ${bare(license_activations.updatedAt)} = now()
+        WHERE ${license_activations.id} = ${activationId}`,
+  )
+  await track(req, { name: 'activation_deleted', properties: { licenseId, activationId, by }, sourceId: `activation:${activationId}` })
+}
+
+/** POST /api/licenses/deactivate {key, activationId}: the key is the credential. */
+export const deactivateWithKey = (payload: Payload, input: { key: string; activationId: number }, now = new Date()): Promise<void> =>
+  inTransaction(payload, async (req) => {
+    const license = await lockLicenseByKey(req, input.key, now)
+    await deactivateOn(req, license.id, input.activationId, 'key', now)
+  })
+
+/** The owner's Deactivate button (a session): their own license only (404 otherwise), the same daily limit. */
+export const deactivateAsOwner = (payload: Payload, userId: number, licenseId: number, activationId: number, now = new Date()): Promise<void> =>
+  inTransaction(payload, async (req) => {
+    const [license] = await execute<{ id: number }>(
+      req,
+      sql`SELECT ${licenses.id} FROM ${licenses} WHERE ${licenses.id} = ${licenseId} AND ${licenses.user} = ${userId} FOR UPDATE`,
+    )
+    if (!license) throw new ServiceError(404, 'license_not_found', 'You have no license with this id.')
+    await deactivateOn(req, licenseId, activationId, 'owner', now)
+  })
+
+/** Support removes an activation (not counted against the customer's daily limit); returns its license. */
+export const removeActivationByStaff = async (req: PayloadRequest, activationId: number, now = new Date()) => {
+  const [row] = await execute<{ license_id: number; deactivated_at: Date | string | null; fingerprint: string }>(
+    req,
+    sql`SELECT ${license_activations.license}, ${license_activations.deactivatedAt}, ${license_activations.fingerprint} FROM ${license_activations}
+        WHERE ${license_activations.id} = ${activationId}`,
+  )
+  if (!row) throw new ServiceError(404, 'activation_not_found', 'There is no activation with this id.')
+  if (row.deactivated_at !== null) throw new ServiceError(409, 'activation_already_removed', 'This activation was removed already.')
+  await execute(req, sql`SELECT 1 FROM ${licenses} WHERE ${licenses.id} = ${row.license_id} FOR UPDATE`)
+  await deactivateOn(req, row.license_id, activationId, 'staff', now)
+  return { licenseId: row.license_id, fingerprint: row.fingerprint }
+}
+
+/** A license's live activations and its plan's limit (the owner's dashboard; the caller checked ownership). */
+export const activationsOf = async (payload: Payload, licenseId: number, req?: PayloadRequest): Promise<{ limit: number | null; activations: ActivationView[] }> => {
+  const rows = await execute<ActivationRow & { max_activations: string | number | null }>(
+    req ?? ({ payload } as PayloadRequest),
+    sql`SELECT ${ACTIVATION_COLUMNS}, ${plans.maxActivations}
+        FROM ${licenses} JOIN ${plans} ON ${plans.id} = ${licenses.plan}
+        LEFT JOIN ${license_activations} ON ${license_activations.license} = ${licenses.id} AND ${license_activations.deactivatedAt} IS NULL
+        WHERE ${licenses.id} = ${licenseId}
+        ORDER BY ${license_activations.createdAt} DESC NULLS LAST`,
+  )
+  return {
+    limit: num(rows[0]?.max_activations ?? null),
+    activations: rows.filter((row) => row.id !== null).map(viewOf),
+  }
+}
