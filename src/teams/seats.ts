@@ -3,6 +3,7 @@ import crypto from 'node:crypto'
 import type { Payload, PayloadRequest } from 'payload'
 
 import { track } from '../analytics/track'
+import { asRateLimited, limiterOf } from '../auth/rate-limit'
 import { hashToken } from '../auth/tokens'
 import { iso, num } from '../db/rows'
 import { license_seats, licenses, plans, users } from '../db/schema.generated'
@@ -124,6 +125,12 @@ const normalEmail = (email: string) => email.trim().toLowerCase()
  * the row written by one request at a time, so concurrent assignments never pass the count.
  */
 export const assignSeat = async (payload: Payload, user: User, licenseId: number, rawEmail: string, context: SeatContext): Promise<SeatView> => {
+  // Each assignment sends an email: one account must not turn the service into a mailer.
+  try {
+    await limiterOf(payload, 'seat_invites:user').consume(String(user.id))
+  } catch (error) {
+    throw asRateLimited(error, 'seat invitations')
+  }
   const email = normalEmail(rawEmail)
   const token = crypto.randomBytes(32).toString('base64url')
   const expiresAt = new Date(Date.now() + CLAIM_TTL_MS).toISOString()
@@ -224,8 +231,10 @@ export const claimSeat = async (payload: Payload, token: string, user: Pick<User
       req,
       sql`SELECT ${license_seats.id}, ${license_seats.email}, ${license_seats.license}, ${licenses.user} AS owner_id, ${licenses.status} AS license_status, ${licenses.validUntil}
           FROM ${license_seats} JOIN ${licenses} ON ${licenses.id} = ${license_seats.license}
-          WHERE ${license_seats.claimTokenHash} = ${tokenHash} AND ${license_seats.status} = 'pending' AND ${license_seats.claimExpiresAt} > now()`,
+          WHERE ${license_seats.claimTokenHash} = ${tokenHash} AND ${license_seats.status} = 'pending' AND ${license_seats.claimExpiresAt} > now()
+          FOR UPDATE OF ${license_seats}`,
     )
+    // Locked: a second tab waits here, then finds the seat claimed (no longer pending) and gets invalid_link.
     if (!seat) return { result: 'invalid_link' as const }
     if (!user) return { result: 'sign_in' as const }
     if (normalEmail(user.email) !== seat.email) return { result: 'wrong_account' as const }
