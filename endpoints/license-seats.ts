@@ -1,7 +1,6 @@
 import type { Endpoint } from 'payload'
 import { z } from 'zod'
 
-import { asRateLimited, limiterOf } from '../src/auth/rate-limit'
 import { endpoint } from '../src/http/endpoint'
 import { ServiceError } from '../src/http/errors'
 import { activationsOf, deactivateAsOwner } from '../src/teams/activations'
@@ -47,12 +46,6 @@ export const seatEndpoints = (context: SeatContext): Endpoint[] => [
     body: z.object({ email: z.string().trim().max(254).email('must be an email address.') }),
     handler: async ({ req, params, body, user }) => {
       const licenseId = rowId(params.id, licenseNotFound)
-      // Each assignment sends an email: one account must not turn the service into a mailer.
-      try {
-        await limiterOf(req.payload, 'seat_invites:user').consume(String(user.id))
-      } catch (error) {
-        throw asRateLimited(error, 'seat invitations')
-      }
       return Response.json(await assignSeat(req.payload, user, licenseId, body.email, context), { status: 201 })
     },
   }),

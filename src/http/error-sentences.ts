@@ -66,6 +66,22 @@ export const ERROR_SENTENCES = {
   upgrade_not_offered: 'That upgrade is not offered for this license right now. Reload your dashboard to see the upgrades it can have.',
   renewal_not_offered: 'A renewal of updates is not offered for this license: it already covers every release, or its plan does not sell renewals.',
 
+  // Teams and activations
+  invalid_quantity: 'That number of seats is not offered for this plan. Pick a number within its limit.',
+  not_license_owner: 'Only the person who bought this license can manage its team.',
+  license_inactive: 'This license is not active, so its seats cannot be assigned or claimed.',
+  seat_already_assigned: 'That email address already has a seat on this license.',
+  seats_exhausted: 'Every seat of this license is taken. Revoke a seat first, or buy a license with more seats.',
+  seat_not_found: 'That seat does not exist on this license any more.',
+  seat_already_revoked: 'This seat is revoked already.',
+  license_suspended: 'This license is suspended while a chargeback is open.',
+  license_revoked: 'This license was revoked.',
+  license_expired: 'This license has expired.',
+  activation_limit_reached: 'This license is activated on as many installations as its plan allows. Deactivate one first.',
+  activation_not_found: 'That installation is not activated on this license.',
+  activation_already_removed: 'This activation was removed already.',
+  deactivation_limit: 'This license was deactivated too often today. Please try again tomorrow, or ask support to remove an installation.',
+
   // Downloads and the repository
   version_not_found: 'That release is not available. Pick one from the list.',
   version_not_allowed: 'Your license does not include that version.',

@@ -154,6 +154,16 @@ const ROWS: Record<string, RowEntry> = {
       return id
     },
   },
+  // Staff read every seat; a customer reads none through the collection (the owner's endpoint answers for them).
+  license_seats: {
+    via: 'db',
+    defaults: async (kit) => ({
+      email: `seat-${(versionSeed += 1)}@example.test`,
+      status: 'pending',
+      license: await kit.create('licenses', { user: await kit.customer(), status: 'revoked', source: 'manual', plan: await kit.plan('free'), key: generateLicenseKey() }),
+    }),
+    make: async ({ slug, actor, data, kit }) => (actor.staff ? kit.create(slug, data) : null),
+  },
   // Populate sources.
   downloads: owned('user', { defaults: () => ({ version: `96.${(versionSeed += 1)}.0` }) }),
   template_downloads: owned('user'),

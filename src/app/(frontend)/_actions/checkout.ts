@@ -15,14 +15,27 @@ import { currentUser, getPayloadClient } from '../../_lib/session'
 const ORIGINS: Record<string, string> = { '/': '/?checkout_error={code}#pricing', '/pricing': '/pricing?checkout_error={code}' }
 
 /**
+ * The Buy form's seats: absent (a plan for one person) is one, digits are the number the checkout
+ * checks against the plan's most seats, anything else is refused as that checkout would refuse it.
+ */
+const quantityOf = (form: FormData): number | undefined | null => {
+  const value = form.get('quantity')
+  if (value === null) return undefined
+  return typeof value === 'string' && /^\d{1,4}$/.test(value.trim()) ? Number(value.trim()) : null
+}
+
+/**
  * The pricing table's Buy button (a plain form, so it works without JS; on the home page and
- * /pricing): open the hosted checkout, with the same rate limit as POST /api/checkout_sessions.
+ * /pricing): open the hosted checkout, with the same rate limit as POST /api/checkout_sessions, for
+ * the number of seats chosen.
  */
 export async function startCheckout(form: FormData) {
   const priceId = form.get('priceId')
   const back = ORIGINS[String(form.get('from') ?? '/')] ?? ORIGINS['/']!
   const failed: (code: string) => never = (code) => redirect(back.replace('{code}', code))
   if (typeof priceId !== 'string') failed('invalid_request')
+  const quantity = quantityOf(form)
+  if (quantity === null) failed('invalid_quantity')
   const payload = await getPayloadClient()
   const user = await currentUser()
   const requestHeaders = await headers()
@@ -34,6 +47,7 @@ export async function startCheckout(form: FormData) {
     await enforceRateLimit(payload, 'checkout', { address, email: user?.email })
     ;({ url } = await createCheckoutSession(req, billing, {
       priceId: priceId as string,
+      quantity: quantity ?? undefined,
       idempotencyKey: null,
       clientFingerprint: `${address ?? ''}|${requestHeaders.get('user-agent') ?? ''}`,
     }))

@@ -17,10 +17,42 @@ type Props = {
   upgrades?: Map<number, UpgradeOffer>
 }
 
-const CheckoutButton = ({ priceId, label, from, primary }: { priceId: string | null | undefined; label: string; from: PricingOrigin; primary: boolean }) => (
+/** How many people one purchase of the plan may cover (the checkout's quantity, 1 up to this). */
+const maxSeatsOf = (plan: Plan) => Math.max(1, plan.maxSeats ?? 1)
+
+/**
+ * The number of seats, in the Buy form of a plan that covers several people: a plain number field, so
+ * the page needs no JavaScript; the checkout checks the range again. `id` tells the forms apart (the
+ * home page and /pricing, monthly and yearly).
+ */
+const SeatsField = ({ id, maxSeats }: { id: string; maxSeats: number }) => (
+  <div className="seats-field">
+    <label htmlFor={id}>Seats</label>
+    <input id={id} type="number" name="quantity" min={1} max={maxSeats} step={1} defaultValue={1} inputMode="numeric" required aria-describedby={`${id}-hint`} />
+    <p id={`${id}-hint`} className="seats-hint">
+      One per person, up to {maxSeats}. You invite the others by email from your dashboard.
+    </p>
+  </div>
+)
+
+const CheckoutButton = ({
+  priceId,
+  label,
+  from,
+  primary,
+  seats,
+}: {
+  priceId: string | null | undefined
+  label: string
+  from: PricingOrigin
+  primary: boolean
+  /** The seats field's id and the plan's most seats, for a plan that covers several people. */
+  seats?: { id: string; maxSeats: number }
+}) => (
   <form action={startCheckout} className="checkout-form">
     <input type="hidden" name="priceId" value={priceId ?? ''} />
     <input type="hidden" name="from" value={from} />
+    {seats ? <SeatsField {...seats} /> : null}
     <button type="submit" className={primary ? 'button' : 'button button-secondary'} disabled={!priceId}>
       {label}
     </button>
@@ -54,7 +86,7 @@ const Check = () => (
  * The plans side by side: lifetime prices, the recurring plan monthly or yearly (a toggle made of two
  * radio buttons and CSS, so it works without JavaScript; without :has() support both prices show),
  * the popular plan highlighted, a checkout button per paid price (a plain form: anonymous visitors
- * too), the free plan leading to sign-up, a plan the visitor already owns saying so, and a higher
+ * too; with a number of seats for a plan that covers several people, priced per seat), the free plan leading to sign-up, a plan the visitor already owns saying so, and a higher
  * one-time plan offered as an upgrade of the visitor's one-time license (its price less what it paid).
  */
 export const PricingTable = ({ plans, ownedPlanIds, signedIn, from, upgrades }: Props) => {
@@ -79,6 +111,10 @@ export const PricingTable = ({ plans, ownedPlanIds, signedIn, from, upgrades }: 
           const owned = ownedPlanIds.has(plan.id)
           const upgrade = upgrades?.get(plan.id)
           const saving = plan.billing === 'recurring' ? yearlySaving(plan) : null
+          const maxSeats = maxSeatsOf(plan)
+          // A plan that covers several people is priced per person: "$149 per seat, one-time".
+          const term = (words: string) => (maxSeats > 1 ? `per seat${words === 'one-time' ? ', ' : ' '}${words}` : words)
+          const seats = (cycle: string) => (maxSeats > 1 ? { id: `${from}-seats-${plan.slug}-${cycle}`, maxSeats } : undefined)
           return (
             <article key={plan.id} className={plan.isPopular ? 'plan popular' : 'plan'} data-plan={plan.slug} aria-labelledby={`plan-${plan.slug}`}>
               {plan.isPopular ? <p className="ribbon">Most popular</p> : null}
@@ -92,16 +128,16 @@ export const PricingTable = ({ plans, ownedPlanIds, signedIn, from, upgrades }: 
                 </p>
               ) : plan.billing === 'lifetime' ? (
                 <p className="price">
-                  {formatMoney(plan.monthlyPrice)} <span className="price-term">one-time</span>
+                  {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('one-time')}</span>
                 </p>
               ) : (
                 <>
                   <p className="price cycle-monthly">
-                    {formatMoney(plan.monthlyPrice)} <span className="price-term">per month</span>
+                    {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('per month')}</span>
                   </p>
                   {plan.yearlyPrice ? (
                     <p className="price cycle-yearly">
-                      {formatMoney(plan.yearlyPrice)} <span className="price-term">per year</span>
+                      {formatMoney(plan.yearlyPrice)} <span className="price-term">{term('per year')}</span>
                       <span className="price-note">
                         {formatMoney(Math.round((plan.yearlyPrice / 12) * 100) / 100)} a month{saving ? `, ${saving}% less than monthly` : ''}
                       </span>
@@ -131,18 +167,18 @@ export const PricingTable = ({ plans, ownedPlanIds, signedIn, from, upgrades }: 
                 ) : plan.billing === 'recurring' ? (
                   <>
                     <div className="cycle-monthly">
-                      <CheckoutButton priceId={plan.priceIds?.monthly} label={`${plan.buttonText} monthly`} from={from} primary={Boolean(plan.isPopular)} />
+                      <CheckoutButton priceId={plan.priceIds?.monthly} label={`${plan.buttonText} monthly`} from={from} primary={Boolean(plan.isPopular)} seats={seats('monthly')} />
                     </div>
                     {plan.priceIds?.yearly ? (
                       <div className="cycle-yearly">
-                        <CheckoutButton priceId={plan.priceIds.yearly} label={`${plan.buttonText} yearly`} from={from} primary={Boolean(plan.isPopular)} />
+                        <CheckoutButton priceId={plan.priceIds.yearly} label={`${plan.buttonText} yearly`} from={from} primary={Boolean(plan.isPopular)} seats={seats('yearly')} />
                       </div>
                     ) : null}
                   </>
                 ) : upgrade ? (
                   <UpgradeButton offer={upgrade} from={from} primary={Boolean(plan.isPopular)} />
                 ) : (
-                  <CheckoutButton priceId={plan.priceIds?.monthly} label={plan.buttonText} from={from} primary={Boolean(plan.isPopular)} />
+                  <CheckoutButton priceId={plan.priceIds?.monthly} label={plan.buttonText} from={from} primary={Boolean(plan.isPopular)} seats={seats('once')} />
                 )}
               </div>
             </article>

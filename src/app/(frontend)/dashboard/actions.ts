@@ -4,6 +4,7 @@ import { revalidatePath } from 'next/cache'
 import { headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { createLocalReq, type PayloadRequest, type RequiredDataFromCollectionSlug, ValidationError } from 'payload'
+import { z } from 'zod'
 
 import { createApiKey, revokeApiKey } from '../../../auth/api-keys'
 import { enforceRateLimit } from '../../../auth/rate-limit'
@@ -16,12 +17,15 @@ import { clientAddress } from '../../../http/client-address'
 import { ServiceError } from '../../../http/errors'
 import { requireFeature } from '../../../licensing/entitlements'
 import { SUPPORT_FEATURE } from '../../../support/feature'
+import { deactivateAsOwner } from '../../../teams/activations'
+import { assignSeat, revokeSeat } from '../../../teams/seats'
 import { currentUser, getPayloadClient } from '../../_lib/session'
+import { PRODUCT_NAME } from '../../../config/product'
 import { runtimeOf } from '../../../config/runtime'
 
 /**
  * The dashboard's forms: the kit's download, a license's upgrade and renewal, repository access,
- * templates, support requests and API keys. Each calls the domain function its endpoint calls, as the signed-in user, so the same feature
+ * templates, support requests, API keys, a license's team seats and installations. Each calls the domain function its endpoint calls, as the signed-in user, so the same feature
  * checks, limits and error codes hold; a failure comes back as `?<section>_error=<code>` (or in the
  * form's state), a stable code the page says in words (src/http/error-sentences.ts).
  */
@@ -215,4 +219,80 @@ export async function upgradeLicense(form: FormData) {
 export async function renewLicense(form: FormData) {
   const { url } = await changeLicense(form, ({ user, payload, req }, id) => startRenewal(req, billingRuntimeOf(payload).require(), user, id, { idempotencyKey: null }))
   redirect(url)
+}
+
+/** A license's Team or Installations section (each license has its own, `#team-<id>`, `#installations-<id>`). */
+type LicenseSection = 'team' | 'installations'
+
+/** The dashboard at a license's section, with what the section says in the query. */
+const atSection = (section: LicenseSection, licenseId: number | null, query: Record<string, string | number>) => {
+  const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)]))
+  if (licenseId !== null) search.set('license', String(licenseId))
+  return `/dashboard?${search}#${licenseId === null ? 'licenses-heading' : `${section}-${licenseId}`}`
+}
+
+/** Back to the license's section with why it was refused (the box shows on that license only) and, for a limit, when to try again. */
+const licenseSectionFailed = (req: PayloadRequest, error: unknown, section: LicenseSection, licenseId: number | null): never => {
+  const query: Record<string, string | number> = { [`${section}_error`]: codeOf(req, error) }
+  if (error instanceof ServiceError && error.retryAfterSeconds !== undefined) query.retry = error.retryAfterSeconds
+  redirect(atSection(section, licenseId, query))
+}
+
+const licenseNotFound = () => new ServiceError(404, 'license_not_found', 'You have no license with this id.')
+
+/** The endpoint's own rule for the address (endpoints/license-seats.ts). */
+const SEAT_EMAIL = z.string().trim().max(254).email()
+
+/**
+ * A license's "Send invitation" form: a pending seat and its claim link emailed, as POST
+ * /api/licenses/:id/seats does. The page names the address from the seat's id (`?invited=`), so the
+ * address never travels in a URL.
+ */
+export async function assignSeatAction(form: FormData) {
+  const { user, payload, req } = await signedIn()
+  const licenseId = idOf(form, 'license')
+  const email = SEAT_EMAIL.safeParse(form.get('email'))
+  // The form's own field asks for an address already; this is the browser that skipped it.
+  if (!email.success) redirect(atSection('team', licenseId, { team_error: 'invalid_email' }))
+  let seatId: number
+  try {
+    if (licenseId === null) throw licenseNotFound()
+    ;({ id: seatId } = await assignSeat(payload, user, licenseId, email.data, { productName: PRODUCT_NAME, serverUrl: payload.config.serverURL }))
+  } catch (error) {
+    licenseSectionFailed(req, error, 'team', licenseId)
+  }
+  revalidatePath('/dashboard')
+  redirect(atSection('team', licenseId, { invited: seatId! }))
+}
+
+/** A member's Revoke (or a pending invitation's Cancel) button: the seat ends at once, as DELETE /api/licenses/:id/seats/:seatId. */
+export async function revokeSeatAction(form: FormData) {
+  const { user, payload, req } = await signedIn()
+  const licenseId = idOf(form, 'license')
+  try {
+    const seatId = idOf(form, 'seat')
+    if (licenseId === null) throw licenseNotFound()
+    if (seatId === null) throw new ServiceError(404, 'seat_not_found', 'This license has no seat with this id.')
+    await revokeSeat(payload, user, licenseId, seatId)
+  } catch (error) {
+    licenseSectionFailed(req, error, 'team', licenseId)
+  }
+  revalidatePath('/dashboard')
+  redirect(atSection('team', licenseId, { revoked: 1 }))
+}
+
+/** An installation's Deactivate button: as DELETE /api/licenses/:id/activations/:activationId, the same daily limit. */
+export async function deactivateInstallation(form: FormData) {
+  const { user, payload, req } = await signedIn()
+  const licenseId = idOf(form, 'license')
+  try {
+    const activationId = idOf(form, 'activation')
+    if (licenseId === null) throw licenseNotFound()
+    if (activationId === null) throw new ServiceError(404, 'activation_not_found', 'This license has no activation with this id.')
+    await deactivateAsOwner(payload, user.id, licenseId, activationId)
+  } catch (error) {
+    licenseSectionFailed(req, error, 'installations', licenseId)
+  }
+  revalidatePath('/dashboard')
+  redirect(atSection('installations', licenseId, { deactivated: 1 }))
 }

@@ -3,7 +3,9 @@ import type { Payload, PayloadRequest } from 'payload'
 import { relationId } from '../../../db/relations'
 import { type DownloadableReleases, downloadableReleases } from '../../../delivery/download'
 import type { Entitlements } from '../../../licensing/entitlements'
-import type { ChangelogEntry, SupportReply, SupportRequest, Template, User } from '../../../payload-types'
+import type { ChangelogEntry, License, SupportReply, SupportRequest, Template, User } from '../../../payload-types'
+import { type ActivationView, activationsOf } from '../../../teams/activations'
+import { listSeats, type SeatList } from '../../../teams/seats'
 
 /** How many versions the dashboard offers a button for; older ones stay on the changelog. */
 export const LISTED_VERSIONS = 10
@@ -101,4 +103,36 @@ export const supportThreads = async (payload: Payload, user: User): Promise<Supp
       .reverse()
       .map((reply) => ({ id: reply.id, body: reply.body, fromStaff: reply.fromStaff, createdAt: reply.createdAt })),
   }))
+}
+
+/** An owned license as its Team and Installations sections name it ("your Ultimate license ending in 7F3K"). */
+export type ManagedLicense = { id: number; planName: string; keyEnd: string; status: License['status'] }
+
+type OwnedRow = { license: Pick<License, 'id' | 'key' | 'status' | 'seats'>; plan: { name: string } | null }
+
+const managed = ({ license, plan }: OwnedRow): ManagedLicense => ({
+  id: license.id,
+  planName: plan?.name ?? 'plan',
+  keyEnd: license.key.slice(-4),
+  status: license.status,
+})
+
+export type Team = { license: ManagedLicense } & SeatList
+
+/**
+ * The owner's teams: each owned license that covers more than one person, with its seats as
+ * GET /api/licenses/:id/seats lists them (one query per such license, in parallel).
+ */
+export const teamsOf = (req: PayloadRequest, user: User, owned: OwnedRow[]): Promise<Team[]> =>
+  Promise.all(owned.filter(({ license }) => (license.seats ?? 1) > 1).map(async (row) => ({ license: managed(row), ...(await listSeats(req, user, row.license.id)) })))
+
+export type Installations = { license: ManagedLicense; limit: number | null; activations: ActivationView[] }
+
+/**
+ * The installations of each owned license whose plan limits them, or that apps have activated anyway
+ * (a plan without a limit needs no activation, so its list is usually empty and not shown).
+ */
+export const installationsOf = async (req: PayloadRequest, owned: OwnedRow[]): Promise<Installations[]> => {
+  const all = await Promise.all(owned.map(async (row) => ({ license: managed(row), ...(await activationsOf(req.payload, row.license.id, req)) })))
+  return all.filter((entry) => entry.limit !== null || entry.activations.length > 0)
 }

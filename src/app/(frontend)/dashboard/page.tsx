@@ -13,18 +13,22 @@ import { windowOfLicense } from '../../../licensing/store'
 import { windowInWords } from '../../../licensing/update-window'
 import type { Plan } from '../../../payload-types'
 import { FEATURE_LABELS, type FeatureKey } from '../../../plans/features'
+import { seatsHeldBy } from '../../../teams/seats'
 import { currentUser, getPayloadClient } from '../../_lib/session'
 import { CopyButton } from '../_components/CopyButton'
 import { activePlans } from '../_components/pricing-data'
 import { askRepoAccess, downloadKit } from './actions'
 import { ApiKeysSection } from './ApiKeysSection'
-import { LISTED_VERSIONS, publishedTemplates, releaseListing, releaseNotes, supportThreads } from './data'
+import { installationsOf, LISTED_VERSIONS, publishedTemplates, releaseListing, releaseNotes, supportThreads, teamsOf } from './data'
+import { HeldSeatsSection } from './HeldSeatsSection'
+import { InstallationsSection } from './InstallationsSection'
 import { type ChangedLicense, LicenseChanges } from './LicenseChanges'
 import { renewableLicenses, upgradeOffers } from './offers'
 import { SupportSection } from './SupportSection'
+import { TeamSection } from './TeamSection'
 import { TemplatesSection } from './TemplatesSection'
-import { ErrorBox, RowAction } from './parts'
-import { formatAmount, formatDate, LICENSE_STATUS_WORDS, SUBSCRIPTION_STATUS_WORDS } from './words'
+import { ErrorBox, RowAction, type SectionOutcome } from './parts'
+import { formatAmount, formatDate, LICENSE_STATUS_WORDS, SEAT_CLAIM_WORDS, SUBSCRIPTION_STATUS_WORDS } from './words'
 
 export const dynamic = 'force-dynamic'
 
@@ -42,6 +46,16 @@ type Props = {
     paid?: string
     /** An upgrade the license's credit paid for entirely. */
     upgraded?: string
+    /** What opening a team invitation's link did (src/teams/claim-link.ts). */
+    seat?: string
+    /** A license's Team and Installations forms: which license, why refused (and the wait of a limit, in seconds), or what was done. */
+    license?: string
+    team_error?: string
+    installations_error?: string
+    retry?: string
+    invited?: string
+    revoked?: string
+    deactivated?: string
   }>
 }
 
@@ -49,6 +63,36 @@ const planOf = (value: number | Plan | null | undefined): Plan | null => (value 
 
 /** "Releases up to 2.x": a sentence's words at the head of a table cell. */
 const capitalised = (words: string) => words.charAt(0).toUpperCase() + words.slice(1)
+
+/** A number from the query string (an id, seconds), or null for anything else. */
+const numberParam = (value: string | undefined): number | null => (value && /^\d{1,15}$/.test(value) ? Number(value) : null)
+
+/** What the last Team or Installations form of each license came back with: only the license it was sent from says it. */
+const sectionOutcomes = (query: Awaited<Props['searchParams']>) => {
+  const licenseId = numberParam(query.license)
+  const none: SectionOutcome = { retry: null, done: false }
+  const retry = numberParam(query.retry)
+  const invited = numberParam(query.invited) ?? undefined
+  return {
+    team: (id: number): SectionOutcome => (id === licenseId ? { error: query.team_error, retry, invited, done: query.revoked === '1' } : none),
+    installations: (id: number): SectionOutcome => (id === licenseId ? { error: query.installations_error, retry, done: query.deactivated === '1' } : none),
+  }
+}
+
+/** The sentence of a team invitation's outcome, as a notice or, when nothing was claimed, an alert. */
+const SeatClaimNotice = ({ outcome }: { outcome: string | undefined }) => {
+  const words = outcome && Object.hasOwn(SEAT_CLAIM_WORDS, outcome) ? SEAT_CLAIM_WORDS[outcome]! : null
+  if (!words) return null
+  return words.ok ? (
+    <p role="status" className="notice" data-testid="seat-notice">
+      {words.sentence}
+    </p>
+  ) : (
+    <p role="alert" className="error-box" data-testid="seat-notice">
+      {words.sentence}
+    </p>
+  )
+}
 
 const DashboardPage = async ({ searchParams }: Props) => {
   const errors = await searchParams
@@ -67,7 +111,7 @@ const DashboardPage = async ({ searchParams }: Props) => {
   const { codeHost } = runtimeOf(payload, 'delivery')
   const has = (key: FeatureKey) => entitlements.features.has(key)
   const held = licenses.docs.map((license) => ({ license, plan: planOf(license.plan) }))
-  const [repo, { releases, locked }, templates, threads, apiKeys, upgrades, renewable] = await Promise.all([
+  const [repo, { releases, locked }, templates, threads, apiKeys, upgrades, renewable, teams, installations, seats] = await Promise.all([
     // A refresh the code host or the account's budget refuses still shows what is stored.
     hasRepoAccessPlan(req, user.id).then((allowed) => (allowed ? repoAccessStatus(req, codeHost).catch(() => storedRepoAccessStatus(req)) : null)),
     releaseListing(req, entitlements),
@@ -78,6 +122,10 @@ const DashboardPage = async ({ searchParams }: Props) => {
     // Quoted only for active one-time licenses, in parallel; renewals read the releases once.
     upgradeOffers(req, user, held, activePlans),
     renewableLicenses(req, held),
+    // The owner's teams and installations; the seats this account holds on other people's licenses.
+    teamsOf(req, user, held),
+    installationsOf(req, held),
+    seatsHeldBy(payload, user.id, req),
   ])
   const newest = releases[0]
   const notes = newest ? await releaseNotes(payload, user, newest.version) : null
@@ -86,6 +134,8 @@ const DashboardPage = async ({ searchParams }: Props) => {
   const changed = (license: (typeof licenses.docs)[number]): ChangedLicense => ({ id: license.id, key: license.key, planName: planOf(license.plan)?.name ?? 'plan' })
   const changesOf = (license: (typeof licenses.docs)[number]) => ({ renew: renewable.has(license.id), upgrades: upgrades.filter((offer) => offer.licenseId === license.id) })
   const changeable = licenses.docs.filter((license) => renewable.has(license.id) || upgrades.some((offer) => offer.licenseId === license.id))
+  const outcomes = sectionOutcomes(errors)
+  const several = licenses.docs.length > 1
   return (
     <section className="dashboard">
       <header className="dashboard-intro">
@@ -101,11 +151,14 @@ const DashboardPage = async ({ searchParams }: Props) => {
           Your license is upgraded.
         </p>
       ) : null}
+      <SeatClaimNotice outcome={errors.seat} />
 
       <section className="card" aria-labelledby="licenses-heading">
         <h2 id="licenses-heading">Licenses</h2>
         <ErrorBox code={errors.license_error} fallback="Your license could not be changed; please try again." />
-        {licenses.docs.length === 0 ? (
+        {licenses.docs.length === 0 && seats.length > 0 ? (
+          <p className="muted">You have no license of your own: you use a seat on a team’s license, below.</p>
+        ) : licenses.docs.length === 0 ? (
           <div className="empty">
             <p>You have no license yet. A license unlocks downloads, updates and, on Ultimate, the code repository.</p>
             <a className="button" href="/pricing">
@@ -162,6 +215,16 @@ const DashboardPage = async ({ searchParams }: Props) => {
           </ul>
         )}
       </section>
+
+      {teams.map((team) => (
+        <TeamSection key={team.license.id} team={team} several={several} outcome={outcomes.team(team.license.id)} />
+      ))}
+
+      {installations.map((entry) => (
+        <InstallationsSection key={entry.license.id} installations={entry} several={several} outcome={outcomes.installations(entry.license.id)} />
+      ))}
+
+      {seats.length > 0 ? <HeldSeatsSection seats={seats} /> : null}
 
       <section className="card" id="download" aria-labelledby="download-heading">
         <h2 id="download-heading">Downloads</h2>

@@ -1,5 +1,6 @@
 import type { License, SupportRequest, Template, UserSubscription } from '../../../payload-types'
 import { formatMinorAmount } from '../../../plans/format'
+import type { ManagedLicense } from './data'
 
 /** A license's status, said to its owner: what it means and what to do. */
 export const LICENSE_STATUS_WORDS: Record<License['status'], { label: string; explanation: string }> = {
@@ -46,3 +47,51 @@ export const formatDate = (value: string | null | undefined): string =>
 
 /** Amounts are in the currency's minor unit (cents, or none for yen): "$149.00", "¥1,500". */
 export const formatAmount = (amount: number, currency: string): string => formatMinorAmount(amount, currency, { keepZeros: true })
+
+/** "Dec 4, 2026, 3:40 PM UTC": when a claim link stops working (the day alone hides a link that ends this afternoon). */
+export const formatDateTime = (value: string | null | undefined): string =>
+  value
+    ? new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(
+        new Date(value),
+      )
+    : ''
+
+/** "about 5 hours", "about 20 minutes": how long until a refused action may be tried again. */
+export const waitInWords = (seconds: number): string => {
+  const minutes = Math.max(1, Math.ceil(seconds / 60))
+  if (minutes < 60) return minutes === 1 ? 'a minute' : `about ${minutes} minutes`
+  const hours = Math.ceil(minutes / 60)
+  return hours === 1 ? 'about an hour' : `about ${hours} hours`
+}
+
+/**
+ * The team and installation refusals in words, for codes src/http/error-sentences.ts does not say yet
+ * (ErrorBox prefers its sentence when it has one). Keys are the codes src/teams/ throws.
+ */
+export const TEAM_ERROR_WORDS: Record<string, string> = {
+  seats_exhausted: 'Every seat of this license is taken. Revoke one to invite someone else, or buy a license with more seats.',
+  seat_already_assigned: 'That address has a seat on this license already (yours included). Its invitation is in the list below.',
+  license_inactive: 'This license is not active, so its seats cannot be assigned.',
+  not_license_owner: 'Only the license’s owner manages its seats.',
+  seat_not_found: 'That seat is not on this license any more. Reload the page to see who has one.',
+  activation_not_found: 'That installation is not on this license any more. Reload the page to see the current list.',
+  invalid_email: 'Enter the email address of the person you want to add.',
+}
+
+/** What happened when a team invitation's link was opened (`/dashboard?seat=`): one sentence each. */
+export const SEAT_CLAIM_WORDS: Record<string, { sentence: string; ok: boolean }> = {
+  claimed: { sentence: 'You joined the team: the license’s downloads and features are yours now.', ok: true },
+  already_member: { sentence: 'You are on this team already: the license’s downloads and features are yours.', ok: true },
+  wrong_account: {
+    sentence: 'This invitation was sent to another email address. Sign out and sign in with that address, then open the link again to claim it.',
+    ok: false,
+  },
+  invalid_link: { sentence: 'This invitation link was used, revoked or has expired. Ask the license owner for a new one.', ok: false },
+  unverified: { sentence: 'Confirm your email address first (the link is in the email we sent when you signed up), then open the invitation again.', ok: false },
+  own_license: { sentence: 'This invitation is for a seat on your own license: as its owner you have its features already.', ok: false },
+  license_inactive: { sentence: 'The license behind this invitation is not active right now, so its seat cannot be claimed. Ask the license owner.', ok: false },
+}
+
+/** "Team: your Ultimate license ending in 7F3K" when the owner has several licenses to tell apart. */
+export const licenseHeading = (title: string, license: ManagedLicense, several: boolean) =>
+  several ? `${title}: your ${license.planName} license ending in ${license.keyEnd}` : title

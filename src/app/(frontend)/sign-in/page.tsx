@@ -4,14 +4,28 @@ import { AUTH_ERRORS } from '../../../auth/messages'
 import { OAuthButtons } from '../_components/OAuthButtons'
 import { sendConfirmationAgain, sendMagicLink, signIn } from './actions'
 
-type Props = { searchParams: Promise<{ error?: string; next?: string; sent?: string; confirmation_sent?: string }> }
+type Props = {
+  searchParams: Promise<{
+    error?: string
+    next?: string
+    sent?: string
+    confirmation_sent?: string
+    /** `seat`: a team invitation's link sent them here, its token waiting in a cookie (src/teams/claim-link.ts). */
+    notice?: string
+  }>
+}
 
 const SignInPage = async ({ searchParams }: Props) => {
-  const { error, next, sent, confirmation_sent: confirmationSent } = await searchParams
+  const { error, next, sent, confirmation_sent: confirmationSent, notice } = await searchParams
   const nextQuery = next ? `?next=${encodeURIComponent(next)}` : ''
   return (
     <section className="auth">
       <h1>Sign in</h1>
+      {notice === 'seat' ? (
+        <p role="status" className="notice" data-testid="seat-sign-in-notice">
+          Sign in, or create an account, with the email address the invitation was sent to. Your seat is claimed as soon as you do.
+        </p>
+      ) : null}
       {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
       {sent ? <p role="status" className="notice">If that address can sign in, a sign-in link is on its way. It works once, within 10 minutes.</p> : null}
       {confirmationSent ? <p role="status" className="notice">If that address has an account waiting for confirmation, a new confirmation link is on its way.</p> : null}
