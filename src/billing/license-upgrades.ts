@@ -49,7 +49,8 @@ const oneTimePrice = async (billing: ConfiguredBilling, priceId: string, refusal
   return price as Stripe.Price & { unit_amount: number }
 }
 
-export type UpgradeQuote = { from: string; to: string; amount: number; currency: string; credit: number; price: number }
+/** `price`: the target's price for all of the license's `seats`; `amount`: what is left to pay after the `credit`. */
+export type UpgradeQuote = { from: string; to: string; amount: number; currency: string; credit: number; price: number; seats: number }
 
 type Quoted = { quote: UpgradeQuote; license: License; current: Plan; target: Plan; price: Stripe.Price & { unit_amount: number } }
 
@@ -74,9 +75,12 @@ const quote = async (req: PayloadRequest, billing: ConfiguredBilling, user: User
   const price = await oneTimePrice(billing, target.priceIds.monthly, notOffered(`${target.name} is not on sale right now.`))
   const paid = await netPaidFor(req, license)
   if (paid.currency !== null && paid.currency !== price.currency) throw notOffered('Your license was paid in another currency: contact support to upgrade it.')
-  const credit = Math.min(paid.amount, price.unit_amount)
+  // A team license moves every seat: the target's price once per seat, less what all of them paid.
+  const seats = Math.max(1, license.seats ?? 1)
+  const total = price.unit_amount * seats
+  const credit = Math.min(paid.amount, total)
   return {
-    quote: { from: current.slug, to: target.slug, amount: price.unit_amount - credit, currency: price.currency, credit, price: price.unit_amount },
+    quote: { from: current.slug, to: target.slug, amount: total - credit, currency: price.currency, credit, price: total, seats },
     license,
     current,
     target,
@@ -141,7 +145,9 @@ export const startUpgrade = async (
       [CHANGE_METADATA.upgrade]: String(license.id),
       [CHANGE_METADATA.fromPlan]: current.slug,
       [CHANGE_METADATA.credit]: String(priced.credit),
+      seats: String(priced.seats),
     },
+    quantity: priced.seats,
     // A coupon made for this checkout only; promotion codes cannot be combined with it.
     params: { ...(coupon ? { discounts: [{ coupon: coupon.id }] } : {}), ...returnUrls(billing, 'upgrade') },
     idempotencyKey,
@@ -176,7 +182,9 @@ export const startRenewal = async (
   return openHostedCheckout(req, billing, {
     user,
     price,
-    metadata: { plan_id: plan.slug, price_id: price.id, billing_cycle: 'lifetime', [CHANGE_METADATA.renewal]: String(license.id) },
+    // Every seat's updates are renewed: the renewal price once per seat.
+    metadata: { plan_id: plan.slug, price_id: price.id, billing_cycle: 'lifetime', [CHANGE_METADATA.renewal]: String(license.id), seats: String(license.seats ?? 1) },
+    quantity: Math.max(1, license.seats ?? 1),
     params: returnUrls(billing, 'renewal'),
     idempotencyKey: checkoutIdempotencyKey(`renewal:${user.id}:${license.id}`, price.id, options),
   })

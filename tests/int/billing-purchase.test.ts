@@ -113,7 +113,7 @@ describe('checkout session contract', () => {
     expect(lifetime.body.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/checkout\/cs_test_/)
     const session = standIn.state.sessions.get(lifetime.body.id)!
     expect(session.mode).toBe('payment')
-    expect(session.metadata).toEqual({ user_id: String(buyer.user.id), plan_id: 'standard', price_id: PRICES.standard, billing_cycle: 'lifetime' })
+    expect(session.metadata).toEqual({ user_id: String(buyer.user.id), plan_id: 'standard', price_id: PRICES.standard, billing_cycle: 'lifetime', seats: '1' })
     expect(session.allow_promotion_codes).toBe(true)
     expect(session.success_url).toBe('http://localhost:3000/success?session_id={CHECKOUT_SESSION_ID}')
 
@@ -121,7 +121,7 @@ describe('checkout session contract', () => {
     expect(recurring.status).toBe(200)
     const anonymous = standIn.state.sessions.get(recurring.body.id)!
     expect(anonymous.mode).toBe('subscription')
-    expect(anonymous.metadata).toEqual({ plan_id: 'pro', price_id: PRICES.proYearly, billing_cycle: 'yearly' })
+    expect(anonymous.metadata).toEqual({ plan_id: 'pro', price_id: PRICES.proYearly, billing_cycle: 'yearly', seats: '1' })
   })
 
   it.each([

@@ -378,6 +378,33 @@ describe.runIf(enabled)('two production servers on one database', () => {
     expect(checks).toHaveLength(1)
   })
 
+  it('team races across the servers: seats and activations never pass their limits', async () => {
+    // The first user's Ultimate license, made a 3-seat license with a limit of 2 activations.
+    const userId = (await call(a, 'GET', '/api/users/me', { token: first.token })).body.user.id as number
+    const license = (await db.query<{ id: number; key: string; plan_id: number }>('SELECT id, key, plan_id FROM licenses WHERE user_id = $1', [userId])).rows[0]!
+    await db.query('UPDATE licenses SET seats = 3 WHERE id = $1', [license.id])
+    await db.query('UPDATE plans SET max_activations = 2 WHERE id = $1', [license.plan_id])
+
+    const assigned = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        call(index % 2 ? b : a, 'POST', `/api/licenses/${license.id}/seats`, { token: first.token, body: { email: `team-${index}@example.test` } }),
+      ),
+    )
+    expect(assigned.filter((answer) => answer.status === 201)).toHaveLength(2)
+    expect(assigned.filter((answer) => answer.status === 409).map((answer) => answer.body.errors[0].code)).toEqual(Array(6).fill('seats_exhausted'))
+    expect(await count(`SELECT count(*) AS n FROM license_seats WHERE license_id = $1 AND status <> 'revoked'`, [license.id])).toBe(2)
+
+    const activated = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        call(index % 2 ? b : a, 'POST', '/api/licenses/activate', { body: { key: license.key, fingerprint: `machine-${index}` } }),
+      ),
+    )
+    expect(activated.filter((answer) => answer.status === 201)).toHaveLength(2)
+    expect(activated.filter((answer) => answer.status === 409)).toHaveLength(8)
+    expect(await count('SELECT count(*) AS n FROM license_activations WHERE license_id = $1 AND deactivated_at IS NULL', [license.id])).toBe(2)
+    await db.query('UPDATE plans SET max_activations = NULL WHERE id = $1', [license.plan_id])
+  })
+
   it('SIGTERM: both servers drain and exit 0', async () => {
     expect(await Promise.all([stop(a), stop(b)])).toEqual([0, 0])
     for (const proc of [a, b]) {

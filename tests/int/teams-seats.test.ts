@@ -37,7 +37,8 @@ const buyTeam = async (priceId: string, seats: number, as?: TestUser) => {
 
 /** The claim link the last invitation to `email` carried, from the mailbox (the job sends it). */
 const claimTokenFor = async (email: string): Promise<string> => {
-  await payload().jobs.run()
+  // Every queued job (license emails of earlier purchases queue too), not just the first batch.
+  await payload().jobs.run({ limit: 1000 })
   const message = await smtp.waitFor((candidate) => JSON.stringify(candidate.to ?? '').includes(email) && /seat/.test(candidate.subject ?? ''))
   const match = /type=seat&token=([A-Za-z0-9_-]+)/.exec(message.text ?? '')
   if (!match) throw new Error(`no claim link in the email to ${email}`)
@@ -76,6 +77,27 @@ describe('checkout with a quantity', () => {
     const text = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.ultimate, quantity: '3' } })
     expect(text.status).toBe(400)
     expect(text.body.errors[0].code).toBe('invalid_request')
+  })
+})
+
+describe('a team license\'s upgrade and renewal', () => {
+  it('an upgrade moves every seat: the target\'s price per seat less what all of them paid', async () => {
+    const { owner, license } = await buyTeam(PRICES.standard, 3)
+    const quote = await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: owner })
+    expect(quote.status).toBe(200)
+    const [purchase] = await rows(payload(), 'one_time_purchases', { id: { equals: license.oneTimePurchase as number } })
+    const ultimate = await billingRuntimeOf(payload()).require().processor.prices.retrieve(PRICES.ultimate)
+    expect(quote.body).toMatchObject({ seats: 3, price: ultimate.unit_amount! * 3, credit: purchase!.amount, amount: ultimate.unit_amount! * 3 - purchase!.amount! })
+    const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: owner, body: { plan: 'ultimate' } })
+    expect(started.status).toBe(200)
+    const session = await billingRuntimeOf(payload()).require().processor.checkout.sessions.retrieve(started.body.id, { expand: ['line_items'] })
+    expect(session.line_items!.data[0]!.quantity).toBe(3)
+    expect(session.amount_total).toBe(quote.body.amount)
+    await standIn.pay(started.body.id, { email: owner.email })
+    await standIn.settled()
+    const [upgraded] = await rows(payload(), 'licenses', { id: { equals: license.id } })
+    expect(upgraded).toMatchObject({ seats: 3, key: license.key })
+    expect((await payload().findByID({ collection: 'plans', id: upgraded!.plan as number })).slug).toBe('ultimate')
   })
 })
 

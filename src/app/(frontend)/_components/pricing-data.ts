@@ -12,7 +12,6 @@ import { type UpgradeOffer, upgradeOffers } from '../dashboard/offers'
 export const CHECKOUT_ERRORS: Record<string, string> = {
   ...ERROR_SENTENCES,
   rate_limited: 'Too many checkout attempts from here. Please wait a few minutes and try again.',
-  invalid_quantity: 'Choose how many seats you need: a whole number from 1 up to the most the plan allows.',
 }
 
 /**

@@ -3,7 +3,7 @@ import { CopyButton } from '../_components/CopyButton'
 import { deactivateInstallation } from './actions'
 import type { Installations } from './data'
 import { ConfirmedRowAction, ErrorBox, type SectionOutcome } from './parts'
-import { formatDate, licenseHeading, TEAM_ERROR_WORDS, waitInWords } from './words'
+import { formatDate, licenseHeading, waitInWords } from './words'
 
 /** Enough of a fingerprint to tell installations apart at a glance; the whole one is in the title and the copy button. */
 const shortFingerprint = (fingerprint: string) => (fingerprint.length > 16 ? `${fingerprint.slice(0, 12)}…` : fingerprint)
@@ -16,7 +16,7 @@ const InstallationRow = ({ licenseId, activation }: { licenseId: number; activat
       <strong>{nameOf(activation)}</strong>
       <p className="item-detail fingerprint">
         Fingerprint <code title={activation.fingerprint}>{shortFingerprint(activation.fingerprint)}</code>{' '}
-        <CopyButton text={activation.fingerprint} label="Copy" />
+        <CopyButton text={activation.fingerprint} label="Copy fingerprint" />
       </p>
       <p className="item-detail muted">
         Activated {formatDate(activation.createdAt)} · {activation.lastValidatedAt ? `last checked ${formatDate(activation.lastValidatedAt)}` : 'not checked since'}
@@ -61,7 +61,7 @@ export const InstallationsSection = ({ installations, several, outcome }: { inst
       ) : null}
       <ErrorBox
         code={outcome.error}
-        fallback={(outcome.error && TEAM_ERROR_WORDS[outcome.error]) || 'That installation could not be deactivated; please try again.'}
+        fallback="That installation could not be deactivated; please try again."
         sentence={
           outcome.error === 'deactivation_limit'
             ? `This license has been deactivated ${DEACTIVATIONS_PER_DAY} times in the last day, the most there can be.${outcome.retry === null ? ' Try again tomorrow' : ` Try again in ${waitInWords(outcome.retry)}`}, or contact support.`

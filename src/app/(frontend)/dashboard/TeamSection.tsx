@@ -2,7 +2,7 @@ import type { SeatView } from '../../../teams/seats'
 import { assignSeatAction, revokeSeatAction } from './actions'
 import type { Team } from './data'
 import { ConfirmedRowAction, ErrorBox, type SectionOutcome } from './parts'
-import { formatDate, formatDateTime, licenseHeading, TEAM_ERROR_WORDS, waitInWords } from './words'
+import { formatDate, formatDateTime, INVALID_EMAIL, INVALID_EMAIL_SENTENCE, licenseHeading, waitInWords } from './words'
 
 const isExpired = (member: SeatView, now: number) => member.expiresAt !== null && new Date(member.expiresAt).getTime() <= now
 
@@ -18,7 +18,7 @@ const MemberRow = ({ licenseId, member, now }: { licenseId: number; member: Seat
   return (
     <li data-status={member.status}>
       <div className="item-main">
-        <strong>{member.email}</strong> <span className={joined ? 'status status-active' : 'status'}>{joined ? 'Joined' : 'Invited'}</span>
+        <strong>{member.email}</strong> <span className={joined ? 'seat-badge seat-badge-joined' : 'seat-badge'}>{joined ? 'Joined' : 'Invited'}</span>
         <p className="item-detail muted">{memberDetail(member, now)}</p>
       </div>
       <ConfirmedRowAction
@@ -65,13 +65,13 @@ export const TeamSection = ({ team, several, outcome, now = Date.now() }: { team
       ) : null}
       <ErrorBox
         code={outcome.error}
-        fallback={(outcome.error && TEAM_ERROR_WORDS[outcome.error]) || 'That did not work; please try again.'}
+        fallback={outcome.error === INVALID_EMAIL ? INVALID_EMAIL_SENTENCE : 'That did not work; please try again.'}
         sentence={outcome.error === 'rate_limited' && outcome.retry !== null ? `You have sent many invitations today. Try again in ${waitInWords(outcome.retry)}.` : null}
       />
       <ul className="item-list" data-testid="team-members">
         <li data-status="owner">
           <div className="item-main">
-            <strong>{owner.email}</strong> <span className="status">You</span>
+            <strong>{owner.email}</strong> <span className="seat-badge">You</span>
             <p className="item-detail muted">The license’s owner: you hold its first seat, its key and its billing.</p>
           </div>
         </li>

@@ -20,6 +20,7 @@ import { SUPPORT_FEATURE } from '../../../support/feature'
 import { deactivateAsOwner } from '../../../teams/activations'
 import { assignSeat, revokeSeat } from '../../../teams/seats'
 import { currentUser, getPayloadClient } from '../../_lib/session'
+import { INVALID_EMAIL } from './words'
 import { PRODUCT_NAME } from '../../../config/product'
 import { runtimeOf } from '../../../config/runtime'
 
@@ -253,7 +254,7 @@ export async function assignSeatAction(form: FormData) {
   const licenseId = idOf(form, 'license')
   const email = SEAT_EMAIL.safeParse(form.get('email'))
   // The form's own field asks for an address already; this is the browser that skipped it.
-  if (!email.success) redirect(atSection('team', licenseId, { team_error: 'invalid_email' }))
+  if (!email.success) redirect(atSection('team', licenseId, { team_error: INVALID_EMAIL }))
   let seatId: number
   try {
     if (licenseId === null) throw licenseNotFound()

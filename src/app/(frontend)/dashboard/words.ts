@@ -64,19 +64,9 @@ export const waitInWords = (seconds: number): string => {
   return hours === 1 ? 'about an hour' : `about ${hours} hours`
 }
 
-/**
- * The team and installation refusals in words, for codes src/http/error-sentences.ts does not say yet
- * (ErrorBox prefers its sentence when it has one). Keys are the codes src/teams/ throws.
- */
-export const TEAM_ERROR_WORDS: Record<string, string> = {
-  seats_exhausted: 'Every seat of this license is taken. Revoke one to invite someone else, or buy a license with more seats.',
-  seat_already_assigned: 'That address has a seat on this license already (yours included). Its invitation is in the list below.',
-  license_inactive: 'This license is not active, so its seats cannot be assigned.',
-  not_license_owner: 'Only the license’s owner manages its seats.',
-  seat_not_found: 'That seat is not on this license any more. Reload the page to see who has one.',
-  activation_not_found: 'That installation is not on this license any more. Reload the page to see the current list.',
-  invalid_email: 'Enter the email address of the person you want to add.',
-}
+/** The Team form's own refusal (the action checks the address before the service sees it); the service's codes are in src/http/error-sentences.ts. */
+export const INVALID_EMAIL = 'invalid_email'
+export const INVALID_EMAIL_SENTENCE = 'Enter the email address of the person you want to add.'
 
 /** What happened when a team invitation's link was opened (`/dashboard?seat=`): one sentence each. */
 export const SEAT_CLAIM_WORDS: Record<string, { sentence: string; ok: boolean }> = {

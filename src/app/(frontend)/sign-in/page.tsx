@@ -23,7 +23,8 @@ const SignInPage = async ({ searchParams }: Props) => {
       <h1>Sign in</h1>
       {notice === 'seat' ? (
         <p role="status" className="notice" data-testid="seat-sign-in-notice">
-          Sign in, or create an account, with the email address the invitation was sent to. Your seat is claimed as soon as you do.
+          Sign in, or <Link href={`/sign-up${nextQuery}`}>create an account</Link>, with the email address the invitation was sent to. Your seat is claimed as soon as
+          you do.
         </p>
       ) : null}
       {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
