@@ -63,18 +63,22 @@ type EntitlementRow = {
  * plans (whose keys every signed-in user has).
  */
 const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<Entitlements> => {
+  // The user's active licenses, each arm by its own index: owned (licenses.user_id), and those of a claimed seat (license_seats.member_id).
+  const columns = sql`${licenses.id} AS license_id, ${licenses.plan} AS license_plan, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${licenses.createdAt} AS granted`
+  const mine = sql`(SELECT ${columns}, true AS owned FROM ${licenses} WHERE ${licenses.user} = ${userId} AND ${licenses.status} = 'active'
+      UNION ALL
+      SELECT ${columns}, false AS owned FROM ${license_seats} JOIN ${licenses} ON ${licenses.id} = ${license_seats.license}
+        WHERE ${license_seats.member} = ${userId} AND ${license_seats.status} = 'claimed' AND ${licenses.status} = 'active')`
   const rows = await executeOn<EntitlementRow>(
     payload,
     req,
-    sql`SELECT ${licenses.id} AS license_id, ${licenses.user} = ${userId} AS owned, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
+    sql`SELECT mine.license_id, mine.owned, mine.valid_until, mine.update_policy, mine.updates_major, mine.updates_until, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
           ARRAY(SELECT ${plans_feature_access.value}::text FROM ${plans_feature_access}
                 WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features
         FROM ${plans}
-        LEFT JOIN ${licenses} ON ${licenses.plan} = ${plans.id} AND ${licenses.status} = 'active'
-          AND (${licenses.user} = ${userId} OR ${licenses.id} IN (SELECT ${license_seats.license} FROM ${license_seats}
-                                                                 WHERE ${license_seats.member} = ${userId} AND ${license_seats.status} = 'claimed'))
-        WHERE ${licenses.id} IS NOT NULL OR (${plans.isFree} AND ${plans.active})
-        ORDER BY ${licenses.createdAt} DESC NULLS LAST`,
+        LEFT JOIN ${mine} AS mine ON mine.license_plan = ${plans.id}
+        WHERE mine.license_id IS NOT NULL OR (${plans.isFree} AND ${plans.active})
+        ORDER BY mine.granted DESC NULLS LAST`,
   )
   const now = new Date()
   const features = new Set<FeatureKey>()

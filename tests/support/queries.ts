@@ -128,4 +128,4 @@ export const recordDeliveries = async (payload: Payload, run: () => Promise<unkn
 }
 
 /** The entitlements lookup's statement (src/licensing/entitlements.ts): one per user and request. */
-export const isEntitlementsLookup = (statement: string) => /FROM "plans"\s+LEFT JOIN "licenses"/.test(statement)
+export const isEntitlementsLookup = (statement: string) => /FROM "plans"\s+LEFT JOIN \(SELECT "licenses"."id" AS license_id/.test(statement)
