@@ -171,6 +171,13 @@ status=$(curl -sS -o /dev/null -w '%{http_code}' -H 'content-type: application/j
 status=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "http://localhost:$port/api/users/verify/abc")
 [ "$status" = 404 ] || fail "Payload's own verify route answered $status, not 404"
 echo "smoke: over-long license keys refused (400); Payload's verify route is gone (404)"
+body=$(curl -sS -H 'content-type: application/json' -d '{"key":"KIT-00000-00000-00000-00000","fingerprint":"smoke"}' "http://localhost:$port/api/licenses/activate")
+echo "$body" | grep -q '"code":"license_not_found"' || fail "activating an unknown key did not answer license_not_found: $body"
+status=$(curl -sS -o /dev/null -w '%{http_code}' -H 'content-type: application/json' -d "{\"key\":\"$long_key\",\"fingerprint\":\"x\"}" "http://localhost:$port/api/licenses/activate")
+[ "$status" = 400 ] || fail "activating a 5,000-character key answered $status, not 400"
+location=$(curl -sS -o /dev/null -D - "http://localhost:$port/auth/callback?type=seat&token=not-a-real-token-aaaaaaaaaaaa" | tr -d '\r' | grep -i '^location:' | cut -d' ' -f2-)
+case "$location" in */sign-in\?error=invalid_link) ;; *) fail "an unknown seat claim link redirected to '$location'" ;; esac
+echo "smoke: activation refuses unknown and over-long keys; an unknown seat link claims nothing"
 headers=$(curl -sS -o /dev/null -D - "http://localhost:$port/auth/callback?type=verify&token=not-a-token" | tr -d '\r')
 echo "$headers" | grep -qi '^critical-ch:' && fail "/auth/callback sends Critical-CH: a browser without the hint would request each single-use link twice"
 curl -sS -o /dev/null -D - "http://localhost:$port/admin/login" | tr -d '\r' | grep -qi '^critical-ch:' || fail "the admin lost its Critical-CH"
