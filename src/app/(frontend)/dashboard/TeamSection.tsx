@@ -60,7 +60,7 @@ export const TeamSection = ({ team, several, outcome, now = Date.now() }: { team
         </p>
       ) : outcome.done ? (
         <p role="status" className="notice" data-testid="team-notice">
-          Done: the seat is free again, and whoever held it lost the license’s downloads and features.
+          Done: the seat is free again. Its invitation link no longer works, and anyone who held it has lost the license’s downloads and features.
         </p>
       ) : null}
       <ErrorBox
@@ -83,7 +83,7 @@ export const TeamSection = ({ team, several, outcome, now = Date.now() }: { team
       {license.status !== 'active' ? (
         <p className="muted">This license is not active, so its seats cannot be assigned.</p>
       ) : used >= seats ? (
-        <p className="muted">Every seat is taken. Revoke one to invite someone else.</p>
+        <p className="muted">Every seat is taken. Revoke a seat, or cancel an invitation, to invite someone else.</p>
       ) : (
         <>
           <p className="muted">We email them a link that works for 7 days, only for an account with that address. They can create the account from the link.</p>

@@ -155,7 +155,11 @@ const DashboardPage = async ({ searchParams }: Props) => {
 
       <section className="card" aria-labelledby="licenses-heading">
         <h2 id="licenses-heading">Licenses</h2>
-        <ErrorBox code={errors.license_error} fallback="Your license could not be changed; please try again." />
+        {/* A Team or Installations form that named no license of yours comes back here. */}
+        <ErrorBox
+          code={errors.license_error ?? (numberParam(errors.license) === null ? (errors.team_error ?? errors.installations_error) : undefined)}
+          fallback="Your license could not be changed; please try again."
+        />
         {licenses.docs.length === 0 && seats.length > 0 ? (
           <p className="muted">You have no license of your own: you use a seat on a team’s license, below.</p>
         ) : licenses.docs.length === 0 ? (
