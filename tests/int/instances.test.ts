@@ -393,6 +393,10 @@ describe.runIf(enabled)('two production servers on one database', () => {
     expect(assigned.filter((answer) => answer.status === 201)).toHaveLength(2)
     expect(assigned.filter((answer) => answer.status === 409).map((answer) => answer.body.errors[0].code)).toEqual(Array(6).fill('seats_exhausted'))
     expect(await count(`SELECT count(*) AS n FROM license_seats WHERE license_id = $1 AND status <> 'revoked'`, [license.id])).toBe(2)
+    // Each seat's claim link sent once, although both servers work the queue.
+    await settleEmails()
+    const invited = assigned.flatMap((answer) => (answer.status === 201 ? [answer.body.email as string] : []))
+    for (const email of invited) expect(mailsTo(email, /seat/)).toHaveLength(1)
 
     const activated = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
