@@ -37,9 +37,18 @@ const nextConfig = {
     'yaml',
     'zod',
   ],
-  // /blog is the first page of the list: a dynamic route (rendered on first request, then cached),
-  // because the build has no database to prerender a static /blog from.
-  rewrites: async () => [{ source: '/blog', destination: '/blog/page/1' }],
+  // /blog is the first page of the list, and the home page and /pricing are the storefront: dynamic
+  // routes (rendered on first request, then cached), because the build has no database to prerender
+  // them from. A direct /storefront/... is sent to its public address (redirects run before rewrites).
+  redirects: async () => [
+    { source: '/storefront/home', destination: '/', permanent: true },
+    { source: '/storefront/:path*', destination: '/:path*', permanent: true },
+  ],
+  rewrites: async () => [
+    { source: '/blog', destination: '/blog/page/1' },
+    { source: '/', destination: '/storefront/home' },
+    { source: '/pricing', destination: '/storefront/pricing' },
+  ],
   experimental: {
     // Pages rendered at runtime (the blog) stay in Next's bounded in-memory cache instead of being
     // written to .next: every requested /blog/<anything>, even a 404, would otherwise add files.

@@ -178,6 +178,17 @@ status=$(curl -sS -o /dev/null -w '%{http_code}' -H 'content-type: application/j
 location=$(curl -sS -o /dev/null -D - "http://localhost:$port/auth/callback?type=seat&token=not-a-real-token-aaaaaaaaaaaa" | tr -d '\r' | grep -i '^location:' | cut -d' ' -f2-)
 case "$location" in */sign-in\?error=invalid_link) ;; *) fail "an unknown seat claim link redirected to '$location'" ;; esac
 echo "smoke: activation refuses unknown and over-long keys; an unknown seat link claims nothing"
+for page in / /pricing; do
+  curl -sS -o /dev/null "http://localhost:$port$page"
+  headers=$(curl -sS -o /tmp/smoke-storefront.html -D - "http://localhost:$port$page" | tr -d '\r')
+  echo "$headers" | grep -qi '^x-nextjs-cache: \(HIT\|STALE\)' || fail "$page was not served from Next's cache on the second request: $(echo "$headers" | grep -i -E '^(x-nextjs-cache|cache-control):')"
+  echo "$headers" | grep -qi '^cache-control:.*no-store' && fail "$page is sent with no-store (no back-forward cache)"
+  grep -q 'Your account' /tmp/smoke-storefront.html || fail "$page's header does not start neutral ('Your account')"
+  grep -q '>Sign in<' /tmp/smoke-storefront.html && fail "$page's cached HTML says 'Sign in' before the visitor is known"
+done
+status=$(curl -sS -o /dev/null -w '%{http_code}' "http://localhost:$port/storefront/pricing")
+[ "$status" = 308 ] || fail "/storefront/pricing answered $status, not a redirect to /pricing"
+echo "smoke: / and /pricing come from Next's cache, without no-store, with a neutral header"
 headers=$(curl -sS -o /dev/null -D - "http://localhost:$port/auth/callback?type=verify&token=not-a-token" | tr -d '\r')
 echo "$headers" | grep -qi '^critical-ch:' && fail "/auth/callback sends Critical-CH: a browser without the hint would request each single-use link twice"
 curl -sS -o /dev/null -D - "http://localhost:$port/admin/login" | tr -d '\r' | grep -qi '^critical-ch:' || fail "the admin lost its Critical-CH"

@@ -101,7 +101,7 @@ beforeAll(async () => {
 
 describe('pricing: seats in the Buy form', () => {
   it('a plan for several people has a labelled Seats field of 1 to its most, and says its price per seat; a plan for one has none', async () => {
-    const html = renderToStaticMarkup(PricingTable({ plans: await plansBySlug(), ownedPlanIds: new Set(), signedIn: false, from: '/pricing' }))
+    const html = renderToStaticMarkup(PricingTable({ plans: await plansBySlug(), from: '/pricing', headingLevel: 2 }))
     const ultimate = html.slice(html.indexOf('data-plan="ultimate"'), html.indexOf('data-plan="pro"'))
     const field = /<label for="([^"]+)">Seats<\/label><input id="([^"]+)"[^>]*>/.exec(ultimate)
     expect(field?.[1]).toBe('/pricing-seats-ultimate-once')

@@ -8,11 +8,13 @@ import { signOut } from '../_actions/sign-out'
 type Account = { email: string } | null
 
 /**
- * The header's account links. Pages stay cacheable for everyone (the blog, the changelog), so the
- * account is asked for in the browser (`/api/users/me`, the session cookie): signed-in visitors see
- * their email, Dashboard and Sign out; others, and browsers without JavaScript, Sign in and Sign up.
- * Asked again on every navigation: signing in or out is a server action that redirects within the
- * app, which keeps this layout (and this component) mounted.
+ * The header's account links. Pages stay cacheable for everyone (the storefront, the blog, the
+ * changelog), so the account is asked for in the browser (`/api/users/me`, the session cookie):
+ * signed-in visitors see their email, Dashboard and Sign out; signed-out ones Sign in and Sign up.
+ * Until the answer comes, and for good in a browser without JavaScript, the header shows a neutral
+ * "Your account" link (the dashboard, which asks a signed-out visitor to sign in): never the wrong
+ * state. Asked again on every navigation: signing in or out is a server action that redirects within
+ * the app, which keeps this layout (and this component) mounted.
  */
 export const AccountNav = () => {
   const pathname = usePathname()
@@ -46,8 +48,15 @@ export const AccountNav = () => {
       </span>
     )
   }
+  if (account === undefined) {
+    return (
+      <span className="account-nav account-nav-pending" data-testid="account-nav" aria-busy="true">
+        <a href="/dashboard">Your account</a>
+      </span>
+    )
+  }
   return (
-    <span className="account-nav" data-testid="account-nav" aria-busy={account === undefined}>
+    <span className="account-nav" data-testid="account-nav">
       <a href="/sign-in">Sign in</a>
       <a href="/sign-up" className="button button-small">
         Sign up

@@ -1,7 +1,9 @@
-import { CHECKOUT_ERRORS } from './pricing-data'
+import { Suspense } from 'react'
+
+import { CheckoutErrorNotice } from './CheckoutErrorNotice'
 
 /** Above a pricing table: the development stand-in's notice, and why the last checkout failed, in words. */
-export const PricingNotices = ({ checkoutError }: { checkoutError?: string }) => {
+export const PricingNotices = () => {
   const standIn = process.env.PAYMENT_STANDIN_URL
   return (
     <>
@@ -10,11 +12,9 @@ export const PricingNotices = ({ checkoutError }: { checkoutError?: string }) =>
           Development mode: checkout runs on the local processor stand-in ({standIn}). No real payment is taken.
         </p>
       ) : null}
-      {checkoutError ? (
-        <p role="alert" className="error-box">
-          {CHECKOUT_ERRORS[checkoutError] ?? CHECKOUT_ERRORS.invalid_request}
-        </p>
-      ) : null}
+      <Suspense fallback={null}>
+        <CheckoutErrorNotice />
+      </Suspense>
     </>
   )
 }

@@ -1,20 +1,16 @@
 import type { Plan } from '../../../payload-types'
 import { formatMoney, yearlySaving } from '../../../plans/format'
 import { startCheckout } from '../_actions/checkout'
-import { upgradeLicense } from '../dashboard/actions'
-import { formatMinor, type UpgradeOffer, upgradeLabel } from '../dashboard/offers'
+import type { PricingOrigin } from './pricing-origin'
+import { OwnedBadge, PlanActions, VisitorPricingProvider } from './VisitorPricing'
 
-/** Where a failed checkout comes back to (the action redirects there with `checkout_error`). */
-export type PricingOrigin = '/' | '/pricing'
+export type { PricingOrigin } from './pricing-origin'
 
 type Props = {
   plans: Plan[]
-  /** Plans the signed-in visitor holds an active license for. */
-  ownedPlanIds: Set<number>
-  signedIn: boolean
   from: PricingOrigin
-  /** By plan id: the upgrade of a one-time license the signed-in visitor holds to this higher plan. */
-  upgrades?: Map<number, UpgradeOffer>
+  /** The plans' heading level: 2 on /pricing (under its h1), 3 on the home page (under "Pricing"). */
+  headingLevel: 2 | 3
 }
 
 /** How many people one purchase of the plan may cover (the checkout's quantity, 1 up to this). */
@@ -59,23 +55,6 @@ const CheckoutButton = ({
   </form>
 )
 
-/** In place of Buy for a visitor whose one-time license can move up: the checkout of the difference. */
-const UpgradeButton = ({ offer, from, primary }: { offer: UpgradeOffer; from: PricingOrigin; primary: boolean }) => (
-  <form action={upgradeLicense} className="checkout-form">
-    <input type="hidden" name="license" value={offer.licenseId} />
-    <input type="hidden" name="plan" value={offer.to.slug} />
-    <input type="hidden" name="from" value={from} />
-    <button type="submit" className={primary ? 'button' : 'button button-secondary'}>
-      {upgradeLabel(offer)}
-    </button>
-    {offer.credit > 0 ? (
-      <p className="upgrade-note">
-        The {formatMinor(offer.credit, offer.currency)} paid for your {offer.fromName} license counts towards it.
-      </p>
-    ) : null}
-  </form>
-)
-
 const Check = () => (
   <svg aria-hidden="true" viewBox="0 0 20 20" width="16" height="16" className="check">
     <path d="M7.6 13.4 4.2 10l-1.2 1.2 4.6 4.6 10-10-1.2-1.2z" fill="currentColor" />
@@ -86,108 +65,108 @@ const Check = () => (
  * The plans side by side: lifetime prices, the recurring plan monthly or yearly (a toggle made of two
  * radio buttons and CSS, so it works without JavaScript; without :has() support both prices show),
  * the popular plan highlighted, a checkout button per paid price (a plain form: anonymous visitors
- * too; with a number of seats for a plan that covers several people, priced per seat), the free plan leading to sign-up, a plan the visitor already owns saying so, and a higher
- * one-time plan offered as an upgrade of the visitor's one-time license (its price less what it paid).
+ * too; with a number of seats for a plan that covers several people, priced per seat), and the free
+ * plan leading to sign-up. The same HTML for every visitor (the page is cached): a plan the signed-in
+ * visitor owns, and a higher one-time plan their license can move up to (its price less what it paid),
+ * come from their own request (VisitorPricing.tsx).
  */
-export const PricingTable = ({ plans, ownedPlanIds, signedIn, from, upgrades }: Props) => {
+export const PricingTable = ({ plans, from, headingLevel }: Props) => {
+  const Heading = headingLevel === 2 ? 'h2' : 'h3'
+  const headingId = (plan: Plan) => `${from === '/' ? 'home' : 'pricing'}-plan-${plan.slug}`
   const savings = plans.map((plan) => (plan.billing === 'recurring' ? yearlySaving(plan) : null)).filter((value): value is number => value !== null)
   const bestSaving = savings.length > 0 ? Math.max(...savings) : null
   const hasYearly = plans.some((plan) => plan.billing === 'recurring' && plan.priceIds?.yearly)
   return (
-    <div className="pricing">
-      {hasYearly ? (
-        <fieldset className="cycle-toggle">
-          <legend className="visually-hidden">Billing period for the subscription</legend>
-          <input type="radio" name="billing-cycle" id={`${from}-cycle-monthly`} className="cycle-monthly-input" defaultChecked />
-          <label htmlFor={`${from}-cycle-monthly`}>Monthly</label>
-          <input type="radio" name="billing-cycle" id={`${from}-cycle-yearly`} className="cycle-yearly-input" />
-          <label htmlFor={`${from}-cycle-yearly`}>
-            Yearly{bestSaving ? <span className="saving"> save {bestSaving}%</span> : null}
-          </label>
-        </fieldset>
-      ) : null}
-      <div className="plans">
-        {plans.map((plan) => {
-          const owned = ownedPlanIds.has(plan.id)
-          const upgrade = upgrades?.get(plan.id)
-          const saving = plan.billing === 'recurring' ? yearlySaving(plan) : null
-          const maxSeats = maxSeatsOf(plan)
-          // A plan that covers several people is priced per person: "$149 per seat, one-time".
-          const term = (words: string) => (maxSeats > 1 ? `per seat${words === 'one-time' ? ', ' : ' '}${words}` : words)
-          const seats = (cycle: string) => (maxSeats > 1 ? { id: `${from}-seats-${plan.slug}-${cycle}`, maxSeats } : undefined)
-          return (
-            <article key={plan.id} className={plan.isPopular ? 'plan popular' : 'plan'} data-plan={plan.slug} aria-labelledby={`plan-${plan.slug}`}>
-              {plan.isPopular ? <p className="ribbon">Most popular</p> : null}
-              {owned ? <p className="owned-badge">Your plan</p> : null}
-              <h3 id={`plan-${plan.slug}`}>{plan.name}</h3>
-              {plan.description ? <p className="plan-description">{plan.description}</p> : null}
+    <VisitorPricingProvider>
+      <div className="pricing">
+        {hasYearly ? (
+          <fieldset className="cycle-toggle">
+            <legend className="visually-hidden">Billing period for the subscription</legend>
+            <input type="radio" name="billing-cycle" id={`${from}-cycle-monthly`} className="cycle-monthly-input" defaultChecked />
+            <label htmlFor={`${from}-cycle-monthly`}>Monthly</label>
+            <input type="radio" name="billing-cycle" id={`${from}-cycle-yearly`} className="cycle-yearly-input" />
+            <label htmlFor={`${from}-cycle-yearly`}>
+              Yearly{bestSaving ? <span className="saving"> save {bestSaving}%</span> : null}
+            </label>
+          </fieldset>
+        ) : null}
+        <div className="plans">
+          {plans.map((plan) => {
+            const saving = plan.billing === 'recurring' ? yearlySaving(plan) : null
+            const maxSeats = maxSeatsOf(plan)
+            // A plan that covers several people is priced per person: "$149 per seat, one-time".
+            const term = (words: string) => (maxSeats > 1 ? `per seat${words === 'one-time' ? ', ' : ' '}${words}` : words)
+            const seats = (cycle: string) => (maxSeats > 1 ? { id: `${from}-seats-${plan.slug}-${cycle}`, maxSeats } : undefined)
+            return (
+              <article key={plan.id} className={plan.isPopular ? 'plan popular' : 'plan'} data-plan={plan.slug} aria-labelledby={headingId(plan)}>
+                {plan.isPopular ? <p className="ribbon">Most popular</p> : null}
+                <OwnedBadge planId={plan.id} />
+                <Heading id={headingId(plan)}>{plan.name}</Heading>
+                {plan.description ? <p className="plan-description">{plan.description}</p> : null}
 
-              {plan.isFree ? (
-                <p className="price">
-                  {formatMoney(0)} <span className="price-term">forever</span>
-                </p>
-              ) : plan.billing === 'lifetime' ? (
-                <p className="price">
-                  {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('one-time')}</span>
-                </p>
-              ) : (
-                <>
-                  <p className="price cycle-monthly">
-                    {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('per month')}</span>
+                {plan.isFree ? (
+                  <p className="price">
+                    {formatMoney(0)} <span className="price-term">forever</span>
                   </p>
-                  {plan.yearlyPrice ? (
-                    <p className="price cycle-yearly">
-                      {formatMoney(plan.yearlyPrice)} <span className="price-term">{term('per year')}</span>
-                      <span className="price-note">
-                        {formatMoney(Math.round((plan.yearlyPrice / 12) * 100) / 100)} a month{saving ? `, ${saving}% less than monthly` : ''}
-                      </span>
-                    </p>
-                  ) : null}
-                </>
-              )}
-
-              <ul className="features">
-                {(plan.features ?? []).map((feature) => (
-                  <li key={feature.id ?? feature.text}>
-                    <Check />
-                    {feature.text}
-                  </li>
-                ))}
-              </ul>
-
-              <div className="plan-actions">
-                {owned ? (
-                  <a className="button button-secondary" href="/dashboard">
-                    You own this plan: open your dashboard
-                  </a>
-                ) : plan.isFree ? (
-                  <a className="button button-secondary" href={signedIn ? '/dashboard' : '/sign-up'}>
-                    {signedIn ? 'Open your dashboard' : plan.buttonText}
-                  </a>
-                ) : plan.billing === 'recurring' ? (
+                ) : plan.billing === 'lifetime' ? (
+                  <p className="price">
+                    {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('one-time')}</span>
+                  </p>
+                ) : (
                   <>
-                    <div className="cycle-monthly">
-                      <CheckoutButton priceId={plan.priceIds?.monthly} label={`${plan.buttonText} monthly`} from={from} primary={Boolean(plan.isPopular)} seats={seats('monthly')} />
-                    </div>
-                    {plan.priceIds?.yearly ? (
-                      <div className="cycle-yearly">
-                        <CheckoutButton priceId={plan.priceIds.yearly} label={`${plan.buttonText} yearly`} from={from} primary={Boolean(plan.isPopular)} seats={seats('yearly')} />
-                      </div>
+                    <p className="price cycle-monthly">
+                      {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('per month')}</span>
+                    </p>
+                    {plan.yearlyPrice ? (
+                      <p className="price cycle-yearly">
+                        {formatMoney(plan.yearlyPrice)} <span className="price-term">{term('per year')}</span>
+                        <span className="price-note">
+                          {formatMoney(Math.round((plan.yearlyPrice / 12) * 100) / 100)} a month{saving ? `, ${saving}% less than monthly` : ''}
+                        </span>
+                      </p>
                     ) : null}
                   </>
-                ) : upgrade ? (
-                  <UpgradeButton offer={upgrade} from={from} primary={Boolean(plan.isPopular)} />
-                ) : (
-                  <CheckoutButton priceId={plan.priceIds?.monthly} label={plan.buttonText} from={from} primary={Boolean(plan.isPopular)} seats={seats('once')} />
                 )}
-              </div>
-            </article>
-          )
-        })}
+
+                <ul className="features">
+                  {(plan.features ?? []).map((feature) => (
+                    <li key={feature.id ?? feature.text}>
+                      <Check />
+                      {feature.text}
+                    </li>
+                  ))}
+                </ul>
+
+                <div className="plan-actions">
+                  <PlanActions planId={plan.id} isFree={Boolean(plan.isFree)} primary={Boolean(plan.isPopular)} from={from}>
+                    {plan.isFree ? (
+                      <a className="button button-secondary" href="/sign-up">
+                        {plan.buttonText}
+                      </a>
+                    ) : plan.billing === 'recurring' ? (
+                      <>
+                        <div className="cycle-monthly">
+                          <CheckoutButton priceId={plan.priceIds?.monthly} label={`${plan.buttonText} monthly`} from={from} primary={Boolean(plan.isPopular)} seats={seats('monthly')} />
+                        </div>
+                        {plan.priceIds?.yearly ? (
+                          <div className="cycle-yearly">
+                            <CheckoutButton priceId={plan.priceIds.yearly} label={`${plan.buttonText} yearly`} from={from} primary={Boolean(plan.isPopular)} seats={seats('yearly')} />
+                          </div>
+                        ) : null}
+                      </>
+                    ) : (
+                      <CheckoutButton priceId={plan.priceIds?.monthly} label={plan.buttonText} from={from} primary={Boolean(plan.isPopular)} seats={seats('once')} />
+                    )}
+                  </PlanActions>
+                </div>
+              </article>
+            )
+          })}
+        </div>
+        <p className="pricing-footnote">
+          Prices in US dollars. Lifetime plans are paid once; the subscription renews until you cancel it in the billing portal.
+        </p>
       </div>
-      <p className="pricing-footnote">
-        Prices in US dollars. Lifetime plans are paid once; the subscription renews until you cancel it in the billing portal.
-      </p>
-    </div>
+    </VisitorPricingProvider>
   )
 }
