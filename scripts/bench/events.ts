@@ -23,12 +23,15 @@ export const deliveryHeaders = (body: string): Record<string, string> => ({
 
 const PAY_BATCH = 100
 
+/** The email of the `index`-th buyer of `prepareEvents(count, emailPrefix)`. */
+export const buyerEmail = (emailPrefix: string, index: number) => `${emailPrefix}-${index}@example.test`
+
 /**
  * `count` anonymous Standard checkouts, opened with the parameters src/billing/checkout.ts sends for a
  * visitor (straight to the stand-in: the checkout endpoint allows 20 per address), each paid by a
- * buyer of its own.
+ * buyer of its own (`<emailPrefix>-<index>@example.test`).
  */
-export const prepareEvents = async (count: number): Promise<PreparedEvent[]> => {
+export const prepareEvents = async (count: number, emailPrefix = 'bench-buyer'): Promise<PreparedEvent[]> => {
   const processor = createProcessorClient({ secretKey: PROCESSOR.secretKey, apiUrl: `http://127.0.0.1:${PORTS.processor}` })
   const metadata = { plan_id: 'standard', price_id: PRICES.standardLifetime, billing_cycle: 'lifetime' }
   const sessions = await inParallel(Array.from({ length: count }, (_, index) => index), 8, async (index) => {
@@ -42,7 +45,7 @@ export const prepareEvents = async (count: number): Promise<PreparedEvent[]> => 
       payment_intent_data: { metadata },
       customer_creation: 'always',
     })
-    return { id: session.id, email: `bench-buyer-${index}@example.test` }
+    return { id: session.id, email: buyerEmail(emailPrefix, index) }
   })
   const events: PreparedEvent[] = []
   for (let start = 0; start < sessions.length; start += PAY_BATCH) {
@@ -65,6 +68,17 @@ export const deliverAll = async (events: PreparedEvent[]): Promise<void> => {
 }
 
 export type Effects = { events: number; purchases: number; licenses: number }
+
+/** Throws unless every one of `expected` distinct events left one event row, one purchase and one license. */
+export const checkExactlyOnce = (stage: string, effects: Effects, expected: number, log: (line: string) => void) => {
+  const wrong = (['events', 'purchases', 'licenses'] as const).filter((name) => effects[name] !== expected)
+  if (wrong.length > 0) {
+    throw new Error(
+      `EXACTLY-ONCE VIOLATED ${stage}: ${expected} distinct events were delivered, the database holds ${JSON.stringify(effects)}`,
+    )
+  }
+  log(`exactly-once ${stage}: ${expected} events -> ${effects.purchases} one-time purchases, ${effects.licenses} licenses`)
+}
 
 /** What the events left in the database: recorded events, one-time purchases and their licenses. */
 export const countEffects = async (db: pg.Client, events: PreparedEvent[]): Promise<Effects> => {

@@ -19,6 +19,8 @@ export type Target = {
   body?: string
   /** The n-th request of the path (warm-up included); `last` ends the run after it (nothing left to send). */
   vary?: (n: number) => Variation
+  /** Connections for this path; SETTINGS.connections (BENCH_CONNECTIONS) otherwise. */
+  connections?: number
 }
 
 export type Measured = {
@@ -35,13 +37,15 @@ export type Measured = {
   ranOut: boolean
 }
 
-const drive = async (target: Target, seconds: number, next: () => number): Promise<{ result: Result; ranOut: boolean }> => {
+type Running = { stop: () => void; done: Promise<{ result: Result; ranOut: boolean }> }
+
+const start = (target: Target, seconds: number, next: () => number): Running => {
   let ranOut = false
   const base: RequestSpec = { method: target.method, path: target.path, headers: target.headers, body: target.body }
   const vary = target.vary
   const instance = autocannon({
     url: serverUrl,
-    connections: SETTINGS.connections,
+    connections: target.connections ?? SETTINGS.connections,
     duration: seconds,
     timeout: 30,
     requests: [
@@ -65,8 +69,10 @@ const drive = async (target: Target, seconds: number, next: () => number): Promi
         : base,
     ],
   })
-  return { result: await instance, ranOut }
+  return { stop: () => instance.stop(), done: Promise.resolve(instance).then((result) => ({ result, ranOut })) }
 }
+
+const drive = (target: Target, seconds: number, next: () => number) => start(target, seconds, next).done
 
 /** Each path's request counter, kept across its warm-ups and its run, so a rotating path never repeats itself. */
 const counters = new WeakMap<Target, number>()
@@ -81,9 +87,7 @@ export const warm = async (target: Target, seconds: number): Promise<void> => {
   await drive(target, seconds, counterOf(target))
 }
 
-export const measure = async (target: Target): Promise<Measured> => {
-  await warm(target, WARMUP_SECONDS)
-  const { result, ranOut } = await drive(target, SETTINGS.seconds, counterOf(target))
+const measured = (target: Target, { result, ranOut }: { result: Result; ranOut: boolean }): Measured => {
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]))
   return {
     name: target.name,
@@ -96,5 +100,25 @@ export const measure = async (target: Target): Promise<Measured> => {
     statuses,
     seconds: result.duration,
     ranOut,
+  }
+}
+
+/** `seconds` measured after the usual warm-up (WARMUP_SECONDS). */
+export const measure = async (target: Target, seconds = SETTINGS.seconds): Promise<Measured> => {
+  await warm(target, WARMUP_SECONDS)
+  return measured(target, await drive(target, seconds, counterOf(target)))
+}
+
+/**
+ * Load that runs until `stop` (at most `maxSeconds`), measured from its first request: for a path
+ * loaded while something else happens (the home page during launch day's burst).
+ */
+export const loadUntilStopped = (target: Target, maxSeconds: number): { stop: () => Promise<Measured> } => {
+  const running = start(target, maxSeconds, counterOf(target))
+  return {
+    stop: async () => {
+      running.stop()
+      return measured(target, await running.done)
+    },
   }
 }

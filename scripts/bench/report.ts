@@ -12,6 +12,15 @@ import { ROOT } from './processes'
 
 export type Row = Measured & { rssMiB: number; ratio: number }
 
+/** One target of the issues the bench answers to: what it asks, what this run measured, whether it holds (null: not measured). */
+export type Check = { target: string; measured: string; met: boolean | null }
+
+export const checkLine = (check: Check): string =>
+  `${check.met === null ? 'NOT MEASURED' : check.met ? 'MET' : 'NOT MET'}: ${check.target}: ${check.measured}`
+
+/** A titled part of the generated text below the main table (launch day, Lighthouse): its Markdown lines. */
+export type Section = { title: string; lines: string[] }
+
 export type Context = {
   command: string
   date: Date
@@ -69,7 +78,7 @@ export const notes = (rows: Row[]): string[] => {
 
 export const GENERATED_MARKER = '<!-- Everything below this line is written by `npm run bench`. -->'
 
-export const render = (rows: Row[], extra: string[], context: Context): string =>
+export const render = (rows: Row[], extra: string[], context: Context, sections: Section[] = []): string =>
   [
     `Command: \`${context.command}\``,
     '',
@@ -83,6 +92,7 @@ export const render = (rows: Row[], extra: string[], context: Context): string =
     '',
     ...extra.map((line) => `- ${line}`),
     '',
+    ...sections.flatMap((section) => [`### ${section.title}`, '', ...section.lines, '']),
   ].join('\n')
 
 /** Replaces what follows the marker in docs/PERFORMANCE.md (the header above it is kept). */

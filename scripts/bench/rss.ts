@@ -26,6 +26,27 @@ export const groupRss = (pgid: number): number => {
   return total
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100
+
+/** CPU seconds (user and system) the members of a process group have used so far. */
+export const groupCpuSeconds = (pgid: number): number => {
+  let ticks = 0
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+      if (processGroup(stat) !== pgid) continue
+      // utime and stime: the 14th and 15th fields, the 12th and 13th after the name.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // the process ended between listing and reading
+    }
+  }
+  return ticks / TICKS_PER_SECOND
+}
+
 export type RssSampler = {
   /** Highest sum seen since the last `mark`, then starts a new window (per benchmarked path). */
   mark: () => number

@@ -8,7 +8,7 @@ import zlib from 'node:zlib'
 
 import { generateLicenseKey } from '../../src/licensing/keys'
 import { api, clientAddress, inParallel, payOnStandIn } from './http'
-import { PRICES, serverUrl } from './settings'
+import { PRICES } from './settings'
 
 export const RELEASE_VERSION = '1.0.0'
 /** The service allows a user this many live API keys. */
@@ -20,7 +20,6 @@ export type Seeded = {
   customerJwt: string
   apiKeys: string[]
   licenseKeys: string[]
-  pagePath: string
   blogPath: string
 }
 
@@ -89,9 +88,6 @@ const blogPost = async (): Promise<string> => {
   return `/blog/${post.slug}`
 }
 
-/** The pricing page once it exists; the home page (which holds the pricing table) until then. */
-const pricingPage = async (): Promise<string> => ((await fetch(`${serverUrl}/pricing`)).status === 200 ? '/pricing' : '/')
-
 /**
  * `customers` buy Ultimate and make the service's maximum of API keys each; `licenseKeys` licenses in
  * all (theirs and manual ones) are there to validate.
@@ -111,7 +107,6 @@ export const seed = async (options: { customers: number; licenseKeys: number }):
     customerJwt: (customers[0] as Customer).jwt,
     apiKeys,
     licenseKeys: [...bought.map((license) => license.key), ...granted],
-    pagePath: await pricingPage(),
     blogPath: await blogPost(),
   }
 }

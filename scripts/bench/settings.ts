@@ -57,6 +57,34 @@ export const SETTINGS = {
   forceBuild: process.env.BENCH_BUILD === '1',
 }
 
+/** Launch day (scripts/bench/launch.ts): a burst of purchases while visitors load the home page. */
+export const LAUNCH = {
+  /** Unique paid checkouts delivered in the burst (BENCH_LAUNCH_PURCHASES). */
+  purchases: intFrom('BENCH_LAUNCH_PURCHASES', 300),
+  /** Deliveries in flight at once. */
+  deliveryWidth: 8,
+  /** Visitors loading the home page, during the burst and alone before it. */
+  visitors: 8,
+  /** Seconds of the home page alone (after a warm-up), for its p50 (BENCH_LAUNCH_ALONE_SECONDS). */
+  aloneSeconds: intFrom('BENCH_LAUNCH_ALONE_SECONDS', 10),
+  /** Targets (issue 26). */
+  emailDeadlineSeconds: 120,
+  maxP99OverAloneP50: 4,
+  /** How long the bench waits for the license emails before it reports them missing. */
+  emailWaitSeconds: intFrom('BENCH_LAUNCH_EMAIL_WAIT_SECONDS', 300),
+}
+
+/** Lighthouse (scripts/bench/lighthouse.ts): the public pages on the mobile preset, the server idle. */
+export const LIGHTHOUSE = {
+  chromiumPath: process.env.CHROMIUM_PATH?.trim() || '/usr/bin/chromium',
+  /** Runs per page; the run with the median performance score is reported (BENCH_LIGHTHOUSE_RUNS). */
+  runs: intFrom('BENCH_LIGHTHOUSE_RUNS', 3),
+  /** Where each page's HTML and JSON reports are kept (BENCH_LIGHTHOUSE_DIR). */
+  reportDir: process.env.BENCH_LIGHTHOUSE_DIR?.trim() || '.data/bench-lighthouse',
+  /** Every category's target score (issue 26). */
+  minScore: 95,
+}
+
 /** The bench's own processes: where the driver reaches the stand-ins' control server. */
 export const controlUrl = `http://127.0.0.1:${PORTS.control}`
 export const serverUrl = `http://127.0.0.1:${PORTS.server}`

@@ -15,20 +15,33 @@ import { CODE_HOST, PORTS, PROCESSOR, serverUrl } from './settings'
 
 export type PayRequest = { sessions: { id: string; email: string }[]; deliver: boolean }
 export type PayAnswer = { completed: Stripe.Event[] }
+/** One email the SMTP sink took: when its data ended (ms since the epoch), its envelope's recipients, its subject. */
+export type SunkMail = { at: number; to: string[]; subject: string }
+/** `GET /mail`: the count; `GET /mail?to=<prefix>` adds the emails to recipients whose address starts with it. */
+export type MailAnswer = { received: number; messages?: SunkMail[] }
 
 const webhookUrl = `${serverUrl}/api/webhooks/processor`
 const processor = await startProcessorStandIn({ port: PORTS.processor, ...PROCESSOR, webhookUrl })
 const codeHost = await startCodeHostStandIn({ port: PORTS.codeHost, ...CODE_HOST, everyLoginExists: true })
 
+/** The subject header of a message's head (folded lines joined; launch day's subjects are plain ASCII). */
+const subjectOf = (head: string): string => /^subject:[ \t]*(.*(?:\r?\n[ \t].*)*)/im.exec(head)?.[1]?.replace(/\r?\n[ \t]/g, ' ').trim() ?? ''
+
 let mails = 0
+const sunk: SunkMail[] = []
 const smtp = new SMTPServer({
   authOptional: true,
   disabledCommands: ['STARTTLS'],
   logger: false,
-  onData(stream, _session, callback) {
-    stream.resume()
+  onData(stream, session, callback) {
+    // The body is dropped; only the head (up to the first blank line, at most 16 KiB) is kept for the subject.
+    let head = ''
+    stream.on('data', (chunk: Buffer) => {
+      if (head.length < 16_384 && !/\r?\n\r?\n/.test(head)) head += chunk.toString('utf8')
+    })
     stream.on('end', () => {
       mails += 1
+      sunk.push({ at: Date.now(), to: session.envelope.rcptTo.map((recipient) => recipient.address.toLowerCase()), subject: subjectOf(head.split(/\r?\n\r?\n/)[0] ?? '') })
       callback()
     })
   },
@@ -63,8 +76,14 @@ const readJson = async (req: http.IncomingMessage): Promise<unknown> => {
 let queue: Promise<unknown> = Promise.resolve()
 const control = http.createServer((req, res) => {
   const answer = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
-  if (req.method === 'GET' && req.url === '/mail') return answer(200, { received: mails })
-  if (req.method !== 'POST' || req.url !== '/pay') return answer(404, { error: 'POST /pay or GET /mail' })
+  const url = new URL(req.url ?? '/', 'http://control')
+  if (req.method === 'GET' && url.pathname === '/mail') {
+    const prefix = url.searchParams.get('to')?.toLowerCase()
+    const body: MailAnswer = { received: mails }
+    if (prefix) body.messages = sunk.filter((mail) => mail.to.some((address) => address.startsWith(prefix)))
+    return answer(200, body)
+  }
+  if (req.method !== 'POST' || url.pathname !== '/pay') return answer(404, { error: 'POST /pay, GET /mail or GET /mail?to=<address prefix>' })
   const work = queue.then(async () => pay((await readJson(req)) as PayRequest))
   queue = work.catch(() => undefined)
   work.then(

@@ -1,0 +1,273 @@
+/**
+ * Lighthouse (issue 26): the public pages on Lighthouse's default config (the mobile preset: a
+ * mid-range phone's screen, simulated slow 4G and a 4x slower CPU), in Debian's headless Chromium, one
+ * page at a time against the otherwise idle production server. Records the four category scores, the
+ * largest contentful paint, the bytes transferred and the unused JavaScript, and names the audits that
+ * keep a category under the target. Each page's HTML and JSON reports stay in LIGHTHOUSE.reportDir.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+import * as chromeLauncher from 'chrome-launcher'
+import lighthouse, { type Result as LighthouseResult } from 'lighthouse'
+
+import { ROOT } from './processes'
+import type { Check } from './report'
+import { LIGHTHOUSE } from './settings'
+
+type Log = (line: string) => void
+
+export const CATEGORIES = [
+  { id: 'performance', title: 'performance' },
+  { id: 'accessibility', title: 'accessibility' },
+  { id: 'best-practices', title: 'best practices' },
+  { id: 'seo', title: 'SEO' },
+] as const
+
+export type PageScore = {
+  path: string
+  /** The page's HTTP status when the bench warmed it. */
+  status: number
+  /** 0-100 per category id; null when Lighthouse could not score it. */
+  scores: Record<string, number | null>
+  lcpMs: number | null
+  totalBytes: number | null
+  unusedJsBytes: number | null
+  /** Per category under the target: the audits that cost it points, worst first. */
+  failing: { category: string; audits: string[] }[]
+  runtimeError: string | null
+  /** Audits Lighthouse could not run (none of them may weigh in a score: see `failing`). */
+  errored: { ids: string[]; messages: string[] }
+  warnings: string[]
+  benchmarkIndex: number | null
+  /** The performance scores of every run, when there were several. */
+  performanceRuns: number[]
+  /** Lighthouse's HTML and JSON reports of this run. */
+  report: { html: string; json: string }
+}
+
+const SKIPPED_MODES = new Set(['notApplicable', 'informative', 'manual', 'error'])
+
+/** What an audit's savings are worth to the metrics (ms of LCP, FCP and TBT, and CLS x 1000), for ordering. */
+const savingsOf = (audit: LighthouseResult['audits'][string]): number => {
+  const savings = audit.metricSavings ?? {}
+  return (savings.LCP ?? 0) + (savings.FCP ?? 0) + (savings.TBT ?? 0) + (savings.CLS ?? 0) * 1000
+}
+
+/**
+ * The audits that keep `categoryId` down: the scored ones by the points they cost, then the unscored
+ * ones (performance's opportunities and diagnostics) that fail, by their estimated savings. Audits
+ * Lighthouse could not run are listed apart (`erroredAudits`).
+ */
+const failingAudits = (lhr: LighthouseResult, categoryId: string): string[] => {
+  const category = lhr.categories[categoryId]
+  if (!category) return []
+  const described = (id: string) => {
+    const audit = lhr.audits[id]
+    if (!audit) return id
+    if (audit.scoreDisplayMode === 'error') return `${id} (could not run: ${audit.errorMessage ?? 'unknown error'})`
+    const score = audit.score === null ? '' : `score ${Math.round(audit.score * 100)}`
+    return `${id} (${[score, audit.displayValue].filter(Boolean).join(', ')})`
+  }
+  const weighted: { id: string; lost: number }[] = []
+  const unweighted: { id: string; savings: number; score: number }[] = []
+  for (const ref of category.auditRefs) {
+    const audit = lhr.audits[ref.id]
+    if (audit?.scoreDisplayMode === 'error' && ref.weight > 0) {
+      weighted.push({ id: ref.id, lost: ref.weight })
+      continue
+    }
+    if (!audit || SKIPPED_MODES.has(audit.scoreDisplayMode) || audit.score === null || audit.score >= 1) continue
+    if (ref.weight > 0) weighted.push({ id: ref.id, lost: ref.weight * (1 - audit.score) })
+    else if (audit.score < 0.9) unweighted.push({ id: ref.id, savings: savingsOf(audit), score: audit.score })
+  }
+  return [
+    ...weighted.sort((a, b) => b.lost - a.lost).map(({ id }) => described(id)),
+    ...unweighted.sort((a, b) => b.savings - a.savings || a.score - b.score).map(({ id }) => described(id)),
+  ].slice(0, 10)
+}
+
+/** Audits Lighthouse could not run on the page (their ids, and each distinct error once). */
+const erroredAudits = (lhr: LighthouseResult): { ids: string[]; messages: string[] } => {
+  const errored = Object.values(lhr.audits).filter((audit) => audit.scoreDisplayMode === 'error')
+  return { ids: errored.map((audit) => audit.id), messages: [...new Set(errored.map((audit) => audit.errorMessage ?? 'unknown error'))] }
+}
+
+const numeric = (lhr: LighthouseResult, id: string): number | null => lhr.audits[id]?.numericValue ?? null
+
+const unusedJavaScript = (lhr: LighthouseResult): number | null => {
+  const audit = lhr.audits['unused-javascript']
+  if (!audit) return null
+  const details = audit.details as { overallSavingsBytes?: number } | undefined
+  return details?.overallSavingsBytes ?? (audit.scoreDisplayMode === 'notApplicable' ? 0 : null)
+}
+
+const fileName = (pagePath: string) => (pagePath === '/' ? 'home' : pagePath.replace(/^\//, '').replace(/[^A-Za-z0-9_-]+/g, '_'))
+
+/** A page's score from one Lighthouse result. */
+const scoreOf = (pagePath: string, status: number, lhr: LighthouseResult, report: PageScore['report']): PageScore => {
+  const scores: Record<string, number | null> = {}
+  for (const { id } of CATEGORIES) {
+    const score = lhr.categories[id]?.score
+    scores[id] = score === null || score === undefined ? null : Math.round(score * 100)
+  }
+  return {
+    path: pagePath,
+    status,
+    scores,
+    lcpMs: numeric(lhr, 'largest-contentful-paint'),
+    totalBytes: numeric(lhr, 'total-byte-weight'),
+    unusedJsBytes: unusedJavaScript(lhr),
+    failing: CATEGORIES.filter(({ id }) => (scores[id] ?? 0) < LIGHTHOUSE.minScore).map(({ id, title }) => ({ category: title, audits: failingAudits(lhr, id) })),
+    runtimeError: lhr.runtimeError ? `${lhr.runtimeError.code}: ${lhr.runtimeError.message}` : null,
+    errored: erroredAudits(lhr),
+    warnings: lhr.runWarnings,
+    benchmarkIndex: lhr.environment.benchmarkIndex ?? null,
+    performanceRuns: [],
+    report,
+  }
+}
+
+/** Three plain requests per page, so Lighthouse sees each page as a visitor after the first would (rendered, cached). */
+const warmPage = async (url: string): Promise<number> => {
+  let status = 0
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const response = await fetch(url, { redirect: 'manual' })
+    await response.arrayBuffer()
+    status = response.status
+  }
+  return status
+}
+
+class ChromiumError extends Error {}
+
+export type LighthouseOutcome = { pages: PageScore[]; chromium: string; error: string | null; seconds: number; loadBefore: number[] }
+
+/**
+ * Lighthouse on each of `pages` (paths) under `baseUrl`, one at a time, LIGHTHOUSE.runs runs each (the
+ * run with the median performance score is kept), each in a fresh Chromium. Returns an error instead of
+ * throwing when Chromium cannot be started, so the load figures of the run are still written.
+ */
+export const runLighthouse = async (baseUrl: string, pages: string[], log: Log): Promise<LighthouseOutcome> => {
+  const started = Date.now()
+  const loadBefore = os.loadavg()
+  const chromePath = LIGHTHOUSE.chromiumPath
+  if (!fs.existsSync(chromePath)) {
+    const error = `no Chromium at ${chromePath} (apt-get install -y chromium, or set CHROMIUM_PATH)`
+    log(`Lighthouse skipped: ${error}`)
+    return { pages: [], chromium: 'none', error, seconds: 0, loadBefore }
+  }
+  const reportDir = path.resolve(ROOT, LIGHTHOUSE.reportDir)
+  fs.mkdirSync(reportDir, { recursive: true })
+  const results: PageScore[] = []
+  let version = chromePath
+  /** One Lighthouse run in a Chromium of its own, as Lighthouse's CLI runs: no run inherits another's compiled code. */
+  const runOnce = async (url: string) => {
+    let chrome: chromeLauncher.LaunchedChrome
+    try {
+      chrome = await chromeLauncher.launch({
+        chromePath,
+        // Root cannot use Chromium's sandbox; a container's /dev/shm may be small.
+        chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+        handleSIGINT: false,
+        logLevel: 'error',
+      })
+    } catch (error) {
+      throw new ChromiumError(`Chromium (${chromePath}) did not start: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    try {
+      if (version === chromePath) {
+        const answer = (await (await fetch(`http://127.0.0.1:${chrome.port}/json/version`)).json()) as { Browser?: string }
+        version = `${answer.Browser ?? 'Chromium'} (${chromePath})`
+      }
+      const result = await lighthouse(url, { port: chrome.port, output: ['html', 'json'], logLevel: 'error' })
+      if (!result) throw new Error(`Lighthouse returned nothing for ${url}`)
+      return result
+    } finally {
+      chrome.kill()
+    }
+  }
+  try {
+    for (const pagePath of pages) {
+      const url = `${baseUrl}${pagePath}`
+      const status = await warmPage(url)
+      const runs: PageScore[] = []
+      for (let run = 0; run < LIGHTHOUSE.runs; run += 1) {
+        const result = await runOnce(url)
+        const [html, json] = result.report as string[]
+        runs.push(scoreOf(pagePath, status, result.lhr, { html: html ?? '', json: json ?? '' }))
+      }
+      const sorted = [...runs].sort((a, b) => (a.scores.performance ?? -1) - (b.scores.performance ?? -1))
+      const median = { ...(sorted[Math.floor((sorted.length - 1) / 2)] as PageScore), performanceRuns: runs.map((run) => run.scores.performance ?? -1) }
+      fs.writeFileSync(path.join(reportDir, `${fileName(pagePath)}.report.html`), median.report.html)
+      fs.writeFileSync(path.join(reportDir, `${fileName(pagePath)}.report.json`), median.report.json)
+      results.push(median)
+      const scoreText = CATEGORIES.map(({ id, title }) => `${title} ${median.scores[id] ?? '-'}`).join(', ')
+      const spread = runs.length > 1 ? ` (performance over the runs: ${median.performanceRuns.join(', ')})` : ''
+      log(`  ${pagePath}: ${scoreText}; LCP ${median.lcpMs === null ? '-' : `${(median.lcpMs / 1000).toFixed(2)} s`}${spread}`)
+    }
+  } catch (error) {
+    if (!(error instanceof ChromiumError)) throw error
+    log(`Lighthouse stopped: ${error.message}`)
+    return { pages: results, chromium: chromePath, error: error.message, seconds: (Date.now() - started) / 1000, loadBefore }
+  }
+  return { pages: results, chromium: version, error: null, seconds: (Date.now() - started) / 1000, loadBefore }
+}
+
+const kib = (bytes: number | null) => (bytes === null ? '-' : (bytes / 1024).toFixed(0))
+
+export const lighthouseTable = (pages: PageScore[]): string => {
+  const lines = [
+    `| page | ${CATEGORIES.map(({ title }) => title).join(' | ')} | LCP (s) | total bytes (KiB) | unused JS (KiB) |`,
+    `| --- | ${CATEGORIES.map(() => '---:').join(' | ')} | ---: | ---: | ---: |`,
+  ]
+  for (const page of pages) {
+    const scores = CATEGORIES.map(({ id }) => {
+      const score = page.scores[id]
+      return score === null || score === undefined ? '-' : score < LIGHTHOUSE.minScore ? `**${score}**` : String(score)
+    })
+    lines.push(`| \`${page.path}\` | ${scores.join(' | ')} | ${page.lcpMs === null ? '-' : (page.lcpMs / 1000).toFixed(2)} | ${kib(page.totalBytes)} | ${kib(page.unusedJsBytes)} |`)
+  }
+  return lines.join('\n')
+}
+
+/** The notes: what misses the target where, and why (the audits), and the run's conditions. */
+export const lighthouseNotes = (outcome: LighthouseOutcome, serverIdle: string): string[] => {
+  if (outcome.error) return [`Lighthouse did not run: ${outcome.error}.`]
+  const benchmark = outcome.pages.map((page) => page.benchmarkIndex).filter((value): value is number => value !== null)
+  const lines = [
+    `Lighthouse 12.2.3, its default config (the mobile preset: simulated slow 4G, 4x CPU slowdown, a 412x823 screen), in ${outcome.chromium}, headless; one page at a time after three plain requests to it (rendered and cached as for any visitor after the first), ${LIGHTHOUSE.runs === 1 ? 'one run per page' : `${LIGHTHOUSE.runs} runs per page, the one with the median performance score kept`}, each run in a Chromium of its own (as Lighthouse's CLI runs); ${serverIdle}; load average before it ${outcome.loadBefore.map((value) => value.toFixed(2)).join(', ')}; Lighthouse's CPU benchmark index ${benchmark.length > 0 ? `${Math.min(...benchmark)}-${Math.max(...benchmark)}` : 'unknown'}; ${outcome.seconds.toFixed(0)} s in all. Reports: \`${LIGHTHOUSE.reportDir}/<page>.report.html\`.`,
+  ]
+  for (const page of outcome.pages) {
+    if (page.status !== 200) lines.push(`\`${page.path}\` answered ${page.status} before Lighthouse loaded it.`)
+    if (page.runtimeError) lines.push(`\`${page.path}\`: Lighthouse's runtime error ${page.runtimeError}.`)
+    for (const { category, audits } of page.failing) {
+      lines.push(`\`${page.path}\` under ${LIGHTHOUSE.minScore} in ${category} (${page.scores[CATEGORIES.find((c) => c.title === category)?.id ?? ''] ?? '-'}): ${audits.length > 0 ? audits.join('; ') : 'no failing audit named'}.`)
+    }
+    if (page.performanceRuns.length > 1) lines.push(`\`${page.path}\` performance over its runs: ${page.performanceRuns.join(', ')}.`)
+    for (const warning of page.warnings) lines.push(`\`${page.path}\`: Lighthouse warned: ${warning.replace(/\s+/g, ' ')}`)
+  }
+  // Audits Lighthouse could not run, grouped: usually the same few on every page (a newer Chromium's trace format).
+  const errored = new Map<string, string[]>()
+  for (const page of outcome.pages) {
+    if (page.errored.ids.length === 0) continue
+    const key = `${page.errored.ids.join(', ')}: ${page.errored.messages.map((message) => message.replace(/\s+/g, ' ')).join(' / ')}`
+    errored.set(key, [...(errored.get(key) ?? []), `\`${page.path}\``])
+  }
+  for (const [key, pages] of errored) lines.push(`Audits Lighthouse could not run on ${pages.length === outcome.pages.length ? 'every page' : pages.join(', ')} (none weighs in a score unless named above): ${key}.`)
+  return lines
+}
+
+export const lighthouseCheck = (outcome: LighthouseOutcome, expectedPages: string[]): Check => {
+  if (outcome.error) return { target: `Lighthouse (mobile): every public page at least ${LIGHTHOUSE.minScore} in all four categories`, measured: outcome.error, met: null }
+  const misses = outcome.pages.flatMap((page) =>
+    CATEGORIES.filter(({ id }) => (page.scores[id] ?? 0) < LIGHTHOUSE.minScore).map(({ id, title }) => `\`${page.path}\` ${title} ${page.scores[id] ?? '-'}`),
+  )
+  const missing = expectedPages.filter((pagePath) => !outcome.pages.some((page) => page.path === pagePath))
+  return {
+    target: `Lighthouse (mobile): every public page at least ${LIGHTHOUSE.minScore} in all four categories (${expectedPages.length} pages)`,
+    measured: misses.length === 0 && missing.length === 0 ? 'all pages, all categories' : [...misses, ...missing.map((pagePath) => `\`${pagePath}\` not measured`)].join(', '),
+    met: misses.length === 0 && missing.length === 0,
+  }
+}
