@@ -5,17 +5,15 @@ import { enforceRateLimit } from '../src/auth/rate-limit'
 import { clientIdempotencyKey } from '../src/billing/checkout'
 import { quoteUpgrade, startRenewal, startUpgrade } from '../src/billing/license-upgrades'
 import type { BillingRuntime } from '../src/billing/runtime'
+import { licenseNotYours } from '../src/licensing/status'
 import { endpoint } from '../src/http/endpoint'
-import { ServiceError } from '../src/http/errors'
+import { pathRowId } from '../src/http/paths'
 import type { User } from '../src/payload-types'
 
 const SIGN_IN = 'Sign in to change your license.'
 
 /** A license id in the path: anything but digits is a license you do not have (404), as another customer's is. */
-const licenseId = (raw: string): number => {
-  if (!/^[1-9]\d{0,14}$/.test(raw)) throw new ServiceError(404, 'license_not_found', 'You have no license with this id.')
-  return Number(raw)
-}
+const licenseId = (raw: string): number => pathRowId(raw, licenseNotYours)
 const params = z.object({ id: z.string().max(32) })
 const planSlug = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a plan ID such as ultimate.')
 

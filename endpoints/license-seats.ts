@@ -2,18 +2,15 @@ import type { Endpoint } from 'payload'
 import { z } from 'zod'
 
 import { endpoint } from '../src/http/endpoint'
+import { pathRowId } from '../src/http/paths'
 import { ServiceError } from '../src/http/errors'
+import { licenseNotYours } from '../src/licensing/status'
 import { activationsOf, deactivateAsOwner } from '../src/teams/activations'
 import { assignSeat, listSeats, ownedLicense, revokeSeat, type SeatContext } from '../src/teams/seats'
 
 const SIGN_IN = 'Sign in to manage your license\'s team.'
 
-/** An id in the path: anything but digits names nothing you have (404), as another customer's row. */
-const rowId = (raw: string, notFound: () => ServiceError): number => {
-  if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound()
-  return Number(raw)
-}
-const licenseNotFound = () => new ServiceError(404, 'license_not_found', 'You have no license with this id.')
+const licenseNotFound = licenseNotYours
 const seatNotFound = () => new ServiceError(404, 'seat_not_found', 'This license has no seat with this id.')
 const activationNotFound = () => new ServiceError(404, 'activation_not_found', 'This license has no activation with this id.')
 
@@ -36,7 +33,7 @@ export const seatEndpoints = (context: SeatContext): Endpoint[] => [
     auth: SIGN_IN,
     params: licenseParams,
     handler: async ({ req, params, user }) =>
-      Response.json(await listSeats(req, user, rowId(params.id, licenseNotFound)), { headers: { 'Cache-Control': 'no-store' } }),
+      Response.json(await listSeats(req, user, pathRowId(params.id, licenseNotFound)), { headers: { 'Cache-Control': 'no-store' } }),
   }),
   endpoint({
     path: '/:id/seats',
@@ -45,7 +42,7 @@ export const seatEndpoints = (context: SeatContext): Endpoint[] => [
     params: licenseParams,
     body: z.object({ email: z.string().trim().max(254).email('must be an email address.') }),
     handler: async ({ req, params, body, user }) => {
-      const licenseId = rowId(params.id, licenseNotFound)
+      const licenseId = pathRowId(params.id, licenseNotFound)
       return Response.json(await assignSeat(req.payload, user, licenseId, body.email, context), { status: 201 })
     },
   }),
@@ -55,7 +52,7 @@ export const seatEndpoints = (context: SeatContext): Endpoint[] => [
     auth: SIGN_IN,
     params: z.object({ id: z.string().max(32), seatId: z.string().max(32) }),
     handler: async ({ req, params, user }) => {
-      await revokeSeat(req.payload, user, rowId(params.id, licenseNotFound), rowId(params.seatId, seatNotFound))
+      await revokeSeat(req.payload, user, pathRowId(params.id, licenseNotFound), pathRowId(params.seatId, seatNotFound))
       return new Response(null, { status: 204 })
     },
   }),
@@ -65,7 +62,7 @@ export const seatEndpoints = (context: SeatContext): Endpoint[] => [
     auth: SIGN_IN,
     params: licenseParams,
     handler: async ({ req, params, user }) => {
-      const license = await ownedLicense(req, user, rowId(params.id, licenseNotFound))
+      const license = await ownedLicense(req, user, pathRowId(params.id, licenseNotFound))
       return Response.json(await activationsOf(req.payload, license.id, req), { headers: { 'Cache-Control': 'no-store' } })
     },
   }),
@@ -75,7 +72,7 @@ export const seatEndpoints = (context: SeatContext): Endpoint[] => [
     auth: SIGN_IN,
     params: z.object({ id: z.string().max(32), activationId: z.string().max(32) }),
     handler: async ({ req, params, user }) => {
-      await deactivateAsOwner(req.payload, user.id, rowId(params.id, licenseNotFound), rowId(params.activationId, activationNotFound))
+      await deactivateAsOwner(req.payload, user.id, pathRowId(params.id, licenseNotFound), pathRowId(params.activationId, activationNotFound))
       return new Response(null, { status: 204 })
     },
   }),

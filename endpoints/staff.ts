@@ -3,6 +3,7 @@ import { z } from 'zod'
 
 import { type CodeHostProvider, resendRepoInvitation } from '../src/delivery/repo-access'
 import { endpoint } from '../src/http/endpoint'
+import { pathRowId } from '../src/http/paths'
 import { ServiceError } from '../src/http/errors'
 import { revokeApiKeyByStaff } from '../src/staff/api-keys'
 import { staffReasonBody } from '../src/staff/audit'
@@ -14,10 +15,6 @@ const STAFF_ONLY = 'Only staff (admin or support) take support actions.'
 
 /** The path's id: anything but a row id names no row (404 with the action's code). */
 const idParam = z.object({ id: z.string().max(64) })
-const rowId = (raw: string, notFound: () => ServiceError): number => {
-  if (!/^\d{1,15}$/.test(raw)) throw notFound()
-  return Number(raw)
-}
 
 const licenseNotFound = () => new ServiceError(404, 'license_not_found', 'There is no license with this id.')
 
@@ -35,17 +32,17 @@ const staffAction = <Result extends object>(path: string, run: (args: { req: Pay
 
 /** POST /api/staff/licenses/:id/revoke {reason}: 200 {license: {id, status, override}, auditLogId}. */
 export const staffRevokeLicenseEndpoint = staffAction('/licenses/:id/revoke', ({ req, id, reason }) =>
-  overrideLicense(req, rowId(id, licenseNotFound), 'revoked', reason),
+  overrideLicense(req, pathRowId(id, licenseNotFound), 'revoked', reason),
 )
 
 /** POST /api/staff/licenses/:id/restore {reason}: 200 {license: {id, status, override}, auditLogId}. */
 export const staffRestoreLicenseEndpoint = staffAction('/licenses/:id/restore', ({ req, id, reason }) =>
-  overrideLicense(req, rowId(id, licenseNotFound), 'active', reason),
+  overrideLicense(req, pathRowId(id, licenseNotFound), 'active', reason),
 )
 
 /** POST /api/staff/licenses/:id/resend-email {reason}: 200 {license: {id}, to, auditLogId}; the job sends it. */
 export const staffResendLicenseEmailEndpoint = staffAction('/licenses/:id/resend-email', ({ req, id, reason }) =>
-  resendLicenseEmail(req, rowId(id, licenseNotFound), reason),
+  resendLicenseEmail(req, pathRowId(id, licenseNotFound), reason),
 )
 
 /** POST /api/staff/repo-access/:id/resend-invitation {reason}: 200 {repoAccess: {id, status, username}, auditLogId}. */
@@ -54,24 +51,24 @@ export const staffResendRepoInvitationEndpoint = (codeHost: CodeHostProvider): E
     resendRepoInvitation(
       req,
       codeHost,
-      rowId(id, () => new ServiceError(404, 'repo_access_not_found', 'There is no repository access request with this id.')),
+      pathRowId(id, () => new ServiceError(404, 'repo_access_not_found', 'There is no repository access request with this id.')),
       reason,
     ),
   )
 
 /** POST /api/staff/api-keys/:id/revoke {reason}: 200 {apiKey: {id, prefix, revokedAt}, auditLogId}. */
 export const staffRevokeApiKeyEndpoint = staffAction('/api-keys/:id/revoke', ({ req, id, reason }) =>
-  revokeApiKeyByStaff(req, rowId(id, () => new ServiceError(404, 'api_key_not_found', 'There is no API key with this id.')), reason),
+  revokeApiKeyByStaff(req, pathRowId(id, () => new ServiceError(404, 'api_key_not_found', 'There is no API key with this id.')), reason),
 )
 
 /** POST /api/staff/license-seats/:id/revoke {reason}: 200 {seat: {id, status, license}, auditLogId}. */
 export const staffRevokeSeatEndpoint = staffAction('/license-seats/:id/revoke', ({ req, id, reason }) =>
-  revokeSeatByStaff(req, rowId(id, () => new ServiceError(404, 'seat_not_found', 'There is no seat with this id.')), reason),
+  revokeSeatByStaff(req, pathRowId(id, () => new ServiceError(404, 'seat_not_found', 'There is no seat with this id.')), reason),
 )
 
 /** POST /api/staff/license-activations/:id/remove {reason}: 200 {activation: {id, license, removed}, auditLogId}. */
 export const staffRemoveActivationEndpoint = staffAction('/license-activations/:id/remove', ({ req, id, reason }) =>
-  removeActivationWithAudit(req, rowId(id, () => new ServiceError(404, 'activation_not_found', 'There is no activation with this id.')), reason),
+  removeActivationWithAudit(req, pathRowId(id, () => new ServiceError(404, 'activation_not_found', 'There is no activation with this id.')), reason),
 )
 
 /** Every support action endpoint. */

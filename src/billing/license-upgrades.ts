@@ -4,6 +4,7 @@ import type Stripe from 'stripe'
 import { relationId } from '../db/relations'
 import { inTransaction } from '../db/transaction'
 import { ServiceError } from '../http/errors'
+import { licenseNotYours } from '../licensing/status'
 import { windowOfLicense } from '../licensing/store'
 import { renewalOpensSomething } from '../licensing/update-window'
 import type { License, Plan, User } from '../payload-types'
@@ -23,7 +24,7 @@ import type { ConfiguredBilling } from './runtime'
 /** How long an upgrade's credit can be redeemed: the checkout made with it expires within a day too. */
 const COUPON_LIFETIME_SECONDS = 24 * 60 * 60
 
-const notFound = () => new ServiceError(404, 'license_not_found', 'You have no license with this id.')
+const notFound = licenseNotYours
 
 /** The caller's own license: another customer's id answers exactly as an unknown one. */
 const ownLicense = async (req: PayloadRequest, user: User, id: number): Promise<License> => {

@@ -57,3 +57,12 @@ export const sameSitePath = (value: unknown, serverUrl: string): string | null =
   if (again.origin !== base.origin || again.pathname !== resolved.pathname) return null
   return path
 }
+
+/**
+ * A row id in a path (`/api/licenses/:id/...`): digits naming a row, else the caller's 404, so an id
+ * that is malformed, names nothing or names someone else's row all answer alike.
+ */
+export const pathRowId = (raw: string, notFound: () => Error): number => {
+  if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound()
+  return Number(raw)
+}

@@ -1,4 +1,5 @@
 import type { SubscriptionStatus } from './subscription-statuses'
+import { ServiceError } from '../http/errors'
 
 export const LICENSE_STATUSES = ['active', 'suspended', 'revoked', 'expired'] as const
 export type LicenseStatus = (typeof LICENSE_STATUSES)[number]
@@ -81,3 +82,6 @@ export const licenseStateFor = (facts: LicenseFacts, graceDays: number, now: Dat
 /** Whether a license grants access right now. */
 export const isLicenseUsable = (license: { status?: string | null; validUntil?: string | null }, now = new Date()) =>
   license.status === 'active' && (!license.validUntil || new Date(license.validUntil).getTime() > now.getTime())
+
+/** 404 for a license the caller does not own: another customer's answers as one that does not exist. */
+export const licenseNotYours = () => new ServiceError(404, 'license_not_found', 'You have no license with this id.')

@@ -5,7 +5,7 @@ import { iso, num } from '../db/rows'
 import { license_activations, licenses, plans } from '../db/schema.generated'
 import { bare, execute, inTransaction, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
-import type { LicenseStatus } from '../licensing/status'
+import { licenseNotYours, type LicenseStatus } from '../licensing/status'
 import { lookupKey, type ValidationCode, validationCodeOf } from '../licensing/validate'
 import type { DeactivatedBy } from './seat-status'
 
@@ -170,7 +170,7 @@ export const deactivateAsOwner = (payload: Payload, userId: number, licenseId: n
       req,
       sql`SELECT ${licenses.id} FROM ${licenses} WHERE ${licenses.id} = ${licenseId} AND ${licenses.user} = ${userId} FOR UPDATE`,
     )
-    if (!license) throw new ServiceError(404, 'license_not_found', 'You have no license with this id.')
+    if (!license) throw licenseNotYours()
     await deactivateOn(req, licenseId, activationId, 'owner', now)
   })
 

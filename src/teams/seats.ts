@@ -10,7 +10,7 @@ import { license_seats, licenses, plans, users } from '../db/schema.generated'
 import { bare, execute, inTransaction, sql } from '../db/transaction'
 import { queueEmail } from '../email/send-task'
 import { ServiceError } from '../http/errors'
-import { isLicenseUsable } from '../licensing/status'
+import { isLicenseUsable, licenseNotYours } from '../licensing/status'
 import type { User } from '../payload-types'
 import type { SeatStatus } from './seat-status'
 import { seatInvitationEmail } from './emails'
@@ -31,7 +31,6 @@ export type SeatList = {
 
 export type SeatContext = { productName: string; serverUrl: string }
 
-const notFound = () => new ServiceError(404, 'license_not_found', 'You have no license with this id.')
 
 type OwnedLicense = { id: number; ownerId: number | null; ownerEmail: string | null; seats: number; status: string; validUntil: string | null; planName: string }
 
@@ -58,10 +57,10 @@ export const ownedLicense = async (req: PayloadRequest, user: User, id: number, 
         FROM ${licenses} JOIN ${plans} ON ${plans.id} = ${licenses.plan} LEFT JOIN ${users} ON ${users.id} = ${licenses.user}
         WHERE ${licenses.id} = ${id}${options.lock ? sql` FOR UPDATE OF ${licenses}` : sql``}`,
   )
-  if (!row) throw notFound()
+  if (!row) throw licenseNotYours()
   if (row.user_id !== user.id) {
     if (row.is_member) throw new ServiceError(403, 'not_license_owner', 'Only the license\'s owner manages its seats.')
-    throw notFound()
+    throw licenseNotYours()
   }
   return {
     id: row.id,
