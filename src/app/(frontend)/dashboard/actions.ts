@@ -16,6 +16,7 @@ import { requestTemplateDownload } from '../../../delivery/templates'
 import { clientAddress } from '../../../http/client-address'
 import { ServiceError } from '../../../http/errors'
 import { requireFeature } from '../../../licensing/entitlements'
+import { licenseNotYours } from '../../../licensing/status'
 import { SUPPORT_FEATURE } from '../../../support/feature'
 import { deactivateAsOwner } from '../../../teams/activations'
 import { assignSeat, revokeSeat } from '../../../teams/seats'
@@ -191,7 +192,7 @@ const changeLicense = async <T>(form: FormData, start: (context: Awaited<ReturnT
   const requestHeaders = await headers()
   try {
     const id = idOf(form, 'license')
-    if (id === null) throw new ServiceError(404, 'license_not_found', 'You have no license with this id.')
+    if (id === null) throw licenseNotYours()
     await enforceRateLimit(context.payload, 'checkout', { address: clientAddress(requestHeaders), email: context.user.email })
     return await start(context, id)
   } catch (error) {
@@ -239,7 +240,7 @@ const licenseSectionFailed = (req: PayloadRequest, error: unknown, section: Lice
   redirect(atSection(section, licenseId, query))
 }
 
-const licenseNotFound = () => new ServiceError(404, 'license_not_found', 'You have no license with this id.')
+const licenseNotFound = licenseNotYours
 
 /** The endpoint's own rule for the address (endpoints/license-seats.ts). */
 const SEAT_EMAIL = z.string().trim().max(254).email()
