@@ -5,9 +5,10 @@ import { iso, num } from '../db/rows'
 import { license_activations, licenses, plans } from '../db/schema.generated'
 import { bare, execute, inTransaction, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
-import { licenseNotYours, type LicenseStatus } from '../licensing/status'
+import type { LicenseStatus } from '../licensing/status'
 import { lookupKey, type ValidationCode, validationCodeOf } from '../licensing/validate'
 import type { DeactivatedBy } from './seat-status'
+import { ownedLicense } from './seats'
 
 /** Deactivations that count against a license in a rolling day: a limit that cannot be churned. */
 export const DEACTIVATIONS_PER_DAY = 3
@@ -163,14 +164,10 @@ export const deactivateWithKey = (payload: Payload, input: { key: string; activa
     await deactivateOn(req, license.id, input.activationId, 'key', now)
   })
 
-/** The owner's Deactivate button (a session): their own license only (404 otherwise), the same daily limit. */
+/** The owner's Deactivate button (a session): their own license only (a member 403, anyone else 404), the same daily limit. */
 export const deactivateAsOwner = (payload: Payload, userId: number, licenseId: number, activationId: number, now = new Date()): Promise<void> =>
   inTransaction(payload, async (req) => {
-    const [license] = await execute<{ id: number }>(
-      req,
-      sql`SELECT ${licenses.id} FROM ${licenses} WHERE ${licenses.id} = ${licenseId} AND ${licenses.user} = ${userId} FOR UPDATE`,
-    )
-    if (!license) throw licenseNotYours()
+    await ownedLicense(req, { id: userId }, licenseId, { lock: true })
     await deactivateOn(req, licenseId, activationId, 'owner', now)
   })
 

@@ -39,7 +39,7 @@ type OwnedLicense = { id: number; ownerId: number | null; ownerEmail: string | n
  * seat change takes this lock first, so two requests never both take the last seat). A license of
  * someone else is 404, as the upgrade endpoints answer; its member gets 403 `not_license_owner`.
  */
-export const ownedLicense = async (req: PayloadRequest, user: User, id: number, options: { lock?: boolean } = {}): Promise<OwnedLicense> => {
+export const ownedLicense = async (req: PayloadRequest, user: Pick<User, 'id'>, id: number, options: { lock?: boolean } = {}): Promise<OwnedLicense> => {
   const [row] = await execute<{
     id: number
     user_id: number | null

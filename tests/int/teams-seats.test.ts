@@ -177,6 +177,9 @@ describe('the owner assigns, lists and revokes seats', () => {
     expect((await assign(member, license, 'friend@example.test')).body.errors[0].code).toBe('not_license_owner')
     const [seat] = await rows(payload(), 'license_seats', { license: { equals: license.id } })
     expect((await api('DELETE', `/licenses/${license.id}/seats/${seat!.id}`, { as: member })).status).toBe(403)
+    // Nor the owner's installations.
+    expect((await api('GET', `/licenses/${license.id}/activations`, { as: member })).body.errors[0].code).toBe('not_license_owner')
+    expect((await api('DELETE', `/licenses/${license.id}/activations/1`, { as: member })).body.errors[0].code).toBe('not_license_owner')
 
     // The member's own API key (Ultimate grants `api` to members too) acts as the member: still not the owner.
     const created = await api<{ key: string }>('POST', '/account/api-keys', { as: member, body: { name: 'ci' } })
