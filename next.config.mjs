@@ -5,7 +5,7 @@ import { withPayload } from '@payloadcms/next/withPayload'
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // The express host in server.ts owns compression, limits and health checks.
+  // The express host (src/server/host.ts) owns compression, body limits and health checks.
   compress: false,
   poweredByHeader: false,
   // Server-only packages load from node_modules, once per process, instead of being bundled into each

@@ -3,6 +3,7 @@ import http from 'node:http'
 import { type AddressInfo, BlockList } from 'node:net'
 import type { Duplex } from 'node:stream'
 
+import compression from 'compression'
 import express, { type NextFunction, type Request, type Response } from 'express'
 
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from '../http/client-address'
@@ -278,6 +279,12 @@ export const createHost = (options: HostOptions): Host => {
     })
   }
 
+  // Pages, their scripts and styles, and Payload's JSON leave compressed (brotli or gzip, as the client
+  // accepts; next.config.mjs turns Next's own compression off). The direct paths above stay
+  // uncompressed: their answers are small and their clients are programs that count every millisecond.
+  // Zip archives and images are already compressed (the filter skips what is not compressible), and
+  // Next flushes a streamed page's chunks through res.flush().
+  app.use(compression())
   app.use(async (req, res, next) => {
     try {
       await options.handle(req, res)

@@ -1,4 +1,5 @@
 import http from 'node:http'
+import zlib from 'node:zlib'
 
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -126,5 +127,114 @@ describe('graceful shutdown', () => {
     await host.close()
     expect(await stuck).toBe('cut off')
     expect(logs.some((line) => line.includes('still open after 3000 ms'))).toBe(true)
+  })
+})
+
+describe('compression', () => {
+  const page = `<!doctype html><html><body>${'<p>The kit ships with everything a launch needs.</p>'.repeat(400)}</body></html>`
+  const archive = Buffer.alloc(50_000, 7)
+
+  /** A host whose "Next" answers a page, a zip, a streamed page (flushed in two parts) and a tiny reply. */
+  const startCompressingHost = async () => {
+    let releaseStream = () => undefined as void
+    const streamReleased = new Promise<void>((resolve) => (releaseStream = resolve))
+    const host = createHost({
+      handle: async (req, res) => {
+        if (req.url === '/kit.zip') {
+          res.setHeader('content-type', 'application/zip')
+          res.end(archive)
+        } else if (req.url === '/streamed') {
+          res.setHeader('content-type', 'text/html; charset=utf-8')
+          res.write(page)
+          ;(res as unknown as { flush: () => void }).flush()
+          await streamReleased
+          res.end('<p>late part</p>')
+        } else if (req.url === '/small') {
+          res.setHeader('content-type', 'application/json')
+          res.end('{"ok":true}')
+        } else {
+          res.setHeader('content-type', 'text/html; charset=utf-8')
+          res.end(page)
+        }
+      },
+      checkDatabase: async () => undefined,
+      maxBodyBytes: 1_000,
+      maxUploadBytes: 5_000,
+      logger: createLogger({ level: 'silent', destination: { write: () => undefined } }),
+    })
+    hosts.push(host)
+    const port = await host.listen(0, '127.0.0.1')
+    return { port, releaseStream }
+  }
+
+  /** The raw response: headers and the bytes as sent, not decoded. */
+  const raw = (port: number, path: string, acceptEncoding?: string) =>
+    new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const request = http.get({ host: '127.0.0.1', port, path, headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} }, (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }))
+      })
+      request.on('error', reject)
+    })
+
+  it('sends pages brotli- or gzip-compressed as the client accepts, and plain to a client that accepts neither', async () => {
+    const { port } = await startCompressingHost()
+    const brotli = await raw(port, '/', 'gzip, deflate, br')
+    expect(brotli.headers['content-encoding']).toBe('br')
+    expect(brotli.headers.vary).toMatch(/accept-encoding/i)
+    expect(brotli.body.length).toBeLessThan(page.length / 10)
+    expect(zlib.brotliDecompressSync(brotli.body).toString()).toBe(page)
+
+    const gzip = await raw(port, '/', 'gzip')
+    expect(gzip.headers['content-encoding']).toBe('gzip')
+    expect(zlib.gunzipSync(gzip.body).toString()).toBe(page)
+
+    const plain = await raw(port, '/')
+    expect(plain.headers['content-encoding']).toBeUndefined()
+    expect(plain.body.toString()).toBe(page)
+  })
+
+  it('leaves archives and replies under 1 KiB as they are', async () => {
+    const { port } = await startCompressingHost()
+    const zip = await raw(port, '/kit.zip', 'gzip, br')
+    expect(zip.headers['content-encoding']).toBeUndefined()
+    expect(zip.body.equals(archive)).toBe(true)
+    const small = await raw(port, '/small', 'gzip, br')
+    expect(small.headers['content-encoding']).toBeUndefined()
+    expect(small.body.toString()).toBe('{"ok":true}')
+  })
+
+  it('passes a streamed page on as it is flushed, not only at its end', async () => {
+    const { port, releaseStream } = await startCompressingHost()
+    // The client decodes as bytes arrive; the handler holds the end back until the client has read the
+    // whole first part. Without the flush, this would wait forever (the test's timeout).
+    const decoded = await new Promise<string>((resolve, reject) => {
+      const request = http.get({ host: '127.0.0.1', port, path: '/streamed', headers: { 'accept-encoding': 'gzip' } }, (response) => {
+        expect(response.headers['content-encoding']).toBe('gzip')
+        let text = ''
+        const gunzip = zlib.createGunzip()
+        gunzip.on('data', (chunk: Buffer) => {
+          text += chunk.toString()
+          if (text.endsWith('</html>')) releaseStream()
+        })
+        gunzip.on('end', () => resolve(text))
+        gunzip.on('error', reject)
+        response.pipe(gunzip)
+      })
+      request.on('error', reject)
+    })
+    expect(decoded).toBe(`${page}<p>late part</p>`)
+  })
+
+  it('still refuses an oversized body with a readable 413 to a client that accepts compression', async () => {
+    const { port } = await startCompressingHost()
+    const response = await fetch(`http://127.0.0.1:${port}/api/users`, {
+      method: 'POST',
+      body: 'x'.repeat(1_001),
+      headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, br' },
+    })
+    expect(response.status).toBe(413)
+    expect((await response.json()).errors[0].code).toBe('payload_too_large')
   })
 })
