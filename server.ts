@@ -2,8 +2,10 @@
  * The express host for Next.js + Payload: `npm run dev` (development) and `npm start` (production,
  * after `npm run build`). It owns what Next does not: production start-up checks, the embedded
  * development database, migrations and plan seeding before the first request, /healthz and
- * /readyz, request body limits and graceful shutdown.
+ * /readyz, request body limits, compression and graceful shutdown.
  */
+import path from 'node:path'
+
 import { resolvePayloadSecret } from './src/config/env'
 import { prepareProcess } from './src/process/prepare'
 
@@ -57,7 +59,7 @@ const main = async () => {
 
   const { default: next } = await import('next')
   const { createReadinessCheck } = await import('./src/db/readiness')
-  const { createHost } = await import('./src/server/host')
+  const { createHost, RESTORABLE_PAGES } = await import('./src/server/host')
   const { staffSessionCheck } = await import('./src/http/staff-session')
   const { publishedService } = await import('./src/process/service')
   const { JOBS_TURN_SECONDS } = await import('./src/jobs/worker')
@@ -97,6 +99,9 @@ const main = async () => {
       isStaff: staffSessionCheck(sanitized.secret, `${sanitized.cookiePrefix}-token`),
     },
     trustedProxies: env.trustedProxies,
+    restorablePages: RESTORABLE_PAGES,
+    // Development's assets change as they are edited: Next serves them itself there.
+    ...(dev ? {} : { staticAssets: { urlPath: '/_next/static', dir: path.join(env.rootDir, '.next', 'static') } }),
     // Production: the machine-to-machine hot paths go to Payload's request handling without Next's route
     // layer. Development sends them through Next, whose routes reload the config when it changes.
     ...(dev ? {} : { direct: { paths: DIRECT_PATHS, handle: service.handle, origin: env.serverUrl } }),

@@ -3,9 +3,10 @@ import http from 'node:http'
 import { type AddressInfo, BlockList } from 'node:net'
 import type { Duplex } from 'node:stream'
 
-import compression from 'compression'
 import express, { type NextFunction, type Request, type Response } from 'express'
+import expressStaticGzip from 'express-static-gzip'
 
+import { type CompressionStats, createCompression } from './compress'
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from '../http/client-address'
 import { type DirectHandler, sendFetchResponse, toFetchRequest } from './direct'
 import { errorBody } from '../http/errors'
@@ -33,6 +34,16 @@ export type HostOptions = {
    * Next: the hot machine-to-machine endpoints, on Payload's own request handling (src/server/direct.ts).
    */
   direct?: { paths: readonly { method: string; path: string }[]; handle: DirectHandler; origin: string }
+  /**
+   * Next's built assets (`/_next/static` from `.next/static`, production only), served here with the
+   * brotli and gzip copies `npm run build:static` wrote beside them; what is not there goes on to Next.
+   */
+  staticAssets?: { urlPath: string; dir: string }
+  /**
+   * Pages that may come back from the browser's back-forward cache although Next renders them per
+   * request (RESTORABLE_PAGES): their `no-store` becomes `private, no-cache`.
+   */
+  restorablePages?: readonly string[]
   /** Where the access lines and the host's own lines go; the process's logger by default. */
   logger?: HostLogger
 }
@@ -43,6 +54,8 @@ export type Host = {
   listen: (port: number, hostname?: string) => Promise<number>
   /** Stop accepting, let in-flight requests finish (up to the timeout), then close every connection. */
   close: () => Promise<void>
+  /** How often a kept compressed page was sent again (src/server/compress.ts). */
+  compression: CompressionStats
 }
 
 const READY_TIMEOUT_MS = 2_000
@@ -151,6 +164,33 @@ const countBody = (req: http.IncomingMessage, res: http.ServerResponse, initialL
   }
 }
 
+/**
+ * Pages Next renders per request only because they read the query (an error to show, where to go after
+ * signing in) and that hold nothing of the visitor's: no session, no account, no token. Next answers
+ * them with `no-store`, which also keeps them out of the back-forward cache (Back after signing in
+ * loads the page again, and Lighthouse marks it). `private, no-cache` keeps them out of shared caches
+ * and asks the browser to check again before any other reuse. Pages that show the account (the
+ * dashboard) or carry a token in the query (/reset-password, /auth/callback) are not listed.
+ */
+export const RESTORABLE_PAGES = ['/sign-in', '/sign-up'] as const
+const RESTORABLE_CACHE_CONTROL = 'private, no-cache, max-age=0, must-revalidate'
+
+// PATCH: restorable-pages
+/** Before the headers go out (Next sets Cache-Control itself, late), swap `no-store` on the listed pages. */
+const restorable = (pages: readonly string[]) => {
+  const listed = new Set(pages)
+  return (req: Request, res: Response, next: NextFunction) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !listed.has(req.path)) return next()
+    const writeHead = res.writeHead
+    res.writeHead = function (this: Response, ...args: Parameters<typeof writeHead>) {
+      const value = res.getHeader('cache-control')
+      if (typeof value === 'string' && /\bno-store\b/i.test(value)) res.setHeader('cache-control', RESTORABLE_CACHE_CONTROL)
+      return writeHead.apply(this, args)
+    } as typeof writeHead
+    next()
+  }
+}
+
 const UPLOAD_METHODS = new Set(['POST', 'PATCH'])
 
 /** Requests whose client waits for 100 Continue before sending the body (marked by the server). */
@@ -229,6 +269,7 @@ export const createHost = (options: HostOptions): Host => {
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000
   let draining = false
 
+  const compressing = createCompression()
   const app = express()
   app.disable('x-powered-by')
   app.use(identifyRequests(log))
@@ -279,12 +320,24 @@ export const createHost = (options: HostOptions): Host => {
     })
   }
 
-  // Pages, their scripts and styles, and Payload's JSON leave compressed (brotli or gzip, as the client
-  // accepts; next.config.mjs turns Next's own compression off). The direct paths above stay
-  // uncompressed: their answers are small and their clients are programs that count every millisecond.
-  // Zip archives and images are already compressed (the filter skips what is not compressible), and
-  // Next flushes a streamed page's chunks through res.flush().
-  app.use(compression())
+  if (options.staticAssets) {
+    // Content-hashed file names: a year, immutable, as Next itself answers them.
+    const { urlPath, dir } = options.staticAssets
+    app.use(
+      urlPath,
+      expressStaticGzip(dir, {
+        enableBrotli: true,
+        orderPreference: ['br', 'gz'],
+        index: false,
+        serveStatic: { immutable: true, maxAge: '1y', index: false, redirect: false, dotfiles: 'ignore', fallthrough: true },
+      }),
+    )
+  }
+  // Pages and Payload's JSON leave compressed (src/server/compress.ts; next.config.mjs turns Next's own
+  // compression off). The direct paths above stay uncompressed: their answers are small and their
+  // clients are programs that count every millisecond.
+  app.use(...compressing.handlers)
+  if (options.restorablePages?.length) app.use(restorable(options.restorablePages))
   app.use(async (req, res, next) => {
     try {
       await options.handle(req, res)
@@ -340,5 +393,5 @@ export const createHost = (options: HostOptions): Host => {
     return closing
   }
 
-  return { app, server, listen, close }
+  return { app, server, listen, close, compression: compressing.stats }
 }

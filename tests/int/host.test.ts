@@ -1,11 +1,14 @@
 import http from 'node:http'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import zlib from 'node:zlib'
 
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { createLogger } from '../../src/log'
-import { createHost, type Host } from '../../src/server/host'
+import { createHost, type Host, RESTORABLE_PAGES } from '../../src/server/host'
 import { freePort } from '../support/net'
 
 const pools: pg.Pool[] = []
@@ -149,6 +152,15 @@ describe('compression', () => {
           ;(res as unknown as { flush: () => void }).flush()
           await streamReleased
           res.end('<p>late part</p>')
+        } else if (req.url?.startsWith('/cached')) {
+          // As Next sends a page from its cache: in one piece, shared-cacheable.
+          res.setHeader('content-type', 'text/html; charset=utf-8')
+          res.setHeader('cache-control', 's-maxage=60, stale-while-revalidate=31535940')
+          res.end(req.url === '/cached/changed' ? `${page}<p>changed</p>` : page)
+        } else if (req.url === '/account') {
+          res.setHeader('content-type', 'text/html; charset=utf-8')
+          res.setHeader('cache-control', 'private, no-cache, no-store, max-age=0, must-revalidate')
+          res.end(page)
         } else if (req.url === '/small') {
           res.setHeader('content-type', 'application/json')
           res.end('{"ok":true}')
@@ -164,7 +176,7 @@ describe('compression', () => {
     })
     hosts.push(host)
     const port = await host.listen(0, '127.0.0.1')
-    return { port, releaseStream }
+    return { port, releaseStream, stats: host.compression }
   }
 
   /** The raw response: headers and the bytes as sent, not decoded. */
@@ -191,6 +203,37 @@ describe('compression', () => {
     expect(zlib.gunzipSync(gzip.body).toString()).toBe(page)
 
     const plain = await raw(port, '/')
+    expect(plain.headers['content-encoding']).toBeUndefined()
+    expect(plain.body.toString()).toBe(page)
+  })
+
+  it('compresses a page any cache may keep once per body and encoding, and sends the kept bytes after', async () => {
+    const { port, stats } = await startCompressingHost()
+    const first = await raw(port, '/cached', 'gzip, deflate, br')
+    const second = await raw(port, '/cached', 'br')
+    expect(first.headers['content-encoding']).toBe('br')
+    expect(first.headers['content-length']).toBe(String(first.body.length))
+    expect(first.headers.vary).toMatch(/accept-encoding/i)
+    expect(second.body.equals(first.body)).toBe(true)
+    expect(zlib.brotliDecompressSync(second.body).toString()).toBe(page)
+    expect(stats).toEqual({ memoHits: 1, memoMisses: 1 })
+
+    // Another encoding, another body (the page rendered again): compressed anew.
+    const gzip = await raw(port, '/cached', 'gzip')
+    expect(zlib.gunzipSync(gzip.body).toString()).toBe(page)
+    const changed = await raw(port, '/cached/changed', 'br')
+    expect(zlib.brotliDecompressSync(changed.body).toString()).toBe(`${page}<p>changed</p>`)
+    expect(stats).toEqual({ memoHits: 1, memoMisses: 3 })
+
+    // A page of the visitor's own is compressed as it is sent, never kept.
+    const account = await raw(port, '/account', 'br')
+    expect(account.headers['content-encoding']).toBe('br')
+    expect(zlib.brotliDecompressSync(account.body).toString()).toBe(page)
+    await raw(port, '/account', 'br')
+    expect(stats).toEqual({ memoHits: 1, memoMisses: 3 })
+
+    // A client that accepts neither gets the page as it is.
+    const plain = await raw(port, '/cached')
     expect(plain.headers['content-encoding']).toBeUndefined()
     expect(plain.body.toString()).toBe(page)
   })
@@ -236,5 +279,94 @@ describe('compression', () => {
     })
     expect(response.status).toBe(413)
     expect((await response.json()).errors[0].code).toBe('payload_too_large')
+  })
+})
+
+describe('pages that may come back from the back-forward cache', () => {
+  const NO_STORE = 'private, no-cache, no-store, max-age=0, must-revalidate'
+
+  it('lose no-store on the listed pages only, for GET and HEAD only', async () => {
+    const host = createHost({
+      handle: async (_req, res) => {
+        res.setHeader('cache-control', NO_STORE)
+        res.setHeader('content-type', 'text/html')
+        res.end('<p>page</p>')
+      },
+      checkDatabase: async () => undefined,
+      maxBodyBytes: 1_000,
+      maxUploadBytes: 5_000,
+      restorablePages: RESTORABLE_PAGES,
+      logger: createLogger({ level: 'silent', destination: { write: () => undefined } }),
+    })
+    hosts.push(host)
+    const base = `http://127.0.0.1:${await host.listen(0, '127.0.0.1')}`
+    const cacheControl = async (path: string, method = 'GET') => (await fetch(`${base}${path}`, { method })).headers.get('cache-control')
+    expect(RESTORABLE_PAGES).toEqual(['/sign-in', '/sign-up'])
+    expect(await cacheControl('/sign-in')).toBe('private, no-cache, max-age=0, must-revalidate')
+    expect(await cacheControl('/sign-up?next=%2Fdashboard')).toBe('private, no-cache, max-age=0, must-revalidate')
+    expect(await cacheControl('/sign-in', 'HEAD')).toBe('private, no-cache, max-age=0, must-revalidate')
+    // A sign-in form's post (a server action), the account's pages and the token-carrying links keep no-store.
+    expect(await cacheControl('/sign-in', 'POST')).toBe(NO_STORE)
+    expect(await cacheControl('/dashboard')).toBe(NO_STORE)
+    expect(await cacheControl('/reset-password?token=abc')).toBe(NO_STORE)
+    expect(await cacheControl('/sign-in/extra')).toBe(NO_STORE)
+  })
+})
+
+describe("Next's built assets", () => {
+  it('are sent as the brotli or gzip copy the build wrote, cached for a year; the rest goes on to Next', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-static-'))
+    fs.mkdirSync(path.join(dir, 'chunks'))
+    const script = `console.log(${JSON.stringify('the kit '.repeat(500))})`
+    fs.writeFileSync(path.join(dir, 'chunks', 'app.js'), script)
+    fs.writeFileSync(path.join(dir, 'chunks', 'app.js.br'), zlib.brotliCompressSync(script))
+    fs.writeFileSync(path.join(dir, 'chunks', 'app.js.gz'), zlib.gzipSync(script))
+    fs.writeFileSync(path.join(dir, '.secret'), 'not for anyone')
+    const host = createHost({
+      handle: async (req, res) => {
+        res.statusCode = 404
+        res.end(`next:${req.url}`)
+      },
+      checkDatabase: async () => undefined,
+      maxBodyBytes: 1_000,
+      maxUploadBytes: 5_000,
+      staticAssets: { urlPath: '/_next/static', dir },
+      logger: createLogger({ level: 'silent', destination: { write: () => undefined } }),
+    })
+    hosts.push(host)
+    const port = await host.listen(0, '127.0.0.1')
+    const get = (urlPath: string, acceptEncoding?: string) =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const request = http.get({ host: '127.0.0.1', port, path: urlPath, headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} }, (response) => {
+          const chunks: Buffer[] = []
+          response.on('data', (chunk: Buffer) => chunks.push(chunk))
+          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }))
+        })
+        request.on('error', reject)
+      })
+
+    const brotli = await get('/_next/static/chunks/app.js', 'gzip, deflate, br')
+    expect(brotli.status).toBe(200)
+    expect(brotli.headers['content-encoding']).toBe('br')
+    expect(brotli.headers['content-type']).toMatch(/javascript/)
+    expect(brotli.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    expect(brotli.headers.vary).toMatch(/accept-encoding/i)
+    expect(zlib.brotliDecompressSync(brotli.body).toString()).toBe(script)
+
+    const gzip = await get('/_next/static/chunks/app.js', 'gzip')
+    expect(gzip.headers['content-encoding']).toBe('gzip')
+    expect(zlib.gunzipSync(gzip.body).toString()).toBe(script)
+
+    const plain = await get('/_next/static/chunks/app.js')
+    expect(plain.headers['content-encoding']).toBeUndefined()
+    expect(plain.body.toString()).toBe(script)
+
+    // Not there, hidden, or outside the folder: Next answers (its 404), never a file from elsewhere.
+    for (const outside of ['/_next/static/chunks/missing.js', '/_next/static/.secret', '/_next/static/../host.test.ts', '/_next/static/%2e%2e/%2e%2e/package.json']) {
+      const answer = await get(outside, 'br')
+      expect([404, 403, 400]).toContain(answer.status)
+      expect(answer.body.toString()).not.toContain('not for anyone')
+      expect(answer.body.toString()).not.toContain('"name"')
+    }
   })
 })
