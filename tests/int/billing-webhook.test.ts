@@ -3,12 +3,14 @@ import './../support/billing-env'
 import { createLocalReq } from 'payload'
 import { beforeAll, describe, expect, it } from 'vitest'
 
+import { billingRuntimeOf } from '../../src/billing/runtime'
 import { EVENT_HANDLERS } from '../../src/billing/webhook/events'
+import { APPLYING_AT_ONCE } from '../../src/billing/webhook/process'
 import { PRICES, smtp, standIn } from '../support/billing-env'
-import { rows, seedStandInPlans } from '../support/billing'
+import { rows, seedStandInPlans, standardCheckout } from '../support/billing'
 import { createUser, usePayload } from '../support/payload'
 import { recordDeliveries } from '../support/queries'
-import { effectsFor, objectOf, payQuietly, uniqueEmail, WEBHOOK } from '../support/webhook'
+import { effectsFor, objectOf, payQuietly, quietly, uniqueEmail, WEBHOOK } from '../support/webhook'
 
 const payload = usePayload()
 
@@ -123,6 +125,38 @@ describe('exactly once', () => {
     expect(effects.licenses).toHaveLength(1)
     expect(effects.payments).toHaveLength(1)
     expect(effects.analytics).toEqual(['license_granted', 'payment_succeeded', 'purchase_completed'])
+  })
+})
+
+describe('a burst of deliveries', () => {
+  it(`applies at most ${APPLYING_AT_ONCE} events at once; the rest wait their turn and are applied once each`, async () => {
+    const emails = Array.from({ length: 10 }, (_, index) => uniqueEmail(`burst${index}`))
+    // Made on the processor directly (as the checkout endpoint makes them), its events not delivered: ten
+    // checkouts through the service would spend half of this client's checkout allowance.
+    const { processor } = billingRuntimeOf(payload()).require()
+    const completed = []
+    for (const email of emails) {
+      const events = await quietly(async () => standIn.pay((await standardCheckout(processor, email)).id, { email }))
+      completed.push(events.find((event) => event.type === 'payment_intent.succeeded')!)
+    }
+    // Every read of a payment takes 600 ms, as from a slow processor (the event's handler reads it fresh).
+    const DELAY_MS = 600
+    standIn.failNext({ method: 'GET', path: /^\/v1\/payment_intents\//, delayMs: DELAY_MS, count: 100 })
+    try {
+      const statuses = await Promise.all(completed.map(async (event) => (await standIn.redeliver(event.id)).status))
+      expect(statuses).toEqual(completed.map(() => 200))
+    } finally {
+      standIn.clearFailures()
+    }
+    const recorded = (await Promise.all(completed.map((event) => rows(payload(), 'processor_events', { eventId: { equals: event.id } })))).map(([row]) => row!)
+    expect(recorded.map((row) => [row.status, row.attempts])).toEqual(completed.map(() => ['processed', 1]))
+    // processedAt is the applying transaction's start, right after its read of the payment. An event
+    // waiting for a turn starts its read only when one of the first ones is done: any five in a row span
+    // at least one read. Without the turns, all ten reads would end together.
+    const processed = recorded.map((row) => new Date(String(row.processedAt)).getTime()).sort((a, b) => a - b)
+    for (let index = 0; index + APPLYING_AT_ONCE < processed.length; index += 1) {
+      expect(processed[index + APPLYING_AT_ONCE]! - processed[index]!).toBeGreaterThanOrEqual(DELAY_MS - 50)
+    }
   })
 })
 

@@ -25,11 +25,11 @@ export const rows = async <Slug extends CollectionSlug>(payload: Payload, collec
 
 /**
  * A Standard checkout made on the processor as src/billing/checkout.ts makes it (metadata included),
- * anonymous unless it names the buyer's account, paid on the stand-in, its events applied. The
- * session's id.
+ * anonymous unless it names the buyer's account; not paid yet. It does not go through the service, so it
+ * spends none of the client's checkout allowance.
  */
-export const paidStandardCheckout = async (processor: Stripe, email: string, userId?: number): Promise<string> => {
-  const session = await processor.checkout.sessions.create({
+export const standardCheckout = (processor: Stripe, email: string, userId?: number) =>
+  processor.checkout.sessions.create({
     mode: 'payment',
     line_items: [{ price: PRICES.standard, quantity: 1 }],
     metadata: { plan_id: 'standard', price_id: PRICES.standard, billing_cycle: 'lifetime', ...(userId ? { user_id: String(userId) } : {}) },
@@ -37,6 +37,10 @@ export const paidStandardCheckout = async (processor: Stripe, email: string, use
     success_url: 'http://localhost:3000/success?session_id={CHECKOUT_SESSION_ID}',
     cancel_url: 'http://localhost:3000/pricing',
   })
+
+/** standardCheckout, paid on the stand-in, its events applied. The session's id. */
+export const paidStandardCheckout = async (processor: Stripe, email: string, userId?: number): Promise<string> => {
+  const session = await standardCheckout(processor, email, userId)
   await standIn.pay(session.id, { email })
   await standIn.settled()
   return session.id

@@ -1,3 +1,4 @@
+import pLimit from 'p-limit'
 import type { Payload } from 'payload'
 import type Stripe from 'stripe'
 
@@ -20,6 +21,16 @@ export const describeError = (error: unknown): string => {
   const message = cause ? `${cause.name}: ${cause.message}` : `${error.name}: ${error.message}`
   return message.split('\nparams:')[0]!.slice(0, MAX_ERROR_LENGTH)
 }
+
+/**
+ * Events this process applies at once; further deliveries wait their turn (holding no lock and no
+ * connection: their event is recorded first). Four keep both cores busy with a burst of purchases, and a
+ * burst of hundreds leaves the rest of the process (the pages, the downloads) its share of the event loop
+ * instead of running hundreds of transactions side by side. Every process has its own turn-taking;
+ * exactly once never depended on it (the event's row lock does that).
+ */
+export const APPLYING_AT_ONCE = 4
+const applying = pLimit(APPLYING_AT_ONCE)
 
 const objectIdOf = (event: Stripe.Event): string | null => {
   const object: object = event.data.object
@@ -57,23 +68,25 @@ export const processEvent = async (
   if (recorded === 'processed' || recorded === 'ignored') return 'duplicate'
 
   try {
-    const apply = await handler.load(processor, event)
-    return await inTransaction(payload, async (req) => {
-      const [row] = await execute<{ status: string }>(
-        req,
-        sql`SELECT ${processor_events.status} FROM ${processor_events} WHERE ${processor_events.eventId} = ${event.id} FOR UPDATE`,
-      )
-      if (row?.status === 'processed') return 'duplicate' as const
-      await apply({ req, settings })
-      await execute(
-        req,
-        sql`UPDATE ${processor_events}
-            SET ${bare(processor_events.status)} = 'processed', ${bare(processor_events.processedAt)} = now(),
-              ${bare(processor_events.attempts)} = ${processor_events.attempts} + 1, ${bare(processor_events.lastError)} = NULL,
-              ${bare(processor_events.updatedAt)} = now()
-            WHERE ${processor_events.eventId} = ${event.id}`,
-      )
-      return 'processed' as const
+    return await applying(async () => {
+      const apply = await handler.load(processor, event)
+      return await inTransaction(payload, async (req) => {
+        const [row] = await execute<{ status: string }>(
+          req,
+          sql`SELECT ${processor_events.status} FROM ${processor_events} WHERE ${processor_events.eventId} = ${event.id} FOR UPDATE`,
+        )
+        if (row?.status === 'processed') return 'duplicate' as const
+        await apply({ req, settings })
+        await execute(
+          req,
+          sql`UPDATE ${processor_events}
+              SET ${bare(processor_events.status)} = 'processed', ${bare(processor_events.processedAt)} = now(),
+                ${bare(processor_events.attempts)} = ${processor_events.attempts} + 1, ${bare(processor_events.lastError)} = NULL,
+                ${bare(processor_events.updatedAt)} = now()
+              WHERE ${processor_events.eventId} = ${event.id}`,
+        )
+        return 'processed' as const
+      })
     })
   } catch (error) {
     const message = describeError(error)
