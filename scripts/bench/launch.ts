@@ -12,7 +12,7 @@ import { inParallel } from './http'
 import { loadUntilStopped, type Measured, measure, type Target, warm, WARMUP_SECONDS } from './load'
 import type { Check } from './report'
 import type { RssSampler } from './rss'
-import { controlUrl, LAUNCH, serverUrl, SETTINGS } from './settings'
+import { BROWSER_HEADERS, controlUrl, LAUNCH, serverUrl, SETTINGS } from './settings'
 import type { MailAnswer, SunkMail } from './standins'
 
 type Log = (line: string) => void
@@ -115,7 +115,13 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
   const drained = await drainEmailQueue(db, log, 900)
 
   // The home page alone, as the burst's visitors load it.
-  const home: Target = { name: `launch day: page \`/\` alone (${visitors} visitors, anonymous)`, method: 'GET', path: '/', connections: visitors }
+  const home: Target = {
+    name: `launch day: page \`/\` alone (${visitors} visitors, anonymous)`,
+    method: 'GET',
+    path: '/',
+    headers: BROWSER_HEADERS,
+    connections: visitors,
+  }
   // Warmed like every path of the main table (the home page may not have been loaded yet: BENCH_ONLY=launch).
   await warm(home, SETTINGS.firstWarmupSeconds)
   rss.mark()

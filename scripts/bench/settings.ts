@@ -57,6 +57,9 @@ export const SETTINGS = {
   forceBuild: process.env.BENCH_BUILD === '1',
 }
 
+/** What a browser sends for a page that matters to the server: it accepts a compressed answer. */
+export const BROWSER_HEADERS = { 'accept-encoding': 'gzip, deflate, br' }
+
 /** Launch day (scripts/bench/launch.ts): a burst of purchases while visitors load the home page. */
 export const LAUNCH = {
   /** Unique paid checkouts delivered in the burst (BENCH_LAUNCH_PURCHASES). */

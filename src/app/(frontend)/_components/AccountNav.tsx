@@ -4,6 +4,7 @@ import { usePathname } from 'next/navigation'
 import { useEffect, useState } from 'react'
 
 import { signOut } from '../_actions/sign-out'
+import { usePageRestores } from './page-restores'
 
 type Account = { email: string } | null
 
@@ -18,6 +19,7 @@ type Account = { email: string } | null
  */
 export const AccountNav = () => {
   const pathname = usePathname()
+  const restores = usePageRestores()
   const [account, setAccount] = useState<Account | undefined>(undefined)
   useEffect(() => {
     let live = true
@@ -32,7 +34,7 @@ export const AccountNav = () => {
     return () => {
       live = false
     }
-  }, [pathname])
+  }, [pathname, restores])
   if (account) {
     return (
       <span className="account-nav" data-testid="account-nav">

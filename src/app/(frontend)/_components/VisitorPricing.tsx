@@ -3,6 +3,7 @@
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react'
 
 import { upgradeLicense } from '../dashboard/actions'
+import { usePageRestores } from './page-restores'
 import type { PricingOrigin } from './pricing-origin'
 
 /** A signed-in visitor's side of the pricing table (GET /pricing/visitor): what they own and can upgrade. */
@@ -13,24 +14,25 @@ const Visitor = createContext<VisitorPricingState | null>(null)
 
 /**
  * The storefront's HTML is one cached page for everyone, written for a visitor who is not signed in.
- * This asks, once per page, for the visitor's own side in a request of its own and then turns the
+ * This asks, once per page (and again when the page comes back from the back-forward cache), for the visitor's own side in a request of its own and then turns the
  * buttons of the plans they own, or can upgrade to, into what fits them. Until it answers (and without
  * JavaScript) the anonymous page stands: its Buy buttons work for anyone.
  */
 export const VisitorPricingProvider = ({ children }: { children: ReactNode }) => {
   const [state, setState] = useState<VisitorPricingState | null>(null)
+  const restores = usePageRestores()
   useEffect(() => {
     let live = true
     fetch('/pricing/visitor', { credentials: 'same-origin', headers: { accept: 'application/json' } })
       .then((response) => (response.ok ? (response.json() as Promise<VisitorPricingState>) : null))
       .then((answer) => {
-        if (live && answer?.signedIn) setState(answer)
+        if (live) setState(answer?.signedIn ? answer : null)
       })
       .catch(() => undefined)
     return () => {
       live = false
     }
-  }, [])
+  }, [restores])
   return <Visitor.Provider value={state}>{children}</Visitor.Provider>
 }
 
