@@ -81,7 +81,7 @@ export const LAUNCH = {
 export const LIGHTHOUSE = {
   chromiumPath: process.env.CHROMIUM_PATH?.trim() || '/usr/bin/chromium',
   /** Runs per page; the run with the median performance score is reported (BENCH_LIGHTHOUSE_RUNS). */
-  runs: intFrom('BENCH_LIGHTHOUSE_RUNS', 3),
+  runs: intFrom('BENCH_LIGHTHOUSE_RUNS', 5),
   /** Where each page's HTML and JSON reports are kept (BENCH_LIGHTHOUSE_DIR). */
   reportDir: process.env.BENCH_LIGHTHOUSE_DIR?.trim() || '.data/bench-lighthouse',
   /** Every category's target score (issue 26). */
