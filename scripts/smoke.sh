@@ -189,6 +189,19 @@ done
 status=$(curl -sS -o /dev/null -w '%{http_code}' "http://localhost:$port/storefront/pricing")
 [ "$status" = 308 ] || fail "/storefront/pricing answered $status, not a redirect to /pricing"
 echo "smoke: / and /pricing come from Next's cache, without no-store, with a neutral header"
+headers=$(curl -sS -o /tmp/smoke-home.br -D - -H 'accept-encoding: gzip, deflate, br' "http://localhost:$port/" | tr -d '\r')
+echo "$headers" | grep -qi '^content-encoding: br' || fail "/ was not sent brotli-compressed to a browser that accepts it"
+chunk=$(grep -o '/_next/static/chunks/[A-Za-z0-9_.-]*\.js' /tmp/smoke-storefront.html | head -1)
+[ -n "$chunk" ] || fail "no script found in /pricing's HTML"
+headers=$(curl -sS -o /dev/null -D - -H 'accept-encoding: gzip, br' "http://localhost:$port$chunk" | tr -d '\r')
+echo "$headers" | grep -qi '^content-encoding: br' || fail "$chunk was not sent as its prebuilt brotli copy"
+echo "$headers" | grep -qi '^cache-control: public, max-age=31536000, immutable' || fail "$chunk is not cached for a year: $(echo "$headers" | grep -i '^cache-control:')"
+for page in /sign-in /sign-up; do
+  headers=$(curl -sS -o /dev/null -D - "http://localhost:$port$page" | tr -d '\r')
+  echo "$headers" | grep -qi '^cache-control: private, no-cache' || fail "$page is not restorable from the back-forward cache: $(echo "$headers" | grep -i '^cache-control:')"
+done
+echo "$(curl -sS -o /dev/null -D - "http://localhost:$port/reset-password?token=x" | tr -d '\r')" | grep -qi '^cache-control:.*no-store' || fail "/reset-password (a token in its query) lost its no-store"
+echo "smoke: pages and assets leave compressed (assets as built, cached for a year); /sign-in and /sign-up may be restored by Back"
 headers=$(curl -sS -o /dev/null -D - "http://localhost:$port/auth/callback?type=verify&token=not-a-token" | tr -d '\r')
 echo "$headers" | grep -qi '^critical-ch:' && fail "/auth/callback sends Critical-CH: a browser without the hint would request each single-use link twice"
 curl -sS -o /dev/null -D - "http://localhost:$port/admin/login" | tr -d '\r' | grep -qi '^critical-ch:' || fail "the admin lost its Critical-CH"
