@@ -1,6 +1,7 @@
 import type { Config, Plugin } from 'payload'
 
 import { staffEndpoints } from '../endpoints/staff'
+import { staffInsightsCsvEndpoint } from '../endpoints/staff-insights'
 import { optionalRuntimeOf } from '../src/config/runtime'
 
 /**
@@ -18,6 +19,6 @@ export const staffPlugin =
     return {
       ...config,
       admin: { ...config.admin, components: { ...components, beforeDashboard: [...(components?.beforeDashboard ?? []), '/components/StaffDashboard#StaffDashboard'] } },
-      endpoints: [...(config.endpoints ?? []), ...staffEndpoints(codeHost)],
+      endpoints: [...(config.endpoints ?? []), ...staffEndpoints(codeHost), staffInsightsCsvEndpoint],
     }
   }

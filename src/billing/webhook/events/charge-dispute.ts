@@ -28,8 +28,10 @@ export const chargeDispute = defineHandler(['charge.dispute.created', 'charge.di
       name: `dispute_${disputeStatus === 'open' ? 'opened' : disputeStatus}`,
       userId: relationId(owner.user),
       email: owner.email ?? null,
-      properties: { disputeId: dispute.id, reason: dispute.reason, amount: dispute.amount, ...source },
+      // The currency and charge: the insights sum disputes by currency (docs/INSIGHTS.md).
+      properties: { disputeId: dispute.id, reason: dispute.reason, amount: dispute.amount, currency: dispute.currency, chargeId: idOf(dispute.charge), ...source },
       sourceId: dispute.id,
+      occurredAt: new Date(context.event.created * 1000),
     })
   },
 })

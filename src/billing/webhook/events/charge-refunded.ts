@@ -14,8 +14,10 @@ export const chargeRefunded = defineHandler(['charge.refunded'], {
       name: charge.refunded ? 'refund_full' : 'refund_partial',
       userId: relationId(owner.user),
       email: owner.email ?? null,
-      properties: { amountRefunded: charge.amount_refunded, amount, ...source },
+      // The currency and the processor's time of the event: the insights count each refund on its own day (docs/INSIGHTS.md).
+      properties: { amountRefunded: charge.amount_refunded, amount, currency: charge.currency, ...source },
       sourceId: `${charge.id}:${charge.amount_refunded}`,
+      occurredAt: new Date(context.event.created * 1000),
     })
   },
 })
