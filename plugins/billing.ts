@@ -2,6 +2,7 @@ import type { Config, Plugin } from 'payload'
 
 import { checkoutSessionsEndpoint } from '../endpoints/checkout-sessions'
 import { customerPortalGetEndpoint, customerPortalPostEndpoint } from '../endpoints/customer-portal'
+import { pricingViewsEndpoint } from '../endpoints/insights-views'
 import { licenseChangeEndpoints } from '../endpoints/license-changes'
 import { retryEventEndpoint } from '../endpoints/retry-event'
 import { webhookEndpoint } from '../endpoints/webhook'
@@ -54,6 +55,8 @@ export const billingPlugin =
         customerPortalPostEndpoint(runtime),
         customerPortalGetEndpoint(runtime),
         webhookEndpoint(runtime),
+        // The funnel's first step (DESIGN.md section 15): counted without the processor, so also without keys.
+        pricingViewsEndpoint(),
       ],
     }
   }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto'
 
 import type { Payload } from 'payload'
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
 
 import { ServiceError } from '../http/errors'
 import { addressBucket } from '../http/ip-address'
@@ -54,6 +54,9 @@ export const RATE_LIMITS = {
   'support_followUps:user': { points: 50, durationSeconds: 24 * 3600 },
   // Seat invitations per license owner (endpoints/license-seats.ts): each one emails a claim link.
   'seat_invites:user': { points: 30, durationSeconds: 24 * 3600 },
+  // Pricing-view beacons per client address (endpoints/insights-views.ts), counted in memory (memoryLimiterOf):
+  // an address counts once per page a day anyway, so this only keeps a flood of beacons off the database.
+  'pricing_views:ip': { points: 30, durationSeconds: 600 },
 } as const satisfies Record<string, { points: number; durationSeconds: number }>
 
 export type RateLimitKey = keyof typeof RATE_LIMITS
@@ -61,29 +64,40 @@ export type RateLimitKey = keyof typeof RATE_LIMITS
 /** The table (created by a migration) every instance shares, so limits hold across instances. */
 export const RATE_LIMIT_TABLE = 'rate_limits'
 
-const cache = new WeakMap<Payload, Map<RateLimitKey, RateLimiterPostgres>>()
+/** Limiters made on first use, one per Payload instance and RATE_LIMITS entry. */
+const limiters = <Limiter>(make: (payload: Payload, keyPrefix: RateLimitKey) => Limiter) => {
+  const cache = new WeakMap<Payload, Map<RateLimitKey, Limiter>>()
+  return (payload: Payload, keyPrefix: RateLimitKey): Limiter => {
+    let made = cache.get(payload)
+    if (!made) cache.set(payload, (made = new Map()))
+    let limiter = made.get(keyPrefix)
+    if (!limiter) made.set(keyPrefix, (limiter = make(payload, keyPrefix)))
+    return limiter
+  }
+}
 
-/** The limiter of one RATE_LIMITS entry on the shared table: one per Payload instance, made on first use. */
-export const limiterOf = (payload: Payload, keyPrefix: RateLimitKey): RateLimiterPostgres => {
-  let limiters = cache.get(payload)
-  if (!limiters) cache.set(payload, (limiters = new Map()))
-  let limiter = limiters.get(keyPrefix)
-  if (!limiter) {
-    const { points, durationSeconds } = RATE_LIMITS[keyPrefix]
-    limiter = new RateLimiterPostgres({
+/** The limiter of one RATE_LIMITS entry on the shared table. */
+export const limiterOf = limiters(
+  (payload, keyPrefix) =>
+    new RateLimiterPostgres({
       storeClient: payload.db.pool,
       storeType: 'pool',
       tableName: RATE_LIMIT_TABLE,
       tableCreated: true,
       clearExpiredByTimeout: false,
       keyPrefix,
-      points,
-      duration: durationSeconds,
-    })
-    limiters.set(keyPrefix, limiter)
-  }
-  return limiter
-}
+      points: RATE_LIMITS[keyPrefix].points,
+      duration: RATE_LIMITS[keyPrefix].durationSeconds,
+    }),
+)
+
+/**
+ * A RATE_LIMITS entry counted in this process's memory, per instance: for a limit whose only job is to
+ * keep a flood off the database, where a round trip to the shared table would cost what it saves.
+ */
+export const memoryLimiterOf = limiters(
+  (_payload, keyPrefix) => new RateLimiterMemory({ keyPrefix, points: RATE_LIMITS[keyPrefix].points, duration: RATE_LIMITS[keyPrefix].durationSeconds }),
+)
 
 /** A limiter's refusal as 429 `rate_limited` with Retry-After ("Too many `what`"); any other error as it is. */
 export const asRateLimited = (error: unknown, what = 'attempts'): unknown => {

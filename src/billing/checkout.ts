@@ -5,12 +5,13 @@ import type Stripe from 'stripe'
 
 import type { User } from '../payload-types'
 
+import { track } from '../analytics/track'
 import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { processorCustomerOf } from './customers'
 import { planForPrice } from './store'
 import { processorFailure } from './errors'
-import { CHANGE_METADATA } from './license-change-kinds'
+import { CHANGE_METADATA, licenseChangeOf } from './license-change-kinds'
 import type { CheckoutTaxes, ConfiguredBilling } from './runtime'
 
 export type CheckoutRequest = {
@@ -160,14 +161,34 @@ export const openHostedCheckout = async (req: PayloadRequest, billing: Configure
       ? { subscription_data: { metadata } }
       : { payment_intent_data: { metadata }, ...(customer ? {} : { customer_creation: 'always' as const }) }),
   }
+  let opened: { url: string; id: string }
   try {
     const session = await billing.processor.checkout.sessions.create(params, { idempotencyKey: checkout.idempotencyKey })
     if (!session.url) throw new Error(`checkout session ${session.id} has no url`)
-    return { url: session.url, id: session.id }
+    opened = { url: session.url, id: session.id }
   } catch (error) {
     if ((error as { type?: string }).type === 'StripeIdempotencyError') {
       throw new ServiceError(400, 'invalid_request', 'This Idempotency-Key was already used for a different checkout.')
     }
     throw processorFailure(error, { priceId: price.id })
+  }
+  await trackCheckoutStarted(req, opened.id, checkout.metadata)
+  return opened
+}
+
+/**
+ * The funnel's `checkout_started` (DESIGN.md section 15): the plan, price and kind only, never the
+ * buyer; once per processor session, so an idempotent retry that gets the same session counts once.
+ * On the pool, outside any transaction of the caller, and never a reason for the checkout to fail.
+ */
+const trackCheckoutStarted = async (req: PayloadRequest, sessionId: string, metadata: Record<string, string>) => {
+  try {
+    await track({ payload: req.payload } as PayloadRequest, {
+      name: 'checkout_started',
+      sourceId: sessionId,
+      properties: { plan: metadata.plan_id ?? null, priceId: metadata.price_id ?? null, kind: licenseChangeOf(metadata)?.kind ?? 'purchase' },
+    })
+  } catch (error) {
+    req.payload.logger.warn({ sessionId, error: (error instanceof Error ? error.message : String(error)).split('\n')[0] }, 'checkout_started was not recorded')
   }
 }

@@ -36,6 +36,12 @@ export type EndpointSpec<
    * for the handler (the processor webhook verifies the exact bytes). No body is read without one.
    */
   body?: BodySchema
+  /**
+   * A beacon's body (navigator.sendBeacon sends its text as text/plain): JSON is read from text/plain
+   * too, and a body over `maxBytes` is 400 `invalid_request`. Only for endpoints that act on no session,
+   * since a cross-site form can send text/plain.
+   */
+  beacon?: { maxBytes: number }
   /** The query's schema: each parameter is a string, or an array of strings when it is repeated. */
   query?: QuerySchema
   /** The path parameters' schema (`:id` in the path). */
@@ -80,12 +86,18 @@ const validationResponse = (error: z.ZodError, where: 'body' | 'query' | 'path')
     { status: 400 },
   )
 
-const readJson = async (req: PayloadRequest): Promise<unknown> => {
+const readJson = async (req: PayloadRequest, beacon: { maxBytes: number } | undefined): Promise<unknown> => {
+  const limit = beacon?.maxBytes ?? Infinity
+  const tooLarge = () => invalid(`The body is larger than ${limit} bytes.`)
+  if (Number(req.headers.get('content-length') ?? 0) > limit) throw tooLarge()
   const text = await req.text!()
+  if (Buffer.byteLength(text) > limit) throw tooLarge()
   if (text.trim() === '') return {}
-  const type = req.headers.get('content-type') ?? ''
+  const type = (req.headers.get('content-type') ?? '').toLowerCase()
   // Also a CSRF guard: a cross-site form cannot send application/json without a CORS preflight.
-  if (!type.toLowerCase().startsWith('application/json')) throw invalid('Send a JSON body with Content-Type: application/json.')
+  if (!type.startsWith('application/json') && !(beacon && type.startsWith('text/plain'))) {
+    throw invalid(`Send a JSON body with Content-Type: application/json${beacon ? ' (or text/plain)' : ''}.`)
+  }
   try {
     return JSON.parse(text)
   } catch {
@@ -147,7 +159,7 @@ export const endpoint = <
       if (params.failed) return params.failed
       const query = await validate(spec.query, () => queryOf(req), 'query')
       if (query.failed) return query.failed
-      const body = await validate(spec.body === 'raw' ? undefined : spec.body, () => readJson(req), 'body')
+      const body = await validate(spec.body === 'raw' ? undefined : spec.body, () => readJson(req, spec.beacon), 'body')
       if (body.failed) return body.failed
       const result = await spec.handler({
         req,

@@ -1,6 +1,6 @@
 import './../support/billing-env'
 
-import type { ReactNode } from 'react'
+import { isValidElement, type ReactNode } from 'react'
 import { renderToReadableStream, renderToStaticMarkup } from 'react-dom/server'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 
@@ -41,6 +41,7 @@ vi.mock('next/headers', () => ({
 const storefront = await import('../../src/app/(frontend)/storefront/[page]/page')
 const { GET: visitorGet } = await import('../../src/app/(frontend)/pricing/visitor/route')
 const { CheckoutErrorNotice } = await import('../../src/app/(frontend)/_components/CheckoutErrorNotice')
+const { PricingViewBeacon } = await import('../../src/app/(frontend)/_components/PricingViewBeacon')
 const { CHECKOUT_ERRORS } = await import('../../src/app/(frontend)/_components/checkout-errors')
 
 const payload = usePayload()
@@ -77,6 +78,22 @@ describe('the storefront page', () => {
       expect(signedIn, page).toBe(anonymous)
       expect(anonymous).not.toContain('Your plan')
       expect(anonymous).toContain('Buy Standard')
+    }
+  })
+
+  it('counts a view with a client beacon that renders nothing and is given the page only', async () => {
+    const beacons = (node: unknown): unknown[] => {
+      if (Array.isArray(node)) return node.flatMap(beacons)
+      if (!isValidElement<{ children?: unknown }>(node)) return []
+      return node.type === PricingViewBeacon ? [node.props] : beacons(node.props.children)
+    }
+    for (const page of ['home', 'pricing']) {
+      for (const user of [null, standardOwner.user]) {
+        hoisted.user.current = user
+        const tree = await storefront.default({ params: Promise.resolve({ page }) })
+        expect(beacons(tree), page).toEqual([{ page }])
+      }
+      expect(await render(page)).not.toContain('pricing-views')
     }
   })
 

@@ -5,6 +5,7 @@ import { PRODUCT_DESCRIPTION, PRODUCT_NAME } from '../../../../config/product'
 import { siteUrl } from '../../../../content/seo'
 import { PricingNotices } from '../../_components/PricingNotices'
 import { PricingTable } from '../../_components/PricingTable'
+import { PricingViewBeacon } from '../../_components/PricingViewBeacon'
 import { activePlans } from '../../_components/pricing-data'
 
 /**
@@ -13,7 +14,8 @@ import { activePlans } from '../../_components/pricing-data'
  * then served from Next's cache until a plan changes (the plans' read is tagged, src/plans/revalidate.ts)
  * or 60 seconds pass. Nothing here reads the visitor: the header's account and the pricing table's
  * "Your plan" and upgrades come from requests of their own, and a failed checkout's notice from the
- * query in the browser. A direct /storefront/... redirects to its public address (next.config.mjs).
+ * query in the browser, and the funnel's "pricing viewed" is a beacon the browser sends once the page is
+ * idle (PricingViewBeacon). A direct /storefront/... redirects to its public address (next.config.mjs).
  */
 export const revalidate = 60
 export const generateStaticParams = async (): Promise<{ page: string }[]> => []
@@ -50,6 +52,7 @@ const Storefront = async ({ params }: Props) => {
         </header>
         <PricingNotices />
         <PricingTable plans={plans} from="/pricing" headingLevel={2} />
+        <PricingViewBeacon page="pricing" />
       </section>
     )
   }
@@ -74,6 +77,7 @@ const Storefront = async ({ params }: Props) => {
         <p>
           <a href="/pricing">Compare the plans on the pricing page</a>
         </p>
+        <PricingViewBeacon page="home" />
       </section>
     </>
   )
