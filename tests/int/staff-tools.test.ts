@@ -515,6 +515,8 @@ describe('the dashboard', () => {
     expect(html).toContain('Sales, last 30 days')
     for (const row of data.sales.byCurrency) expect(html).toContain(`<td>${row.currency.toUpperCase()}</td><td>${row.payments}</td><td title="Gross ${formatMinorAmount(row.gross, row.currency)}, refunded ${formatMinorAmount(row.refunded, row.currency)}">${formatMinorAmount(row.net, row.currency)}</td>`)
     expect(html).toContain('<td>JPY</td><td>1</td><td title="Gross ¥5,000, refunded ¥0">¥5,000</td>')
+    // Below the cards, the insights of the default range (tests/int/staff-insights-ui.test.ts covers them).
+    expect(html).toContain('<a aria-current="page" href="/admin?insights=30">30 days</a>')
     expect(html).toContain(`<p class="staff-dashboard__big">${new Intl.NumberFormat('en-US').format(data.licenses.total)}</p>`)
     const failed = await rows(payload(), 'processor_events', { status: { equals: 'failed' } })
     for (const event of failed) expect(html).toContain(`href="/admin/collections/processor_events/${event.id}"`)
