@@ -30,6 +30,8 @@ test('a seller sees the launch in charts on the admin dashboard, switches the ra
   // The charts are drawn (recharts' SVG) and their numbers are in tables too.
   await expect.poll(() => panel.locator('svg.recharts-surface').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(6)
   await expect(panel.getByText('Standard').first()).toBeAttached()
+  // The pointer away from the charts: no tooltip left open in the pictures.
+  await page.mouse.move(0, 0)
   for (const width of [1280, 1440]) {
     await page.setViewportSize({ width, height: 900 })
     await page.waitForTimeout(300)
