@@ -320,8 +320,13 @@ export const createHost = (options: HostOptions): Host => {
     })
   }
 
+  // Pages and Payload's JSON leave compressed (src/server/compress.ts; next.config.mjs turns Next's own
+  // compression off). The direct paths above stay uncompressed: their answers are small and their
+  // clients are programs that count every millisecond.
+  app.use(...compressing.handlers)
   if (options.staticAssets) {
-    // Content-hashed file names: a year, immutable, as Next itself answers them.
+    // Content-hashed file names: a year, immutable, as Next itself answers them. A file the build wrote
+    // no copies of (`next build` without `npm run build:static`) is compressed as it is sent.
     const { urlPath, dir } = options.staticAssets
     app.use(
       urlPath,
@@ -333,10 +338,6 @@ export const createHost = (options: HostOptions): Host => {
       }),
     )
   }
-  // Pages and Payload's JSON leave compressed (src/server/compress.ts; next.config.mjs turns Next's own
-  // compression off). The direct paths above stay uncompressed: their answers are small and their
-  // clients are programs that count every millisecond.
-  app.use(...compressing.handlers)
   if (options.restorablePages?.length) app.use(restorable(options.restorablePages))
   app.use(async (req, res, next) => {
     try {

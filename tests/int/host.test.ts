@@ -321,6 +321,7 @@ describe("Next's built assets", () => {
     fs.writeFileSync(path.join(dir, 'chunks', 'app.js'), script)
     fs.writeFileSync(path.join(dir, 'chunks', 'app.js.br'), zlib.brotliCompressSync(script))
     fs.writeFileSync(path.join(dir, 'chunks', 'app.js.gz'), zlib.gzipSync(script))
+    fs.writeFileSync(path.join(dir, 'chunks', 'uncopied.js'), script)
     fs.writeFileSync(path.join(dir, '.secret'), 'not for anyone')
     const host = createHost({
       handle: async (req, res) => {
@@ -356,6 +357,12 @@ describe("Next's built assets", () => {
     const gzip = await get('/_next/static/chunks/app.js', 'gzip')
     expect(gzip.headers['content-encoding']).toBe('gzip')
     expect(zlib.gunzipSync(gzip.body).toString()).toBe(script)
+
+    // A build without the copies (next build alone): compressed as it is sent, still cached for a year.
+    const uncopied = await get('/_next/static/chunks/uncopied.js', 'br')
+    expect(uncopied.headers['content-encoding']).toBe('br')
+    expect(uncopied.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    expect(zlib.brotliDecompressSync(uncopied.body).toString()).toBe(script)
 
     const plain = await get('/_next/static/chunks/app.js')
     expect(plain.headers['content-encoding']).toBeUndefined()
