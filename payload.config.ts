@@ -17,6 +17,7 @@ import { licensingPlugin } from './plugins/licensing'
 import { staffPlugin } from './plugins/staff'
 import { supportPlugin } from './plugins/support'
 import { teamsPlugin } from './plugins/teams'
+import { webhooksPlugin } from './plugins/webhooks'
 import { restrictPayloadCollections } from './src/access/payload-collections'
 import { readEnv, resolvePayloadSecret } from './src/config/env'
 import { PRODUCT_NAME } from './src/config/product'
@@ -27,6 +28,7 @@ import { createEmailAdapter } from './src/email/adapter'
 import { serviceErrorResponse } from './src/http/payload-errors'
 import { isJobsWorker, JOBS_TURN_LIMIT, JOBS_TURN_SECONDS } from './src/jobs/worker'
 import { logger } from './src/log'
+import { WEBHOOKS_QUEUE } from './src/webhooks/events'
 
 // Our 4xx ServiceErrors are named ClientError (src/http/errors.ts), a name Payload's type does not list.
 const CLIENT_ERROR_LOGGING: Record<string, 'info'> = { ClientError: 'info' }
@@ -79,7 +81,12 @@ export default buildConfig({
     // The process's jobs worker works the queue every 2 seconds, up to 20 jobs a turn (10 a second): a
     // sign-in link arrives within seconds, and a burst of purchases' license emails drains in minutes.
     // An idle turn is one claim query. Tests run the queue explicitly.
-    autoRun: [{ cron: `*/${JOBS_TURN_SECONDS} * * * * *`, queue: 'default', limit: JOBS_TURN_LIMIT }],
+    // Webhook deliveries have their own queue and turn: a receiver slow to answer (up to its 10 s
+    // timeout) never holds up the emails.
+    autoRun: [
+      { cron: `*/${JOBS_TURN_SECONDS} * * * * *`, queue: 'default', limit: JOBS_TURN_LIMIT },
+      { cron: `*/${JOBS_TURN_SECONDS} * * * * *`, queue: WEBHOOKS_QUEUE, limit: JOBS_TURN_LIMIT, disableScheduling: true },
+    ],
     shouldAutoRun: (payload) => process.env.NODE_ENV !== 'test' && isJobsWorker(payload),
     access: { run: ({ req }) => Boolean(req.user?.roles?.includes('admin')), queue: () => false, cancel: ({ req }) => Boolean(req.user?.roles?.includes('admin')) },
   },
@@ -156,6 +163,8 @@ export default buildConfig({
     teamsPlugin({ productName: PRODUCT_NAME, serverUrl: env.serverUrl }),
     // After delivery: its support actions use the code host.
     staffPlugin(),
+    // After billing, licensing and teams: it hooks their collections.
+    webhooksPlugin({ ...env.webhooks, productName: PRODUCT_NAME, serverUrl: env.serverUrl }),
     jobsPlugin(),
   ],
 }).then(restrictPayloadCollections)

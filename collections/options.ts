@@ -32,6 +32,7 @@ export const GROUPS = {
   licenses: 'Licenses',
   delivery: 'Delivery',
   support: 'Support',
+  integrations: 'Integrations',
   content: 'Content',
   system: 'System',
 } as const

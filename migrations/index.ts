@@ -18,6 +18,7 @@ import * as migration_20261126_224115_slug_fields from './20261126_224115_slug_f
 import * as migration_20261127_022330_license_lifecycle from './20261127_022330_license_lifecycle';
 import * as migration_20261127_025227_invoices_and_tax from './20261127_025227_invoices_and_tax';
 import * as migration_20261127_052532_teams_and_activations from './20261127_052532_teams_and_activations';
+import * as migration_20261127_122523_outbound_webhooks from './20261127_122523_outbound_webhooks';
 
 export const migrations = [
   {
@@ -118,6 +119,11 @@ export const migrations = [
   {
     up: migration_20261127_052532_teams_and_activations.up,
     down: migration_20261127_052532_teams_and_activations.down,
-    name: '20261127_052532_teams_and_activations'
+    name: '20261127_052532_teams_and_activations',
+  },
+  {
+    up: migration_20261127_122523_outbound_webhooks.up,
+    down: migration_20261127_122523_outbound_webhooks.down,
+    name: '20261127_122523_outbound_webhooks'
   },
 ];

@@ -93,6 +93,9 @@ export interface Config {
     support_replies: SupportReply;
     license_seats: LicenseSeat;
     license_activations: LicenseActivation;
+    webhook_endpoints: WebhookEndpoint;
+    webhook_events: WebhookEvent;
+    webhook_deliveries: WebhookDelivery;
     'payload-kv': PayloadKv;
     'payload-jobs': PayloadJob;
     'payload-locked-documents': PayloadLockedDocument;
@@ -147,6 +150,9 @@ export interface Config {
     support_replies: SupportRepliesSelect<false> | SupportRepliesSelect<true>;
     license_seats: LicenseSeatsSelect<false> | LicenseSeatsSelect<true>;
     license_activations: LicenseActivationsSelect<false> | LicenseActivationsSelect<true>;
+    webhook_endpoints: WebhookEndpointsSelect<false> | WebhookEndpointsSelect<true>;
+    webhook_events: WebhookEventsSelect<false> | WebhookEventsSelect<true>;
+    webhook_deliveries: WebhookDeliveriesSelect<false> | WebhookDeliveriesSelect<true>;
     'payload-kv': PayloadKvSelect<false> | PayloadKvSelect<true>;
     'payload-jobs': PayloadJobsSelect<false> | PayloadJobsSelect<true>;
     'payload-locked-documents': PayloadLockedDocumentsSelect<false> | PayloadLockedDocumentsSelect<true>;
@@ -178,6 +184,7 @@ export interface Config {
       refundLicenseChange: TaskRefundLicenseChange;
       sendLicenseChangeEmail: TaskSendLicenseChangeEmail;
       sendSupportReply: TaskSendSupportReply;
+      deliverWebhook: TaskDeliverWebhook;
       reapStuckJobs: TaskReapStuckJobs;
       inline: {
         input: unknown;
@@ -1297,6 +1304,117 @@ export interface ChangelogEntry {
   _status?: ('draft' | 'published') | null;
 }
 /**
+ * Your own systems that get a signed POST when an order is paid, a license changes, a seat is claimed... Admins only.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "webhook_endpoints".
+ */
+export interface WebhookEndpoint {
+  id: number;
+  /**
+   * Where events are POSTed: an https URL on a public address. Redirects are not followed.
+   */
+  url: string;
+  /**
+   * What this endpoint is, for whoever reads this list next.
+   */
+  description?: string | null;
+  /**
+   * The events this endpoint receives.
+   */
+  events: (
+    | 'order.paid'
+    | 'order.refunded'
+    | 'license.created'
+    | 'license.updated'
+    | 'license.revoked'
+    | 'subscription.created'
+    | 'subscription.updated'
+    | 'subscription.canceled'
+    | 'seat.claimed'
+    | 'seat.revoked'
+    | 'activation.created'
+    | 'activation.deleted'
+  )[];
+  /**
+   * Off: nothing is sent. The service turns it off after 10 events in a row failed; turn it back on once the receiver works.
+   */
+  enabled?: boolean | null;
+  secretSealed?: string | null;
+  previousSecretSealed?: string | null;
+  /**
+   * After a rotation, deliveries carry both signatures until then.
+   */
+  previousSecretExpiresAt?: string | null;
+  /**
+   * The signing secret is shown once; rotate it to get a new one.
+   */
+  secretShownAt?: string | null;
+  /**
+   * Events that failed every attempt since the last delivery that worked. At 10 the endpoint is turned off.
+   */
+  failedEventsInARow?: number | null;
+  disabledAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * Every event sent to your webhook endpoints, with the body they received.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "webhook_events".
+ */
+export interface WebhookEvent {
+  id: number;
+  eventId: string;
+  type: string;
+  /**
+   * What makes the event unique: the same fact reported twice is sent once.
+   */
+  sourceKey: string;
+  /**
+   * The exact bytes every attempt sends and signs: {type, timestamp, data}.
+   */
+  body: string;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * Each attempt to send an event to a webhook endpoint. A failed event is tried again 10 times in all, waiting longer each time.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "webhook_deliveries".
+ */
+export interface WebhookDelivery {
+  id: number;
+  event: number | WebhookEvent;
+  endpoint?: (number | null) | WebhookEndpoint;
+  eventType: string;
+  /**
+   * Where it was sent, as the endpoint said then.
+   */
+  url: string;
+  /**
+   * Attempt 1 to 10 of this event to this endpoint.
+   */
+  attempt: number;
+  trigger: 'automatic' | 'manual' | 'test';
+  outcome: 'succeeded' | 'failed';
+  /**
+   * Empty when no answer came (timeout, refused address, connection error).
+   */
+  responseStatus?: number | null;
+  durationMs?: number | null;
+  error?: string | null;
+  responseExcerpt?: string | null;
+  /**
+   * When the service tries this event again; empty when it will not.
+   */
+  nextAttemptAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "payload-kv".
  */
@@ -1375,6 +1493,7 @@ export interface PayloadJob {
           | 'refundLicenseChange'
           | 'sendLicenseChangeEmail'
           | 'sendSupportReply'
+          | 'deliverWebhook'
           | 'reapStuckJobs';
         taskID: string;
         input?:
@@ -1419,6 +1538,7 @@ export interface PayloadJob {
         | 'refundLicenseChange'
         | 'sendLicenseChangeEmail'
         | 'sendSupportReply'
+        | 'deliverWebhook'
         | 'reapStuckJobs'
       )
     | null;
@@ -1547,6 +1667,18 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'license_activations';
         value: number | LicenseActivation;
+      } | null)
+    | ({
+        relationTo: 'webhook_endpoints';
+        value: number | WebhookEndpoint;
+      } | null)
+    | ({
+        relationTo: 'webhook_events';
+        value: number | WebhookEvent;
+      } | null)
+    | ({
+        relationTo: 'webhook_deliveries';
+        value: number | WebhookDelivery;
       } | null);
   globalSlug?: string | null;
   user: {
@@ -2181,6 +2313,56 @@ export interface LicenseActivationsSelect<T extends boolean = true> {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "webhook_endpoints_select".
+ */
+export interface WebhookEndpointsSelect<T extends boolean = true> {
+  url?: T;
+  description?: T;
+  events?: T;
+  enabled?: T;
+  secretSealed?: T;
+  previousSecretSealed?: T;
+  previousSecretExpiresAt?: T;
+  secretShownAt?: T;
+  failedEventsInARow?: T;
+  disabledAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "webhook_events_select".
+ */
+export interface WebhookEventsSelect<T extends boolean = true> {
+  eventId?: T;
+  type?: T;
+  sourceKey?: T;
+  body?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "webhook_deliveries_select".
+ */
+export interface WebhookDeliveriesSelect<T extends boolean = true> {
+  event?: T;
+  endpoint?: T;
+  eventType?: T;
+  url?: T;
+  attempt?: T;
+  trigger?: T;
+  outcome?: T;
+  responseStatus?: T;
+  durationMs?: T;
+  error?: T;
+  responseExcerpt?: T;
+  nextAttemptAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "payload-kv_select".
  */
 export interface PayloadKvSelect<T extends boolean = true> {
@@ -2386,6 +2568,18 @@ export interface TaskSendSupportReply {
   output: {
     to?: string | null;
   };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskDeliverWebhook".
+ */
+export interface TaskDeliverWebhook {
+  input: {
+    event: number;
+    endpoint: number;
+    attempt: number;
+  };
+  output?: unknown;
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema

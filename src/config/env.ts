@@ -26,6 +26,7 @@ export const ENV_SECTIONS = {
   delivery: { title: 'Delivery: release archives and signed download links' },
   content: { title: 'Content: blog, changelog and their images' },
   repo: { title: 'Repository access (GitHub)', note: 'Unset in development: the local code-host stand-in runs instead.' },
+  webhooks: { title: 'Outbound webhooks (your own systems)' },
   oauth: {
     title: 'Sign-in with GitHub and Google (OAuth)',
     note: 'Unset in development: the local OAuth stand-in runs instead; unset in production: those buttons are not shown. Register `<SERVER_URL>/auth/callback` as the redirect URI.',
@@ -181,6 +182,17 @@ export const ENV_SCHEMA = z.object({
   JOBS_RETRY_DELAY_MS: integer(30_000, {
     section: 'jobs',
     description: 'First retry delay of a failed background job (emails), in milliseconds; it doubles on each further attempt.',
+  }),
+
+  WEBHOOK_ALLOW_PRIVATE: flag(false, {
+    section: 'webhooks',
+    description:
+      'Let webhook endpoints use `http:` and loopback or private addresses (staging, tests). Off: `https:` on public addresses only. Link-local and cloud metadata addresses are refused either way (docs/WEBHOOKS.md).',
+  }),
+  WEBHOOK_TIMEOUT_MS: integer(10_000, { section: 'webhooks', description: 'How long a webhook receiver may take to answer, in milliseconds.' }),
+  WEBHOOK_RETRY_BASE_MS: integer(10_000, {
+    section: 'webhooks',
+    description: 'The wait before the second attempt of a failed webhook delivery, in milliseconds; it doubles on each further attempt, at most an hour, 10 attempts in all.',
   }),
 
   SMTP_URL: text({
@@ -407,6 +419,7 @@ export const readEnv = (source: Source = process.env) => {
     licenseSigningKey: values.LICENSE_SIGNING_KEY,
     jobsRetryDelayMs: values.JOBS_RETRY_DELAY_MS,
     jobsWorker: values.JOBS_WORKER,
+    webhooks: { allowPrivate: values.WEBHOOK_ALLOW_PRIVATE, timeoutMs: values.WEBHOOK_TIMEOUT_MS, retryBaseMs: values.WEBHOOK_RETRY_BASE_MS },
     releasesDir: path.resolve(rootDir, values.RELEASES_DIR ?? path.join(dataDir, 'releases')),
     templatesDir: path.resolve(rootDir, values.TEMPLATES_DIR ?? path.join(dataDir, 'templates')),
     mediaDir: path.resolve(rootDir, values.MEDIA_DIR),

@@ -209,6 +209,31 @@ export const enum_license_activations_deactivated_by = pgEnum(
   "enum_license_activations_deactivated_by",
   ["key", "owner", "staff"],
 );
+export const enum_webhook_endpoints_events = pgEnum(
+  "enum_webhook_endpoints_events",
+  [
+    "order.paid",
+    "order.refunded",
+    "license.created",
+    "license.updated",
+    "license.revoked",
+    "subscription.created",
+    "subscription.updated",
+    "subscription.canceled",
+    "seat.claimed",
+    "seat.revoked",
+    "activation.created",
+    "activation.deleted",
+  ],
+);
+export const enum_webhook_deliveries_trigger = pgEnum(
+  "enum_webhook_deliveries_trigger",
+  ["automatic", "manual", "test"],
+);
+export const enum_webhook_deliveries_outcome = pgEnum(
+  "enum_webhook_deliveries_outcome",
+  ["succeeded", "failed"],
+);
 export const enum_payload_jobs_log_task_slug = pgEnum(
   "enum_payload_jobs_log_task_slug",
   [
@@ -221,6 +246,7 @@ export const enum_payload_jobs_log_task_slug = pgEnum(
     "refundLicenseChange",
     "sendLicenseChangeEmail",
     "sendSupportReply",
+    "deliverWebhook",
     "reapStuckJobs",
   ],
 );
@@ -240,6 +266,7 @@ export const enum_payload_jobs_task_slug = pgEnum(
     "refundLicenseChange",
     "sendLicenseChangeEmail",
     "sendSupportReply",
+    "deliverWebhook",
     "reapStuckJobs",
   ],
 );
@@ -2029,6 +2056,155 @@ export const license_activations = pgTable(
   ],
 );
 
+export const webhook_endpoints_events = pgTable(
+  "webhook_endpoints_events",
+  {
+    order: integer("order").notNull(),
+    parent: integer("parent_id").notNull(),
+    value: enum_webhook_endpoints_events("value"),
+    id: serial("id").primaryKey(),
+  },
+  (columns) => [
+    index("webhook_endpoints_events_order_idx").on(columns.order),
+    index("webhook_endpoints_events_parent_idx").on(columns.parent),
+    foreignKey({
+      columns: [columns["parent"]],
+      foreignColumns: [webhook_endpoints.id],
+      name: "webhook_endpoints_events_parent_fk",
+    }).onDelete("cascade"),
+  ],
+);
+
+export const webhook_endpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: serial("id").primaryKey(),
+    url: varchar("url").notNull(),
+    description: varchar("description"),
+    enabled: boolean("enabled").default(true),
+    secretSealed: varchar("secret_sealed"),
+    previousSecretSealed: varchar("previous_secret_sealed"),
+    previousSecretExpiresAt: timestamp("previous_secret_expires_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    secretShownAt: timestamp("secret_shown_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    failedEventsInARow: numeric("failed_events_in_a_row", {
+      mode: "number",
+    }).default(0),
+    disabledAt: timestamp("disabled_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    updatedAt: timestamp("updated_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+    createdAt: timestamp("created_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+  },
+  (columns) => [
+    index("webhook_endpoints_updated_at_idx").on(columns.updatedAt),
+    index("webhook_endpoints_created_at_idx").on(columns.createdAt),
+  ],
+);
+
+export const webhook_events = pgTable(
+  "webhook_events",
+  {
+    id: serial("id").primaryKey(),
+    eventId: varchar("event_id").notNull(),
+    type: varchar("type").notNull(),
+    sourceKey: varchar("source_key").notNull(),
+    body: varchar("body").notNull(),
+    updatedAt: timestamp("updated_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+    createdAt: timestamp("created_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+  },
+  (columns) => [
+    uniqueIndex("webhook_events_event_id_idx").on(columns.eventId),
+    index("webhook_events_type_idx").on(columns.type),
+    uniqueIndex("webhook_events_source_key_idx").on(columns.sourceKey),
+    index("webhook_events_updated_at_idx").on(columns.updatedAt),
+    index("webhook_events_created_at_idx").on(columns.createdAt),
+  ],
+);
+
+export const webhook_deliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: serial("id").primaryKey(),
+    event: integer("event_id")
+      .notNull()
+      .references(() => webhook_events.id, {
+        onDelete: "set null",
+      }),
+    endpoint: integer("endpoint_id").references(() => webhook_endpoints.id, {
+      onDelete: "set null",
+    }),
+    eventType: varchar("event_type").notNull(),
+    url: varchar("url").notNull(),
+    attempt: numeric("attempt", { mode: "number" }).notNull(),
+    trigger: enum_webhook_deliveries_trigger("trigger").notNull(),
+    outcome: enum_webhook_deliveries_outcome("outcome").notNull(),
+    responseStatus: numeric("response_status", { mode: "number" }),
+    durationMs: numeric("duration_ms", { mode: "number" }),
+    error: varchar("error"),
+    responseExcerpt: varchar("response_excerpt"),
+    nextAttemptAt: timestamp("next_attempt_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    }),
+    updatedAt: timestamp("updated_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+    createdAt: timestamp("created_at", {
+      mode: "string",
+      withTimezone: true,
+      precision: 3,
+    })
+      .defaultNow()
+      .notNull(),
+  },
+  (columns) => [
+    index("webhook_deliveries_event_idx").on(columns.event),
+    index("webhook_deliveries_endpoint_idx").on(columns.endpoint),
+    index("webhook_deliveries_outcome_idx").on(columns.outcome),
+    index("webhook_deliveries_updated_at_idx").on(columns.updatedAt),
+    index("webhook_deliveries_created_at_idx").on(columns.createdAt),
+  ],
+);
+
 export const payload_kv = pgTable(
   "payload_kv",
   {
@@ -2183,6 +2359,9 @@ export const payload_locked_documents_rels = pgTable(
     support_repliesID: integer("support_replies_id"),
     license_seatsID: integer("license_seats_id"),
     license_activationsID: integer("license_activations_id"),
+    webhook_endpointsID: integer("webhook_endpoints_id"),
+    webhook_eventsID: integer("webhook_events_id"),
+    webhook_deliveriesID: integer("webhook_deliveries_id"),
   },
   (columns) => [
     index("payload_locked_documents_rels_order_idx").on(columns.order),
@@ -2257,6 +2436,15 @@ export const payload_locked_documents_rels = pgTable(
     ),
     index("payload_locked_documents_rels_license_activations_id_idx").on(
       columns.license_activationsID,
+    ),
+    index("payload_locked_documents_rels_webhook_endpoints_id_idx").on(
+      columns.webhook_endpointsID,
+    ),
+    index("payload_locked_documents_rels_webhook_events_id_idx").on(
+      columns.webhook_eventsID,
+    ),
+    index("payload_locked_documents_rels_webhook_deliveries_id_idx").on(
+      columns.webhook_deliveriesID,
     ),
     foreignKey({
       columns: [columns["parent"]],
@@ -2392,6 +2580,21 @@ export const payload_locked_documents_rels = pgTable(
       columns: [columns["license_activationsID"]],
       foreignColumns: [license_activations.id],
       name: "payload_locked_documents_rels_license_activations_fk",
+    }).onDelete("cascade"),
+    foreignKey({
+      columns: [columns["webhook_endpointsID"]],
+      foreignColumns: [webhook_endpoints.id],
+      name: "payload_locked_documents_rels_webhook_endpoints_fk",
+    }).onDelete("cascade"),
+    foreignKey({
+      columns: [columns["webhook_eventsID"]],
+      foreignColumns: [webhook_events.id],
+      name: "payload_locked_documents_rels_webhook_events_fk",
+    }).onDelete("cascade"),
+    foreignKey({
+      columns: [columns["webhook_deliveriesID"]],
+      foreignColumns: [webhook_deliveries.id],
+      name: "payload_locked_documents_rels_webhook_deliveries_fk",
     }).onDelete("cascade"),
   ],
 );
@@ -2921,6 +3124,40 @@ export const relations_license_activations = relations(
     }),
   }),
 );
+export const relations_webhook_endpoints_events = relations(
+  webhook_endpoints_events,
+  ({ one }) => ({
+    parent: one(webhook_endpoints, {
+      fields: [webhook_endpoints_events.parent],
+      references: [webhook_endpoints.id],
+      relationName: "events",
+    }),
+  }),
+);
+export const relations_webhook_endpoints = relations(
+  webhook_endpoints,
+  ({ many }) => ({
+    events: many(webhook_endpoints_events, {
+      relationName: "events",
+    }),
+  }),
+);
+export const relations_webhook_events = relations(webhook_events, () => ({}));
+export const relations_webhook_deliveries = relations(
+  webhook_deliveries,
+  ({ one }) => ({
+    event: one(webhook_events, {
+      fields: [webhook_deliveries.event],
+      references: [webhook_events.id],
+      relationName: "event",
+    }),
+    endpoint: one(webhook_endpoints, {
+      fields: [webhook_deliveries.endpoint],
+      references: [webhook_endpoints.id],
+      relationName: "endpoint",
+    }),
+  }),
+);
 export const relations_payload_kv = relations(payload_kv, () => ({}));
 export const relations_payload_jobs_log = relations(
   payload_jobs_log,
@@ -3075,6 +3312,21 @@ export const relations_payload_locked_documents_rels = relations(
       references: [license_activations.id],
       relationName: "license_activations",
     }),
+    webhook_endpointsID: one(webhook_endpoints, {
+      fields: [payload_locked_documents_rels.webhook_endpointsID],
+      references: [webhook_endpoints.id],
+      relationName: "webhook_endpoints",
+    }),
+    webhook_eventsID: one(webhook_events, {
+      fields: [payload_locked_documents_rels.webhook_eventsID],
+      references: [webhook_events.id],
+      relationName: "webhook_events",
+    }),
+    webhook_deliveriesID: one(webhook_deliveries, {
+      fields: [payload_locked_documents_rels.webhook_deliveriesID],
+      references: [webhook_deliveries.id],
+      relationName: "webhook_deliveries",
+    }),
   }),
 );
 export const relations_payload_locked_documents = relations(
@@ -3154,6 +3406,9 @@ type DatabaseSchema = {
   enum_support_requests_status: typeof enum_support_requests_status;
   enum_license_seats_status: typeof enum_license_seats_status;
   enum_license_activations_deactivated_by: typeof enum_license_activations_deactivated_by;
+  enum_webhook_endpoints_events: typeof enum_webhook_endpoints_events;
+  enum_webhook_deliveries_trigger: typeof enum_webhook_deliveries_trigger;
+  enum_webhook_deliveries_outcome: typeof enum_webhook_deliveries_outcome;
   enum_payload_jobs_log_task_slug: typeof enum_payload_jobs_log_task_slug;
   enum_payload_jobs_log_state: typeof enum_payload_jobs_log_state;
   enum_payload_jobs_task_slug: typeof enum_payload_jobs_task_slug;
@@ -3193,6 +3448,10 @@ type DatabaseSchema = {
   support_replies: typeof support_replies;
   license_seats: typeof license_seats;
   license_activations: typeof license_activations;
+  webhook_endpoints_events: typeof webhook_endpoints_events;
+  webhook_endpoints: typeof webhook_endpoints;
+  webhook_events: typeof webhook_events;
+  webhook_deliveries: typeof webhook_deliveries;
   payload_kv: typeof payload_kv;
   payload_jobs_log: typeof payload_jobs_log;
   payload_jobs: typeof payload_jobs;
@@ -3238,6 +3497,10 @@ type DatabaseSchema = {
   relations_support_replies: typeof relations_support_replies;
   relations_license_seats: typeof relations_license_seats;
   relations_license_activations: typeof relations_license_activations;
+  relations_webhook_endpoints_events: typeof relations_webhook_endpoints_events;
+  relations_webhook_endpoints: typeof relations_webhook_endpoints;
+  relations_webhook_events: typeof relations_webhook_events;
+  relations_webhook_deliveries: typeof relations_webhook_deliveries;
   relations_payload_kv: typeof relations_payload_kv;
   relations_payload_jobs_log: typeof relations_payload_jobs_log;
   relations_payload_jobs: typeof relations_payload_jobs;

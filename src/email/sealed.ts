@@ -7,20 +7,23 @@ import crypto from 'node:crypto'
  */
 const VERSION = 'v1'
 
-const keyOf = (secret: string) => Buffer.from(crypto.hkdfSync('sha256', secret, Buffer.alloc(0), 'email-job-body/v1', 32))
+/** What a sealed value is for: each purpose has its own key, so one kind of value cannot be passed off as another. */
+export type SealPurpose = 'email-job-body/v1' | 'webhook-secret/v1'
 
-export const seal = (secret: string, plaintext: string): string => {
+const keyOf = (secret: string, purpose: SealPurpose) => Buffer.from(crypto.hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32))
+
+export const seal = (secret: string, plaintext: string, purpose: SealPurpose = 'email-job-body/v1'): string => {
   const iv = crypto.randomBytes(12)
-  const cipher = crypto.createCipheriv('aes-256-gcm', keyOf(secret), iv)
+  const cipher = crypto.createCipheriv('aes-256-gcm', keyOf(secret, purpose), iv)
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
   return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url')}`
 }
 
-export const unseal = (secret: string, sealed: string): string => {
+export const unseal = (secret: string, sealed: string, purpose: SealPurpose = 'email-job-body/v1'): string => {
   const [version, body] = sealed.split('.')
-  if (version !== VERSION || !body) throw new Error('unknown sealed email format')
+  if (version !== VERSION || !body) throw new Error('unknown sealed value format')
   const raw = Buffer.from(body, 'base64url')
-  const decipher = crypto.createDecipheriv('aes-256-gcm', keyOf(secret), raw.subarray(0, 12))
+  const decipher = crypto.createDecipheriv('aes-256-gcm', keyOf(secret, purpose), raw.subarray(0, 12))
   decipher.setAuthTag(raw.subarray(12, 28))
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8')
 }

@@ -1,7 +1,7 @@
 import type { Endpoint, PayloadRequest } from 'payload'
 import type { z } from 'zod'
 
-import { isStaffUser } from '../access/roles'
+import { isAdminUser, isStaffUser } from '../access/roles'
 import type { User } from '../payload-types'
 import { accountOf } from './account'
 import { clientAddress } from './client-address'
@@ -55,6 +55,8 @@ export type EndpointSpec<
    * before the body is read or validated.
    */
   staff?: Auth extends string ? string : never
+  /** Admins only (with `auth`): refuse other signed-in users, support staff included, with 403 `forbidden` and this message. */
+  admin?: Auth extends string ? string : never
   /** Returns a Response, or a value sent as JSON with 200. */
   handler: (
     context: EndpointContext<Output<BodySchema>, Output<QuerySchema>, Output<ParamsSchema>, Auth>,
@@ -129,7 +131,7 @@ const logFailure = (req: PayloadRequest, spec: { method: Method; path: string },
 /**
  * The one request adapter of the custom endpoints: validates the body and query (400
  * `invalid_request` naming the field), resolves the user (401 `unauthenticated` when `auth` is set,
- * 403 `forbidden` for non-staff when `staff` is),
+ * 403 `forbidden` for non-staff when `staff` is, for non-admins when `admin` is),
  * reads the client address, and turns every failure into the error shape: a ServiceError keeps its
  * status and code; anything else is logged (without secrets) and answers 500 `internal_error`.
  */
@@ -148,6 +150,7 @@ export const endpoint = <
       const user = accountOf(req)
       if (spec.auth && !user) throw refusalOf(req) ?? new ServiceError(401, 'unauthenticated', spec.auth)
       if (spec.staff && !isStaffUser(user)) throw new ServiceError(403, 'forbidden', spec.staff)
+      if (spec.admin && !isAdminUser(user)) throw new ServiceError(403, 'forbidden', spec.admin)
       const validate = async (schema: z.ZodType | undefined, input: () => unknown, where: 'body' | 'query' | 'path') => {
         if (!schema) return { data: undefined }
         const parsed = schema.safeParse(await input())

@@ -4,6 +4,8 @@ import { iso, num, type Row } from '../db/rows'
 import { licenses, plans, releases } from '../db/schema.generated'
 import { bare, columnList, execute, sql } from '../db/transaction'
 import type { License } from '../payload-types'
+import { emitWebhookEvent } from '../webhooks/emit'
+import { licenseData } from '../webhooks/payloads'
 import { openingWindow, type UpdatePolicy, type UpdateWindow } from './update-window'
 
 /**
@@ -151,5 +153,7 @@ export const insertLicense = async (req: PayloadRequest, data: LicenseInsert): P
         RETURNING ${LICENSE_COLUMNS}`,
   )
   if (!row) throw new Error(`plan ${data.plan} does not exist: cannot grant a license`)
-  return licenseOf(row)
+  const license = licenseOf(row)
+  await emitWebhookEvent(req, { type: 'license.created', sourceKey: `license.created:${license.id}`, data: () => licenseData(req, license) })
+  return license
 }

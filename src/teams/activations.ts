@@ -1,6 +1,8 @@
 import type { Payload, PayloadRequest } from 'payload'
 
 import { track } from '../analytics/track'
+import { emitWebhookEvent } from '../webhooks/emit'
+import { activationData } from '../webhooks/payloads'
 import { iso, num } from '../db/rows'
 import { license_activations, licenses, plans } from '../db/schema.generated'
 import { bare, execute, inTransaction, sql } from '../db/transaction'
@@ -111,6 +113,11 @@ export const activate = (payload: Payload, input: { key: string; fingerprint: st
     )
     const activation = viewOf(row!)
     await track(req, { name: 'activation_created', properties: { licenseId: license.id, activationId: activation.id }, sourceId: `activation:${activation.id}` })
+    await emitWebhookEvent(req, {
+      type: 'activation.created',
+      sourceKey: `activation.created:${activation.id}`,
+      data: () => activationData({ ...activation, licenseId: license.id, deactivatedAt: null, deactivatedBy: null }),
+    })
     return { created: true, activation: { ...activation, activations: { used: used + 1, limit: license.maxActivations } } }
   })
 
@@ -148,13 +155,19 @@ const deactivateOn = async (req: PayloadRequest, licenseId: number, activationId
       )
     }
   }
-  await execute(
+  const [ended] = await execute<ActivationRow>(
     req,
     sql`UPDATE ${license_activations} SET ${bare(license_activations.deactivatedAt)} = ${now.toISOString()}, ${bare(license_activations.deactivatedBy)} = ${by},
           ${bare(license_activations.updatedAt)} = now()
-        WHERE ${license_activations.id} = ${activationId}`,
+        WHERE ${license_activations.id} = ${activationId}
+        RETURNING ${ACTIVATION_COLUMNS}`,
   )
   await track(req, { name: 'activation_deleted', properties: { licenseId, activationId, by }, sourceId: `activation:${activationId}` })
+  await emitWebhookEvent(req, {
+    type: 'activation.deleted',
+    sourceKey: `activation.deleted:${activationId}`,
+    data: () => activationData({ ...viewOf(ended!), licenseId, deactivatedAt: now.toISOString(), deactivatedBy: by }),
+  })
 }
 
 /** POST /api/licenses/deactivate {key, activationId}: the key is the credential. */

@@ -12,6 +12,8 @@ import { queueEmail } from '../email/send-task'
 import { ServiceError } from '../http/errors'
 import { isLicenseUsable, licenseNotYours } from '../licensing/status'
 import type { User } from '../payload-types'
+import { emitWebhookEvent } from '../webhooks/emit'
+import { seatData, type SeatRow as SeatEvent } from '../webhooks/payloads'
 import type { SeatStatus } from './seat-status'
 import { seatInvitationEmail } from './emails'
 
@@ -84,6 +86,30 @@ type SeatRow = {
 }
 
 const SEAT_COLUMNS = sql`${license_seats.id}, ${license_seats.email}, ${license_seats.status}, ${license_seats.member}, ${license_seats.claimedAt}, ${license_seats.claimExpiresAt}, ${license_seats.createdAt}`
+
+/** A seat as its webhook events (seat.claimed, seat.revoked) describe it. */
+type SeatEventRow = {
+  id: number
+  license_id: number
+  email: string
+  status: SeatStatus
+  member_id: number | null
+  claimed_at: Date | string | null
+  revoked_at: Date | string | null
+}
+
+const SEAT_EVENT_COLUMNS = sql`${license_seats.id}, ${license_seats.license} AS license_id, ${license_seats.email}, ${license_seats.status},
+  ${license_seats.member} AS member_id, ${license_seats.claimedAt}, ${license_seats.revokedAt}`
+
+const seatEventOf = (row: SeatEventRow): SeatEvent => ({
+  id: Number(row.id),
+  licenseId: Number(row.license_id),
+  email: row.email,
+  status: row.status,
+  memberId: num(row.member_id),
+  claimedAt: iso(row.claimed_at),
+  revokedAt: iso(row.revoked_at),
+})
 
 const seatView = (row: SeatRow): SeatView => ({
   id: row.id,
@@ -193,11 +219,12 @@ export const endSeat = async (req: PayloadRequest, licenseId: number | null, sea
   )
   if (!seat) throw new ServiceError(404, 'seat_not_found', 'This license has no seat with this id.')
   if (seat.status === 'revoked') return { changed: false, seat }
-  await execute(
+  const [ended] = await execute<SeatEventRow>(
     req,
     sql`UPDATE ${license_seats} SET ${bare(license_seats.status)} = 'revoked', ${bare(license_seats.revokedAt)} = now(),
           ${bare(license_seats.claimTokenHash)} = NULL, ${bare(license_seats.updatedAt)} = now()
-        WHERE ${license_seats.id} = ${seatId}`,
+        WHERE ${license_seats.id} = ${seatId}
+        RETURNING ${SEAT_EVENT_COLUMNS}`,
   )
   const memberId = num(seat.member_id)
   if (memberId !== null) await req.payload.jobs.queue({ task: 'withdrawRepoAccess', input: { userId: memberId }, req })
@@ -207,6 +234,7 @@ export const endSeat = async (req: PayloadRequest, licenseId: number | null, sea
     properties: { licenseId: seat.license_id, seatId, wasClaimed: seat.status === 'claimed', by: actor.by },
     sourceId: `seat:${seatId}`,
   })
+  await emitWebhookEvent(req, { type: 'seat.revoked', sourceKey: `seat.revoked:${seatId}`, data: () => seatData(seatEventOf(ended!), { revokedBy: actor.by }) })
   return { changed: true, seat }
 }
 
@@ -247,16 +275,17 @@ export const claimSeat = async (payload: Payload, token: string, user: Pick<User
       sql`SELECT 1 FROM ${license_seats} WHERE ${license_seats.license} = ${seat.license_id} AND ${license_seats.member} = ${user.id} AND ${license_seats.status} = 'claimed'`,
     )
     if (already) return { result: 'already_member' as const }
-    const claimed = await execute(
+    const claimed = await execute<SeatEventRow>(
       req,
       sql`UPDATE ${license_seats} SET ${bare(license_seats.status)} = 'claimed', ${bare(license_seats.member)} = ${user.id}, ${bare(license_seats.claimedAt)} = now(),
             ${bare(license_seats.claimTokenHash)} = NULL, ${bare(license_seats.updatedAt)} = now()
           WHERE ${license_seats.id} = ${seat.id} AND ${license_seats.status} = 'pending' AND ${license_seats.claimTokenHash} = ${tokenHash}
             AND ${license_seats.claimExpiresAt} > now()
-          RETURNING ${license_seats.id}`,
+          RETURNING ${SEAT_EVENT_COLUMNS}`,
     )
     if (claimed.length === 0) return { result: 'invalid_link' as const }
     await track(req, { name: 'seat_claimed', userId: user.id, properties: { licenseId: seat.license_id, seatId: seat.id }, sourceId: `seat:${seat.id}` })
+    await emitWebhookEvent(req, { type: 'seat.claimed', sourceKey: `seat.claimed:${seat.id}`, data: () => seatData(seatEventOf(claimed[0]!)) })
     return { result: 'claimed' as const, licenseId: seat.license_id }
   })
 }

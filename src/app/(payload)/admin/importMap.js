@@ -33,6 +33,8 @@ import { MetaTitleComponent as MetaTitleComponent_a8a977ebc872c5d5ea7ee689724c08
 import { MetaDescriptionComponent as MetaDescriptionComponent_a8a977ebc872c5d5ea7ee689724c0860 } from '@payloadcms/plugin-seo/client'
 import { MetaImageComponent as MetaImageComponent_a8a977ebc872c5d5ea7ee689724c0860 } from '@payloadcms/plugin-seo/client'
 import { PreviewComponent as PreviewComponent_a8a977ebc872c5d5ea7ee689724c0860 } from '@payloadcms/plugin-seo/client'
+import { WebhookEndpointActions as WebhookEndpointActions_6cb9d7252a455c516df3923bee525e73 } from '../../../app/(payload)/_components/WebhookEndpointActions'
+import { WebhookDeliveryActions as WebhookDeliveryActions_6cb9d7252a455c516df3923bee525e73 } from '../../../app/(payload)/_components/WebhookEndpointActions'
 import { StaffDashboard as StaffDashboard_c1f800128614f7f010349cebcd1dafbc } from '../../../components/StaffDashboard'
 import { S3ClientUploadHandler as S3ClientUploadHandler_f97aa6c64367fa259c5bc0567239ef24 } from '@payloadcms/storage-s3/client'
 import { CollectionCards as CollectionCards_f9c02e79a4aed9a3924487c0cd4cafb1 } from '@payloadcms/next/rsc'
@@ -74,6 +76,8 @@ export const importMap = {
   "@payloadcms/plugin-seo/client#MetaDescriptionComponent": MetaDescriptionComponent_a8a977ebc872c5d5ea7ee689724c0860,
   "@payloadcms/plugin-seo/client#MetaImageComponent": MetaImageComponent_a8a977ebc872c5d5ea7ee689724c0860,
   "@payloadcms/plugin-seo/client#PreviewComponent": PreviewComponent_a8a977ebc872c5d5ea7ee689724c0860,
+  "/app/(payload)/_components/WebhookEndpointActions#WebhookEndpointActions": WebhookEndpointActions_6cb9d7252a455c516df3923bee525e73,
+  "/app/(payload)/_components/WebhookEndpointActions#WebhookDeliveryActions": WebhookDeliveryActions_6cb9d7252a455c516df3923bee525e73,
   "/components/StaffDashboard#StaffDashboard": StaffDashboard_c1f800128614f7f010349cebcd1dafbc,
   "@payloadcms/storage-s3/client#S3ClientUploadHandler": S3ClientUploadHandler_f97aa6c64367fa259c5bc0567239ef24,
   "@payloadcms/next/rsc#CollectionCards": CollectionCards_f9c02e79a4aed9a3924487c0cd4cafb1
