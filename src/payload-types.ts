@@ -1312,7 +1312,7 @@ export interface ChangelogEntry {
 export interface WebhookEndpoint {
   id: number;
   /**
-   * Where events are POSTed: an https URL on a public address. Redirects are not followed.
+   * Where events are POSTed. WEBHOOK_ALLOW_PRIVATE is on: http and private addresses are allowed too.
    */
   url: string;
   /**

@@ -82,6 +82,12 @@ export const ERROR_SENTENCES = {
   activation_already_removed: 'This activation was removed already.',
   deactivation_limit: 'This license was deactivated too often today. Please try again tomorrow, or ask support to remove an installation.',
 
+  // Outbound webhooks (admins)
+  webhook_endpoint_not_found: 'There is no such webhook endpoint. It may have been deleted.',
+  webhook_delivery_not_found: 'There is no such webhook delivery.',
+  webhook_endpoint_deleted: 'The endpoint of this delivery was deleted, so there is nowhere to send it.',
+  secret_already_shown: 'This signing secret was shown once already. Rotate it to get a new one.',
+
   // Downloads and the repository
   version_not_found: 'That release is not available. Pick one from the list.',
   version_not_allowed: 'Your license does not include that version.',

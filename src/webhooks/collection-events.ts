@@ -1,3 +1,5 @@
+import crypto from 'node:crypto'
+
 import type { CollectionAfterChangeHook } from 'payload'
 
 import type { License, PaymentHistory, UserSubscription } from '../payload-types'
@@ -7,7 +9,10 @@ import { LICENSE_FIELDS, licenseData, orderData, subscriptionData } from './payl
 /**
  * The events that follow a row's change through Payload (hooks on licenses, payment_history and
  * user_subscriptions): each runs in the change's own transaction, so what rolls back sends nothing.
- * Each event's source key names the fact, so a fact written twice is sent once.
+ * A fact with a name of its own (a license created, a payment paid, a refund of a given total, a
+ * subscription canceled) is keyed by it, so it is sent once however often it is written. An update is
+ * its own fact: it happens once (a processor event applied again finds nothing to change, and writes
+ * nothing), so its key only has to be unique.
  */
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
@@ -34,7 +39,7 @@ export const licenseEvents: CollectionAfterChangeHook<License> = async ({ doc, p
   const type = revoked ? 'license.revoked' : 'license.updated'
   await emitWebhookEvent(req, {
     type,
-    sourceKey: `${type}:${doc.id}:${doc.updatedAt}`,
+    sourceKey: `${type}:${doc.id}:${crypto.randomUUID()}`,
     data: async () => ({ ...(await licenseData(req, doc)), previous }),
   })
   return doc
@@ -82,7 +87,7 @@ export const subscriptionEvents: CollectionAfterChangeHook<UserSubscription> = a
   }
   await emitWebhookEvent(req, {
     type: 'subscription.updated',
-    sourceKey: `subscription.updated:${key}:${doc.updatedAt}`,
+    sourceKey: `subscription.updated:${key}:${crypto.randomUUID()}`,
     data: async () => ({ ...(await subscriptionData(req, doc)), previous }),
   })
   return doc

@@ -8,7 +8,7 @@ import { queueEmail } from '../email/send-task'
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../payload-types'
 import { FAILED_EVENTS_TO_DISABLE, MAX_ATTEMPTS, retryDelayMs, WEBHOOKS_QUEUE } from './events'
 import { postWebhook, type SendOutcome } from './send'
-import { signingSecrets } from './secrets'
+import { signingSecrets, UNREADABLE_SECRET } from './secrets'
 
 export type DeliveryOptions = {
   /** WEBHOOK_ALLOW_PRIVATE: http and private addresses allowed (staging, tests). */
@@ -35,9 +35,13 @@ const findEvent = (payload: Payload, id: number, req?: PayloadRequest) =>
  */
 export const sendEvent = async (payload: Payload, event: WebhookEvent, endpoint: WebhookEndpoint, options: DeliveryOptions): Promise<SendOutcome> => {
   const timestamp = new Date()
-  const signature = signingSecrets(payload.secret, endpoint, timestamp)
-    .map((secret) => new Webhook(secret).sign(event.eventId, timestamp, event.body))
-    .join(' ')
+  let secrets: string[]
+  try {
+    secrets = signingSecrets(payload.secret, endpoint, timestamp)
+  } catch {
+    return { ok: false, status: null, durationMs: 0, excerpt: null, error: 'secret', message: UNREADABLE_SECRET }
+  }
+  const signature = secrets.map((secret) => new Webhook(secret).sign(event.eventId, timestamp, event.body)).join(' ')
   const headers = { 'webhook-id': event.eventId, 'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)), 'webhook-signature': signature }
   return postWebhook(endpoint.url, event.body, headers, { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate })
 }

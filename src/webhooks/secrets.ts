@@ -20,9 +20,26 @@ export const signingSecrets = (payloadSecret: string, endpoint: SecretColumns, n
   const secrets: string[] = []
   if (endpoint.secretSealed) secrets.push(unsealSecret(payloadSecret, endpoint.secretSealed))
   const previousValid = endpoint.previousSecretExpiresAt && new Date(endpoint.previousSecretExpiresAt).getTime() > now.getTime()
-  if (endpoint.previousSecretSealed && previousValid) secrets.push(unsealSecret(payloadSecret, endpoint.previousSecretSealed))
+  if (endpoint.previousSecretSealed && previousValid) {
+    // Sealed under an earlier PAYLOAD_SECRET (the endpoint's secret was rotated since): it signs no more.
+    const previous = readable(() => unsealSecret(payloadSecret, endpoint.previousSecretSealed!))
+    if (previous) secrets.push(previous)
+  }
   return secrets
 }
+
+const readable = (read: () => string): string | null => {
+  try {
+    return read()
+  } catch {
+    return null
+  }
+}
+
+/** Why an endpoint's deliveries cannot be signed: its secret was sealed under another PAYLOAD_SECRET. */
+export const UNREADABLE_SECRET =
+  "The endpoint's signing secret cannot be read (PAYLOAD_SECRET changed since it was made): rotate the endpoint's secret."
+
 
 /** The endpoint's current secret in clear, for the one time it is shown. */
 export const currentSecret = (payloadSecret: string, endpoint: Pick<WebhookEndpoint, 'secretSealed'>): string | null =>

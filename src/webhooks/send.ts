@@ -14,7 +14,7 @@ export type SendOutcome = {
   status: number | null
   durationMs: number
   excerpt: string | null
-  error: null | 'timeout' | 'redirect' | 'address_refused' | 'dns' | 'connection' | 'tls' | 'status'
+  error: null | 'timeout' | 'redirect' | 'address_refused' | 'dns' | 'connection' | 'tls' | 'status' | 'secret'
   message: string | null
 }
 

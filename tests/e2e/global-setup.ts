@@ -98,6 +98,8 @@ const startServer = async (children: ChildProcess[], dataDir: string, standIns: 
     // A scenario may name its own client address (X-Forwarded-For), so the whole run's sign-ups do not
     // share one address's limit (10 an hour); scenarios that send none are 127.0.0.1 as before.
     TRUSTED_PROXIES: '127.0.0.1,::1',
+    // The webhooks scenario's receiver listens on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
   }))
   server.stdout!.pipe(fs.createWriteStream(path.join(dataDir, 'server.out.log')))
   for (let attempt = 0; attempt < 240; attempt += 1) {

@@ -102,6 +102,8 @@ type RowEntry = {
   fixed?: string[]
   /** Fields that, once set, hide the row from its owner at row level (an API key's revokedAt). */
   hiddenWhenSet?: string[]
+  /** Rows only admins read (none of the actors, support included): every actor's rows are probed as hidden. */
+  adminsOnly?: boolean
   /** Fields no value can be planted in, and why (Payload computes them): they are probed for their absence only. */
   unplantable?: Record<string, string>
 }
@@ -173,6 +175,13 @@ const ROWS: Record<string, RowEntry> = {
   one_time_purchases: owned('user'),
   payment_history: owned('user'),
   releases: { via: 'db', defaults: () => ({ version: `95.${(versionSeed += 1)}.0` }), make: async () => null },
+  // Admins only: none of the actors (support included) reads an endpoint, so each probes two rows it cannot see.
+  webhook_endpoints: {
+    via: 'db',
+    adminsOnly: true,
+    defaults: () => ({ url: 'https://93.184.216.34/hook', events: ['order.paid'], enabled: true }),
+    make: ({ slug, data, kit }) => kit.create(slug, data),
+  },
 }
 
 const collectionOf = (slug: string): SanitizedCollectionConfig => {
@@ -708,6 +717,7 @@ for (const rule of walk.rules.filter((one) => !only || `${one.collection}.${one.
         let visible = rows.length > 0
         const topName = rule.containers[0]?.name ?? rule.field.name
         if (visible && !actor.staff && (ROWS[rule.collection]!.hiddenWhenSet ?? []).includes(topName)) visible = false
+        if (ROWS[rule.collection]!.adminsOnly) visible = false
         if (rows.length === 0) rows = hidden ??= await staffRows()
         const entitled = visible && (await ruleAllows(rule, actor, rows[0]!.doc))
         cases.set(name, { actor, rows, visible, entitled })

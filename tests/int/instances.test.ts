@@ -27,6 +27,7 @@ import { adminQuery, ident, withDatabase } from '../support/databases'
 import { freePort, jsonOrText } from '../support/net'
 import { type NodeProcess, spawnNode, waitForReady as waitForServer, BUILT_SERVER } from '../support/production-server'
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink'
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const enabled = process.env.KIT_PRODUCTION_BUILD === '1'
@@ -79,6 +80,7 @@ describe.runIf(enabled)('two production servers on one database', () => {
   let smtp: SmtpSink
   let processor: ProcessorStandIn
   let codeHost: CodeHostStandIn
+  let receiver: WebhookReceiver
   let db: pg.Client
   let env: Env = {}
   const procs: Proc[] = []
@@ -156,6 +158,8 @@ describe.runIf(enabled)('two production servers on one database', () => {
     // Events are recorded, not delivered: the test sends each one to both servers itself.
     processor = await startProcessorStandIn({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: null })
     codeHost = await startCodeHostStandIn({ token: REPO.token, owner: REPO.owner, repo: REPO.name, everyLoginExists: true })
+    // The seller's webhook receiver, on this machine (WEBHOOK_ALLOW_PRIVATE below lets the servers call 127.0.0.1).
+    receiver = await startWebhookReceiver()
     env = {
       PATH: process.env.PATH ?? '',
       HOME: os.tmpdir(),
@@ -178,6 +182,8 @@ describe.runIf(enabled)('two production servers on one database', () => {
       REPO_API_URL: codeHost.url,
       MEDIA_DIR: path.join(dir, 'media'),
       TRUSTED_PROXIES: '127.0.0.1',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_BASE_MS: '500',
     }
     // Both at once, on an empty database: migrations, plan seeding and the content import race.
     a = await startServer('a')
@@ -191,6 +197,7 @@ describe.runIf(enabled)('two production servers on one database', () => {
     await db?.end().catch(() => undefined)
     await processor?.close()
     await codeHost?.close()
+    await receiver?.close()
     await smtp?.close()
     await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`).catch(() => undefined)
     if (dir) fs.rmSync(dir, { recursive: true, force: true })
@@ -272,6 +279,27 @@ describe.runIf(enabled)('two production servers on one database', () => {
     for (const email of users) expect(mailsTo(email)).toHaveLength(1)
   })
 
+  it('an admin sets up a webhook endpoint on one server and reads its secret once on the other', async () => {
+    // The first user made an admin (as the first account of a real deployment is).
+    await db.query(`UPDATE users_roles SET value = 'admin' WHERE parent_id = (SELECT id FROM users WHERE email = $1)`, [first.email])
+    receiver.route('/flaky', { kind: 'fail', times: 3 })
+    const created = await call(a, 'POST', '/api/webhook_endpoints', {
+      token: first.token,
+      body: { url: `${receiver.url}/flaky`, events: ['order.paid', 'license.created'], description: 'CRM' },
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    expect(JSON.stringify(created.body)).not.toMatch(/whsec_|secretSealed/)
+    endpointId = created.body.doc.id
+    const reveals = await Promise.all([a, b].map((proc) => call(proc, 'POST', `/api/staff/webhook-endpoints/${endpointId}/reveal-secret`, { token: first.token })))
+    expect(reveals.map((answer) => answer.status).sort()).toEqual([200, 409])
+    receiver.route('/flaky', { kind: 'fail', times: 3 }, [reveals.find((answer) => answer.status === 200)!.body.secret])
+    // Not the customer's to read or change.
+    expect((await call(b, 'GET', `/api/webhook_endpoints/${endpointId}`, { token: second.token })).status).toBe(403)
+    expect((await call(b, 'POST', `/api/staff/webhook-endpoints/${endpointId}/reveal-secret`, { token: second.token })).status).toBe(403)
+  })
+
+  let endpointId = 0
+
   it('the same processor events sent to both servers: one purchase, license, payment and license email per buyer', async () => {
     // Checkouts on either server: the two users buy Ultimate signed in, the others Standard anonymously.
     const buyers = [
@@ -341,7 +369,23 @@ describe.runIf(enabled)('two production servers on one database', () => {
     await settleEmails()
     for (const buyer of buyers) expect(mailsTo(buyer.email, /license$/)).toHaveLength(1)
     expect(await count(`SELECT count(*) AS n FROM payload_jobs WHERE has_error`)).toBe(0)
-  }, 120_000)
+
+    // The seller's receiver, failing its first three answers, heard of each sale and license once, signed.
+    const deadline = Date.now() + 60_000
+    while ((await count(`SELECT count(*) AS n FROM payload_jobs WHERE task_slug = 'deliverWebhook'`)) > 0) {
+      if (Date.now() > deadline) throw new Error(`webhook deliveries still queued: ${JSON.stringify((await db.query('SELECT * FROM payload_jobs')).rows)}`)
+      await sleep(250)
+    }
+    const delivered = receiver.at('/flaky').filter((record) => record.status === 200)
+    expect(delivered.every((record) => record.verified)).toBe(true)
+    expect(new Set(delivered.map((record) => record.id)).size).toBe(delivered.length)
+    for (const type of ['order.paid', 'license.created']) {
+      const emails = delivered.filter((record) => record.verified!.type === type).map((record) => record.verified!.data.customer.email)
+      expect(emails.sort(), type).toEqual(buyers.map((buyer) => buyer.email).sort())
+    }
+    expect(receiver.at('/flaky').filter((record) => record.status === 500)).toHaveLength(3)
+    expect(await count('SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId])).toBe(2 * buyers.length + 3)
+  }, 180_000)
 
   it('request races across the servers end as on one server', async () => {
     const ask = (proc: Proc, who: { token: string }, username: string) => call(proc, 'POST', '/api/repo-access', { token: who.token, body: { username } })

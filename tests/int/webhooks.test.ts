@@ -1,7 +1,12 @@
 import { smtp, standIn } from '../support/billing-env'
 import { receiver, WEBHOOK_TIMEOUT_MS } from '../support/webhooks-env'
 
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+
 import { getPayload, type Payload } from 'payload'
+import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import config from '../../payload.config'
@@ -12,9 +17,11 @@ import { generateLicenseKey } from '../../src/licensing/keys'
 import type { License, WebhookDelivery, WebhookEndpoint } from '../../src/payload-types'
 import { claimSeat } from '../../src/teams/seats'
 import { emitWebhookEvent } from '../../src/webhooks/emit'
+import { sealSecret, UNREADABLE_SECRET } from '../../src/webhooks/secrets'
 import { MAX_ATTEMPTS, retryDelayMs, WEBHOOK_EVENT_TYPES, WEBHOOKS_QUEUE, type WebhookEventType } from '../../src/webhooks/events'
 import { PRICES } from '../support/billing-env'
 import { rows, seedStandInPlans } from '../support/billing'
+import { freePort } from '../support/net'
 import { api, createUser, type TestUser, usePayload } from '../support/payload'
 import type { Behaviour } from '../support/webhook-receiver'
 
@@ -24,6 +31,7 @@ import type { Behaviour } from '../support/webhook-receiver'
  * seller's would. The queue is worked explicitly (`jobs.run` on the webhooks queue).
  */
 const payload = usePayload()
+const root = path.resolve(import.meta.dirname, '../..')
 let admin: TestUser
 let support: TestUser
 let customer: TestUser
@@ -414,6 +422,39 @@ describe('delivery', () => {
     expect(JSON.stringify(audit)).not.toContain(fresh.slice(6))
   })
 
+  it('a secret sealed under an earlier PAYLOAD_SECRET fails clearly, and rotating the secret mends it', async () => {
+    const endpoint = await endpointFor(['license.created'])
+    await executeOn(
+      payload(),
+      undefined,
+      sql`UPDATE ${webhook_endpoints} SET ${bare(webhook_endpoints.secretSealed)} = ${sealSecret('an-earlier-payload-secret-of-32-chars', endpoint.secret)} WHERE id = ${endpoint.id}`,
+    )
+    await manualLicense()
+    await payload().jobs.run({ queue: WEBHOOKS_QUEUE, limit: 100 })
+    const [failed] = await deliveriesOf(endpoint)
+    expect(failed).toMatchObject({ outcome: 'failed', error: UNREADABLE_SECRET, attempt: 1 })
+    expect(receiver.at(endpoint.path)).toHaveLength(0)
+    const rotated = await api('POST', `/staff/webhook-endpoints/${endpoint.id}/rotate-secret`, { as: admin })
+    expect(rotated.status).toBe(200)
+    receiver.route(endpoint.path, { kind: 'ok' }, [rotated.body.secret])
+    await drain()
+    const [received] = receiver.at(endpoint.path)
+    expect(received!.signature.split(' ')).toHaveLength(1)
+    expect(received!.verifiedWith).toEqual([rotated.body.secret])
+  })
+
+  it('"Send again" for a deleted endpoint is 409, and sends nothing', async () => {
+    const endpoint = await endpointFor(['license.created'])
+    await manualLicense()
+    await drain()
+    const [delivery] = await deliveriesOf(endpoint)
+    await payload().delete({ collection: 'webhook_endpoints', id: endpoint.id, overrideAccess: true })
+    const again = await api('POST', `/staff/webhook-deliveries/${delivery!.id}/send-again`, { as: admin })
+    expect(again.status).toBe(409)
+    expect(again.body.errors[0].code).toBe('webhook_endpoint_deleted')
+    expect(receiver.at(endpoint.path)).toHaveLength(1)
+  })
+
   it('an address that turned link-local is refused at delivery, and nothing is sent', async () => {
     const endpoint = await endpointFor(['license.created'])
     // As if its DNS changed after it was saved: the row is written past the save-time check.
@@ -469,6 +510,59 @@ describe('delivery', () => {
     expect((await api('GET', '/webhook_deliveries', { as: customer })).status).toBe(403)
     expect((await api('GET', '/webhook_events', { as: support })).status).toBe(403)
     expect((await api('POST', '/staff/webhook-deliveries/999999/send-again', { as: admin })).body.errors[0].code).toBe('webhook_delivery_not_found')
+  })
+})
+
+describe('the documented receiver (docs/WEBHOOKS.md)', () => {
+  it('verifies the service\'s deliveries, refuses a forged one and prints each event once', async () => {
+    const doc = fs.readFileSync(path.join(root, 'docs/WEBHOOKS.md'), 'utf8')
+    const code = /```js receiver\n([\s\S]*?)```/.exec(doc)![1]!
+    expect(code.trim().split('\n')).toHaveLength(10)
+    // Inside the project, so `standardwebhooks` resolves from its node_modules as it would in the seller's.
+    const file = path.join(root, '.data', `receiver-${process.pid}.mjs`)
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, code)
+    paths += 1
+    const created = await api('POST', '/webhook_endpoints', { as: admin, body: { url: 'http://127.0.0.1:1/', events: ['license.created'] } })
+    const secret = (await api('POST', `/staff/webhook-endpoints/${created.body.doc.id}/reveal-secret`, { as: admin })).body.secret as string
+    const port = await freePort()
+    const child = spawn(process.execPath, [file], { env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    try {
+      const url = `http://127.0.0.1:${port}/`
+      for (let tries = 0; ; tries += 1) {
+        const up = await fetch(url, { method: 'POST', body: '{}' }).then((response) => response.status, () => null)
+        if (up === 400) break
+        if (tries > 100) throw new Error(`the receiver did not start: ${output}`)
+        await sleep(50)
+      }
+      expect((await api('PATCH', `/webhook_endpoints/${created.body.doc.id}`, { as: admin, body: { url } })).status).toBe(200)
+      const license = await manualLicense()
+      await drain()
+      const [delivery] = (await payload().find({ collection: 'webhook_deliveries', where: { endpoint: { equals: created.body.doc.id } }, depth: 0 })).docs
+      expect(delivery).toMatchObject({ outcome: 'succeeded', responseStatus: 204 })
+      expect((await api('POST', `/staff/webhook-deliveries/${delivery!.id}/send-again`, { as: admin })).body.delivery.responseStatus).toBe(204)
+      // A forged delivery: the right headers' shape, a signature made with another secret.
+      const forged = JSON.stringify({ type: 'license.revoked', timestamp: new Date().toISOString(), data: { id: license.id } })
+      const other = new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`)
+      const now = new Date()
+      const refused = await fetch(url, {
+        method: 'POST',
+        body: forged,
+        headers: { 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': other.sign('msg_forged', now, forged) },
+      })
+      expect(refused.status).toBe(400)
+      await sleep(100)
+      const lines = output.trim().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^license\.created \{/)
+      expect(JSON.parse(lines[0]!.slice('license.created '.length))).toMatchObject({ id: license.id, status: 'active' })
+    } finally {
+      child.kill()
+      fs.rmSync(file, { force: true })
+    }
   })
 })
 
