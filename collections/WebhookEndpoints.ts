@@ -52,7 +52,10 @@ export const webhookEndpointsCollection = (options: { allowPrivate: boolean }): 
       hasMany: true,
       required: true,
       options: labelled(WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_LABELS),
-      admin: { description: 'The events this endpoint receives.' },
+      admin: {
+        description:
+          'The events this endpoint receives. An order is a purchase or a subscription payment; "License updated" is any change of its status (other than to revoked), plan, validity, seats or updates. Each is described, with an example, in docs/WEBHOOKS.md.',
+      },
     },
     {
       name: 'enabled',

@@ -1312,7 +1312,7 @@ export interface ChangelogEntry {
 export interface WebhookEndpoint {
   id: number;
   /**
-   * Where events are POSTed. WEBHOOK_ALLOW_PRIVATE is on: http and private addresses are allowed too.
+   * Where events are POSTed: an https URL on a public address. Redirects are not followed.
    */
   url: string;
   /**
@@ -1320,7 +1320,7 @@ export interface WebhookEndpoint {
    */
   description?: string | null;
   /**
-   * The events this endpoint receives.
+   * The events this endpoint receives. An order is a purchase or a subscription payment; "License updated" covers its status (but revoked), plan, validity, seats and updates. Each is described, with an example, in docs/WEBHOOKS.md.
    */
   events: (
     | 'order.paid'
@@ -1387,6 +1387,9 @@ export interface WebhookEvent {
  */
 export interface WebhookDelivery {
   id: number;
+  /**
+   * The webhook-id every attempt of this event carries: receivers deduplicate on it.
+   */
   event: number | WebhookEvent;
   endpoint?: (number | null) | WebhookEndpoint;
   eventType: string;

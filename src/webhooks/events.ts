@@ -24,10 +24,10 @@ export const TEST_EVENT_TYPE = 'webhook.test'
 
 /** The admin's labels for the events, in the words of a seller. */
 export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
-  'order.paid': 'Order paid (a purchase or a subscription payment)',
-  'order.refunded': 'Order refunded (in part or in full)',
+  'order.paid': 'Order paid',
+  'order.refunded': 'Order refunded',
   'license.created': 'License created',
-  'license.updated': 'License updated (status, plan, validity, seats, updates)',
+  'license.updated': 'License updated',
   'license.revoked': 'License revoked',
   'subscription.created': 'Subscription created',
   'subscription.updated': 'Subscription updated',

