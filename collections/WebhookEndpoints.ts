@@ -40,9 +40,8 @@ export const webhookEndpointsCollection = (options: { allowPrivate: boolean }): 
       required: true,
       maxLength: 2048,
       admin: {
-        description: options.allowPrivate
-          ? 'Where events are POSTed. WEBHOOK_ALLOW_PRIVATE is on: http and private addresses are allowed too.'
-          : 'Where events are POSTed: an https URL on a public address. Redirects are not followed.',
+        // The same words whatever the setting: the generated types carry them.
+        description: 'Where events are POSTed: https on a public address (WEBHOOK_ALLOW_PRIVATE=true also allows http and private addresses). Redirects are not followed.',
       },
     },
     { name: 'description', type: 'textarea', maxLength: 500, admin: { description: 'What this endpoint is, for whoever reads this list next.' } },

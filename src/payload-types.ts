@@ -1312,7 +1312,7 @@ export interface ChangelogEntry {
 export interface WebhookEndpoint {
   id: number;
   /**
-   * Where events are POSTed: an https URL on a public address. Redirects are not followed.
+   * Where events are POSTed: https on a public address (WEBHOOK_ALLOW_PRIVATE=true also allows http and private addresses). Redirects are not followed.
    */
   url: string;
   /**
@@ -1320,7 +1320,7 @@ export interface WebhookEndpoint {
    */
   description?: string | null;
   /**
-   * The events this endpoint receives. An order is a purchase or a subscription payment; "License updated" covers its status (but revoked), plan, validity, seats and updates. Each is described, with an example, in docs/WEBHOOKS.md.
+   * The events this endpoint receives. An order is a purchase or a subscription payment; "License updated" is any change of its status (other than to revoked), plan, validity, seats or updates. Each is described, with an example, in docs/WEBHOOKS.md.
    */
   events: (
     | 'order.paid'
