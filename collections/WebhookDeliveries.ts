@@ -1,6 +1,6 @@
 import type { CollectionConfig } from 'payload'
 
-import { nobody, staff } from '../src/access/roles'
+import { admins, nobody } from '../src/access/roles'
 import { GROUPS, labelled } from './options'
 
 export const DELIVERY_TRIGGERS = ['automatic', 'manual', 'test'] as const
@@ -8,7 +8,8 @@ export const DELIVERY_OUTCOMES = ['succeeded', 'failed'] as const
 
 /**
  * Every attempt to deliver an event to an endpoint: what the receiver answered and how long it took.
- * Staff read them; "Send again" (admins) sends the same event, with the same id, once more.
+ * Admins only, as the endpoints: a URL is often a credential itself (a Slack or Zapier hook carries its
+ * token in the path). "Send again" sends the same event, with the same id, once more.
  */
 export const WebhookDeliveries: CollectionConfig = {
   slug: 'webhook_deliveries',
@@ -19,7 +20,7 @@ export const WebhookDeliveries: CollectionConfig = {
     group: GROUPS.integrations,
     description: 'Each attempt to send an event to a webhook endpoint. A failed event is tried again 10 times in all, waiting longer each time.',
   },
-  access: { read: staff, create: nobody, update: nobody, delete: nobody },
+  access: { read: admins, create: nobody, update: nobody, delete: nobody },
   defaultSort: '-createdAt',
   fields: [
     {

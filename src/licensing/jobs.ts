@@ -3,7 +3,8 @@ import type { PayloadRequest, TaskConfig, Where } from 'payload'
 import { relationId } from '../db/relations'
 import type { License } from '../payload-types'
 
-import { inTransaction, lockKey } from '../db/transaction'
+import { licenses } from '../db/schema.generated'
+import { bare, execute, inTransaction, lockKey, sql } from '../db/transaction'
 import { licenseEmail } from '../email/license-email'
 
 export type LicenseJobOptions = { productName: string; serverUrl: string; retryDelayMs: number }
@@ -64,13 +65,9 @@ export const sendLicenseEmailTask = (options: LicenseJobOptions): TaskConfig<'se
         invoiceUrl: await invoiceOf(tx, license),
       })
       await tx.payload.sendEmail({ to: recipient, ...message })
-      await tx.payload.update({
-        collection: 'licenses',
-        id: license.id,
-        data: { emailSentAt: new Date().toISOString() },
-        req: tx,
-        overrideAccess: true,
-      })
+      // One column, in SQL: Payload's update writes back every column as this job read it, and an account
+      // claiming this license meanwhile (its owner set by the claim on email verification) lost its owner.
+      await execute(tx, sql`UPDATE ${licenses} SET ${bare(licenses.emailSentAt)} = now() WHERE ${licenses.id} = ${license.id}`)
       return recipient
     })
     return { output: { to } }

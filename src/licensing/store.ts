@@ -4,8 +4,7 @@ import { iso, num, type Row } from '../db/rows'
 import { licenses, plans, releases } from '../db/schema.generated'
 import { bare, columnList, execute, sql } from '../db/transaction'
 import type { License } from '../payload-types'
-import { emitWebhookEvent } from '../webhooks/emit'
-import { licenseData } from '../webhooks/payloads'
+import { announceNewLicense } from '../webhooks/collection-events'
 import { openingWindow, type UpdatePolicy, type UpdateWindow } from './update-window'
 
 /**
@@ -154,6 +153,6 @@ export const insertLicense = async (req: PayloadRequest, data: LicenseInsert): P
   )
   if (!row) throw new Error(`plan ${data.plan} does not exist: cannot grant a license`)
   const license = licenseOf(row)
-  await emitWebhookEvent(req, { type: 'license.created', sourceKey: `license.created:${license.id}`, data: () => licenseData(req, license) })
+  await announceNewLicense(req, license)
   return license
 }

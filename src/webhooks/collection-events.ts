@@ -1,6 +1,6 @@
 import crypto from 'node:crypto'
 
-import type { CollectionAfterChangeHook } from 'payload'
+import type { CollectionAfterChangeHook, PayloadRequest } from 'payload'
 
 import type { License, PaymentHistory, UserSubscription } from '../payload-types'
 import { emitWebhookEvent } from './emit'
@@ -23,10 +23,21 @@ const changedFields = <T extends object>(doc: T, previous: T | undefined, fields
 
 const relationIdOf = (value: unknown) => (value && typeof value === 'object' ? (value as { id: unknown }).id : value)
 
+/**
+ * A new license: license.created, and license.revoked too when it is born revoked (a refund or a lost
+ * chargeback applied before the purchase's own events), so a receiver acting on revocations hears of it.
+ */
+export const announceNewLicense = async (req: PayloadRequest, license: License) => {
+  await emitWebhookEvent(req, { type: 'license.created', sourceKey: `license.created:${license.id}`, data: () => licenseData(req, license) })
+  if (license.status === 'revoked') {
+    await emitWebhookEvent(req, { type: 'license.revoked', sourceKey: `license.revoked:${license.id}:at-creation`, data: () => licenseData(req, license) })
+  }
+}
+
 /** license.created (staff's manual licenses; the service's own are announced where they are inserted), license.revoked, license.updated. */
 export const licenseEvents: CollectionAfterChangeHook<License> = async ({ doc, previousDoc, operation, req }) => {
   if (operation === 'create') {
-    await emitWebhookEvent(req, { type: 'license.created', sourceKey: `license.created:${doc.id}`, data: () => licenseData(req, doc) })
+    await announceNewLicense(req, doc)
     return doc
   }
   const previous = changedFields(
@@ -69,6 +80,10 @@ export const subscriptionEvents: CollectionAfterChangeHook<UserSubscription> = a
   const key = doc.processorSubscriptionId
   if (operation === 'create') {
     await emitWebhookEvent(req, { type: 'subscription.created', sourceKey: `subscription.created:${key}`, data: () => subscriptionData(req, doc) })
+    // First heard of already ended (its deletion's event came first): it ends for receivers too.
+    if (doc.status === 'canceled') {
+      await emitWebhookEvent(req, { type: 'subscription.canceled', sourceKey: `subscription.canceled:${key}`, data: () => subscriptionData(req, doc) })
+    }
     return doc
   }
   const previous = changedFields(

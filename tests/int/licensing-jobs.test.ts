@@ -163,3 +163,34 @@ describe('jobs interrupted by a crash run again', () => {
     expect(failed!.error).toMatchObject({ message: 'interrupted 5 times while processing' })
   })
 })
+
+describe('the license email job and a claim at the same moment', () => {
+  it('recording the email sent does not write back the owner it read: a claim committed meanwhile keeps its owner', async () => {
+    const email = `claimed-while-mailed-${Date.now()}@example.test`
+    const plan = (await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } }, limit: 1, depth: 0 })).docs[0]!
+    const license = await payload().create({
+      collection: 'licenses',
+      data: { key: generateLicenseKey(), plan: plan.id, source: 'manual', status: 'active', email } as never,
+      overrideAccess: true,
+    })
+    const owner = await createUser(payload(), 'customer')
+    const job = await payload().jobs.queue({ task: 'sendLicenseEmail', input: { licenseId: license.id } })
+    // The claim (src/billing/customers.ts) has set the owner but not committed yet when the job runs:
+    // the job reads the license without an owner, sends, and records the email while the claim holds the row.
+    const claim = await (payload().db as unknown as { pool: import('pg').Pool }).pool.connect()
+    try {
+      await claim.query('BEGIN')
+      await claim.query('UPDATE licenses SET user_id = $1 WHERE id = $2', [owner.user.id, license.id])
+      const running = payload().jobs.runByID({ id: job.id })
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      await claim.query('COMMIT')
+      await running
+    } finally {
+      claim.release()
+    }
+    expect(await jobById(job.id)).toBeNull()
+    const after = await payload().findByID({ collection: 'licenses', id: license.id, depth: 0, overrideAccess: true })
+    expect(after.emailSentAt).toBeTruthy()
+    expect(after.user).toBe(owner.user.id)
+  })
+})

@@ -289,6 +289,28 @@ describe('events: each once, in the transaction of its change', () => {
     expect(receiver.at(endpoint.path).map((record) => record.body).join('')).not.toContain(token)
   })
 
+  it('a license or subscription first seen already ended (its events came in reverse) still sends its ending, once', async () => {
+    const endpoint = await endpointFor(['license.created', 'license.revoked', 'subscription.created', 'subscription.canceled'])
+    const license = (await payload().create({
+      collection: 'licenses',
+      data: { key: generateLicenseKey(), plan: await planId('standard'), source: 'manual', status: 'revoked' } as never,
+      overrideAccess: true,
+    })) as License
+    const subscriptionId = `sub_reversed_${Date.now()}`
+    const subscription = await payload().create({
+      collection: 'user_subscriptions',
+      data: { processorSubscriptionId: subscriptionId, status: 'canceled', plan: await planId('pro'), email: 'reversed@example.test' },
+      overrideAccess: true,
+    })
+    // Applied again (a redelivery), nothing changes and nothing more is sent.
+    await payload().update({ collection: 'user_subscriptions', id: subscription.id, data: { status: 'canceled' }, overrideAccess: true })
+    await drain()
+    const received = eventsAt(endpoint).map((event) => `${event!.type}:${event!.data.id}`)
+    expect(received.sort()).toEqual(
+      [`license.created:${license.id}`, `license.revoked:${license.id}`, `subscription.created:${subscription.id}`, `subscription.canceled:${subscription.id}`].sort(),
+    )
+  })
+
   it('a change rolled back sends nothing; an event no endpoint wants is not stored; a disabled endpoint gets nothing', async () => {
     const endpoint = await endpointFor(['license.created'])
     const before = await payload().count({ collection: 'webhook_events' })
@@ -505,8 +527,10 @@ describe('delivery', () => {
       ['automatic', 1],
       ['manual', 2],
     ])
-    // Support reads the deliveries; customers do not.
-    expect((await api('GET', `/webhook_deliveries/${delivery.id}`, { as: support })).status).toBe(200)
+    // Deliveries are the admins' (their URLs may be credentials): not support's, not customers'.
+    expect((await api('GET', `/webhook_deliveries/${delivery.id}`, { as: admin })).status).toBe(200)
+    expect((await api('GET', `/webhook_deliveries/${delivery.id}`, { as: support })).status).toBe(403)
+    expect((await api('GET', '/webhook_deliveries', { as: support })).status).toBe(403)
     expect((await api('GET', `/webhook_deliveries/${delivery.id}`, { as: customer })).status).toBe(403)
     expect((await api('GET', '/webhook_deliveries', { as: customer })).status).toBe(403)
     expect((await api('GET', '/webhook_events', { as: support })).status).toBe(403)

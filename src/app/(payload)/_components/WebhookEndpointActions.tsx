@@ -152,7 +152,7 @@ export const WebhookDeliveryActions = () => {
   const router = useRouter()
   const [busy, setBusy] = useState(false)
   const [result, setResult] = useState<Result>(null)
-  // Support staff read deliveries; sending belongs to admins (the endpoint checks it again).
+  // Only admins reach a delivery; the endpoint checks it again.
   if (!id || !user?.roles?.includes('admin')) return null
   const sendAgain = async () => {
     setBusy(true)
