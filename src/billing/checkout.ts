@@ -1,11 +1,12 @@
 import crypto from 'node:crypto'
 
-import type { PayloadRequest } from 'payload'
+import type { Payload, PayloadRequest } from 'payload'
 import type Stripe from 'stripe'
 
 import type { User } from '../payload-types'
 
 import { track } from '../analytics/track'
+import { executeOn, sql } from '../db/transaction'
 import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { processorCustomerOf } from './customers'
@@ -78,7 +79,7 @@ export const createCheckoutSession = async (
     quantity,
     params: { allow_promotion_codes: Boolean(plan.allowPromotionCodes), cancel_url: `${billing.serverUrl}/#pricing` },
     // The quantity is part of what is bought: two checkouts of different sizes are two checkouts.
-    idempotencyKey: checkoutIdempotencyKey(`checkout:${principal}`, quantity === 1 ? price.id : `${price.id}x${quantity}`, request),
+    idempotencyKey: await checkoutIdempotencyKey(req.payload, `checkout:${principal}`, quantity === 1 ? price.id : `${price.id}x${quantity}`, request),
   })
 }
 
@@ -93,10 +94,35 @@ export const clientIdempotencyKey = (headers: Headers): string | null => {
   return key
 }
 
-/** The idempotency key of a checkout: the client's own key when it sent one, else the price in a short window. */
-export const checkoutIdempotencyKey = (scope: string, what: string, request: { idempotencyKey: string | null; now?: Date }): string => {
-  const now = request.now ?? new Date()
-  return request.idempotencyKey ? `${scope}:${hash(request.idempotencyKey)}` : `${scope}:${hash(`${what}|${Math.floor(now.getTime() / DEDUPE_WINDOW_MS)}`)}`
+/** The keyed rows with an expiry the rate limits keep (src/auth/rate-limit.ts), outside Payload's schema. */
+const KEYED_EXPIRIES = sql.identifier('rate_limits')
+
+/**
+ * The idempotency key of a checkout: the client's own key when it sent one; else the price within a
+ * window the first such request opens, kept DEDUPE_WINDOW_MS in `rate_limits` by one INSERT ... ON
+ * CONFLICT (so two servers agree). A fixed clock bucket split a double click whose two requests fell
+ * either side of a boundary into two checkouts (CI saw it as a flaky test).
+ */
+export const checkoutIdempotencyKey = async (
+  payload: Payload,
+  scope: string,
+  what: string,
+  request: { idempotencyKey: string | null; now?: Date },
+): Promise<string> => {
+  if (request.idempotencyKey) return `${scope}:${hash(request.idempotencyKey)}`
+  const now = (request.now ?? new Date()).getTime()
+  const key = `checkout-window:${hash(`${scope}|${what}`)}`
+  // The window is named by the second it opened (it fits the integer column until 2038).
+  const opened = Math.floor(now / 1000)
+  const [taken] = await executeOn<{ points: number }>(
+    payload,
+    undefined,
+    sql`INSERT INTO ${KEYED_EXPIRIES} (key, points, expire) VALUES (${key}, ${opened}, ${now + DEDUPE_WINDOW_MS})
+        ON CONFLICT (key) DO UPDATE SET points = EXCLUDED.points, expire = EXCLUDED.expire WHERE ${KEYED_EXPIRIES}.expire <= ${now}
+        RETURNING points`,
+  )
+  const open = taken ?? (await executeOn<{ points: number }>(payload, undefined, sql`SELECT points FROM ${KEYED_EXPIRIES} WHERE key = ${key}`))[0]
+  return `${scope}:${hash(`${what}|${open?.points ?? opened}`)}`
 }
 
 export type HostedCheckout = {

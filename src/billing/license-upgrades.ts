@@ -113,7 +113,7 @@ export const startUpgrade = async (
     return { upgraded: true }
   }
   const scope = `upgrade:${user.id}:${license.id}:${target.slug}:${priced.credit}`
-  const idempotencyKey = checkoutIdempotencyKey(scope, price.id, options)
+  const idempotencyKey = await checkoutIdempotencyKey(req.payload, scope, price.id, options)
   let coupon: Stripe.Coupon | null = null
   if (priced.credit > 0) {
     // From a ten-minute bucket, not the second: a retried request (a double click, a client's retry
@@ -187,6 +187,6 @@ export const startRenewal = async (
     metadata: { plan_id: plan.slug, price_id: price.id, billing_cycle: 'lifetime', [CHANGE_METADATA.renewal]: String(license.id), seats: String(license.seats ?? 1) },
     quantity: Math.max(1, license.seats ?? 1),
     params: returnUrls(billing, 'renewal'),
-    idempotencyKey: checkoutIdempotencyKey(`renewal:${user.id}:${license.id}`, price.id, options),
+    idempotencyKey: await checkoutIdempotencyKey(req.payload, `renewal:${user.id}:${license.id}`, price.id, options),
   })
 }

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 
 import { PRICES, smtp, standIn } from '../support/billing-env'
 import { buy, deliveryStatuses, rows, seedStandInPlans } from '../support/billing'
+import { checkoutIdempotencyKey } from '../../src/billing/checkout'
 import { api, createUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
@@ -197,6 +198,19 @@ describe('checkout session contract', () => {
     const reused = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.ultimate }, headers: { 'idempotency-key': 'click-1' } })
     expect(reused.status).toBe(400)
     expect(reused.body.errors[0].code).toBe('invalid_request')
+  })
+
+  it('a double click either side of a ten-second boundary is one checkout; ten seconds after the first, another', async () => {
+    const boundary = Math.ceil(Date.now() / 10_000) * 10_000 + 60_000
+    const keyAt = (ms: number, scope = `boundary:${boundary}`) => checkoutIdempotencyKey(payload(), scope, PRICES.standard, { idempotencyKey: null, now: new Date(ms) })
+    const first = await keyAt(boundary - 1)
+    expect(await keyAt(boundary + 1)).toBe(first)
+    expect(await keyAt(boundary + 9_000)).toBe(first)
+    expect(await keyAt(boundary + 10_000)).not.toBe(first)
+    // Another buyer or price has its own window; a client's own key is used as it is.
+    expect(await keyAt(boundary + 1, `boundary-other:${boundary}`)).not.toBe(first)
+    const [a, b] = await Promise.all([keyAt(boundary + 60_000, `boundary-race:${boundary}`), keyAt(boundary + 60_001, `boundary-race:${boundary}`)])
+    expect(a).toBe(b)
   })
 })
 
