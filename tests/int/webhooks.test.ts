@@ -22,7 +22,7 @@ import { MAX_ATTEMPTS, retryDelayMs, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, WEBHO
 import { PRICES } from '../support/billing-env'
 import { rows, seedStandInPlans } from '../support/billing'
 import { freePort } from '../support/net'
-import { api, createUser, type TestUser, usePayload } from '../support/payload'
+import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 import type { Behaviour } from '../support/webhook-receiver'
 
 /**
@@ -126,6 +126,21 @@ describe('webhook endpoints: admins only, the secret shown once', () => {
       expect((await api('POST', `/staff/webhook-endpoints/${id}/test`, { as })).status).toBe(as ? 403 : 401)
     }
     expect((await payload().findByID({ collection: 'webhook_endpoints', id, depth: 0 })).url).toBe(url)
+    // GraphQL: nothing for support or customers; the sealed secret reads as null, even for admins.
+    for (const as of [support, customer, null]) {
+      const answer = await graphql('{ Webhook_endpoints { docs { id url } } Webhook_deliveries { docs { id url } } }', as)
+      // Refused by access (not by a misspelt query): the error names the operation, and no data leaks.
+      expect(answer.errors?.[0]?.message, JSON.stringify(answer)).not.toMatch(/Cannot query field/)
+      expect(JSON.stringify(answer.data ?? {})).not.toContain(url)
+      expect(answer.data?.Webhook_endpoints ?? null).toBeNull()
+    }
+    const adminRead = await graphql('{ Webhook_endpoints { docs { id url } } }', admin)
+    expect(adminRead.data?.Webhook_endpoints?.docs.map((doc) => doc.url), JSON.stringify(adminRead)).toContain(url)
+    const sealedField = await graphql('{ Webhook_endpoints { docs { id secretSealed } } }', admin)
+    expect(sealedField.errors ?? []).toEqual([])
+    expect(sealedField.data?.Webhook_endpoints?.docs).toContainEqual({ id, secretSealed: null })
+    const sealedWhere = await graphql(`{ Webhook_endpoints(where: { secretSealed: { like: "v1" } }) { totalDocs } }`, admin)
+    expect(JSON.stringify(sealedWhere)).not.toMatch(/"totalDocs":[1-9]/)
     // A where on the sealed secret tells nothing: the right guess answers as a wrong one.
     const [stored] = await executeOn<{ secret_sealed: string }>(payload(), undefined, sql`SELECT secret_sealed FROM webhook_endpoints WHERE id = ${id}`)
     const sealed = stored!.secret_sealed
