@@ -14,11 +14,16 @@ const body = z.object({ page: z.enum(PRICING_PAGES) }).strict()
 const MAX_BEACON_BYTES = 1024
 
 /**
- * A browser names the page's origin on every POST: a beacon from another site's page would count that
- * site's visitors. No Origin (not a browser) is let through, and bounded per address like the rest.
+ * A browser names where a POST comes from: `Origin` on every POST, and `Sec-Fetch-Site` too in every
+ * current one. A beacon from another site's page would count that site's visitors, and a request with
+ * neither header is not a browser on the site's pages (a script replaying beacons): both are refused.
+ * Present, each must say this site: the Origin one of its own, Sec-Fetch-Site `same-origin`.
  */
 const fromOwnPages = (req: PayloadRequest): boolean => {
   const origin = req.headers.get('origin')
+  const site = req.headers.get('sec-fetch-site')
+  if (origin === null && site === null) return false
+  if (site !== null && site !== 'same-origin') return false
   return origin === null || origin === req.payload.config.serverURL || req.payload.config.csrf.includes(origin)
 }
 

@@ -83,16 +83,20 @@ describe('checkout_started', () => {
   })
 })
 
-type BeaconCall = { address?: string; type?: string; origin?: string; as?: { token: string } }
+/** `origin: null` or `site: null` leave that header out. */
+type BeaconCall = { address?: string; type?: string; origin?: string | null; site?: string | null; as?: { token: string } }
 
-/** What navigator.sendBeacon sends for a string body: text/plain. */
-const beacon = (body: unknown, call: BeaconCall = {}) =>
-  api('POST', '/insights/pricing-views', {
+/** What navigator.sendBeacon sends for a string body from the site's page: text/plain, its Origin and Sec-Fetch-Site. */
+const beacon = (body: unknown, call: BeaconCall = {}) => {
+  const origin = call.origin === undefined ? SERVER_URL : call.origin
+  const site = call.site === undefined ? 'same-origin' : call.site
+  return api('POST', '/insights/pricing-views', {
     address: call.address ?? '198.51.100.10',
     as: call.as,
     body: typeof body === 'string' ? body : JSON.stringify(body),
-    headers: { 'content-type': call.type ?? 'text/plain;charset=UTF-8', ...(call.origin ? { origin: call.origin } : {}) },
+    headers: { 'content-type': call.type ?? 'text/plain;charset=UTF-8', ...(origin ? { origin } : {}), ...(site ? { 'sec-fetch-site': site } : {}) },
   })
+}
 
 const viewsFrom = async (address: string, page: 'home' | 'pricing', day = new Date().toISOString().slice(0, 10)) =>
   named('pricing_viewed', pricingViewSource(payload().secret, { day, address, page }))
@@ -142,10 +146,10 @@ describe('POST /api/insights/pricing-views', () => {
     expect(JSON.stringify(event)).not.toContain(visitor.email)
   })
 
-  it('JSON as text/plain or application/json; from the site itself (its Origin) too', async () => {
+  it('JSON as text/plain or application/json', async () => {
     expect((await beacon({ page: 'home' }, { address: '198.51.100.26', type: 'text/plain' })).status).toBe(204)
     expect((await beacon({ page: 'pricing' }, { address: '198.51.100.26', type: 'application/json' })).status).toBe(204)
-    expect((await beacon({ page: 'home' }, { address: '198.51.100.27', origin: SERVER_URL })).status).toBe(204)
+    expect((await beacon({ page: 'home' }, { address: '198.51.100.27' })).status).toBe(204)
     expect(await viewsFrom('198.51.100.26', 'home')).toHaveLength(1)
     expect(await viewsFrom('198.51.100.26', 'pricing')).toHaveLength(1)
     expect(await viewsFrom('198.51.100.27', 'home')).toHaveLength(1)
@@ -170,10 +174,31 @@ describe('POST /api/insights/pricing-views', () => {
     const form = await beacon('page=home', { address: '198.51.100.29', type: 'application/x-www-form-urlencoded' })
     expect(form.status).toBe(400)
     expect(form.body.errors[0].code).toBe('invalid_request')
-    const foreign = await beacon({ page: 'home' }, { address: '198.51.100.29', origin: 'https://elsewhere.example' })
+    const foreign = await beacon({ page: 'home' }, { address: '198.51.100.29', origin: 'https://elsewhere.example', site: 'cross-site' })
     expect(foreign.status).toBe(403)
     expect(foreign.body.errors[0].code).toBe('forbidden')
     expect(await viewsFrom('198.51.100.29', 'home')).toEqual([])
+  })
+
+  it.each([
+    ['neither Origin nor Sec-Fetch-Site (not a browser)', { origin: null, site: null }],
+    ['Sec-Fetch-Site cross-site, no Origin', { origin: null, site: 'cross-site' }],
+    ['Sec-Fetch-Site same-site (a sibling subdomain), no Origin', { origin: null, site: 'same-site' }],
+    ['Sec-Fetch-Site none (not from a page)', { origin: null, site: 'none' }],
+    ["the site's Origin but Sec-Fetch-Site cross-site", { site: 'cross-site' }],
+    ['another Origin, no Sec-Fetch-Site', { origin: 'https://elsewhere.example', site: null }],
+  ])('403 forbidden with %s, and nothing recorded', async (_name, headers) => {
+    const response = await beacon({ page: 'home' }, { address: '198.51.100.32', ...headers })
+    expect(response.status).toBe(403)
+    expect(response.body.errors[0].code).toBe('forbidden')
+    expect(await viewsFrom('198.51.100.32', 'home')).toEqual([])
+  })
+
+  it('counted with only one of the two headers, as older browsers send: the Origin, or Sec-Fetch-Site same-origin', async () => {
+    expect((await beacon({ page: 'home' }, { address: '198.51.100.33', site: null })).status).toBe(204)
+    expect((await beacon({ page: 'pricing' }, { address: '198.51.100.33', origin: null })).status).toBe(204)
+    expect(await viewsFrom('198.51.100.33', 'home')).toHaveLength(1)
+    expect(await viewsFrom('198.51.100.33', 'pricing')).toHaveLength(1)
   })
 
   it(`rate-limited per address: ${RATE_LIMITS['pricing_views:ip'].points} in 10 minutes, then 429 rate_limited`, async () => {
