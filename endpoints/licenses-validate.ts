@@ -6,7 +6,7 @@ import { z } from 'zod'
 import { asRateLimited, limiterOf } from '../src/auth/rate-limit'
 import { endpoint } from '../src/http/endpoint'
 import { addressBucket } from '../src/http/ip-address'
-import type { LicenseCertificates } from '../src/licensing/certificates'
+import { ACTIVATION_CERTIFICATE_TTL_SECONDS, CERTIFICATE_MAX_TTL_SECONDS, type LicenseCertificates } from '../src/licensing/certificates'
 import { validateLicenseKey } from '../src/licensing/validate'
 
 /** The longest license key the endpoint looks up: a key is KIT- and five groups (29 characters); room for another format. */
@@ -29,7 +29,8 @@ export const enforceLimits = async (payload: Payload, address: string | null, ke
  * POST /api/licenses/validate {key, fingerprint?}: 200 {valid, code, plan, features, validUntil,
  * updates, certificate} (`updates`: the license's update window, also the certificate's `upd`). No session: the key is the credential.
  * On a plan with an activation limit, only an activated `fingerprint` is VALID (else NO_ACTIVATION), and
- * the certificate is bound to it (`fpr`). A string of up to MAX_KEY_LENGTH characters is
+ * the certificate is bound to it (`fpr`) and lives at most 72 hours, so a deactivated installation stops
+ * soon after. A string of up to MAX_KEY_LENGTH characters is
  * a key to look up (an empty or malformed one answers NOT_FOUND like an unknown one); a longer one, or
  * a wrong type, is 400 `invalid_request` and is never looked up or counted.
  */
@@ -48,6 +49,7 @@ export const validateLicenseEndpoint = (certificates: LicenseCertificates): Endp
               { license: validation.key, plan: validation.plan, features: validation.features, fingerprint: body.fingerprint, updates: validation.updates ?? undefined },
               validation.validUntil ? new Date(validation.validUntil) : null,
               now,
+              validation.limitsActivations ? ACTIVATION_CERTIFICATE_TTL_SECONDS : CERTIFICATE_MAX_TTL_SECONDS,
             )
           : null
       return Response.json(

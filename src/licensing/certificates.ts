@@ -10,6 +10,13 @@ import type { FeatureKey } from '../plans/features'
 /** The longest a certificate lives: a revoked license stops working within this time, offline. */
 export const CERTIFICATE_MAX_TTL_SECONDS = 14 * 24 * 60 * 60
 
+/**
+ * The longest a certificate lives on a plan that limits activations. A deactivated installation keeps
+ * its certificate until `exp`, so with 14 days the daily deactivation cap (3) would let about the limit
+ * plus 42 machines hold valid certificates at once; with 72 hours, at most the limit plus 9.
+ */
+export const ACTIVATION_CERTIFICATE_TTL_SECONDS = 72 * 60 * 60
+
 export type SigningKeySettings = {
   /**
    * LICENSE_SIGNING_KEY: one or more Ed25519 private keys (PKCS#8 PEM blocks one after another, a private
@@ -104,9 +111,10 @@ export type LicenseSigner = {
   publicKeys: () => { keys: PublicSigningJwk[] }
   /**
    * A compact JWS (`alg: EdDSA`, the first key's `kid`) of the claims with `iat` now and `exp` 14 days
-   * ahead, or the license's own end (`notAfter`) when that comes first.
+   * ahead (`maxTtlSeconds`, when shorter: a plan that limits activations), or the license's own end
+   * (`notAfter`) when that comes first.
    */
-  sign: (claims: CertificateClaims, notAfter: Date | null, now?: Date) => Promise<string>
+  sign: (claims: CertificateClaims, notAfter: Date | null, now?: Date, maxTtlSeconds?: number) => Promise<string>
 }
 
 /**
@@ -133,9 +141,9 @@ export const licenseCertificates = (settings: SigningKeySettings): ((logger: Key
     const [{ privateKey, publicJwk }] = keys
     return {
       publicKeys: () => ({ keys: keys.map((key) => key.publicJwk) }),
-      sign: async (claims, notAfter, now = new Date()) => {
+      sign: async (claims, notAfter, now = new Date(), maxTtlSeconds = CERTIFICATE_MAX_TTL_SECONDS) => {
         const issuedAt = Math.floor(now.getTime() / 1000)
-        const latest = issuedAt + CERTIFICATE_MAX_TTL_SECONDS
+        const latest = issuedAt + Math.min(maxTtlSeconds, CERTIFICATE_MAX_TTL_SECONDS)
         const expiresAt = notAfter ? Math.min(latest, Math.floor(notAfter.getTime() / 1000)) : latest
         return new SignJWT(payloadOf(claims))
           .setProtectedHeader({ alg: 'EdDSA', kid: publicJwk.kid, typ: 'JWT' })

@@ -29,9 +29,11 @@ export type LicenseValidation = {
    * the kit keeps working; only newer downloads are locked.
    */
   updates: ReturnType<typeof describeWindow> | null
+  /** Whether the plan limits activations: its certificates then live at most ACTIVATION_CERTIFICATE_TTL_SECONDS. */
+  limitsActivations: boolean
 }
 
-const NOT_FOUND: LicenseValidation = { code: 'NOT_FOUND', key: null, plan: null, features: [], validUntil: null, updates: null }
+const NOT_FOUND: LicenseValidation = { code: 'NOT_FOUND', key: null, plan: null, features: [], validUntil: null, updates: null, limitsActivations: false }
 
 /** Longer than any key with room for stray spaces: anything longer is malformed without more work. */
 const MAX_KEY_LENGTH = 64
@@ -123,6 +125,7 @@ export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: 
     plan: license.slug,
     features: code === 'VALID' ? (license.features ?? []).filter(isFeatureKey) : [],
     validUntil,
+    limitsActivations: limited,
     // Like the features: what a valid license opens (an invalid one opens nothing, updates included).
     updates:
       code === 'VALID'

@@ -3,6 +3,7 @@ import './../support/billing-env'
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 
+import { ACTIVATION_CERTIFICATE_TTL_SECONDS, CERTIFICATE_MAX_TTL_SECONDS } from '../../src/licensing/certificates'
 import { generateLicenseKey } from '../../src/licensing/keys'
 import type { License } from '../../src/payload-types'
 import { DEACTIVATIONS_PER_DAY, deactivateWithKey } from '../../src/teams/activations'
@@ -198,15 +199,21 @@ describe('validation with activations', () => {
     expect(valid.body).toMatchObject({ valid: true, code: 'VALID' })
     const { payload: claims } = await jwtVerify(valid.body.certificate, createLocalJWKSet(jwks), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
     expect(claims.fpr).toBe('server-1')
+    // A deactivated installation keeps its certificate until exp: on a plan with a limit that is at most 72 hours.
+    expect(claims.exp! - claims.iat!).toBe(ACTIVATION_CERTIFICATE_TTL_SECONDS)
+    expect(ACTIVATION_CERTIFICATE_TTL_SECONDS).toBe(72 * 3600)
     // Deactivated: no longer valid there.
     const [activation] = await rows(payload(), 'license_activations', { license: { equals: license.id } })
     await deactivate({ key: license.key, activationId: activation!.id })
     expect((await validate({ key: license.key, fingerprint: 'server-1' })).body.code).toBe('NO_ACTIVATION')
   })
 
-  it('a plan without a limit validates any fingerprint, as before', async () => {
+  it('a plan without a limit validates any fingerprint, as before, its certificates living 14 days', async () => {
     const license = await grant('ultimate')
-    expect((await validate({ key: license.key, fingerprint: 'anything' })).body.code).toBe('VALID')
+    const valid = await validate({ key: license.key, fingerprint: 'anything' })
+    expect(valid.body.code).toBe('VALID')
+    const { payload: claims } = await jwtVerify(valid.body.certificate, createLocalJWKSet(jwks), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
+    expect(claims.exp! - claims.iat!).toBe(CERTIFICATE_MAX_TTL_SECONDS)
     expect((await validate({ key: license.key })).body.code).toBe('VALID')
   })
 
