@@ -21,6 +21,19 @@ const SHARED = (cacheControl: unknown) => typeof cacheControl === 'string' && !/
 
 export type CompressionStats = { memoHits: number; memoMisses: number }
 
+/** A request that speaks for someone: Payload's session cookie, or an API key or JWT in Authorization. */
+const carriesCredentials = (req: Request): boolean =>
+  req.headers.authorization !== undefined || /(?:^|;\s*)payload-token=/.test(req.headers.cookie ?? '')
+
+/**
+ * A personal answer: one a signed-in visitor or an API key gets, that no shared cache may keep. It can
+ * hold a secret (a license key, a signed download link) beside something the request chose (`?q=`, a
+ * search): compressed, its length would tell an eavesdropper how much of a guess matched the secret
+ * (BREACH), so it leaves as it is. Public pages, signed-out visitors' pages and every shared-cacheable
+ * answer (assets, the cached storefront) are still compressed.
+ */
+export const isPersonal = (req: Request, res: Response): boolean => carriesCredentials(req) && !SHARED(res.getHeader('cache-control'))
+
 /**
  * Compression of every response (brotli or gzip, as the client accepts), in two layers:
  *
@@ -29,8 +42,9 @@ export type CompressionStats = { memoHits: number; memoMisses: number }
  *   distinct body and encoding, and kept (the 128 most recently used): a launch day's
  *   thousandth visitor costs a hash of the page, not another compression. The body is the key, so a
  *   page Next renders again (a plan changed) is compressed anew.
- * - Everything else (streamed pages, the account's pages, Payload's JSON) goes through the compression
- *   package as it is written; Next flushes a streamed page's chunks through res.flush().
+ * - Everything else (streamed pages, Payload's JSON) goes through the compression package as it is
+ *   written; Next flushes a streamed page's chunks through res.flush(). A personal answer (isPersonal:
+ *   the dashboard, the admin, a customer's JSON) is not compressed at all.
  *
  * Brotli at quality 3 on the fly (about 0.4 ms a page, for 2% more bytes than the library's default of
  * 4) and 5 for kept pages. Already encoded answers, `no-transform`, zip archives and images pass as
@@ -40,7 +54,10 @@ export const createCompression = (options: { memoEntries?: number } = {}): { han
   const stats: CompressionStats = { memoHits: 0, memoMisses: 0 }
   const memo = new LRUCache<string, Promise<Buffer>>({ max: options.memoEntries ?? MEMO_ENTRIES })
 
-  const streaming = compression({ brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 3 } } })
+  const streaming = compression({
+    brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 3 } },
+    filter: (req, res) => !isPersonal(req as Request, res as Response) && compression.filter(req, res),
+  })
 
   const encode = (encoding: 'br' | 'gzip', body: Buffer) =>
     encoding === 'br'

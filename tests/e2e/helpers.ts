@@ -126,6 +126,13 @@ export const ultimateJourney = async (page: Page): Promise<Buyer> => {
   await buySignedIn(page, email, 'ultimate')
   const shown = ((await page.locator('[data-testid="success-license"] code').textContent({ timeout: 60_000 })) ?? '').trim()
   expect(await licenseOnDashboard(page), 'the success page and the dashboard show different licenses').toBe(shown)
+  // BREACH: the dashboard holds the key beside whatever the query says; asked for with the key's first
+  // characters, it leaves uncompressed (its length tells nothing), while a public page is still compressed.
+  const probe = await page.request.get(`/dashboard?q=${shown.slice(0, 8)}`, { headers: { 'accept-encoding': 'br, gzip' } })
+  expect(probe.headers()['content-encoding'], 'the dashboard with a guess in its query was compressed').toBeUndefined()
+  expect(await probe.text()).toContain(shown)
+  const home = await page.request.get('/', { headers: { 'accept-encoding': 'br, gzip' } })
+  expect(home.headers()['content-encoding'], 'the home page is no longer compressed').toBe('br')
   await page.fill('#repository input[name="username"]', username)
   await page.click('#repository button[type="submit"]')
   await page.locator('[data-testid="repo-status"]', { hasText: `An invitation went to ${username}` }).waitFor()

@@ -180,9 +180,11 @@ describe('compression', () => {
   }
 
   /** The raw response: headers and the bytes as sent, not decoded. */
-  const raw = (port: number, path: string, acceptEncoding?: string) =>
+  const raw = (port: number, path: string, acceptEncoding?: string) => rawWith(port, path, acceptEncoding ? { 'accept-encoding': acceptEncoding } : {})
+
+  const rawWith = (port: number, path: string, headers: http.OutgoingHttpHeaders) =>
     new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-      const request = http.get({ host: '127.0.0.1', port, path, headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} }, (response) => {
+      const request = http.get({ host: '127.0.0.1', port, path, headers }, (response) => {
         const chunks: Buffer[] = []
         response.on('data', (chunk: Buffer) => chunks.push(chunk))
         response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }))
@@ -225,7 +227,7 @@ describe('compression', () => {
     expect(zlib.brotliDecompressSync(changed.body).toString()).toBe(`${page}<p>changed</p>`)
     expect(stats).toEqual({ memoHits: 1, memoMisses: 3 })
 
-    // A page of the visitor's own is compressed as it is sent, never kept.
+    // A private page asked for without credentials is compressed as it is sent, never kept.
     const account = await raw(port, '/account', 'br')
     expect(account.headers['content-encoding']).toBe('br')
     expect(zlib.brotliDecompressSync(account.body).toString()).toBe(page)
@@ -236,6 +238,24 @@ describe('compression', () => {
     const plain = await raw(port, '/cached')
     expect(plain.headers['content-encoding']).toBeUndefined()
     expect(plain.body.toString()).toBe(page)
+  })
+
+  it('sends a personal answer (a session or an API key, not shared-cacheable) uncompressed: no BREACH oracle', async () => {
+    const { port, stats } = await startCompressingHost()
+    const credentials = [{ cookie: 'theme=dark; payload-token=eyJ.session.jwt' }, { cookie: 'payload-token=x' }, { authorization: 'Bearer kit_live_0123456789' }]
+    for (const headers of credentials) {
+      // The account page with the visitor's guess in the query: the same bytes as sent, no Content-Encoding.
+      const personal = await rawWith(port, '/account?q=KIT-7Q2MD', { 'accept-encoding': 'gzip, deflate, br', ...headers })
+      expect(personal.headers['content-encoding']).toBeUndefined()
+      expect(personal.body.toString()).toBe(page)
+      // So is an answer with no Cache-Control at all (a streamed page, Payload's JSON).
+      expect((await rawWith(port, '/', { 'accept-encoding': 'br', ...headers })).headers['content-encoding']).toBeUndefined()
+      // A shared-cacheable page is the same for everyone: still compressed, from the kept copy.
+      expect((await rawWith(port, '/cached', { 'accept-encoding': 'br', ...headers })).headers['content-encoding']).toBe('br')
+    }
+    expect(stats.memoHits + stats.memoMisses).toBe(credentials.length)
+    // A cookie that only looks alike is no session.
+    expect((await rawWith(port, '/account', { 'accept-encoding': 'br', cookie: 'not-payload-token=1' })).headers['content-encoding']).toBe('br')
   })
 
   it('leaves archives and replies under 1 KiB as they are', async () => {
