@@ -16,7 +16,7 @@ export const customerPortalPostEndpoint = (runtime: BillingRuntime): Endpoint =>
     auth: SIGN_IN,
     // The portal session checks the path itself (400 invalid_return_url), as for the GET form.
     body: z.object({ return_url: z.unknown().optional() }),
-    handler: ({ req, body }) => createPortalSession(req, runtime.require(), body.return_url),
+    handler: ({ req, body, address }) => createPortalSession(req, runtime.require(), body.return_url, address),
   })
 
 /** GET /api/customer_portal?return_url=: 303 to the portal (a link or a plain form can open it). */
@@ -26,8 +26,8 @@ export const customerPortalGetEndpoint = (runtime: BillingRuntime): Endpoint =>
     method: 'get',
     auth: SIGN_IN,
     query: z.object({ return_url: z.string().max(MAX_RETURN_PATH).optional() }),
-    handler: async ({ req, query }) => {
-      const { url } = await createPortalSession(req, runtime.require(), query.return_url)
+    handler: async ({ req, query, address }) => {
+      const { url } = await createPortalSession(req, runtime.require(), query.return_url, address)
       return new Response(null, { status: 303, headers: { Location: url, 'Cache-Control': 'no-store' } })
     },
   })

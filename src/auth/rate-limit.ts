@@ -6,7 +6,16 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-lim
 import { ServiceError } from '../http/errors'
 import { addressBucket } from '../http/ip-address'
 
-export type LimitedAction = 'sign_in' | 'sign_up' | 'magic_link' | 'password_reset' | 'confirmation' | 'email_change' | 'checkout' | 'checkout_status'
+export type LimitedAction =
+  | 'sign_in'
+  | 'sign_up'
+  | 'magic_link'
+  | 'password_reset'
+  | 'confirmation'
+  | 'email_change'
+  | 'checkout'
+  | 'checkout_status'
+  | 'billing_portal'
 
 /**
  * Every rate limit of the service, by the key prefix its counts carry in the shared table: `points`
@@ -32,6 +41,9 @@ export const RATE_LIMITS = {
   // The success page reads the checkout session from the processor (and polls while the webhook is on its way).
   'checkout_status:ip': { points: 120, durationSeconds: 600 },
   'checkout_status:account': { points: 120, durationSeconds: 600 },
+  // Each opening of the billing portal asks the processor for a portal session (src/billing/portal.ts).
+  'billing_portal:ip': { points: 20, durationSeconds: 600 },
+  'billing_portal:account': { points: 20, durationSeconds: 600 },
   // Requests per API key (src/auth/api-keys.ts).
   api_key: { points: 60, durationSeconds: 60 },
   // License validations (endpoints/licenses-validate.ts): an app validates at start and refreshes its

@@ -27,12 +27,12 @@ export type CheckoutView =
   /** Paid by another account than the one looking. */
   | { kind: 'other_account' }
 
-/** The processor's copy of a checkout session, or null for an id that is malformed or unknown there. */
+/** The processor's copy of a checkout session (kept: ./kept-reads.ts), or null for an id that is malformed or unknown there. */
 export const retrieveCheckoutSession = async (payload: Payload, sessionId: string): Promise<Stripe.Checkout.Session | null> => {
   if (!SESSION_ID.test(sessionId)) return null
-  const { processor } = billingRuntimeOf(payload).require()
+  const { checkoutSessions } = billingRuntimeOf(payload).require()
   try {
-    return await processor.checkout.sessions.retrieve(sessionId)
+    return await checkoutSessions.retrieve(sessionId)
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return null
     throw error

@@ -40,7 +40,7 @@ export const createCheckoutSession = async (
   billing: ConfiguredBilling,
   request: CheckoutRequest,
 ): Promise<{ url: string; id: string }> => {
-  const { processor, mode, serverUrl } = billing
+  const { mode, serverUrl } = billing
   const plan = await planForPrice(req, request.priceId)
   if (!plan || !plan.active || plan.isFree) {
     throw new ServiceError(400, 'unknown_price', `The price ${request.priceId} is not for sale.`)
@@ -48,7 +48,7 @@ export const createCheckoutSession = async (
 
   let price: Stripe.Price
   try {
-    price = await processor.prices.retrieve(request.priceId)
+    price = await billing.prices.retrieve(request.priceId)
   } catch (error) {
     throw processorFailure(error, { priceId: request.priceId })
   }

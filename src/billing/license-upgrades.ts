@@ -42,7 +42,7 @@ const planOf = (req: PayloadRequest, license: License): Promise<Plan> =>
 const oneTimePrice = async (billing: ConfiguredBilling, priceId: string, refusal: ServiceError): Promise<Stripe.Price & { unit_amount: number }> => {
   let price: Stripe.Price
   try {
-    price = await billing.processor.prices.retrieve(priceId)
+    price = await billing.prices.retrieve(priceId)
   } catch (error) {
     throw processorFailure(error)
   }

@@ -3,6 +3,7 @@ import type Stripe from 'stripe'
 
 import { optionalRuntimeOf } from '../config/runtime'
 import { ServiceError } from '../http/errors'
+import { checkoutSessionReader, type KeptReader, priceReader } from './kept-reads'
 import { createProcessorClient, keyMode, type KeyMode } from './processor'
 import type { BillingSettings } from './purchases'
 
@@ -24,6 +25,9 @@ const NO_TAXES: CheckoutTaxes = { automaticTax: false, taxIdCollection: false, i
 
 export type ConfiguredBilling = {
   processor: Stripe
+  /** Prices and checkout sessions as requests read them: once, then kept (./kept-reads.ts). */
+  prices: KeptReader<Stripe.Price>
+  checkoutSessions: KeptReader<Stripe.Checkout.Session>
   webhookSecrets: string[]
   mode: KeyMode
   serverUrl: string
@@ -53,8 +57,11 @@ export const createBillingRuntime = (options: BillingOptions): BillingRuntime =>
       if (!options.secretKey || !mode || webhookSecrets.length === 0) {
         throw new ServiceError(503, 'processor_not_configured', 'Payments are not configured on this server.')
       }
+      const processor = createProcessorClient({ secretKey: options.secretKey, apiUrl: options.apiUrl, timeoutMs: options.timeoutMs })
       configured = {
-        processor: createProcessorClient({ secretKey: options.secretKey, apiUrl: options.apiUrl, timeoutMs: options.timeoutMs }),
+        processor,
+        prices: priceReader(processor),
+        checkoutSessions: checkoutSessionReader(processor),
         webhookSecrets,
         mode,
         serverUrl: options.serverUrl,

@@ -101,7 +101,30 @@ const prices = (processor: Processor) =>
       processor.state.prices.set(price.id, price)
       return { body: price }
     },
+    /**
+     * A price's amount, currency, type and interval never change once it exists: the API takes only
+     * these and refuses anything else as an unknown parameter, as Stripe does.
+     */
+    update: ({ path, params }) => {
+      const price = requirePrice(processor.state, path('id'), processor.livemode)
+      for (const key of Object.keys(params)) {
+        if (!PRICE_UPDATABLE.has(key)) throw invalidRequest(`Received unknown parameter: ${key}`, { param: key })
+      }
+      const active = booleanParam(params.active, 'active')
+      const updated: Stripe.Price = {
+        ...price,
+        ...(active === undefined ? {} : { active }),
+        ...(params.metadata === undefined ? {} : { metadata: mergeMetadata(price.metadata, params.metadata) }),
+        ...(params.nickname === undefined ? {} : { nickname: nonEmptyText(params.nickname) ?? null }),
+        ...(params.lookup_key === undefined ? {} : { lookup_key: nonEmptyText(params.lookup_key) ?? null }),
+      }
+      processor.state.prices.set(price.id, updated)
+      return { body: updated }
+    },
   }) satisfies Record<string, ApiHandler>
+
+/** What POST /v1/prices/:id accepts (expand aside, which every request may send). */
+const PRICE_UPDATABLE = new Set(['active', 'metadata', 'nickname', 'lookup_key', 'expand'])
 
 const coupons = (processor: Processor) =>
   ({
@@ -262,6 +285,7 @@ export const apiRoutes = (processor: Processor): express.Router => {
   router.get('/v1/prices', on(price.list))
   router.post('/v1/prices', on(price.create))
   router.get('/v1/prices/:id', on(price.retrieve))
+  router.post('/v1/prices/:id', on(price.update))
   router.get('/v1/coupons', on(coupon.list))
   router.post('/v1/coupons', on(coupon.create))
   router.get('/v1/coupons/:id', on(coupon.retrieve))
