@@ -55,6 +55,7 @@ export const LicenseChanges: CollectionConfig = {
     { name: 'processorCheckoutSessionId', label: 'Checkout session ID (processor)', type: 'text', unique: true },
     { name: 'processorChargeId', label: 'Charge ID (processor)', type: 'text', index: true },
     { name: 'amount', label: 'Paid (cents)', type: 'number', admin: { description: 'In the currency\'s smallest unit.' } },
+    { name: 'taxAmount', label: 'Tax (cents)', type: 'number', admin: { description: 'Tax included in what was paid, from the checkout. Empty until the checkout\'s event arrives.' } },
     { name: 'credit', label: 'Credit (cents)', type: 'number', admin: { description: 'Upgrades: what the license had already paid, taken off the new plan\'s price.' } },
     { name: 'currency', type: 'text' },
     { name: 'refundedAmount', label: 'Refunded (cents)', type: 'number', defaultValue: 0 },

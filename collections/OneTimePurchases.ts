@@ -25,6 +25,12 @@ export const OneTimePurchases: CollectionConfig = {
     { name: 'processorPriceId', label: 'Price ID (processor)', type: 'text' },
     { name: 'quantity', label: 'Seats bought', type: 'number', defaultValue: 1, min: 1, admin: { description: 'The checkout\'s quantity: how many people the license covers.' } },
     { name: 'amount', label: 'Amount (cents)', type: 'number', admin: { description: 'In the currency\'s smallest unit: 29900 usd is $299.00.' } },
+    {
+      name: 'taxAmount',
+      label: 'Tax (cents)',
+      type: 'number',
+      admin: { description: 'Tax included in the amount, from the checkout. Empty until the checkout\'s event arrives. An upgrade credits the amount before tax.' },
+    },
     { name: 'currency', type: 'text', admin: { description: 'Lowercase ISO code, such as usd or eur.' } },
     {
       name: 'status',

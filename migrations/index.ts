@@ -19,6 +19,7 @@ import * as migration_20261127_022330_license_lifecycle from './20261127_022330_
 import * as migration_20261127_025227_invoices_and_tax from './20261127_025227_invoices_and_tax';
 import * as migration_20261127_052532_teams_and_activations from './20261127_052532_teams_and_activations';
 import * as migration_20261127_122523_outbound_webhooks from './20261127_122523_outbound_webhooks';
+import * as migration_20261128_151235_upgrade_credit_before_tax from './20261128_151235_upgrade_credit_before_tax';
 
 export const migrations = [
   {
@@ -124,6 +125,11 @@ export const migrations = [
   {
     up: migration_20261127_122523_outbound_webhooks.up,
     down: migration_20261127_122523_outbound_webhooks.down,
-    name: '20261127_122523_outbound_webhooks'
+    name: '20261127_122523_outbound_webhooks',
+  },
+  {
+    up: migration_20261128_151235_upgrade_credit_before_tax.up,
+    down: migration_20261128_151235_upgrade_credit_before_tax.down,
+    name: '20261128_151235_upgrade_credit_before_tax',
   },
 ];

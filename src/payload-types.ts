@@ -481,6 +481,10 @@ export interface OneTimePurchase {
    */
   amount?: number | null;
   /**
+   * Tax included in the amount, from the checkout. Empty until the checkout's event arrives. An upgrade credits the amount before tax.
+   */
+  taxAmount?: number | null;
+  /**
    * Lowercase ISO code, such as usd or eur.
    */
   currency?: string | null;
@@ -1125,6 +1129,10 @@ export interface LicenseChange {
    * In the currency's smallest unit.
    */
   amount?: number | null;
+  /**
+   * Tax included in what was paid, from the checkout. Empty until the checkout's event arrives.
+   */
+  taxAmount?: number | null;
   /**
    * Upgrades: what the license had already paid, taken off the new plan's price.
    */
@@ -2039,6 +2047,7 @@ export interface OneTimePurchasesSelect<T extends boolean = true> {
   processorPriceId?: T;
   quantity?: T;
   amount?: T;
+  taxAmount?: T;
   currency?: T;
   status?: T;
   refundedAmount?: T;
@@ -2121,6 +2130,7 @@ export interface LicenseChangesSelect<T extends boolean = true> {
   processorCheckoutSessionId?: T;
   processorChargeId?: T;
   amount?: T;
+  taxAmount?: T;
   credit?: T;
   currency?: T;
   refundedAmount?: T;

@@ -33,6 +33,8 @@ export type ChangePaymentFacts = {
   checkoutSessionId?: string | null
   chargeId?: string | null
   amount?: number | null
+  /** The tax in `amount`, from the checkout's event (null: not known yet). */
+  taxAmount?: number | null
   currency?: string | null
   status?: 'pending' | 'succeeded' | 'failed'
   refundedAmount?: number
@@ -90,6 +92,7 @@ export const recordLicenseChange = async (req: PayloadRequest, facts: ChangePaym
     processorCheckoutSessionId: existing?.processorCheckoutSessionId ?? facts.checkoutSessionId ?? null,
     processorChargeId: facts.chargeId ?? existing?.processorChargeId ?? null,
     amount: facts.amount ?? existing?.amount ?? null,
+    taxAmount: facts.taxAmount ?? existing?.taxAmount ?? null,
     currency: facts.currency ?? existing?.currency ?? null,
     refundedAmount,
     disputeStatus,
@@ -279,7 +282,7 @@ export const upgradeWithoutPayment = async (
   }
   const change = await req.payload.create({
     collection: 'license_changes',
-    data: { kind: 'upgrade', status: 'pending', license: license.id, user: userId, amount: 0, credit, currency },
+    data: { kind: 'upgrade', status: 'pending', license: license.id, user: userId, amount: 0, taxAmount: 0, credit, currency },
     req,
     overrideAccess: true,
     depth: 0,

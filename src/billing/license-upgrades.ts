@@ -59,7 +59,8 @@ const notOffered = (message: string) => new ServiceError(409, 'upgrade_not_offer
 
 /**
  * What moving this license to a higher one-time plan costs: the target's price less what the license
- * paid (its purchase and earlier upgrades, net of refunds), never below 0.
+ * paid before tax (its purchase and earlier upgrades, net of refunds), never below 0. Prices are before
+ * tax too: the upgrade's checkout adds the tax on what is left to pay.
  */
 const quote = async (req: PayloadRequest, billing: ConfiguredBilling, user: User, licenseId: number, targetSlug: string): Promise<Quoted> => {
   const license = await ownLicense(req, user, licenseId)
@@ -75,6 +76,8 @@ const quote = async (req: PayloadRequest, billing: ConfiguredBilling, user: User
   if ((target.order ?? 0) <= (current.order ?? 0)) throw notOffered(`Your license is ${current.name}: ${target.name} is not an upgrade of it.`)
   const price = await oneTimePrice(billing, target.priceIds.monthly, notOffered(`${target.name} is not on sale right now.`))
   const paid = await netPaidFor(req, license)
+  // The purchase's tax is known once its checkout's event arrives (seconds after paying): until then the credit is not.
+  if (paid.taxPending) throw notOffered('Your payment is still being recorded: try again in a minute.')
   if (paid.currency !== null && paid.currency !== price.currency) throw notOffered('Your license was paid in another currency: contact support to upgrade it.')
   // A team license moves every seat: the target's price once per seat, less what all of them paid.
   const seats = Math.max(1, license.seats ?? 1)

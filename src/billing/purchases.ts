@@ -19,6 +19,8 @@ type PurchaseFacts = {
   /** Seats bought (the checkout's quantity, from its metadata). */
   quantity?: number | null
   amount?: number | null
+  /** The tax in `amount`: the checkout's own event says it (null: not known yet). */
+  taxAmount?: number | null
   currency?: string | null
   status?: 'pending' | 'succeeded' | 'failed'
   refundedAmount?: number
@@ -52,6 +54,7 @@ export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFac
     processorPriceId: facts.priceId ?? existing?.processorPriceId ?? null,
     quantity: facts.quantity ?? existing?.quantity ?? 1,
     amount: facts.amount ?? existing?.amount ?? null,
+    taxAmount: facts.taxAmount ?? existing?.taxAmount ?? null,
     currency: facts.currency ?? existing?.currency ?? null,
     refundedAmount: Math.max(facts.refundedAmount ?? 0, existing?.refundedAmount ?? 0),
     disputeStatus: laterDisputeState(existing?.disputeStatus ?? 'none', facts.disputeStatus ?? 'none'),

@@ -103,6 +103,7 @@ const PURCHASE_COLUMNS = columnList(
   one_time_purchases.processorPriceId,
   one_time_purchases.quantity,
   one_time_purchases.amount,
+  one_time_purchases.taxAmount,
   one_time_purchases.currency,
   one_time_purchases.status,
   one_time_purchases.refundedAmount,
@@ -125,6 +126,7 @@ const purchaseOf = (row: Row): OneTimePurchase => ({
   processorPriceId: (row.processor_price_id as string | null) ?? null,
   quantity: num(row.quantity) ?? 1,
   amount: num(row.amount),
+  taxAmount: num(row.tax_amount),
   currency: (row.currency as string | null) ?? null,
   status: row.status as OneTimePurchase['status'],
   refundedAmount: num(row.refunded_amount),
@@ -152,6 +154,7 @@ export type PurchaseWrite = Pick<
   | 'processorPriceId'
   | 'quantity'
   | 'amount'
+  | 'taxAmount'
   | 'currency'
   | 'refundedAmount'
   | 'disputeStatus'
@@ -167,12 +170,12 @@ export const insertPurchase = async (req: PayloadRequest, paymentIntentId: strin
           (${bare(one_time_purchases.user, one_time_purchases.email, one_time_purchases.plan, one_time_purchases.processorPaymentIntentId)},
            ${bare(one_time_purchases.processorCheckoutSessionId, one_time_purchases.processorCustomerId, one_time_purchases.processorChargeId)},
            ${bare(one_time_purchases.processorPriceId, one_time_purchases.quantity, one_time_purchases.amount, one_time_purchases.currency, one_time_purchases.status)},
-           ${bare(one_time_purchases.refundedAmount, one_time_purchases.disputeStatus, one_time_purchases.grantedAt)},
+           ${bare(one_time_purchases.refundedAmount, one_time_purchases.disputeStatus, one_time_purchases.grantedAt, one_time_purchases.taxAmount)},
            ${bare(one_time_purchases.updatedAt, one_time_purchases.createdAt)})
         VALUES (${data.user}, ${data.email ?? null}, ${data.plan}, ${paymentIntentId}, ${data.processorCheckoutSessionId ?? null},
           ${data.processorCustomerId ?? null}, ${data.processorChargeId ?? null}, ${data.processorPriceId ?? null}, ${data.quantity ?? 1}, ${data.amount ?? null},
           ${data.currency ?? null}, ${data.status}, ${data.refundedAmount ?? 0}, ${data.disputeStatus ?? 'none'},
-          ${data.grantedAt ?? null}, now(), now())
+          ${data.grantedAt ?? null}, ${data.taxAmount ?? null}, now(), now())
         RETURNING ${PURCHASE_COLUMNS}`,
   )
   return purchaseOf(row!)
@@ -191,6 +194,7 @@ export const updatePurchase = async (req: PayloadRequest, id: number, data: Purc
           ${bare(one_time_purchases.processorPriceId)} = ${data.processorPriceId ?? null},
           ${bare(one_time_purchases.quantity)} = ${data.quantity ?? 1},
           ${bare(one_time_purchases.amount)} = ${data.amount ?? null}, ${bare(one_time_purchases.currency)} = ${data.currency ?? null},
+          ${bare(one_time_purchases.taxAmount)} = ${data.taxAmount ?? null},
           ${bare(one_time_purchases.status)} = ${data.status}, ${bare(one_time_purchases.refundedAmount)} = ${data.refundedAmount ?? 0},
           ${bare(one_time_purchases.disputeStatus)} = ${data.disputeStatus ?? 'none'}, ${bare(one_time_purchases.grantedAt)} = ${data.grantedAt ?? null},
           ${bare(one_time_purchases.updatedAt)} = now()

@@ -119,7 +119,7 @@ describe('renewal', () => {
     const payments = await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })
     expect(payments.filter((payment) => payment.amount === 4900)).toHaveLength(1)
     expect((await rows(payload(), 'analytics_events', { name: { equals: 'license_renewed' }, user: { equals: buyer.user.id } }))).toHaveLength(1)
-    await payload().jobs.run()
+    await payload().jobs.run({ limit: 1000 })
     await smtp.waitFor((message) => JSON.stringify(message.to ?? '').includes(buyer.email) && /updates are renewed/.test(message.subject ?? ''))
 
     // Delivered again (a retry of every event, in reverse order): nothing changes.
@@ -207,6 +207,66 @@ describe('upgrade, paying the difference', () => {
     expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).status).toBe(409)
   })
 
+  /** With automatic tax on (PAYMENT_AUTOMATIC_TAX): buyers without an address are in Germany (19% VAT) at the stand-in. */
+  const withAutomaticTax = async <T>(work: () => Promise<T>): Promise<T> => {
+    const taxes = billingRuntimeOf(payload()).require().taxes
+    taxes.automaticTax = true
+    try {
+      return await work()
+    } finally {
+      taxes.automaticTax = false
+    }
+  }
+
+  it('with tax on the purchase, the credit is what was paid before tax: the seller does not give the VAT back', async () => {
+    await withAutomaticTax(async () => {
+      const { buyer, license } = await buyLicense(PRICES.standard)
+      const [purchase] = await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } })
+      // 149.00 + 28.31 VAT (19%).
+      expect(purchase).toMatchObject({ amount: 17731, taxAmount: 2831 })
+      const quote = await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })
+      expect(quote.body).toMatchObject({ credit: 14900, amount: 15000, price: 29900 })
+      // The upgrade's checkout adds the tax on what is left: 150.00 + 28.50.
+      const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
+      expect(started.status).toBe(200)
+      await standIn.pay(started.body.id, { email: buyer.email })
+      await standIn.settled()
+      expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
+      expect((await changesOf(license))[0]).toMatchObject({ status: 'applied', amount: 17850, taxAmount: 2850, credit: 14900 })
+    })
+  })
+
+  it('a partial refund of a taxed purchase takes its share of the tax: the credit is the rest before tax', async () => {
+    await withAutomaticTax(async () => {
+      const { buyer, license, events } = await buyLicense(PRICES.standard)
+      const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+      await standIn.refund(charge.id, 5000)
+      await standIn.settled()
+      // (17731 - 5000) x 14900 / 17731, rounded down.
+      expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({ credit: 10698, amount: 29900 - 10698 })
+    })
+  })
+
+  it('before the checkout\'s own event says the tax, the purchase is not quoted; once it arrives, the credit is before tax', async () => {
+    await withAutomaticTax(async () => {
+      const buyer = await createUser(payload(), 'customer')
+      const { sessionId } = await quietly(() => buy(PRICES.standard, { as: buyer }))
+      const made = standIn.events().map((record) => record.event).filter((event) => JSON.stringify(event.data.object).includes(sessionId) || event.type.startsWith('payment_intent') || event.type.startsWith('charge'))
+      const completed = made.find((event) => event.type === 'checkout.session.completed' && (event.data.object as Stripe.Checkout.Session).id === sessionId)!
+      const paymentIntent = (completed.data.object as Stripe.Checkout.Session).payment_intent as string
+      const succeeded = made.find((event) => event.type === 'payment_intent.succeeded' && (event.data.object as Stripe.PaymentIntent).id === paymentIntent)!
+      // The payment intent's event first: the license is granted, its tax not known yet.
+      expect((await standIn.redeliver(succeeded.id)).status).toBe(200)
+      const license = await licenseOf(buyer)
+      expect((await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } }))[0]).toMatchObject({ amount: 17731, taxAmount: null })
+      const early = await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })
+      expect(early.status).toBe(409)
+      expect(early.body.errors[0]).toMatchObject({ code: 'upgrade_not_offered', message: expect.stringMatching(/still being recorded/) })
+      expect((await standIn.redeliver(completed.id)).status).toBe(200)
+      expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({ credit: 14900, amount: 15000 })
+    })
+  })
+
   it('two upgrade checkouts paid at once: the second is refunded in full and changes nothing else', async () => {
     const { buyer, license } = await buyLicense(PRICES.standard)
     const first = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' }, headers: { 'idempotency-key': 'tab-1' } })
@@ -221,7 +281,7 @@ describe('upgrade, paying the difference', () => {
     expect(changes.map((change) => change.status).sort()).toEqual(['applied', 'refused'])
     const refused = changes.find((change) => change.status === 'refused')!
     expect(refused.reason).toBe('already_upgraded')
-    const ran = await payload().jobs.run()
+    const ran = await payload().jobs.run({ limit: 1000 })
     await standIn.settled()
     const refunded = (await changesOf(license)).find((change) => change.id === refused.id)!
     expect(refunded.refundRequestedAt, JSON.stringify(ran)).toBeTruthy()
@@ -233,7 +293,7 @@ describe('upgrade, paying the difference', () => {
     expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
     // A retried refund job does not refund twice (the processor's own refusal is taken as done).
     await payload().jobs.queue({ task: 'refundLicenseChange', input: { changeId: refused.id } })
-    await payload().jobs.run()
+    await payload().jobs.run({ limit: 1000 })
     const jobs = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'refundLicenseChange' } }, limit: 1000, depth: 0 })).docs.filter(
       (job) => (job.input as { changeId?: number }).changeId === refused.id,
     )
@@ -290,7 +350,7 @@ describe('upgrade, paying the difference', () => {
     expect(await planSlug(await licenseOf(buyer))).toBe('standard')
     const [change] = await changesOf(license)
     expect(change).toMatchObject({ status: 'refused', reason: 'credit_changed' })
-    await payload().jobs.run()
+    await payload().jobs.run({ limit: 1000 })
     await standIn.settled()
     expect((await changesOf(license))[0]!.refundedAmount).toBe(15000)
   })
@@ -312,7 +372,7 @@ describe('upgrade, paying the difference', () => {
     expect(await planSlug(await licenseOf(victim))).toBe('standard')
     const [change] = await rows(payload(), 'license_changes', { processorCheckoutSessionId: { equals: session.id } })
     expect(change).toMatchObject({ status: 'refused', reason: 'not_the_owner', license: null })
-    await payload().jobs.run()
+    await payload().jobs.run({ limit: 1000 })
     await standIn.settled()
     const intent = await processor().paymentIntents.retrieve(change!.processorPaymentIntentId!, { expand: ['latest_charge'] })
     expect((intent.latest_charge as Stripe.Charge).refunded).toBe(true)

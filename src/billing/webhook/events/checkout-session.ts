@@ -6,6 +6,9 @@ import { defineHandler } from '../define'
 import { licenseChangeOf } from '../../license-change-kinds'
 import { applySubscription, type LoadedSubscription, loadSubscription, recordLicenseChangePayment, recordPurchase, seatsOf } from '../steps'
 
+/** The tax the checkout charged (0 without automatic tax): only its session says it, not its payment intent. */
+const taxOf = (session: Stripe.Checkout.Session): number => session.total_details?.amount_tax ?? 0
+
 /**
  * A checkout finished (`completed`), or its delayed payment settled (`async_payment_succeeded|failed`):
  * a subscription checkout brings its subscription in; a one-time one records its purchase, with no
@@ -43,6 +46,7 @@ export const checkoutSession = defineHandler(
           paymentIntentId: idOf(session.payment_intent),
           checkoutSessionId: session.id,
           amount: session.amount_total,
+          taxAmount: taxOf(session),
           currency: session.currency,
           status,
           email,
@@ -58,6 +62,7 @@ export const checkoutSession = defineHandler(
         priceId,
         quantity: seatsOf(session.metadata),
         amount: session.amount_total,
+        taxAmount: taxOf(session),
         currency: session.currency,
         status,
         email,
