@@ -214,6 +214,26 @@ export const applySubscriptionChargebacks = async (req: PayloadRequest, subscrip
   return updated
 }
 
+/**
+ * Bring a license in line with its purchase or subscription again, from the rows as they are: after a
+ * chargeback on one of its upgrade or renewal payments opened or closed (src/licensing/status.ts,
+ * withChangeDisputes). A license staff granted by hand has no source and is left as it is.
+ */
+export const resyncLicense = async (req: PayloadRequest, licenseId: number, settings: BillingSettings) => {
+  const license = await req.payload.findByID({ collection: 'licenses', id: licenseId, depth: 0, req, overrideAccess: true, disableErrors: true })
+  const purchaseId = relId(license?.oneTimePurchase)
+  const subscriptionId = relId(license?.subscription)
+  if (purchaseId !== null) {
+    const doc = await req.payload.findByID({ collection: 'one_time_purchases', id: purchaseId, depth: 0, req, overrideAccess: true })
+    const result = await syncLicense(req, { collection: 'one_time_purchases', doc }, settings.graceDays)
+    await afterLicenseSync(req, result, doc.user, doc.email, doc.processorPaymentIntentId)
+  } else if (subscriptionId !== null) {
+    const doc = await req.payload.findByID({ collection: 'user_subscriptions', id: subscriptionId, depth: 0, req, overrideAccess: true })
+    const result = await syncLicense(req, { collection: 'user_subscriptions', doc }, settings.graceDays)
+    await afterLicenseSync(req, result, doc.user, doc.email, doc.processorSubscriptionId)
+  }
+}
+
 /** A new license gets its email (through the jobs queue, in this transaction); a revoked one an analytics event. */
 const afterLicenseSync = async (
   req: PayloadRequest,

@@ -79,6 +79,14 @@ export const licenseStateFor = (facts: LicenseFacts, graceDays: number, now: Dat
   }
 }
 
+/**
+ * An open chargeback on a payment for one of the license's upgrades or renewals suspends it as one on
+ * the purchase does, until it closes (a lost one reverses the change, src/billing/license-changes.ts).
+ * It never lifts what the purchase's own facts say: a revoked or expired license stays so.
+ */
+export const withChangeDisputes = (state: LicenseState | null, changeDisputeOpen: boolean): LicenseState | null =>
+  state && changeDisputeOpen && state.status === 'active' ? { status: 'suspended', validUntil: state.validUntil, reason: 'dispute_open' } : state
+
 /** Whether a license grants access right now. */
 export const isLicenseUsable = (license: { status?: string | null; validUntil?: string | null }, now = new Date()) =>
   license.status === 'active' && (!license.validUntil || new Date(license.validUntil).getTime() > now.getTime())

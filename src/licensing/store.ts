@@ -1,7 +1,7 @@
 import type { PayloadRequest } from 'payload'
 
 import { iso, num, type Row } from '../db/rows'
-import { licenses, plans, releases } from '../db/schema.generated'
+import { license_changes, licenses, plans, releases } from '../db/schema.generated'
 import { bare, columnList, execute, sql } from '../db/transaction'
 import type { License } from '../payload-types'
 import { announceNewLicense } from '../webhooks/collection-events'
@@ -107,16 +107,24 @@ export const windowFields = (window: UpdateWindow) => ({ updatePolicy: window.po
 
 /**
  * The license of a purchase or subscription, locked for the rest of the transaction (read and lock in
- * one statement): a staff override committed meanwhile is read, not overwritten.
+ * one statement): a staff override committed meanwhile is read, not overwritten. `changeDisputeOpen`:
+ * a payment for one of its applied upgrades or renewals has an open chargeback (it suspends the license
+ * as one on the purchase does), read in the same statement.
  */
 export const lockLicenseOf = async (
   req: PayloadRequest,
   source: 'one_time_purchases' | 'user_subscriptions',
   sourceId: number,
-): Promise<License | null> => {
+): Promise<{ license: License; changeDisputeOpen: boolean } | null> => {
   const column = source === 'one_time_purchases' ? licenses.oneTimePurchase : licenses.subscription
-  const [row] = await execute<Row>(req, sql`SELECT ${LICENSE_COLUMNS} FROM ${licenses} WHERE ${column} = ${sourceId} FOR UPDATE`)
-  return row ? licenseOf(row) : null
+  const [row] = await execute<Row>(
+    req,
+    sql`SELECT ${LICENSE_COLUMNS},
+          EXISTS (SELECT 1 FROM ${license_changes} WHERE ${license_changes.license} = ${licenses.id} AND ${license_changes.status} = 'applied'
+                  AND ${license_changes.disputeStatus} = 'open') AS change_dispute_open
+        FROM ${licenses} WHERE ${column} = ${sourceId} FOR UPDATE OF ${licenses}`,
+  )
+  return row ? { license: licenseOf(row), changeDisputeOpen: row.change_dispute_open === true } : null
 }
 
 export type LicenseInsert = Pick<License, 'key' | 'email' | 'source' | 'status' | 'validUntil' | 'grantedAt' | 'revokedAt' | 'revokedReason'> & {

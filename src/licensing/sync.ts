@@ -2,7 +2,7 @@ import type { PayloadRequest } from 'payload'
 
 import type { License, OneTimePurchase, UserSubscription } from '../payload-types'
 import { generateLicenseKey } from './keys'
-import { type LicenseFacts, licenseStateFor, type LicenseStatus } from './status'
+import { type LicenseFacts, licenseStateFor, type LicenseStatus, withChangeDisputes } from './status'
 import { insertLicense, lockLicenseOf, planWindow, windowFields } from './store'
 import { relationId as relId } from '../db/relations'
 
@@ -62,8 +62,9 @@ export const syncLicense = async (
   const { payload } = req
   // Read the license row locked: a staff override committed meanwhile must be read, not overwritten
   // by a status computed from the row as it was. A source inserted in this transaction has none.
-  const existing = options.isNew ? null : await lockLicenseOf(req, source.collection, source.doc.id)
-  const state = licenseStateFor(factsOf(source), graceDays, at)
+  const locked = options.isNew ? null : await lockLicenseOf(req, source.collection, source.doc.id)
+  const existing = locked?.license ?? null
+  const state = withChangeDisputes(licenseStateFor(factsOf(source), graceDays, at), locked?.changeDisputeOpen ?? false)
   const now = at.toISOString()
   const owner = { user: relId(source.doc.user), email: source.doc.email ?? null }
   const revocation = (status: LicenseStatus, reason: string | null) =>

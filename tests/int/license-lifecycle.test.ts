@@ -29,7 +29,7 @@ beforeAll(async () => {
   // Standard's window opens at the newest stable major at grant: 2, for the licenses bought now.
   for (const version of ['1.0.0', '2.0.0', '2.1.0']) await createRelease(payload(), version, new Date(Date.now() - 3_600_000))
   await createRelease(payload(), '3.0.0-beta.1', new Date(Date.now() - 1_800_000))
-  for (let index = 0; index < 3; index += 1) early.push(await buyLicense(PRICES.standard))
+  for (let index = 0; index < 4; index += 1) early.push(await buyLicense(PRICES.standard))
   await createRelease(payload(), '3.0.0', new Date(Date.now() - 60_000))
 }, 120_000)
 
@@ -101,6 +101,28 @@ describe('update windows', () => {
 })
 
 describe('renewal', () => {
+  it('a chargeback on the renewal payment suspends the license until it closes; lost takes the renewal back', async () => {
+    const { buyer, license } = early[3]!
+    const renewal = await api('POST', `/licenses/${license.id}/renewal`, { as: buyer })
+    const events = await standIn.pay(renewal.body.id, { email: buyer.email })
+    await standIn.settled()
+    expect(await licenseOf(buyer)).toMatchObject({ status: 'active', updatesMajor: 3 })
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    const [opened] = await standIn.openDispute(charge.id)
+    await standIn.settled()
+    expect(await licenseOf(buyer)).toMatchObject({ status: 'suspended', updatesMajor: 3 })
+    expect((await api('GET', '/download?version=2.1.0', { as: buyer })).status).toBe(403)
+    // The dispute's events again, in any order: still suspended, once.
+    for (const event of standIn.events().map((record) => record.event).filter((event) => event.type === 'charge.dispute.created')) {
+      await processEvent(payload(), processor(), { ...event, id: `${event.id}_again` }, settings)
+    }
+    expect((await licenseOf(buyer)).status).toBe('suspended')
+    await standIn.closeDispute((opened!.data.object as Stripe.Dispute).id, 'lost')
+    await standIn.settled()
+    expect(await licenseOf(buyer)).toMatchObject({ status: 'active', updatesMajor: 2 })
+    expect((await api('GET', '/download?version=2.1.0', { as: buyer })).status).toBe(200)
+  })
+
   it('checks out the plan renewal price; payment moves the window to the newest major, same key, one payment, an email and an event', async () => {
     const { buyer, license } = early[2]!
     const renewal = await api('POST', `/licenses/${license.id}/renewal`, { as: buyer })
@@ -322,7 +344,7 @@ describe('upgrade, paying the difference', () => {
     expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body.amount).toBe(15000)
   })
 
-  it('a lost chargeback on the upgrade payment returns the license to its previous plan', async () => {
+  it('a chargeback on the upgrade payment suspends the license while open; lost returns it, active, to its previous plan', async () => {
     const { buyer, license } = await buyLicense(PRICES.standard)
     const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
     const events = await standIn.pay(started.body.id, { email: buyer.email })
@@ -330,11 +352,32 @@ describe('upgrade, paying the difference', () => {
     const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
     const [opened] = await standIn.openDispute(charge.id)
     await standIn.settled()
+    // Open: suspended as a dispute on the purchase would (no downloads, validation SUSPENDED), still Ultimate.
+    expect(await licenseOf(buyer)).toMatchObject({ status: 'suspended' })
     expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
+    expect((await api('POST', '/licenses/validate', { body: { key: license.key } })).body).toMatchObject({ valid: false, code: 'SUSPENDED' })
+    expect((await api('GET', '/download', { as: buyer })).status).toBe(403)
     await standIn.closeDispute((opened!.data.object as Stripe.Dispute).id, 'lost')
     await standIn.settled()
     expect(await planSlug(await licenseOf(buyer))).toBe('standard')
     expect((await licenseOf(buyer)).status).toBe('active')
+    expect((await api('POST', '/licenses/validate', { body: { key: license.key } })).body).toMatchObject({ valid: true, plan: 'standard' })
+  })
+
+  it('a chargeback on the upgrade payment won: the license is active on Ultimate again', async () => {
+    const { buyer, license } = await buyLicense(PRICES.standard)
+    const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
+    const events = await standIn.pay(started.body.id, { email: buyer.email })
+    await standIn.settled()
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    const [opened] = await standIn.openDispute(charge.id)
+    await standIn.settled()
+    expect((await licenseOf(buyer)).status).toBe('suspended')
+    await standIn.closeDispute((opened!.data.object as Stripe.Dispute).id, 'won')
+    await standIn.settled()
+    expect(await licenseOf(buyer)).toMatchObject({ status: 'active', key: license.key })
+    expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
+    expect((await changesOf(license))[0]).toMatchObject({ status: 'applied', disputeStatus: 'won' })
   })
 
   it('a checkout made before a refund of the purchase cannot spend the credit after it', async () => {

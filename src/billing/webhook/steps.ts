@@ -8,7 +8,7 @@ import type { PaymentHistory, UserSubscription } from '../../payload-types'
 import { licenseChangeOf, type LicenseChangeRef } from '../license-change-kinds'
 import { type ChangePaymentFacts, recordLicenseChange } from '../license-changes'
 import { idOf } from '../processor'
-import { applyPurchaseFacts, applySubscriptionChargebacks, applySubscriptionFacts, type BillingSettings } from '../purchases'
+import { applyPurchaseFacts, applySubscriptionChargebacks, applySubscriptionFacts, type BillingSettings, resyncLicense } from '../purchases'
 import { isSubscriptionStatus } from '../../licensing/subscription-statuses'
 import { type Buyer, findPurchase, planForPrice, rememberCustomer, resolveBuyer } from '../store'
 
@@ -139,14 +139,18 @@ export const loadPaymentIntent = async (processor: Stripe, id: string): Promise<
 
 /**
  * A payment for a change of an existing license (an upgrade or a renewal): the change recorded and
- * decided (src/billing/license-changes.ts), then its payment_history row once it is paid, with its
- * refunds and disputes. The payer is whoever the checkout was made for, checked to exist.
+ * decided (src/billing/license-changes.ts), the license suspended while a chargeback on it is open,
+ * then its payment_history row once it is paid, with its refunds and disputes. The payer is whoever the checkout was made for, checked to exist.
  */
 export const recordLicenseChangePayment = async (
-  { req }: StepContext,
+  { req, settings }: StepContext,
   facts: ChangePaymentFacts & { paidAt?: Date | null; receiptUrl?: string | null },
 ) => {
   const { change } = await recordLicenseChange(req, facts)
+  // A chargeback on the change's payment suspends the license until it closes (lost: the change was
+  // reversed above, and the license is active again on its earlier plan).
+  const licenseId = relationId(change.license)
+  if (licenseId !== null && (change.disputeStatus ?? 'none') !== 'none') await resyncLicense(req, licenseId, settings)
   const paymentId = change.processorPaymentIntentId
   if (change.status === 'pending' || change.status === 'failed' || !paymentId) return change
   const existing = await findPayment(req, paymentId)
