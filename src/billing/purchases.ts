@@ -2,6 +2,7 @@ import type { PayloadRequest } from 'payload'
 
 import { track } from '../analytics/track'
 import { syncLicense } from '../licensing/sync'
+import { endSeatsBeyondPaid } from '../teams/seats'
 import type { UserSubscription } from '../payload-types'
 import { type Buyer, findPurchase, insertPurchase, markPurchaseRevoked, type PlanRef, type PurchaseWrite, updatePurchase } from './store'
 import { type DisputeState, laterDisputeState, worstDisputeState } from '../licensing/status'
@@ -234,7 +235,10 @@ export const resyncLicense = async (req: PayloadRequest, licenseId: number, sett
   }
 }
 
-/** A new license gets its email (through the jobs queue, in this transaction); a revoked one an analytics event. */
+/**
+ * A new license gets its email (through the jobs queue, in this transaction); a revoked one an analytics
+ * event; one whose seats dropped ends the seats beyond them.
+ */
 const afterLicenseSync = async (
   req: PayloadRequest,
   result: Awaited<ReturnType<typeof syncLicense>>,
@@ -244,6 +248,8 @@ const afterLicenseSync = async (
 ) => {
   const license = result.license
   if (!license) return
+  // The paid quantity dropped below the seats in use: the newest seats beyond it end (under the license's lock, taken by the sync).
+  if (result.previousSeats !== null && (license.seats ?? 1) < result.previousSeats) await endSeatsBeyondPaid(req, license.id)
   if (result.created) {
     await req.payload.jobs.queue({ task: 'sendLicenseEmail', input: { licenseId: license.id }, req })
     await track(req, { name: 'license_granted', userId: relId(user), email, properties: { licenseId: license.id }, sourceId })

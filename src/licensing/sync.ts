@@ -44,7 +44,8 @@ export const factsForLicense = async (req: PayloadRequest, license: License): Pr
 /** The seats a purchase or subscription pays for (its quantity). */
 const seatsOfSource = (source: LicenseSource): number => Math.max(1, Number(source.doc.quantity ?? 1))
 
-export type SyncResult = { license: License | null; created: boolean; previousStatus: LicenseStatus | null }
+/** `previousSeats`: the seats the license covered before this sync (null for a new one). */
+export type SyncResult = { license: License | null; created: boolean; previousStatus: LicenseStatus | null; previousSeats: number | null }
 
 /**
  * Make the license of a purchase or subscription match its facts: create it when one is first due,
@@ -71,7 +72,7 @@ export const syncLicense = async (
     status === 'revoked' ? { revokedAt: now, revokedReason: reason } : { revokedAt: null, revokedReason: null, revokedBy: null }
 
   if (!existing) {
-    if (!state) return { license: null, created: false, previousStatus: null }
+    if (!state) return { license: null, created: false, previousStatus: null, previousSeats: null }
     const plan = relId(source.doc.plan)
     if (plan === null) throw new Error(`${source.collection} ${source.doc.id} has no plan: cannot grant a license`)
     const { revokedAt, revokedReason } = revocation(state.status, state.reason)
@@ -89,7 +90,7 @@ export const syncLicense = async (
       revokedReason,
       seats: seatsOfSource(source),
     })
-    return { license, created: true, previousStatus: null }
+    return { license, created: true, previousStatus: null, previousSeats: null }
   }
 
   const status: LicenseStatus =
@@ -99,7 +100,8 @@ export const syncLicense = async (
   if (status !== existing.status) Object.assign(changes, { status }, existing.override === 'none' ? revocation(status, state?.reason ?? null) : {})
   if ((validUntil ?? null) !== (existing.validUntil ?? null)) changes.validUntil = validUntil
   if (owner.user !== null && relId(existing.user) === null) changes.user = owner.user
-  // A subscription's quantity changed in the portal changes its seats; seats already assigned stay (the owner frees some).
+  // A subscription's quantity changed in the portal changes its seats; when it drops below the seats in
+  // use, the caller ends the newest ones (src/teams/seats.ts, endSeatsBeyondPaid).
   if (seatsOfSource(source) !== (existing.seats ?? 1)) changes.seats = seatsOfSource(source)
   // A subscription changed in the portal moves its license to the new plan, and its window with it. A
   // one-time purchase's plan never changes: its license moves only by a paid upgrade (license_changes),
@@ -108,7 +110,8 @@ export const syncLicense = async (
   if (source.collection === 'user_subscriptions' && plan !== null && plan !== relId(existing.plan)) {
     Object.assign(changes, { plan }, windowFields(await planWindow(req, plan, at)))
   }
-  if (Object.keys(changes).length === 0) return { license: existing, created: false, previousStatus: existing.status }
+  const previousSeats = existing.seats ?? 1
+  if (Object.keys(changes).length === 0) return { license: existing, created: false, previousStatus: existing.status, previousSeats }
   const license = await payload.update({ collection: 'licenses', id: existing.id, data: changes, req, overrideAccess: true, depth: 0 })
-  return { license, created: false, previousStatus: existing.status }
+  return { license, created: false, previousStatus: existing.status, previousSeats }
 }

@@ -27,3 +27,29 @@ export const seatInvitationEmail = (input: SeatInvitationInput) => {
 <p>${escapeHtml(input.productName)}</p>`
   return { subject, text, html }
 }
+
+export type SeatsEndedInput = {
+  productName: string
+  planName: string
+  /** The seats the license covers now, the owner's included. */
+  seats: number
+  ended: { email: string; joined: boolean }[]
+  dashboardUrl: string
+}
+
+/** To the owner: the paid quantity dropped below the seats in use, so these seats ended. */
+export const seatsEndedEmail = (input: SeatsEndedInput) => {
+  const count = input.ended.length
+  const subject = `${count === 1 ? 'A seat' : `${count} seats`} of your ${input.productName} ${input.planName} license ended`
+  const lead = `Your ${input.planName} subscription now pays for ${input.seats} ${input.seats === 1 ? 'person' : 'people'}, yourself included, which is fewer than the seats you had given. So the newest ${count === 1 ? 'seat' : `${count} seats`} ended, and ${count === 1 ? 'this person no longer has' : 'these people no longer have'} access:`
+  const lines = input.ended.map((seat) => `${seat.email} (${seat.joined ? 'had joined' : 'invited, had not joined yet'})`)
+  const back = 'To give a seat back, raise the quantity in the billing portal, then give the seat again from your dashboard:'
+  const text = ['Hi,', '', lead, '', ...lines.map((line) => `- ${line}`), '', back, input.dashboardUrl, '', input.productName].join('\n')
+  const html = `<p>Hi,</p>
+<p>${escapeHtml(lead)}</p>
+<ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>
+<p>${escapeHtml(back)}</p>
+<p><a href="${escapeHtml(input.dashboardUrl)}">Your dashboard</a></p>
+<p>${escapeHtml(input.productName)}</p>`
+  return { subject, text, html }
+}

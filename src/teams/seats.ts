@@ -5,6 +5,7 @@ import type { Payload, PayloadRequest } from 'payload'
 import { track } from '../analytics/track'
 import { asRateLimited, limiterOf } from '../auth/rate-limit'
 import { hashToken } from '../auth/tokens'
+import { PRODUCT_NAME } from '../config/product'
 import { iso, num } from '../db/rows'
 import { license_seats, licenses, plans, users } from '../db/schema.generated'
 import { bare, execute, inTransaction, sql } from '../db/transaction'
@@ -15,7 +16,7 @@ import type { User } from '../payload-types'
 import { emitWebhookEvent } from '../webhooks/emit'
 import { seatData, type SeatRow as SeatEvent } from '../webhooks/payloads'
 import type { SeatStatus } from './seat-status'
-import { seatInvitationEmail } from './emails'
+import { seatInvitationEmail, seatsEndedEmail } from './emails'
 
 /** How long a claim link works (DESIGN.md section 13). */
 export const CLAIM_TTL_MS = 7 * 24 * 3600 * 1000
@@ -211,7 +212,10 @@ export const revokeSeat = async (payload: Payload, user: User, licenseId: number
 }
 
 /** Ends one seat of `licenseId` in the caller's transaction (the owner's revoke, staff's action). */
-export const endSeat = async (req: PayloadRequest, licenseId: number | null, seatId: number, actor: { by: 'owner' | 'staff'; userId: number | null }) => {
+/** Who ended a seat: its license's owner, support, or the billing (the paid quantity dropped below it). */
+export type SeatEnder = 'owner' | 'staff' | 'billing'
+
+export const endSeat = async (req: PayloadRequest, licenseId: number | null, seatId: number, actor: { by: SeatEnder; userId: number | null }) => {
   const [seat] = await execute<{ id: number; status: SeatStatus; member_id: number | null; license_id: number }>(
     req,
     sql`SELECT ${license_seats.id}, ${license_seats.status}, ${license_seats.member}, ${license_seats.license} FROM ${license_seats}
@@ -236,6 +240,43 @@ export const endSeat = async (req: PayloadRequest, licenseId: number | null, sea
   })
   await emitWebhookEvent(req, { type: 'seat.revoked', sourceKey: `seat.revoked:${seatId}`, data: () => seatData(seatEventOf(ended!), { revokedBy: actor.by }) })
   return { changed: true, seat }
+}
+
+/**
+ * The seats the paid quantity no longer covers, ended: when a subscription's quantity drops (the billing
+ * portal, the processor's API) below the seats in use, the newest seats beyond it (claimed or pending,
+ * by when they were given) end as a revoke does, repository access included, and the owner is emailed
+ * which ones. The caller holds the license's lock (the webhook's sync took it), so no seat is given
+ * meanwhile. Returns the seats ended, newest first.
+ */
+export const endSeatsBeyondPaid = async (req: PayloadRequest, licenseId: number): Promise<SeatView[]> => {
+  const [license] = await execute<{ seats: string | number; owner_email: string | null; plan_name: string }>(
+    req,
+    sql`SELECT ${licenses.seats}, ${users.email} AS owner_email, ${plans.name} AS plan_name
+        FROM ${licenses} JOIN ${plans} ON ${plans.id} = ${licenses.plan} LEFT JOIN ${users} ON ${users.id} = ${licenses.user}
+        WHERE ${licenses.id} = ${licenseId}`,
+  )
+  if (!license) return []
+  const seats = Math.max(1, Number(license.seats))
+  const live = await liveSeats(req, licenseId)
+  // The owner holds the first seat; members keep theirs in the order they were given.
+  const beyond = live.slice(Math.max(0, seats - 1)).reverse()
+  if (beyond.length === 0) return []
+  for (const seat of beyond) await endSeat(req, licenseId, seat.id, { by: 'billing', userId: null })
+  const ended = beyond.map(seatView)
+  if (license.owner_email) {
+    await queueEmail(req, {
+      to: license.owner_email,
+      ...seatsEndedEmail({
+        productName: PRODUCT_NAME,
+        planName: license.plan_name,
+        seats,
+        ended: ended.map((seat) => ({ email: seat.email, joined: seat.status === 'claimed' })),
+        dashboardUrl: `${req.payload.config.serverURL}/dashboard`,
+      }),
+    })
+  }
+  return ended
 }
 
 export type ClaimOutcome =

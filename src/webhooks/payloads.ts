@@ -76,7 +76,7 @@ export type SeatRow = Pick<LicenseSeat, 'id' | 'email' | 'status'> & {
   revokedAt: string | null
 }
 
-export const seatData = (seat: SeatRow, extra: { revokedBy?: 'owner' | 'staff' } = {}) => ({
+export const seatData = (seat: SeatRow, extra: { revokedBy?: 'owner' | 'staff' | 'billing' } = {}) => ({
   id: seat.id,
   licenseId: seat.licenseId,
   email: seat.email,

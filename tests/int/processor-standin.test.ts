@@ -517,6 +517,25 @@ describe('processor-side actions', () => {
       cancel_at_period_end: false,
     })
   })
+
+  it('changes an item\'s quantity through the API, refusing unknown items, negative quantities and canceled subscriptions', async () => {
+    const { subscriptionId } = await paidSubscription()
+    const itemId = (await stripe.subscriptions.retrieve(subscriptionId)).items.data[0]!.id
+    receiver.clear()
+    const updated = await stripe.subscriptions.update(subscriptionId, { items: [{ id: itemId, quantity: 4 }], proration_behavior: 'none' })
+    expect(updated.items.data[0]!.quantity).toBe(4)
+    await standIn.settled()
+    const [event] = receiver.received.map(({ event }) => event)
+    expect(event!.type).toBe('customer.subscription.updated')
+    expect((event!.data.previous_attributes as { items?: { data: { quantity: number }[] } }).items?.data[0]?.quantity).toBe(1)
+
+    const refused = async (items: Stripe.SubscriptionUpdateParams.Item[]) => stripe.subscriptions.update(subscriptionId, { items }).catch((error: Stripe.errors.StripeError) => error)
+    expect(await refused([{ id: 'si_unknown', quantity: 1 }])).toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'items[0][id]' })
+    expect(await refused([{ id: itemId, quantity: -1 }])).toMatchObject({ statusCode: 400, param: 'items[0][quantity]' })
+    expect((await stripe.subscriptions.retrieve(subscriptionId)).items.data[0]!.quantity).toBe(4)
+    await stripe.subscriptions.cancel(subscriptionId)
+    expect(await refused([{ id: itemId, quantity: 2 }])).toMatchObject({ statusCode: 400, param: 'items' })
+  })
 })
 
 describe('hosted pages', () => {

@@ -290,6 +290,70 @@ describe('what a member gets, and loses', () => {
     expect((await api('GET', '/download', { as: owner })).status).toBe(200)
   })
 
+  it('a subscription whose paid quantity drops below the seats in use ends the newest seats beyond it and emails the owner which', async () => {
+    const [pro] = await rows(payload(), 'plans', { slug: { equals: 'pro' } })
+    await payload().update({ collection: 'plans', id: pro!.id, data: { maxSeats: 5 }, overrideAccess: true })
+    try {
+      const { owner, license } = await buyTeam(PRICES.proMonthly, 3)
+      expect(license.seats).toBe(3)
+      await assign(owner, license, 'first-member@example.test')
+      const { member: first } = await claimAs('first-member@example.test', await claimTokenFor('first-member@example.test'))
+      await assign(owner, license, 'second-member@example.test')
+      const secondToken = await claimTokenFor('second-member@example.test')
+      expect((await api('GET', `/licenses/${license.id}/seats`, { as: owner })).body).toMatchObject({ seats: 3, used: 3 })
+
+      const processor = billingRuntimeOf(payload()).require().processor
+      const [subscriptionRow] = await rows(payload(), 'user_subscriptions', { user: { equals: owner.user.id } })
+      const subscriptionId = subscriptionRow!.processorSubscriptionId!
+      const itemId = (await processor.subscriptions.retrieve(subscriptionId)).items.data[0]!.id
+      /** The quantity changed through the processor's API; the jobs it queued, returned before they run. */
+      const setQuantity = async (quantity: number) => {
+        const updated = await processor.subscriptions.update(subscriptionId, { items: [{ id: itemId, quantity }] })
+        expect(updated.items.data[0]!.quantity).toBe(quantity)
+        await standIn.settled()
+        const queued = (await payload().find({ collection: 'payload-jobs', limit: 1000, depth: 0 })).docs
+        await payload().jobs.run({ limit: 1000 })
+        return queued
+      }
+
+      // 3 -> 2: the newest seat (the pending one) ends; the first member keeps theirs.
+      await setQuantity(2)
+      const two = await api('GET', `/licenses/${license.id}/seats`, { as: owner })
+      expect(two.body).toMatchObject({ seats: 2, used: 2, members: [expect.objectContaining({ email: 'first-member@example.test', status: 'claimed' })] })
+      expect((await claimAs('second-member@example.test', secondToken)).outcome).toEqual({ result: 'invalid_link' })
+      const firstNotice = await smtp.waitFor((message) => JSON.stringify(message.to ?? '').includes(owner.email) && /seat of your .* license ended/.test(message.subject ?? ''))
+      expect(firstNotice.text).toContain('second-member@example.test (invited, had not joined yet)')
+      expect(firstNotice.text).not.toContain('first-member@example.test')
+      expect((await api('GET', '/download', { as: first })).status).toBe(200)
+
+      // 2 -> 1: the owner alone; the member loses access at once, and their repository access is withdrawn.
+      const queued = await setQuantity(1)
+      expect(queued.filter((job) => job.taskSlug === 'withdrawRepoAccess' && (job.input as { userId?: number }).userId === first.user.id)).toHaveLength(1)
+      expect((await api('GET', `/licenses/${license.id}/seats`, { as: owner })).body).toMatchObject({ seats: 1, used: 1, members: [] })
+      const denied = await api('GET', '/download', { as: first })
+      expect(denied.status).toBe(403)
+      expect(denied.body.errors[0].code).toBe('license_required')
+      expect((await api('GET', '/download', { as: owner })).status).toBe(200)
+      const secondNotice = await smtp.waitFor((message) => JSON.stringify(message.to ?? '').includes(owner.email) && /first-member@example\.test \(had joined\)/.test(message.text ?? ''))
+      expect(secondNotice.subject).toMatch(/A seat of your .* Pro license ended/)
+      const revokedSeats = await rows(payload(), 'analytics_events', { name: { equals: 'seat_revoked' } })
+      expect(revokedSeats.filter((event) => (event.properties as { licenseId?: number; by?: string }).licenseId === license.id).map((event) => (event.properties as { by: string }).by)).toEqual([
+        'billing',
+        'billing',
+      ])
+
+      // Back up to 3: ended seats stay ended (the owner gives them again); the same event again ends nothing more.
+      await setQuantity(3)
+      expect((await api('GET', `/licenses/${license.id}/seats`, { as: owner })).body).toMatchObject({ seats: 3, used: 1, members: [] })
+      const updates = standIn.events().map((record) => record.event).filter((event) => event.type === 'customer.subscription.updated')
+      for (const event of updates) await standIn.redeliver(event.id)
+      await standIn.settled()
+      expect((await api('GET', `/licenses/${license.id}/seats`, { as: owner })).body).toMatchObject({ seats: 3, used: 1 })
+    } finally {
+      await payload().update({ collection: 'plans', id: pro!.id, data: { maxSeats: 1 }, overrideAccess: true })
+    }
+  })
+
   it('on Ultimate a member gets their own repository invitation; revoking the seat withdraws it', async () => {
     const { owner, license } = await buyTeam(PRICES.ultimate, 2)
     await assign(owner, license, 'repo-member@example.test')

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe'
 
 import type { Origin, Processor } from './context'
-import { invalidRequest } from './errors'
+import { invalidRequest, resourceMissing } from './errors'
 import { previousAttributes } from './events'
 import { nowSeconds } from './ids'
 import {
@@ -16,7 +16,7 @@ import {
   type Period,
 } from './objects/billing'
 import { buildCharge, buildPaymentIntent, markDeclined, markSucceeded } from './objects/payment'
-import { boolean as booleanParam, mergeMetadata, type Params } from './params'
+import { boolean as booleanParam, integer, mergeMetadata, nonEmptyText, objects, type Params } from './params'
 import {
   productName,
   requireCustomer,
@@ -227,9 +227,32 @@ export const updateSubscription = (
     const item = subscription.items.data[0]
     if (item) item.price = price
   }
+  if (changes.quantity !== undefined) {
+    const item = subscription.items.data[0]
+    if (item) item.quantity = changes.quantity
+  }
   if (changes.cancelAtPeriodEnd !== undefined) setCancelAtPeriodEnd(subscription, changes.cancelAtPeriodEnd)
   if (changes.status !== undefined) subscription.status = changes.status
   return { events: updatedEvent(processor, before, subscription, origin) }
+}
+
+/**
+ * `items[n][id]` with `items[n][quantity]`: an existing item's new quantity, as Stripe takes it (0 and
+ * up; an unknown item id is "No such subscription item"). Adding or deleting items is not spoken here,
+ * and says so.
+ */
+const itemQuantities = (subscription: LegacySubscription, params: Params): [Stripe.SubscriptionItem, number][] => {
+  if (params.items === undefined) return []
+  return objects(params.items).flatMap((entry, index): [Stripe.SubscriptionItem, number][] => {
+    const id = nonEmptyText(entry.id)
+    if (id === undefined) throw invalidRequest('The stand-in updates existing subscription items only: send items[][id].', { param: `items[${index}][id]` })
+    const item = subscription.items.data.find((candidate) => candidate.id === id)
+    if (!item) throw resourceMissing('subscription_item', id, { param: `items[${index}][id]`, status: 400 })
+    const quantity = integer(entry.quantity, `items[${index}][quantity]`)
+    if (quantity === undefined) return []
+    if (quantity < 0) throw invalidRequest('This value must be greater than or equal to 0.', { param: `items[${index}][quantity]` })
+    return [[item, quantity]]
+  })
 }
 
 /** `POST /v1/subscriptions/:id`: the fields an integration changes on its own. */
@@ -241,12 +264,15 @@ export const updateSubscriptionFromApi = (
 ): Result & { subscription: LegacySubscription } => {
   const subscription = requireSubscription(processor.state, id)
   const cancelAtPeriodEnd = booleanParam(params.cancel_at_period_end, 'cancel_at_period_end')
-  if (subscription.status === 'canceled' && cancelAtPeriodEnd !== undefined) {
+  if (subscription.status === 'canceled' && (cancelAtPeriodEnd !== undefined || params.items !== undefined)) {
     throw invalidRequest('A canceled subscription can only update its cancellation_details and metadata.', {
-      param: 'cancel_at_period_end',
+      param: cancelAtPeriodEnd !== undefined ? 'cancel_at_period_end' : 'items',
     })
   }
+  // Every item checked before any changes: a refused request changes nothing.
+  const quantities = itemQuantities(subscription, params)
   const before = structuredClone(subscription)
+  for (const [item, quantity] of quantities) item.quantity = quantity
   if (cancelAtPeriodEnd !== undefined) setCancelAtPeriodEnd(subscription, cancelAtPeriodEnd)
   if (params.metadata !== undefined) subscription.metadata = mergeMetadata(subscription.metadata, params.metadata)
   return { subscription, events: updatedEvent(processor, before, subscription, origin) }

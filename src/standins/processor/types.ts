@@ -68,6 +68,8 @@ export type SubscriptionChanges = {
   status?: Stripe.Subscription.Status
   cancelAtPeriodEnd?: boolean
   priceId?: string
+  /** The first item's quantity (seats), as the billing portal's quantity change sets it. */
+  quantity?: number
 }
 
 export type WebhookDelivery = { status: number | null; error?: string; at: number }
