@@ -344,7 +344,8 @@ describe('upgrade, paying the difference', () => {
     expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body.amount).toBe(15000)
   })
 
-  it('a chargeback on the upgrade payment suspends the license while open; lost returns it, active, to its previous plan', async () => {
+  /** A Standard license upgraded to Ultimate, then a chargeback opened on the upgrade's payment. */
+  const upgradeThenDispute = async () => {
     const { buyer, license } = await buyLicense(PRICES.standard)
     const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
     const events = await standIn.pay(started.body.id, { email: buyer.email })
@@ -352,12 +353,17 @@ describe('upgrade, paying the difference', () => {
     const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
     const [opened] = await standIn.openDispute(charge.id)
     await standIn.settled()
+    return { buyer, license, disputeId: (opened!.data.object as Stripe.Dispute).id }
+  }
+
+  it('a chargeback on the upgrade payment suspends the license while open; lost returns it, active, to its previous plan', async () => {
+    const { buyer, license, disputeId } = await upgradeThenDispute()
     // Open: suspended as a dispute on the purchase would (no downloads, validation SUSPENDED), still Ultimate.
     expect(await licenseOf(buyer)).toMatchObject({ status: 'suspended' })
     expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
     expect((await api('POST', '/licenses/validate', { body: { key: license.key } })).body).toMatchObject({ valid: false, code: 'SUSPENDED' })
     expect((await api('GET', '/download', { as: buyer })).status).toBe(403)
-    await standIn.closeDispute((opened!.data.object as Stripe.Dispute).id, 'lost')
+    await standIn.closeDispute(disputeId, 'lost')
     await standIn.settled()
     expect(await planSlug(await licenseOf(buyer))).toBe('standard')
     expect((await licenseOf(buyer)).status).toBe('active')
@@ -365,15 +371,9 @@ describe('upgrade, paying the difference', () => {
   })
 
   it('a chargeback on the upgrade payment won: the license is active on Ultimate again', async () => {
-    const { buyer, license } = await buyLicense(PRICES.standard)
-    const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
-    const events = await standIn.pay(started.body.id, { email: buyer.email })
-    await standIn.settled()
-    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
-    const [opened] = await standIn.openDispute(charge.id)
-    await standIn.settled()
+    const { buyer, license, disputeId } = await upgradeThenDispute()
     expect((await licenseOf(buyer)).status).toBe('suspended')
-    await standIn.closeDispute((opened!.data.object as Stripe.Dispute).id, 'won')
+    await standIn.closeDispute(disputeId, 'won')
     await standIn.settled()
     expect(await licenseOf(buyer)).toMatchObject({ status: 'active', key: license.key })
     expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
