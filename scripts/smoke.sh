@@ -202,6 +202,11 @@ for page in /sign-in /sign-up; do
 done
 echo "$(curl -sS -o /dev/null -D - "http://localhost:$port/reset-password?token=x" | tr -d '\r')" | grep -qi '^cache-control:.*no-store' || fail "/reset-password (a token in its query) lost its no-store"
 echo "smoke: pages and assets leave compressed (assets as built, cached for a year); /sign-in and /sign-up may be restored by Back"
+aliases=$(for i in $(seq 1 200); do printf 'a%d: Plans(limit: 100) { docs { id name } } ' "$i"; done)
+answer=$(curl -sS -o /tmp/smoke-graphql.json -w '%{http_code} %{time_total}' -H 'content-type: application/json' -d "{\"query\":\"{ $aliases }\"}" "http://localhost:$port/api/graphql")
+[ "${answer% *}" = 400 ] || fail "200 GraphQL aliases of Plans(limit: 100) answered ${answer% *}, not 400: $(head -c 300 /tmp/smoke-graphql.json)"
+grep -q '"code":"query_too_complex"' /tmp/smoke-graphql.json || fail "the 200-alias GraphQL query was not refused as query_too_complex: $(head -c 300 /tmp/smoke-graphql.json)"
+echo "smoke: 200 GraphQL aliases refused (400 query_too_complex) in ${answer#* } s"
 headers=$(curl -sS -o /dev/null -D - "http://localhost:$port/auth/callback?type=verify&token=not-a-token" | tr -d '\r')
 echo "$headers" | grep -qi '^critical-ch:' && fail "/auth/callback sends Critical-CH: a browser without the hint would request each single-use link twice"
 curl -sS -o /dev/null -D - "http://localhost:$port/admin/login" | tr -d '\r' | grep -qi '^critical-ch:' || fail "the admin lost its Critical-CH"

@@ -44,6 +44,9 @@ export const RATE_LIMITS = {
   // Each opening of the billing portal asks the processor for a portal session (src/billing/portal.ts).
   'billing_portal:ip': { points: 20, durationSeconds: 600 },
   'billing_portal:account': { points: 20, durationSeconds: 600 },
+  // GraphQL requests per client address from anyone but staff (src/auth/graphql-guard.ts): each is bounded
+  // in cost, and this bounds how many a client sends. The site's pages and the admin send none.
+  'graphql:ip': { points: 60, durationSeconds: 60 },
   // Requests per API key (src/auth/api-keys.ts).
   api_key: { points: 60, durationSeconds: 60 },
   // License validations (endpoints/licenses-validate.ts): an app validates at start and refreshes its

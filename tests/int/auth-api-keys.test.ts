@@ -2,12 +2,12 @@ import './../support/billing-env'
 
 import crypto from 'node:crypto'
 
-import { GRAPHQL_POST } from '@payloadcms/next/routes'
 import { Forbidden } from 'payload'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import config from '../../payload.config'
 import { API_KEY_STRATEGY, generateApiKey, hashApiKey, MAX_LIVE_API_KEYS } from '../../src/auth/api-keys'
+import { guardedGraphQLPost } from '../../src/auth/graphql-guard'
 import { limiterOf } from '../../src/auth/rate-limit'
 import type { User } from '../../src/payload-types'
 import { buy, rows, seedStandInPlans } from '../support/billing'
@@ -73,7 +73,7 @@ const graphqlWithKey = async (key: string, query: string) => {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify({ query }),
   })
-  const result = (await (await GRAPHQL_POST(config)(request)).json()) as { data?: Record<string, unknown> | null; errors?: { message: string }[] }
+  const result = (await (await guardedGraphQLPost(config)(request)).json()) as { data?: Record<string, unknown> | null; errors?: { message: string }[] }
   // A misspelt query would "prove" a refusal: only access errors count.
   expect(JSON.stringify(result.errors ?? [])).not.toMatch(/Cannot query field|Unknown argument/)
   return result

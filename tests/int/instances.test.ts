@@ -21,6 +21,7 @@ import type Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import { migrations } from '../../migrations'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { type CodeHostStandIn, startCodeHostStandIn } from '../../src/standins/code-host'
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
 import { adminQuery, ident, withDatabase } from '../support/databases'
@@ -235,6 +236,20 @@ describe.runIf(enabled)('two production servers on one database', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(10).fill(200), 429, 429])
     await settleEmails()
     emails.forEach((email, index) => expect(mailsTo(email)).toHaveLength(answers[index]!.status === 200 ? 1 : 0))
+  })
+
+  it('share the GraphQL limits: one address\'s requests counted across both servers; a 200-alias query refused by either', async () => {
+    const address = '203.0.113.51'
+    const query = { query: '{ Plans { docs { id } } }' }
+    const limit = RATE_LIMITS['graphql:ip'].points
+    const answers = await Promise.all(Array.from({ length: limit + 4 }, (_, index) => call(index % 2 ? b : a, 'POST', '/api/graphql', { body: query, address })))
+    expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(limit).fill(200), 429, 429, 429, 429])
+    const aliases = `{ ${Array.from({ length: 200 }, (_, index) => `a${index}: Plans(limit: 100) { docs { id name } }`).join(' ')} }`
+    for (const server of [a, b]) {
+      const refused = await call(server, 'POST', '/api/graphql', { body: { query: aliases }, address: nextAddress() })
+      expect(refused.status).toBe(400)
+      expect(JSON.stringify(refused.body)).toContain('query_too_complex')
+    }
   })
 
   let first: { email: string; token: string }

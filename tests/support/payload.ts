@@ -1,11 +1,11 @@
 import crypto from 'node:crypto'
 
-import { GRAPHQL_POST } from '@payloadcms/next/routes'
 import { getPayload, handleEndpoints, type Payload } from 'payload'
 import { afterAll, beforeAll } from 'vitest'
 
 import config from '../../payload.config'
 import type { Role } from '../../src/access/roles'
+import { guardedGraphQLPost } from '../../src/auth/graphql-guard'
 import { CLIENT_ADDRESS_HEADER } from '../../src/http/client-address'
 import { closePayload } from '../../src/db/bootstrap'
 import type { User } from '../../src/payload-types'
@@ -95,10 +95,12 @@ export const api = async <T = any>(method: string, path: string, call: ApiCall =
   return { status: response.status, body: (text ? jsonOrText(text) : null) as T, headers: response.headers }
 }
 
-/** POST /api/graphql in-process, through the route handler Next serves. */
+const graphqlPost = guardedGraphQLPost(config)
+
+/** POST /api/graphql in-process, through the route handler Next serves (its bounds included), from an address of its own. */
 export const graphql = async (query: string, as: { token: string } | null) => {
-  const headers = new Headers({ 'content-type': 'application/json' })
+  const headers = new Headers({ 'content-type': 'application/json', [CLIENT_ADDRESS_HEADER]: freshAddress() })
   if (as) headers.set('authorization', `JWT ${as.token}`)
-  const response = await GRAPHQL_POST(config)(new Request(`${SERVER_URL}/api/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }))
+  const response = await graphqlPost(new Request(`${SERVER_URL}/api/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }))
   return (await response.json()) as { data?: Record<string, { docs: Record<string, unknown>[] } | null>; errors?: { message: string }[] }
 }

@@ -1,5 +1,8 @@
 import config from '@payload-config'
-import { GRAPHQL_POST, REST_OPTIONS } from '@payloadcms/next/routes'
+import { REST_OPTIONS } from '@payloadcms/next/routes'
 
-export const POST = GRAPHQL_POST(config)
+import { guardedGraphQLPost } from '../../../../auth/graphql-guard'
+
+/** Payload's GraphQL, bounded per request and per client address for everyone but staff. */
+export const POST = guardedGraphQLPost(config)
 export const OPTIONS = REST_OPTIONS(config)
