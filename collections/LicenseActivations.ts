@@ -6,7 +6,7 @@ import { GROUPS, labelled } from './options'
 import { staffActionsField } from './staff-actions'
 
 /**
- * Activations (DESIGN.md section 13): the installations a license key was activated on, each named by
+ * Activations (docs/TEAMS.md): the installations a license key was activated on, each named by
  * the fingerprint its app sends. A plan's `maxActivations` caps the active ones. A deactivated row
  * stays as history (and counts against the daily deactivation limit). Written only by the service.
  */

@@ -6,7 +6,7 @@ import { GROUPS, labelled } from './options'
 import { staffActionsField } from './staff-actions'
 
 /**
- * Team seats (DESIGN.md section 13): a license bought for several people holds one seat for its buyer
+ * Team seats (docs/TEAMS.md): a license bought for several people holds one seat for its buyer
  * and one row here for each member the owner assigned. Written only by the service (the owner's
  * /api/licenses/:id/seats, the claim link, staff's revoke action); staff read them, customers read
  * their own through the endpoint and the dashboard.

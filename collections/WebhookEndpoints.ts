@@ -12,7 +12,7 @@ const serviceOnly = { create: never, update: never }
 
 /**
  * The seller's own systems the service tells about orders, licenses, subscriptions, seats and
- * activations (DESIGN.md section 14, docs/WEBHOOKS.md). Admins only: a URL here receives customers'
+ * activations (docs/WEBHOOKS.md). Admins only: a URL here receives customers'
  * emails. The signing secret is sealed in its column and never read through the API: it is shown once
  * (and after each rotation) by the endpoint's actions.
  */
