@@ -8,7 +8,7 @@ import { endpoint } from '../src/http/endpoint'
 
 const body = z.object({
   priceId: z.string().regex(/^price_[A-Za-z0-9_]{1,200}$/, 'must be a processor price ID (price_...).'),
-  /** Seats (DESIGN.md section 13): 1 up to the plan's maxSeats, checked against the plan (400 invalid_quantity). */
+  /** Seats (docs/TEAMS.md): 1 up to the plan's maxSeats, checked against the plan (400 invalid_quantity). */
   quantity: z.number().optional(),
 })
 

@@ -13,7 +13,7 @@ const fingerprint = z
   .regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, 'must be printable ASCII without leading or trailing spaces.')
 
 /**
- * Activations for the kit's apps (DESIGN.md section 13). No session: the license key is the
+ * Activations for the kit's apps (docs/TEAMS.md). No session: the license key is the
  * credential, rate-limited like validation (per client address and per key). A key that opens nothing
  * answers its validation code as an error: 404 `license_not_found`, 403 `license_revoked`,
  * `license_suspended`, `license_expired` (each with `validation`, the code validate would answer).

@@ -32,7 +32,7 @@ const prepare = async (runtime: BillingRuntime, context: { req: PayloadRequest; 
 
 /**
  * The license's life, for its owner (a session or an API key), on the licenses collection
- * (`/api/licenses/:id/...`; DESIGN.md section 11):
+ * (`/api/licenses/:id/...`; docs/LICENSING.md):
  * - GET /:id/upgrade?plan= → 200 {from, to, amount, currency, credit, price}
  * - POST /:id/upgrade {plan} → 200 {url, id} (hosted checkout) or {upgraded: true}
  * - POST /:id/renewal → 200 {url, id}

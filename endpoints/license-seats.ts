@@ -18,7 +18,7 @@ const licenseParams = z.object({ id: z.string().max(32) })
 
 /**
  * A license's team and installations, for its owner (a session, or an API key of the owner;
- * DESIGN.md section 13). A member (someone holding a claimed seat) gets 403 `not_license_owner`;
+ * docs/TEAMS.md). A member (someone holding a claimed seat) gets 403 `not_license_owner`;
  * anyone else 404 `license_not_found`.
  * - GET /:id/seats → 200 {seats, used, owner: {email}, members: [{id, email, status, claimedAt, expiresAt, createdAt}]}
  * - POST /:id/seats {email} → 201 {id, email, status: 'pending', ...}; 409 seats_exhausted, seat_already_assigned, license_inactive

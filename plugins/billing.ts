@@ -55,7 +55,7 @@ export const billingPlugin =
         customerPortalPostEndpoint(runtime),
         customerPortalGetEndpoint(runtime),
         webhookEndpoint(runtime),
-        // The funnel's first step (DESIGN.md section 15): counted without the processor, so also without keys.
+        // The funnel's first step (docs/INSIGHTS.md): counted without the processor, so also without keys.
         pricingViewsEndpoint(),
       ],
     }

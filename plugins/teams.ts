@@ -9,7 +9,7 @@ import { addCollectionEndpoints } from './extend'
 export type TeamsOptions = { productName: string; serverUrl: string }
 
 /**
- * Teams and activations (DESIGN.md section 13): the seats a license's owner assigns by email, claimed
+ * Teams and activations (docs/TEAMS.md): the seats a license's owner assigns by email, claimed
  * through a single-use link, and the installations a license key is activated on, under the plan's
  * limits. Its endpoints sit on the licenses collection (`/api/licenses/:id/seats`,
  * `/api/licenses/activate|deactivate`), so it runs after the licensing plugin.

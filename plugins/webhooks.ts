@@ -10,7 +10,7 @@ import { addCollectionHooks } from './extend'
 export type WebhooksOptions = DeliveryOptions
 
 /**
- * Outbound webhooks (DESIGN.md section 14, docs/WEBHOOKS.md): the seller's endpoints, the events the
+ * Outbound webhooks (docs/WEBHOOKS.md): the seller's endpoints, the events the
  * service sends them (enqueued in the transaction of each change), their signed deliveries with
  * retries on their own jobs queue, and the admins' actions. After the billing, licensing and teams
  * plugins: it hooks their collections.

@@ -26,7 +26,7 @@ export const pricingViewSource = (secret: string, view: { day: string; address: 
 }
 
 /**
- * Record the funnel's `pricing_viewed` (DESIGN.md section 15): the page only, never a user, an email or
+ * Record the funnel's `pricing_viewed` (docs/INSIGHTS.md): the page only, never a user, an email or
  * an address; at most once per address, page and UTC day (repeats insert nothing).
  */
 export const recordPricingView = async (req: PayloadRequest, view: { page: PricingPage; address: string | null; now?: Date }): Promise<void> => {

@@ -138,7 +138,7 @@ export type HostedCheckout = {
 }
 
 /**
- * Tax and invoice parameters as the processor documents them (DESIGN.md section 12): automatic tax;
+ * Tax and invoice parameters as the processor documents them (docs/BILLING.md): automatic tax;
  * tax ID collection, which for an existing customer needs `customer_update[name]=auto` (and the
  * address, for tax); an invoice for a one-time payment, its metadata naming the plan (and the license,
  * for an upgrade or a renewal). A subscription is invoiced anyway.
@@ -203,7 +203,7 @@ export const openHostedCheckout = async (req: PayloadRequest, billing: Configure
 }
 
 /**
- * The funnel's `checkout_started` (DESIGN.md section 15): the plan, price and kind only, never the
+ * The funnel's `checkout_started` (docs/INSIGHTS.md): the plan, price and kind only, never the
  * buyer; once per processor session, so an idempotent retry that gets the same session counts once.
  * On the pool, outside any transaction of the caller, and never a reason for the checkout to fail.
  */

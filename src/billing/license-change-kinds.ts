@@ -11,7 +11,7 @@ export type RefusalReason = 'license_not_found' | 'not_the_owner' | 'license_not
 
 /**
  * The checkout metadata that marks a payment as a change of an existing license, next to the usual
- * `user_id`, `plan_id`, `price_id` and `billing_cycle` (DESIGN.md section 11). The service writes it;
+ * `user_id`, `plan_id`, `price_id` and `billing_cycle` (docs/LICENSING.md). The service writes it;
  * the webhook still checks the license's owner against `user_id`.
  */
 export const CHANGE_METADATA = {

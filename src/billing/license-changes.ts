@@ -14,7 +14,7 @@ import { netPaidFor, publishedReleases } from './license-credit'
 import { planForPrice } from './store'
 
 /**
- * The webhook's side of a paid change to an existing license (DESIGN.md section 11): an upgrade to a
+ * The webhook's side of a paid change to an existing license (docs/LICENSING.md): an upgrade to a
  * higher plan that paid the difference, or a renewal of the license's updates. Its payment is one
  * `license_changes` row, whatever order and however often its checkout, payment intent, refund and
  * dispute events arrive:

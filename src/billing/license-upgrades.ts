@@ -16,7 +16,7 @@ import { netPaidFor, publishedReleases } from './license-credit'
 import type { ConfiguredBilling } from './runtime'
 
 /**
- * The customer's side of a license's life (DESIGN.md section 11): the quote and checkout of an upgrade
+ * The customer's side of a license's life (docs/LICENSING.md): the quote and checkout of an upgrade
  * that pays the difference, and the checkout of a renewal. Like every checkout these write nothing:
  * the webhook applies what was paid (src/billing/license-changes.ts), and checks it all again then.
  */

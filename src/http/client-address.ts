@@ -31,8 +31,8 @@ export const parseTrustedProxies = (value: string | undefined): net.BlockList =>
 const isTrusted = (trusted: net.BlockList, address: string) => trusted.check(address, blockListFamily(address))
 
 /**
- * The client address of a request (DESIGN.md "Client address"): the socket's peer, or, when the peer
- * is a trusted proxy, the right-most X-Forwarded-For hop that is not a trusted proxy (each proxy
+ * The client address of a request (docs/DEPLOYMENT.md, "Client addresses behind the balancer"): the
+ * socket's peer, or, when the peer is a trusted proxy, the right-most X-Forwarded-For hop that is not a trusted proxy (each proxy
  * appends the address it was connected from, so hops left of the first untrusted one are the
  * client's own claims). When every hop is a trusted proxy, the left-most one. Null when there is no
  * usable address (a hop that is not an IP): such requests share one rate-limit bucket.

@@ -11,7 +11,7 @@ import type { UpdatePolicy, UpdateWindow } from './update-window'
 /** What entitlement checks need of a usable license and its plan (not the whole documents). */
 export type EntitledLicense = {
   id: number
-  /** false for a license the user holds a claimed team seat on (DESIGN.md section 13): its features, not its management. */
+  /** false for a license the user holds a claimed team seat on (docs/TEAMS.md): its features, not its management. */
   owned: boolean
   validUntil: string | null
   /** Which releases it may download (src/licensing/update-window.ts). */

@@ -5,7 +5,7 @@ import type { Request as ExpressRequest, Response as ExpressResponse } from 'exp
 
 /**
  * The machine-to-machine hot paths the express host hands to Payload's request handling itself,
- * without Next's route layer (DESIGN.md section 9): the same endpoints (endpoints/), the same
+ * without Next's route layer (docs/PERFORMANCE.md): the same endpoints (endpoints/), the same
  * contracts, auth and error shape, on the process's one Payload instance. Exact method and path;
  * everything else (pages, the admin, the rest of the API) goes through Next.
  */

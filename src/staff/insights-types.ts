@@ -1,5 +1,5 @@
 /**
- * The staff insights' shapes (issue 27, DESIGN.md section 15), shared by the aggregate queries
+ * The staff insights' shapes (docs/INSIGHTS.md), shared by the aggregate queries
  * (src/staff/insights.ts), the CSV export (GET /api/staff/insights.csv) and the admin's charts
  * (src/components/insights/). Days are UTC calendar days, `YYYY-MM-DD`; amounts are in the currency's
  * minor unit (cents), with the lowercase ISO currency beside them.

@@ -18,7 +18,7 @@ import { seatData, type SeatRow as SeatEvent } from '../webhooks/payloads'
 import type { SeatStatus } from './seat-status'
 import { seatInvitationEmail, seatsEndedEmail } from './emails'
 
-/** How long a claim link works (DESIGN.md section 13). */
+/** How long a claim link works (docs/TEAMS.md). */
 export const CLAIM_TTL_MS = 7 * 24 * 3600 * 1000
 
 export type SeatView = { id: number; email: string; status: SeatStatus; claimedAt: string | null; expiresAt: string | null; createdAt: string }

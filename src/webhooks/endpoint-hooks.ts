@@ -6,7 +6,7 @@ import { generateSigningSecret, sealSecret } from './secrets'
 
 /**
  * Before a webhook endpoint is saved: its URL must pass the address rules (https on a public address,
- * never link-local or metadata; DESIGN.md section 14), a new endpoint gets its signing secret, and an
+ * never link-local or metadata; docs/WEBHOOKS.md), a new endpoint gets its signing secret, and an
  * endpoint turned back on starts counting failed events afresh.
  */
 export const prepareWebhookEndpoint =

@@ -1,6 +1,6 @@
 /**
- * The outbound webhooks' events (DESIGN.md section 14; the catalogue with example payloads is
- * docs/WEBHOOKS.md). An endpoint subscribes to any of them.
+ * The outbound webhooks' events (the catalogue with example payloads is docs/WEBHOOKS.md). An endpoint
+ * subscribes to any of them.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'order.paid',

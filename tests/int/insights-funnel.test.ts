@@ -11,7 +11,7 @@ import { send, startPayloadHost } from '../support/host'
 import { api, createUser, SERVER_URL, usePayload } from '../support/payload'
 
 /**
- * The checkout funnel's first two steps (DESIGN.md section 15), recorded as analytics events without
+ * The checkout funnel's first two steps (docs/INSIGHTS.md), recorded as analytics events without
  * personal data: `checkout_started` when the service opens a hosted checkout, once per processor
  * session; `pricing_viewed` from the storefront's beacon, once per client address, page and day.
  * Few checkouts here: the checkout limit is 20 per 10 minutes per address.

@@ -10,7 +10,7 @@ import { buy, rows, seedStandInPlans } from '../support/billing'
 import { api, createUser, type TestUser, usePayload } from '../support/payload'
 import { quietly } from '../support/webhook'
 
-/** Invoices and tax (DESIGN.md section 12) end to end: our checkout, the stand-in over HTTP, its webhooks. */
+/** Invoices and tax (docs/BILLING.md) end to end: our checkout, the stand-in over HTTP, its webhooks. */
 const payload = usePayload()
 const settings = { graceDays: 7 }
 const billing = () => billingRuntimeOf(payload()).require()

@@ -14,7 +14,7 @@ import { createRelease } from '../support/releases'
 import { quietly } from '../support/webhook'
 
 /**
- * A license's life (DESIGN.md section 11) end to end: the real endpoints, the processor stand-in
+ * A license's life (docs/LICENSING.md) end to end: the real endpoints, the processor stand-in
  * over HTTP with the real SDK, and its webhooks into the service.
  */
 const payload = usePayload()

@@ -12,7 +12,7 @@ import { api, createUser, SERVER_URL, type TestUser, usePayload } from '../suppo
 import { recordOwnRun } from '../support/queries'
 
 /**
- * Activations (DESIGN.md section 13): the real endpoints in-process on a real PostgreSQL. The key is
+ * Activations (docs/TEAMS.md): the real endpoints in-process on a real PostgreSQL. The key is
  * the credential; the plan's maxActivations caps the live ones; deactivations are limited a day so the
  * cap cannot be churned.
  */

@@ -12,7 +12,7 @@ import { api, createUser, graphql, type TestUser, usePayload } from '../support/
 import { createRelease } from '../support/releases'
 
 /**
- * Team seats (DESIGN.md section 13) end to end: checkout with a quantity through the real endpoint and
+ * Team seats (docs/TEAMS.md) end to end: checkout with a quantity through the real endpoint and
  * the processor stand-in (real SDK, its webhooks into the service), the owner's seat endpoints, the
  * claim link, and what a member gets and loses.
  */

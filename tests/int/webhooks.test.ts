@@ -26,7 +26,7 @@ import { api, createUser, graphql, type TestUser, usePayload } from '../support/
 import type { Behaviour } from '../support/webhook-receiver'
 
 /**
- * Outbound webhooks (DESIGN.md section 14) on a real PostgreSQL, with the processor stand-in and a
+ * Outbound webhooks (docs/WEBHOOKS.md) on a real PostgreSQL, with the processor stand-in and a
  * receiver over real HTTP that verifies every delivery with the `standardwebhooks` library, as a
  * seller's would. The queue is worked explicitly (`jobs.run` on the webhooks queue).
  */

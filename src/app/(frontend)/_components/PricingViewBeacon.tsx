@@ -10,7 +10,7 @@ const ENDPOINT = '/api/insights/pricing-views'
 const FALLBACK_DELAY_MS = 2_000
 
 /**
- * The funnel's "pricing viewed" (DESIGN.md section 15), counted from the browser so the storefront stays
+ * The funnel's "pricing viewed" (docs/INSIGHTS.md), counted from the browser so the storefront stays
  * one cached HTML for everyone: once per page load, when the page is idle, a beacon that names the page
  * and nothing else. Renders nothing. Crawlers that run no JavaScript send none.
  */
