@@ -14,6 +14,7 @@ import { rememberCustomer, resolveBuyer } from '../../src/billing/store'
 import { inTransaction } from '../../src/db/transaction'
 import { PRICES, smtp } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
+import { backendPid, lockWaiters, waitForLockWaiters, waitUntil } from '../support/locks'
 import { oauth } from '../support/oauth-env'
 import { api, createUser, type TestUser, usePayload } from '../support/payload'
 
@@ -222,17 +223,33 @@ describe('a purchase whose webhook arrives while its address is being verified',
     const account = await unverifiedAccount(email)
     let commit = () => {}
     const held = new Promise<void>((resolve) => (commit = resolve))
+    let claimed = (_pid: number) => {}
+    const verified = new Promise<number>((resolve) => (claimed = resolve))
     // The verification's transaction runs the claim (and takes the per-email lock), then stays open.
     const verifying = inTransaction(payload(), async (req) => {
       await payload().update({ collection: 'users', id: account.id, data: { emailVerified: true }, req, overrideAccess: true })
+      claimed(await backendPid(req))
       await held
     })
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    const paying = buy(PRICES.standard, { email })
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
-    // The webhook is waiting on the lock: no purchase for the address yet, anonymous or not.
-    expect(await rows(payload(), 'one_time_purchases', { email: { equals: email } })).toEqual([])
-    commit()
+    let paying: Promise<unknown> | undefined
+    try {
+      // The update returned: its afterChange hook has claimed, holding the email's lock until the commit.
+      const verifier = await verified
+      expect(claimsFor(email)).toBe(1)
+      paying = buy(PRICES.standard, { email })
+      // The webhook is waiting on the lock: its backend is blocked behind the verification's, on the email's lock.
+      await waitForLockWaiters({
+        blockedBy: verifier,
+        advisoryKey: `buyer-email:${email}`,
+        timeoutMs: 15_000,
+        message: 'the webhook never waited on the verification\'s email lock: the interleaving was not proven',
+      })
+      // No purchase for the address yet, anonymous or not.
+      expect(await rows(payload(), 'one_time_purchases', { email: { equals: email } })).toEqual([])
+    } finally {
+      commit()
+      await Promise.allSettled([verifying, paying])
+    }
     await verifying
     await paying
     const [purchase] = await rows(payload(), 'one_time_purchases', { email: { equals: email } })
@@ -260,12 +277,37 @@ describe('a signed-in buyer whose address changes while their purchase is applie
       return found
     })
     await buyerResolved
-    // Meanwhile the address change commits its claim: it holds the account's row and takes the email's lock.
-    const changing = inTransaction(payload(), (req) =>
-      payload().update({ collection: 'users', id: buyer.user.id, data: { email: changed }, req, overrideAccess: true }),
-    )
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    proceed()
+    // Meanwhile the address change commits its claim: it holds the account's row and takes the email's lock,
+    // and stays open until the webhook is waiting for that row.
+    let changer = 0
+    let updated = false
+    let commitChange = () => {}
+    const mayCommit = new Promise<void>((resolve) => (commitChange = resolve))
+    const changing = inTransaction(payload(), async (req) => {
+      changer = await backendPid(req)
+      const doc = await payload().update({ collection: 'users', id: buyer.user.id, data: { email: changed }, req, overrideAccess: true })
+      updated = true
+      await mayCommit
+      return doc
+    })
+    try {
+      // The change has written the row and claimed (the email's lock is its own), or it is stuck on a lock the
+      // webhook holds: then letting the webhook write the row is the deadlock this test is about.
+      await waitUntil(async () => updated || (changer !== 0 && (await lockWaiters({ pid: changer })).length > 0), {
+        message: 'the address change neither claimed nor waited on a lock: the interleaving was not proven',
+      })
+      proceed()
+      // The webhook's write of the account's row waits behind the change, which holds the row.
+      await waitForLockWaiters({
+        blockedBy: changer,
+        query: /processor_customer_id/i,
+        message: 'the webhook never waited on the account\'s row held by the address change: the interleaving was not proven',
+      })
+    } finally {
+      proceed()
+      commitChange()
+      await Promise.allSettled([webhook, changing])
+    }
     await expect(changing).resolves.toMatchObject({ email: changed })
     await expect(webhook).resolves.toMatchObject({ id: buyer.user.id })
     expect((await accountOf(changed))?.processorCustomerId).toBe('cus_deadlock_test')

@@ -1,13 +1,14 @@
 import './../support/billing-env'
 
 import { createLocalReq } from 'payload'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { billingRuntimeOf } from '../../src/billing/runtime'
 import { EVENT_HANDLERS } from '../../src/billing/webhook/events'
 import { APPLYING_AT_ONCE } from '../../src/billing/webhook/process'
 import { PRICES, smtp, standIn } from '../support/billing-env'
 import { rows, seedStandInPlans, standardCheckout } from '../support/billing'
+import { waitForLockWaiters, waitUntil } from '../support/locks'
 import { createUser, usePayload } from '../support/payload'
 import { recordDeliveries } from '../support/queries'
 import { effectsFor, objectOf, payQuietly, quietly, uniqueEmail, WEBHOOK } from '../support/webhook'
@@ -169,9 +170,41 @@ describe('the license email goes out once', () => {
     const task = payload().config.jobs.tasks?.find((candidate) => candidate.slug === 'sendLicenseEmail')
     const handler = task!.handler as (args: { input: { licenseId: number }; req: unknown }) => Promise<unknown>
     const runOnce = async () => handler({ input: { licenseId: license!.id }, req: await createLocalReq({}, payload()) })
-    await Promise.all([runOnce(), runOnce(), runOnce()])
+    // The first runner to send this license's email is held at the mail server's door (inside its
+    // transaction, holding the license's email lock) until the other two are seen waiting for that lock.
+    const forThisLicense = (message: unknown) => JSON.stringify(message).includes(license!.key)
+    let letSend = () => {}
+    const sendMayGo = new Promise<void>((resolve) => (letSend = resolve))
+    const send = payload().sendEmail
+    let sendsOfTheKey = 0
+    const sends = vi.spyOn(payload(), 'sendEmail').mockImplementation(async (message) => {
+      if (forThisLicense(message)) {
+        sendsOfTheKey += 1
+        await sendMayGo
+      }
+      return send(message)
+    })
+    try {
+      const runners = [runOnce(), runOnce(), runOnce()]
+      try {
+        await waitUntil(() => sendsOfTheKey > 0, { message: 'no runner reached the send of the license email' })
+        await waitForLockWaiters({
+          advisoryKey: `license-email:${license!.id}`,
+          count: 2,
+          message: 'the other two runners never waited on the license\'s email lock while one was sending: the interleaving was not proven',
+        })
+      } finally {
+        letSend()
+        await Promise.allSettled(runners)
+      }
+      await Promise.all(runners)
+    } finally {
+      sends.mockRestore()
+    }
     await smtp.waitFor((message) => message.text?.includes(license!.key) ?? false)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Every send the runners made has been answered by the mail server (it keeps a message before it
+    // answers): the mailbox holds all of them, and no later one can come.
+    expect(sendsOfTheKey).toBe(1)
     expect(smtp.messages.filter((message) => message.text?.includes(license!.key))).toHaveLength(1)
     const stored = await payload().findByID({ collection: 'licenses', id: license!.id })
     expect(stored.emailSentAt).toBeTruthy()
@@ -315,10 +348,15 @@ describe('failures never lose a purchase', () => {
     }
     const [license] = (await effectsFor(payload(), email)).licenses
     const [job] = await emailJobs(license!.id)
-    for (let round = 0; round < 5 && !smtp.messages.some((message) => message.text?.includes(license!.key)); round += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      await payload().jobs.runByID({ id: job!.id })
-    }
+    // Run the job again until the email is in the mailbox (a run that finds the job taken does nothing).
+    await waitUntil(
+      async () => {
+        if (smtp.messages.some((message) => message.text?.includes(license!.key))) return true
+        await payload().jobs.runByID({ id: job!.id })
+        return smtp.messages.some((message) => message.text?.includes(license!.key))
+      },
+      { message: 'the license email was not sent once SMTP was back' },
+    )
     await smtp.waitFor((message) => message.text?.includes(license!.key) ?? false)
     expect(smtp.messages.filter((message) => message.text?.includes(license!.key))).toHaveLength(1)
   })

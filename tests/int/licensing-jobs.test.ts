@@ -10,6 +10,7 @@ import { hasAccess } from '../../src/licensing/entitlements'
 import { generateLicenseKey } from '../../src/licensing/keys'
 import { codeHost, PRICES, standIn } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
+import { waitForLockWaiters } from '../support/locks'
 import { api, createUser, type TestUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
@@ -181,10 +182,20 @@ describe('the license email job and a claim at the same moment', () => {
     try {
       await claim.query('BEGIN')
       await claim.query('UPDATE licenses SET user_id = $1 WHERE id = $2', [owner.user.id, license.id])
+      const claimer = (await claim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid
       const running = payload().jobs.runByID({ id: job.id })
-      await new Promise((resolve) => setTimeout(resolve, 500))
-      await claim.query('COMMIT')
-      await running
+      try {
+        // The job has read the license (the claim is not committed: no owner) and sent; its write of the
+        // license waits behind the claim's row lock.
+        await waitForLockWaiters({
+          blockedBy: claimer,
+          query: /update\s+"?licenses"?/i,
+          message: 'the job\'s write of the license never waited on the uncommitted claim: the interleaving was not proven',
+        })
+      } finally {
+        await claim.query('COMMIT')
+        await running
+      }
     } finally {
       claim.release()
     }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { getPayload, type Payload } from 'payload'
+import { getPayload, type Payload, type Where } from 'payload'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
@@ -21,6 +21,7 @@ import { sealSecret, UNREADABLE_SECRET } from '../../src/webhooks/secrets'
 import { MAX_ATTEMPTS, retryDelayMs, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, WEBHOOKS_QUEUE, type WebhookEventType } from '../../src/webhooks/events'
 import { PRICES } from '../support/billing-env'
 import { rows, seedStandInPlans } from '../support/billing'
+import { waitUntil } from '../support/locks'
 import { freePort } from '../support/net'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 import type { Behaviour } from '../support/webhook-receiver'
@@ -55,8 +56,6 @@ afterEach(async () => {
   await payload().delete({ collection: 'webhook_endpoints', where: { id: { exists: true } }, overrideAccess: true })
 })
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 let paths = 0
 type Endpoint = { id: number; path: string; secret: string; doc: WebhookEndpoint }
 
@@ -72,21 +71,32 @@ const endpointFor = async (events: readonly WebhookEventType[], behaviour: Behav
   return { id: created.body.doc.id, path, secret: revealed.body.secret, doc: created.body.doc }
 }
 
-const pendingDeliveries = async () =>
+/** Deliveries not done yet: neither completed nor failed for good. */
+const PENDING: Where[] = [{ taskSlug: { equals: 'deliverWebhook' } }, { completedAt: { exists: false } }, { hasError: { not_equals: true } }]
+
+const pendingDeliveries = async () => (await payload().count({ collection: 'payload-jobs', where: { and: PENDING } })).totalDocs
+
+/** Pending deliveries a runner can take now: not taken, their retry's backoff over. */
+const dueDeliveries = async () =>
   (
     await payload().count({
       collection: 'payload-jobs',
-      where: { and: [{ taskSlug: { equals: 'deliverWebhook' } }, { completedAt: { exists: false } }, { hasError: { not_equals: true } }] },
+      where: {
+        and: [...PENDING, { processing: { equals: false } }, { or: [{ waitUntil: { exists: false } }, { waitUntil: { less_than: new Date().toISOString() } }] }],
+      },
     })
   ).totalDocs
 
-/** Work the webhooks queue (waiting out the retries' backoff) until no delivery is left. */
+/** Work the webhooks queue until no delivery is left, each next round once a retry is due. */
 const drain = async (runners: Payload[] = [payload()], timeoutMs = 20_000) => {
   const deadline = Date.now() + timeoutMs
   while ((await pendingDeliveries()) > 0) {
     if (Date.now() > deadline) throw new Error('deliveries still pending')
     await Promise.all(runners.map((runner) => runner.jobs.run({ queue: WEBHOOKS_QUEUE, limit: 100 })))
-    await sleep(5)
+    await waitUntil(async () => (await dueDeliveries()) > 0 || (await pendingDeliveries()) === 0, {
+      timeoutMs: Math.max(0, deadline - Date.now()),
+      message: 'deliveries still pending, none of them due',
+    })
   }
 }
 
@@ -570,14 +580,16 @@ describe('the documented receiver (docs/WEBHOOKS.md)', () => {
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    // Closed: the process has exited and all it wrote is in `output`.
+    let closed = false
+    child.once('close', () => (closed = true))
     try {
       const url = `http://127.0.0.1:${port}/`
-      for (let tries = 0; ; tries += 1) {
-        const up = await fetch(url, { method: 'POST', body: '{}' }).then((response) => response.status, () => null)
-        if (up === 400) break
-        if (tries > 100) throw new Error(`the receiver did not start: ${output}`)
-        await sleep(50)
-      }
+      // Listening: it answers an unsigned delivery with 400.
+      await waitUntil(async () => (await fetch(url, { method: 'POST', body: '{}' }).then((response) => response.status, () => null)) === 400, {
+        message: 'the receiver did not start',
+        detail: () => output,
+      })
       expect((await api('PATCH', `/webhook_endpoints/${created.body.doc.id}`, { as: admin, body: { url } })).status).toBe(200)
       const license = await manualLicense()
       await drain()
@@ -594,7 +606,9 @@ describe('the documented receiver (docs/WEBHOOKS.md)', () => {
         headers: { 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': other.sign('msg_forged', now, forged) },
       })
       expect(refused.status).toBe(400)
-      await sleep(100)
+      // Stopped, and its output read to the end: everything it printed for these deliveries is there.
+      child.kill()
+      await waitUntil(() => closed, { message: 'the receiver did not stop and close its output' })
       const lines = output.trim().split('\n')
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(/^license\.created \{/)
