@@ -20,6 +20,7 @@ import * as migration_20261127_025227_invoices_and_tax from './20261127_025227_i
 import * as migration_20261127_052532_teams_and_activations from './20261127_052532_teams_and_activations';
 import * as migration_20261127_122523_outbound_webhooks from './20261127_122523_outbound_webhooks';
 import * as migration_20261128_151235_upgrade_credit_before_tax from './20261128_151235_upgrade_credit_before_tax';
+import * as migration_20261128_182700_webhook_retention_job from './20261128_182700_webhook_retention_job';
 
 export const migrations = [
   {
@@ -131,5 +132,10 @@ export const migrations = [
     up: migration_20261128_151235_upgrade_credit_before_tax.up,
     down: migration_20261128_151235_upgrade_credit_before_tax.down,
     name: '20261128_151235_upgrade_credit_before_tax',
+  },
+  {
+    up: migration_20261128_182700_webhook_retention_job.up,
+    down: migration_20261128_182700_webhook_retention_job.down,
+    name: '20261128_182700_webhook_retention_job',
   },
 ];

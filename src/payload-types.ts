@@ -185,6 +185,7 @@ export interface Config {
       sendLicenseChangeEmail: TaskSendLicenseChangeEmail;
       sendSupportReply: TaskSendSupportReply;
       deliverWebhook: TaskDeliverWebhook;
+      deleteOldWebhookEvents: TaskDeleteOldWebhookEvents;
       reapStuckJobs: TaskReapStuckJobs;
       inline: {
         input: unknown;
@@ -1505,6 +1506,7 @@ export interface PayloadJob {
           | 'sendLicenseChangeEmail'
           | 'sendSupportReply'
           | 'deliverWebhook'
+          | 'deleteOldWebhookEvents'
           | 'reapStuckJobs';
         taskID: string;
         input?:
@@ -1550,6 +1552,7 @@ export interface PayloadJob {
         | 'sendLicenseChangeEmail'
         | 'sendSupportReply'
         | 'deliverWebhook'
+        | 'deleteOldWebhookEvents'
         | 'reapStuckJobs'
       )
     | null;
@@ -2593,6 +2596,17 @@ export interface TaskDeliverWebhook {
     attempt: number;
   };
   output?: unknown;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskDeleteOldWebhookEvents".
+ */
+export interface TaskDeleteOldWebhookEvents {
+  input?: unknown;
+  output: {
+    events?: number | null;
+    deliveries?: number | null;
+  };
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema

@@ -117,6 +117,9 @@ const trustedProxies = (doc: Doc) =>
 
 const MIN_SECRET_LENGTH = 32
 
+/** Ten years: a longer retention is keeping forever, and a cut-off that far back is still a valid date. */
+const MAX_WEBHOOK_RETENTION_DAYS = 3650
+
 const keyMode = (key: string | undefined) => /_(test|live)_/.exec(key ?? '')?.[1]
 
 const REPO_REQUIRED = "the code host's token and the kit's repository; production never uses the stand-in"
@@ -194,6 +197,16 @@ export const ENV_SCHEMA = z.object({
     section: 'webhooks',
     description: 'The wait before the second attempt of a failed webhook delivery, in milliseconds; it doubles on each further attempt, at most an hour, 10 attempts in all.',
   }),
+  WEBHOOK_RETENTION_DAYS: integer(
+    30,
+    {
+      section: 'webhooks',
+      description:
+        'Days a webhook event and its deliveries are kept (from 1 to 3650): an hourly job deletes older ones whose attempts are over; an event still being tried is never deleted (docs/WEBHOOKS.md).',
+    },
+    MAX_WEBHOOK_RETENTION_DAYS,
+    `must be a whole number of days from 1 to ${MAX_WEBHOOK_RETENTION_DAYS}`,
+  ),
 
   SMTP_URL: text({
     section: 'email',
@@ -419,7 +432,7 @@ export const readEnv = (source: Source = process.env) => {
     licenseSigningKey: values.LICENSE_SIGNING_KEY,
     jobsRetryDelayMs: values.JOBS_RETRY_DELAY_MS,
     jobsWorker: values.JOBS_WORKER,
-    webhooks: { allowPrivate: values.WEBHOOK_ALLOW_PRIVATE, timeoutMs: values.WEBHOOK_TIMEOUT_MS, retryBaseMs: values.WEBHOOK_RETRY_BASE_MS },
+    webhooks: { allowPrivate: values.WEBHOOK_ALLOW_PRIVATE, timeoutMs: values.WEBHOOK_TIMEOUT_MS, retryBaseMs: values.WEBHOOK_RETRY_BASE_MS, retentionDays: values.WEBHOOK_RETENTION_DAYS },
     releasesDir: path.resolve(rootDir, values.RELEASES_DIR ?? path.join(dataDir, 'releases')),
     templatesDir: path.resolve(rootDir, values.TEMPLATES_DIR ?? path.join(dataDir, 'templates')),
     mediaDir: path.resolve(rootDir, values.MEDIA_DIR),

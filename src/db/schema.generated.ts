@@ -247,6 +247,7 @@ export const enum_payload_jobs_log_task_slug = pgEnum(
     "sendLicenseChangeEmail",
     "sendSupportReply",
     "deliverWebhook",
+    "deleteOldWebhookEvents",
     "reapStuckJobs",
   ],
 );
@@ -267,6 +268,7 @@ export const enum_payload_jobs_task_slug = pgEnum(
     "sendLicenseChangeEmail",
     "sendSupportReply",
     "deliverWebhook",
+    "deleteOldWebhookEvents",
     "reapStuckJobs",
   ],
 );
