@@ -106,7 +106,10 @@ const main = async () => {
     // layer. Development sends them through Next, whose routes reload the config when it changes.
     ...(dev ? {} : { direct: { paths: DIRECT_PATHS, handle: service.handle, origin: env.serverUrl } }),
   })
-  if (dev) host.server.on('upgrade', nextApp.getUpgradeHandler())
+  if (dev) {
+    const upgrade = nextApp.getUpgradeHandler()
+    host.server.on('upgrade', (request, socket, head) => void upgrade(request, socket, head))
+  }
   await host.listen(env.port)
   closers.push({ name: 'http server', close: host.close })
   log(`server ready on ${env.serverUrl} (admin: ${env.serverUrl}/admin)`)

@@ -6,6 +6,7 @@ import { admins, staff } from '../src/access/roles'
 import { UPDATE_POLICIES } from '../src/plans/update-policies'
 import { PRICE_ID_PATTERN } from '../src/plans/catalog'
 import { expirePlans } from '../src/plans/revalidate'
+import type { Plan } from '../src/payload-types'
 import { featureOptions, GROUPS, labelled } from './options'
 
 const validPriceId: TextFieldSingleValidation = (value) =>
@@ -22,7 +23,7 @@ const normalise = (value: unknown): string | null =>
  * Rules that span fields or rows: a free plan has no prices, a lifetime plan has one price ID in
  * the monthly slot, and no price ID belongs to two plans (or to both slots of one plan).
  */
-const checkPlanRules: CollectionBeforeValidateHook = async ({ data, originalDoc, req }) => {
+const checkPlanRules: CollectionBeforeValidateHook<Plan> = async ({ data, originalDoc, req }) => {
   if (!data) return data
   const merged = { ...originalDoc, ...data }
   const priceIds: PriceIds = { ...(originalDoc?.priceIds ?? {}), ...(data.priceIds ?? {}) }

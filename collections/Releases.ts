@@ -3,9 +3,10 @@ import { ValidationError } from 'payload'
 import semver from 'semver'
 
 import { admins, staff } from '../src/access/roles'
+import type { Release } from '../src/payload-types'
 import { GROUPS } from './options'
 
-const checkVersion: CollectionBeforeValidateHook = ({ data, req }) => {
+const checkVersion: CollectionBeforeValidateHook<Release> = ({ data, req }) => {
   const version = typeof data?.version === 'string' ? data.version.trim() : data?.version
   if (version !== undefined && (typeof version !== 'string' || semver.valid(version) !== version)) {
     throw new ValidationError({ collection: 'releases', errors: [{ path: 'version', message: 'Use a semantic version such as 1.4.2 or 2.0.0-beta.1.' }] }, req.t)

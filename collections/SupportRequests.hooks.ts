@@ -1,11 +1,11 @@
-import type { CollectionBeforeChangeHook, CollectionBeforeValidateHook, PayloadRequest } from 'payload'
+import type { CollectionBeforeChangeHook, CollectionBeforeValidateHook } from 'payload'
 import { ValidationError } from 'payload'
 
 import { isStaffUser } from '../src/access/roles'
 import { relationId } from '../src/db/relations'
 import { accountOf } from '../src/http/account'
 import { canAccessFeature } from '../src/licensing/entitlements'
-import type { SupportRequest, User } from '../src/payload-types'
+import type { SupportRequest } from '../src/payload-types'
 import { SUPPORT_FEATURE } from '../src/support/feature'
 import { countSupportMessage } from '../src/support/limits'
 

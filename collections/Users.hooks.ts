@@ -7,6 +7,7 @@ import { storedResetToken } from '../src/auth/tokens'
 import { WITHOUT_JOINS } from '../src/db/no-joins'
 import { clientAddress } from '../src/http/client-address'
 import { ServiceError } from '../src/http/errors'
+import type { User } from '../src/payload-types'
 
 /** The users collection's hooks (collections/Users.ts): roles, attempt limits, credentials, reset tokens, email changes. */
 
@@ -91,7 +92,7 @@ export const currentPasswordForNewPassword: CollectionBeforeOperationHook = asyn
   if (operation !== 'update' || !data || typeof data.password !== 'string' || !req.user || isAdminUser(req.user)) return args
   const current = data.currentPassword
   delete data.currentPassword
-  await requireCurrentPassword(req.payload, req.user as { id: number; email: string }, current, {
+  await requireCurrentPassword(req.payload, req.user, current, {
     address: clientAddress(req.headers),
     req,
     hint: 'To set a new password, send your current one as currentPassword (or use "Forgot your password?").',
@@ -107,7 +108,7 @@ export const hashResetToken: CollectionBeforeChangeHook = ({ data }) =>
  * A user does not change their own email directly: POST /api/account/email confirms the new address
  * first (a link sent to it). Admins still change emails in the admin; our own operations run without a user.
  */
-export const guardEmailChange: CollectionBeforeChangeHook = ({ data, operation, originalDoc, req }) => {
+export const guardEmailChange: CollectionBeforeChangeHook<User> = ({ data, operation, originalDoc, req }) => {
   if (operation !== 'update' || !req.user || isAdminUser(req.user) || typeof data.email !== 'string') return data
   if (data.email.trim().toLowerCase() === String(originalDoc?.email ?? '').toLowerCase()) return data
   throw new ServiceError(400, 'email_change_requires_confirmation', 'Change your email with POST /api/account/email: we confirm the new address first.')

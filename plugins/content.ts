@@ -12,6 +12,12 @@ import type { RevalidateContent } from '../src/content/revalidate'
 import { s3ClientConfig, type S3Settings } from '../src/delivery/storage'
 import { addCollectionHooks } from './extend'
 
+/** A text field of the document the SEO plugin hands over ('' when it is not text yet). */
+const textOf = (doc: unknown, name: string): string => {
+  const value = (doc as Record<string, unknown> | undefined)?.[name]
+  return typeof value === 'string' ? value : ''
+}
+
 export type ContentOptions = {
   serverUrl: string
   productName: string
@@ -61,10 +67,10 @@ export const contentPlugin =
     const withSeo = seoPlugin({
       collections: ['posts', 'changelog_entries'],
       uploadsCollection: 'media',
-      generateTitle: ({ doc }) => `${String(doc?.title ?? '')} | ${options.productName}`,
-      generateDescription: ({ doc }) => String(doc?.summary ?? ''),
+      generateTitle: ({ doc }) => `${textOf(doc, 'title')} | ${options.productName}`,
+      generateDescription: ({ doc }) => textOf(doc, 'summary'),
       generateURL: ({ doc, collectionSlug }) =>
-        `${options.serverUrl}${collectionSlug === 'posts' ? `/blog/${String(doc?.slug ?? '')}` : `/changelog#${String(doc?.slug ?? '')}`}`,
+        `${options.serverUrl}${collectionSlug === 'posts' ? `/blog/${textOf(doc, 'slug')}` : `/changelog#${textOf(doc, 'slug')}`}`,
     })(config)
     return s3StoragePlugin({
       enabled: Boolean(options.s3),
@@ -72,5 +78,5 @@ export const contentPlugin =
       bucket: options.s3?.bucket ?? 'unused',
       collections: { media: { prefix: 'media' } },
       config: s3ClientConfig(options.s3),
-    })(await withSeo)
+    })(withSeo)
   }

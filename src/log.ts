@@ -91,7 +91,7 @@ const SHARED = Symbol.for('starter-kit.log')
 const shared = (): Shared => {
   const holder = globalThis as unknown as Record<symbol, Shared | undefined>
   holder[SHARED] ??= { context: new AsyncLocalStorage<LogContext>() }
-  return holder[SHARED]!
+  return holder[SHARED]
 }
 
 /** The current request's, job's or event's fields, if any. */

@@ -5,6 +5,7 @@ import semver from 'semver'
 import { staffField } from '../../src/access/roles'
 import { CONTENT_TAGS } from '../../src/content/cache-tags'
 import { contentEditor } from '../../src/content/editor'
+import type { ChangelogEntry, Release } from '../../src/payload-types'
 import { labelled } from '../options'
 import { CONTENT_SYSTEM_CONTEXT, contentCollection, type PreviewUrl, publishedAtField, slugField, sourceField, summaryField, toSlug } from './shared'
 
@@ -17,7 +18,7 @@ export const changelogSlug = (version: string): string => `v${version.toLowerCas
 const slugFromVersion = (text: string): string => (semver.valid(text.trim()) ? changelogSlug(text.trim()) : toSlug(text))
 
 /** Validate the version and join the entry to the release of that version, when there is one. */
-const joinRelease: CollectionBeforeChangeHook = async ({ data, originalDoc, req }) => {
+const joinRelease: CollectionBeforeChangeHook<ChangelogEntry> = async ({ data, originalDoc, req }) => {
   const given = data.version ?? originalDoc?.version
   const version = typeof given === 'string' ? given.trim() : given
   if (typeof version !== 'string' || semver.valid(version) !== version) {
@@ -31,7 +32,7 @@ const joinRelease: CollectionBeforeChangeHook = async ({ data, originalDoc, req 
  * Releases side of the join: a release uploaded after its changelog entry links to it. Added to the
  * releases collection by the content plugin.
  */
-export const linkChangelogToRelease: CollectionAfterChangeHook = async ({ doc, operation, previousDoc, req }) => {
+export const linkChangelogToRelease: CollectionAfterChangeHook<Release> = async ({ doc, operation, previousDoc, req }) => {
   if (operation === 'update' && previousDoc?.version === doc.version) return doc
   await req.payload.update({
     collection: 'changelog_entries',

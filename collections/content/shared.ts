@@ -4,6 +4,7 @@ import type { Access, CollectionAfterChangeHook, CollectionBeforeChangeHook as B
 import { admins, isStaffUser, staff, staffField } from '../../src/access/roles'
 import { revalidateContent } from '../../src/content/revalidate'
 import type { ContentTag } from '../../src/content/cache-tags'
+import type { ChangelogEntry, Post } from '../../src/payload-types'
 import { GROUPS } from '../options'
 import { toSlug as slugWords } from '../../src/content/render/slug'
 
@@ -38,7 +39,7 @@ export const slugField = (options: { useAsSlug?: string; reserved?: readonly str
   }
   const generate: PayloadSlugify = ({ data, valueToSlugify }) => {
     if (typeof valueToSlugify !== 'string' || valueToSlugify.trim() === '') return undefined
-    return valueToSlugify === data?.slug ? valueToSlugify : slugify(valueToSlugify) || undefined
+    return valueToSlugify === (data as Record<string, unknown> | undefined)?.slug ? valueToSlugify : slugify(valueToSlugify) || undefined
   }
   return payloadSlugField({
     useAsSlug,
@@ -54,7 +55,7 @@ export const slugField = (options: { useAsSlug?: string; reserved?: readonly str
             admin: { ...field.admin, description: 'The address of the entry, generated until you unlock it and type one. Changing it breaks links people already have.' },
           } as Field
         }
-        return { ...field, label: 'Generate the slug' } as Field
+        return { ...field, label: 'Generate the slug' }
       }),
     }),
   })
@@ -71,7 +72,7 @@ export const sourceField: Field = {
   admin: {
     position: 'sidebar',
     readOnly: true,
-    condition: (data) => Boolean(data?.source?.path),
+    condition: (data: Partial<ContentDoc>) => Boolean(data.source?.path),
     description: 'Imported from this MDX file. Once edited here, later changes of the file are reported as conflicts and not applied.',
   },
   fields: [
@@ -82,17 +83,18 @@ export const sourceField: Field = {
   ],
 }
 
-type SourceData = { path?: string | null; contentHash?: string | null; importedAt?: string | null; editedAfterImport?: boolean | null }
+type ContentDoc = Post | ChangelogEntry
+
 
 /**
  * Keep `source` the importer's: a save from anywhere else (the admin, REST, GraphQL) cannot set it,
  * and a save of an imported entry marks it as edited, so the importer never overwrites that work.
  * Publishing a date-less entry stamps `publishedAt`.
  */
-export const guardContentChange: CollectionBeforeChangeHook = ({ data, originalDoc, req }) => {
+export const guardContentChange: CollectionBeforeChangeHook<ContentDoc> = ({ data, originalDoc, req }) => {
   const next = { ...data }
   if (!req.context[CONTENT_IMPORT_CONTEXT] && !req.context[CONTENT_SYSTEM_CONTEXT]) {
-    const previous = (originalDoc?.source ?? {}) as SourceData
+    const previous = originalDoc?.source ?? {}
     next.source = previous.path ? { ...previous, editedAfterImport: true } : { path: null, contentHash: null, importedAt: null, editedAfterImport: false }
   }
   if (next._status === 'published' && !next.publishedAt) next.publishedAt = new Date().toISOString()
@@ -101,14 +103,14 @@ export const guardContentChange: CollectionBeforeChangeHook = ({ data, originalD
 
 /** Published content changed (or stopped being published): refresh the pages that show it. */
 export const revalidateOnChange =
-  (tag: ContentTag): CollectionAfterChangeHook =>
+  (tag: ContentTag): CollectionAfterChangeHook<ContentDoc> =>
   ({ doc, previousDoc, req }) => {
     if (doc?._status === 'published' || previousDoc?._status === 'published') revalidateContent(req.payload, tag)
     return doc
   }
 
 export const revalidateOnDelete =
-  (tag: ContentTag): CollectionAfterDeleteHook =>
+  (tag: ContentTag): CollectionAfterDeleteHook<ContentDoc> =>
   ({ doc, req }) => {
     if (doc?._status === 'published') revalidateContent(req.payload, tag)
     return doc

@@ -36,7 +36,7 @@ export const clientAddress = (n: number): string => `198.18.${Math.floor(n / 250
 
 /** Runs `task` over `items`, `width` at a time, keeping the order of the results. */
 export const inParallel = async <T, R>(items: T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> => {
-  const results: R[] = new Array(items.length)
+  const results = new Array<R>(items.length)
   let next = 0
   const lane = async () => {
     while (next < items.length) {

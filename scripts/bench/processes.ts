@@ -39,7 +39,7 @@ export const requireFreePorts = async (ports: number[]): Promise<void> => {
   }
 }
 
-export const logSays = (child: Child, text: string) => async () => fs.readFileSync(child.logFile, 'utf8').includes(text)
+export const logSays = (child: Child, text: string) => () => Promise.resolve(fs.readFileSync(child.logFile, 'utf8').includes(text))
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

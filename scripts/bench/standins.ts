@@ -22,7 +22,8 @@ export type MailAnswer = { received: number; messages?: SunkMail[] }
 
 const webhookUrl = `${serverUrl}/api/webhooks/processor`
 const processor = await startProcessorStandIn({ port: PORTS.processor, ...PROCESSOR, webhookUrl })
-const codeHost = await startCodeHostStandIn({ port: PORTS.codeHost, ...CODE_HOST, everyLoginExists: true })
+// Runs for the whole bench: the server's repository checks call it.
+await startCodeHostStandIn({ port: PORTS.codeHost, ...CODE_HOST, everyLoginExists: true })
 
 /** The subject header of a message's head (folded lines joined; launch day's subjects are plain ASCII). */
 const subjectOf = (head: string): string => /^subject:[ \t]*(.*(?:\r?\n[ \t].*)*)/im.exec(head)?.[1]?.replace(/\r?\n[ \t]/g, ' ').trim() ?? ''

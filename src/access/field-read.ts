@@ -27,7 +27,7 @@ export type DocumentFieldRead<Doc extends Record<string, unknown>> = FieldAccess
 
 export const documentFieldRead = <Doc extends Record<string, unknown>>(
   reads: readonly (keyof Doc & string)[],
-  decide: (args: FieldAccessArgs & { doc: Doc }) => boolean | Promise<boolean>,
+  decide: (args: Omit<FieldAccessArgs, 'doc'> & { doc: Doc }) => boolean | Promise<boolean>,
 ): DocumentFieldRead<Doc> => {
   const rule: FieldAccess = async (args) => {
     if (isStaffUser(args.req.user)) return true
@@ -54,7 +54,7 @@ const withoutForced = (select: SelectType, forced: SelectIncludeType): SelectTyp
     const force = forced[name]
     if (force === true && value === false) continue
     if (force && typeof force === 'object' && value && typeof value === 'object') {
-      const nested = withoutForced(value as SelectType, force as SelectIncludeType)
+      const nested = withoutForced(value as SelectType, force)
       if (Object.keys(nested).length > 0) kept[name] = nested
       continue
     }

@@ -46,7 +46,7 @@ export const accountFromRow = (row: AccountRow): User =>
     updatedAt: iso(row.updated_at)!,
     sessions: (row.sessions ?? []).map((session) => ({ id: session.id, createdAt: iso(session.createdAt), expiresAt: iso(session.expiresAt)! })),
     collection: 'users',
-  }) as User
+  })
 
 /** The account by id, in one statement (null when there is none); on `req`'s transaction when it has one. */
 export const readAccount = async (payload: Payload, id: number | string, req?: PayloadRequest): Promise<User | null> => {

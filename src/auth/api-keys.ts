@@ -159,7 +159,7 @@ export const apiKeyRefusalResponse: AfterErrorHook = ({ error, req }) => {
   const refusal = req.context?.[AUTH_REFUSAL]
   if (!(refusal instanceof ServiceError) || req.user || !(error instanceof Forbidden || error instanceof UnauthorizedError)) return
   if (refusal.retryAfterSeconds !== undefined) req.responseHeaders = new Headers({ 'Retry-After': String(refusal.retryAfterSeconds) })
-  return { response: errorBody(refusal.code, refusal.message) as never, status: refusal.status }
+  return { response: errorBody(refusal.code, refusal.message), status: refusal.status }
 }
 
 /** A key refuses to manage keys: creating and revoking them takes a signed-in session. */

@@ -37,8 +37,9 @@ export const sessionCookie = async (payload: Payload, userId: number, options: {
   return generatePayloadCookie({
     collectionAuthConfig: payload.collections.users.config.auth,
     cookiePrefix: payload.config.cookiePrefix,
+    returnCookieAsObject: false,
     token,
-  }) as string
+  })
 }
 
 /**

@@ -50,7 +50,7 @@ export const startOAuth = (settings: OAuthSettings, provider: string, next: unkn
   const state = generateState()
   const verifier = generateCodeVerifier()
   const nonce = provider === 'google' ? generateState() : null
-  const config = settings[provider]!
+  const config = settings[provider]
   const client = new OAuth2Client(config.clientId, config.clientSecret, redirectUri(settings))
   const scopes = provider === 'github' ? ['read:user', 'user:email'] : ['openid', 'email', 'profile']
   const url = client.createAuthorizationURLWithPKCE(config.authorizeUrl, state, CodeChallengeMethod.S256, verifier, scopes)

@@ -74,7 +74,7 @@ export const graphQLWithoutDuplicateAuth = (graphQL: Config['graphQL']): NonNull
     ...graphQL,
     mutations: (library, context) => {
       const refused = (name: string) => {
-        const existing = context.Mutation.fields[name]
+        const existing = (context.Mutation.fields as Record<string, Record<string, unknown> | undefined>)[name]
         if (!existing) throw new Error(`GraphQL has no ${name} mutation to replace: Payload changed; see src/auth/payload-auth-routes.ts`)
         return {
           ...existing,

@@ -84,7 +84,7 @@ const limiters = <Limiter>(make: (payload: Payload, keyPrefix: RateLimitKey) => 
   const cache = new WeakMap<Payload, Map<RateLimitKey, Limiter>>()
   return (payload: Payload, keyPrefix: RateLimitKey): Limiter => {
     let made = cache.get(payload)
-    if (!made) cache.set(payload, (made = new Map()))
+    if (!made) cache.set(payload, (made = new Map<RateLimitKey, Limiter>()))
     let limiter = made.get(keyPrefix)
     if (!limiter) made.set(keyPrefix, (limiter = make(payload, keyPrefix)))
     return limiter

@@ -43,7 +43,7 @@ const licenseFor = async (payload: Payload, session: Stripe.Checkout.Session) =>
   const find = async (where: Record<string, unknown>) =>
     (await payload.find({ collection: 'licenses', where: where as never, limit: 1, depth: 1, pagination: false, overrideAccess: true })).docs[0] ?? null
   if (session.mode === 'subscription') {
-    const subscriptionId = idOf(session.subscription as string | { id: string } | null)
+    const subscriptionId = idOf(session.subscription)
     if (!subscriptionId) return null
     const subscription = (
       await payload.find({ collection: 'user_subscriptions', where: { processorSubscriptionId: { equals: subscriptionId } }, limit: 1, depth: 0, pagination: false, overrideAccess: true })

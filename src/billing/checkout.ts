@@ -40,7 +40,7 @@ export const createCheckoutSession = async (
   billing: ConfiguredBilling,
   request: CheckoutRequest,
 ): Promise<{ url: string; id: string }> => {
-  const { mode, serverUrl } = billing
+  const { mode } = billing
   const plan = await planForPrice(req, request.priceId)
   if (!plan || !plan.active || plan.isFree) {
     throw new ServiceError(400, 'unknown_price', `The price ${request.priceId} is not for sale.`)

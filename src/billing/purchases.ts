@@ -143,7 +143,7 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
     ? await payload.update({ collection: 'user_subscriptions', id: existing.id, data, req, overrideAccess: true, depth: 0 })
     : await payload.create({
         collection: 'user_subscriptions',
-        data: { ...data, processorSubscriptionId: facts.subscriptionId, status: facts.status } as UserSubscription,
+        data: { ...data, processorSubscriptionId: facts.subscriptionId, status: facts.status },
         req,
         overrideAccess: true,
         depth: 0,

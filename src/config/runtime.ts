@@ -8,6 +8,7 @@ import type { Config, Payload } from 'payload'
  * this module imports none of them: accounts in src/auth/oauth.ts, billing in src/billing/runtime.ts,
  * catalog in src/plans/revalidate.ts, content in src/content/revalidate.ts, delivery in src/delivery/runtime.ts.
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- empty here, filled by each capability's declaration merging
 export interface PluginRuntimes {}
 
 export type PluginName = keyof PluginRuntimes

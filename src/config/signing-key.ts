@@ -36,7 +36,7 @@ const jwkCandidates = (text: string): Candidate[] => {
     throw new Error(NOT_A_KEY)
   }
   if (json === null || typeof json !== 'object' || !('keys' in json)) return [{ format: 'jwk', key: json }]
-  const { keys } = json as { keys: unknown }
+  const { keys } = json
   if (!Array.isArray(keys)) throw new Error(NOT_A_SET)
   if (keys.length === 0) throw new Error(EMPTY_SET)
   return keys.map((key: unknown) => ({ format: 'jwk', key }))

@@ -30,8 +30,8 @@ export const CalloutBlock: Block = {
     { name: 'text', type: 'textarea', required: true },
   ],
   jsx: {
-    import: ({ children, props }) => ({ kind: props.kind, text: children.trim() }),
-    export: ({ fields }) => ({ props: { kind: fields.kind }, children: String(fields.text ?? '') }),
+    import: ({ children, props }) => ({ kind: props.kind as string, text: children.trim() }),
+    export: ({ fields }) => ({ props: { kind: fields.kind as string }, children: String(fields.text ?? '') }),
   },
 }
 

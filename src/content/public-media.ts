@@ -4,6 +4,7 @@ import { isStaffUser } from '../access/roles'
 import { changelog_entries, posts, templates } from '../db/schema.generated'
 import { executeOn, sql } from '../db/transaction'
 import { requestEntitlements } from '../licensing/entitlements'
+import type { Media } from '../payload-types'
 import type { FeatureKey } from '../plans/features'
 
 /**
@@ -86,11 +87,11 @@ export const mediaReadAccess: Access = async ({ req }) => {
   return ids.length > 0 ? { id: { in: ids } } : { id: { exists: false } }
 }
 
-const forgetOnChange: CollectionAfterChangeHook = ({ doc, req }) => {
+const forgetOnChange: CollectionAfterChangeHook<Media> = ({ doc, req }) => {
   forgetPublicMedia(req.payload)
   return doc
 }
-const forgetOnDelete: CollectionAfterDeleteHook = ({ doc, req }) => {
+const forgetOnDelete: CollectionAfterDeleteHook<Media> = ({ doc, req }) => {
   forgetPublicMedia(req.payload)
   return doc
 }

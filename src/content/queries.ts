@@ -2,7 +2,7 @@ import type { SerializedEditorState } from '@payloadcms/richtext-lexical/lexical
 import semver from 'semver'
 import type { Payload, Where } from 'payload'
 
-import type { ChangelogEntry, Media, Post, User } from '../payload-types'
+import type { ChangelogEntry, Post, User } from '../payload-types'
 import type { FeatureKey } from '../plans/features'
 import { lexicalText, readingMinutes } from './render/text'
 
@@ -90,7 +90,7 @@ const readAs = (staff: User | null) =>
 /** The cover in one of its sizes (`card` for lists), falling back to the original upload. */
 const imageOf = (cover: Post['cover'], size: 'card' | 'og' | null): Image | null => {
   if (!cover || typeof cover !== 'object') return null
-  const media = cover as Media
+  const media = cover
   const sized = size ? media.sizes?.[size] : undefined
   const url = sized?.url || media.url
   if (!url) return null

@@ -156,7 +156,7 @@ export const startEmbeddedPostgres = async (options: EmbeddedOptions): Promise<E
     }
     await ensureDatabase(port, database)
     log(`reusing the embedded PostgreSQL already running on port ${port} (pid ${lock.pid})`)
-    return { url, reused: true, stop: async () => undefined }
+    return { url, reused: true, stop: () => Promise.resolve() }
   }
 
   if (lock && isAlive(lock.pid) && isPostgresProcess(lock.pid)) {

@@ -61,7 +61,7 @@ export const inTransaction = async <T>(payload: Payload, work: (req: PayloadRequ
   const result = await db.drizzle.transaction(async (tx) => {
     const id = crypto.randomUUID()
     db.sessions[id] = {
-      db: tx as unknown as PostgresAdapter['sessions'][string]['db'],
+      db: tx,
       // Payload's operations never commit a transaction they did not begin; drizzle commits this one.
       resolve: () => Promise.resolve(),
       reject: () => {
@@ -79,7 +79,7 @@ export const inTransaction = async <T>(payload: Payload, work: (req: PayloadRequ
       delete req.transactionID
     }
   })
-  return result as T
+  return result
 }
 
 /** Serialise work on one business object (a payment intent, a subscription) across transactions. */

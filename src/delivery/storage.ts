@@ -58,9 +58,9 @@ export const s3Storage = (settings: S3Settings): ReleaseStorage => {
 /** Local disk: a link to the service's own file route, signed with an HMAC. */
 export const localStorage = (settings: { serverUrl: string; secret: string }): ReleaseStorage => ({
   kind: 'local',
-  linkFor: async (release, userId, expires) => {
+  linkFor: (release, userId, expires) => {
     const signature = signDownload(settings.secret, release.id, userId, expires)
     const query = new URLSearchParams({ user: String(userId), expires: String(expires), signature })
-    return `${settings.serverUrl}/api/download/file/${release.id}?${query.toString()}`
+    return Promise.resolve(`${settings.serverUrl}/api/download/file/${release.id}?${query.toString()}`)
   },
 })

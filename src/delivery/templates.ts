@@ -38,10 +38,10 @@ export const verifyTemplateLink = (secret: string, link: { templateId: number; u
 /** Local disk: a link to /api/templates/:id/file, signed with an HMAC (user, expiry). */
 export const localTemplateStorage = (settings: { serverUrl: string; secret: string }): ReleaseStorage => ({
   kind: 'local',
-  linkFor: async (template, userId, expires) => {
+  linkFor: (template, userId, expires) => {
     const signature = signTemplateLink(settings.secret, template.id, userId, expires)
     const query = new URLSearchParams({ user: String(userId), expires: String(expires), signature })
-    return `${settings.serverUrl}/api/templates/${template.id}/file?${query.toString()}`
+    return Promise.resolve(`${settings.serverUrl}/api/templates/${template.id}/file?${query.toString()}`)
   },
 })
 
@@ -70,7 +70,7 @@ export const requestTemplateDownload = async (
   const license = (await requestEntitlements(req)).licenses.find((candidate) => candidate.plan.featureAccess?.includes(TEMPLATES_FEATURE))
   const nowSeconds = Math.floor(now.getTime() / 1000)
   const expires = nowSeconds + settings.ttlSeconds
-  const url = await settings.storage.linkFor(template, user.id as number, expires, nowSeconds)
+  const url = await settings.storage.linkFor(template, user.id, expires, nowSeconds)
   // The history row and the count in one statement (atomic, one round trip); the row's foreign keys
   // refuse a template or license deleted since they were read, before anything is counted.
   try {
@@ -79,7 +79,7 @@ export const requestTemplateDownload = async (
       sql`WITH recorded AS (
             INSERT INTO ${template_downloads}
               (${bare(template_downloads.user, template_downloads.template, template_downloads.license, template_downloads.clientAddress, template_downloads.userAgent)})
-            VALUES (${user.id as number}, ${template.id}, ${license?.id ?? null}, ${truncatedAddress(client.address)}, ${client.userAgent?.slice(0, 256) ?? null})
+            VALUES (${user.id}, ${template.id}, ${license?.id ?? null}, ${truncatedAddress(client.address)}, ${client.userAgent?.slice(0, 256) ?? null})
             RETURNING ${template_downloads.template}
           )
           UPDATE ${templates} SET ${bare(templates.downloadCount)} = COALESCE(${templates.downloadCount}, 0) + 1

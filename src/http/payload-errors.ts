@@ -56,7 +56,7 @@ const validationBody = (error: ValidationError): ErrorBody => {
         message: fields.length > 0 ? fields.map(({ path, message }) => `${path}: ${message}`).join('; ') : error.message,
         name: 'ValidationError',
         data: { errors: fields },
-      } as ErrorBody['errors'][number],
+      },
     ],
   }
 }
@@ -107,7 +107,7 @@ export const serviceErrorResponse: AfterErrorHook = ({ error, req }) => {
   if (error instanceof ServiceError && error.retryAfterSeconds !== undefined) {
     req.responseHeaders = new Headers({ 'Retry-After': String(error.retryAfterSeconds) })
   }
-  return { response: body as never, status }
+  return { response: body, status }
 }
 
 type RouteHandler = (request: Request, context: { params: Promise<{ slug: string[] }> }) => Promise<Response>

@@ -49,7 +49,7 @@ export const claimJobsAtomically = (payload: Payload): void => {
       pagination: false,
       req: args.req,
     })
-    const ids = candidates.docs.map((job) => job.id as Id)
+    const ids = candidates.docs.map((job) => job.id)
     if (ids.length === 0) return []
     // The runnable conditions of Payload's query again, as another runner may have run a job meanwhile.
     const rows = await executeOn<{ id: Id }>(

@@ -1,4 +1,4 @@
-import type { TaskConfig, TaskHandler } from 'payload'
+import type { TaskConfig } from 'payload'
 
 import { logger, withLogContext } from '../log'
 
@@ -9,10 +9,10 @@ const jobsLog = logger.child({ name: 'jobs' })
  * that completes adds one line with its duration. A failure is logged by Payload's runner, with the
  * same two fields (src/log.ts takes them from the job it logs).
  */
-export const withJobLogging = <T extends TaskConfig<any>>(task: T): T => {
+export const withJobLogging = <T extends TaskConfig>(task: T): T => {
   const handler = task.handler
   if (typeof handler !== 'function') return task
-  const logged: TaskHandler<any> = (args) =>
+  const logged: typeof handler = (args) =>
     // Payload's runner always passes the job; a direct call of the handler (a test, a script) may not.
     withLogContext({ jobId: args.job?.id, task: task.slug }, async () => {
       const started = performance.now()

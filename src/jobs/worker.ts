@@ -19,7 +19,7 @@ type Registry = { workers: WeakSet<Payload> }
 const registry = (): Registry => {
   const holder = globalThis as unknown as Record<symbol, Registry | undefined>
   holder[REGISTRY] ??= { workers: new WeakSet() }
-  return holder[REGISTRY]!
+  return holder[REGISTRY]
 }
 
 export const markJobsWorker = (payload: Payload): void => {

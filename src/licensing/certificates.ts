@@ -60,7 +60,7 @@ const readOrGenerate = (file: string, onGenerated: (file: string) => void): KeyO
   try {
     return parseSigningKeys(fs.readFileSync(file, 'utf8'))
   } catch (error) {
-    if (!isErrorCode(error, 'ENOENT')) throw new Error(`The license signing key in ${file} is unreadable; delete the file to generate a new one.`)
+    if (!isErrorCode(error, 'ENOENT')) throw new Error(`The license signing key in ${file} is unreadable; delete the file to generate a new one.`, { cause: error })
   }
   const pem = crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' })
   fs.mkdirSync(path.dirname(file), { recursive: true })

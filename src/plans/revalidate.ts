@@ -2,6 +2,7 @@ import type { CollectionAfterChangeHook, CollectionAfterDeleteHook, Payload } fr
 
 import { expireTag, type RevalidateTag } from '../cache/expire'
 import { optionalRuntimeOf } from '../config/runtime'
+import type { Plan } from '../payload-types'
 
 /**
  * The Next.js cache tag of the active plans the pricing table reads (`unstable_cache` in
@@ -22,7 +23,7 @@ declare module '../config/runtime' {
 export const revalidatePlans = (payload: Payload): void => expireTag(payload, optionalRuntimeOf(payload, 'catalog')?.revalidate, PLANS_TAG)
 
 /** Every change to a plan (created, edited, deactivated, deleted) expires the cached plans: afterChange and afterDelete. */
-export const expirePlans: CollectionAfterChangeHook & CollectionAfterDeleteHook = ({ doc, req }) => {
+export const expirePlans: CollectionAfterChangeHook<Plan> & CollectionAfterDeleteHook<Plan> = ({ doc, req }) => {
   revalidatePlans(req.payload)
   return doc
 }

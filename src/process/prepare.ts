@@ -1,13 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 
 import nextEnv from '@next/env'
+import type { Logger } from 'pino'
 
 import { productionProblems, readEnv, type ServiceEnv } from '../config/env'
 
 export type PreparedProcess = {
   dev: boolean
   env: ServiceEnv
-  logger: import('pino').Logger
+  logger: Logger
   log: (message: string) => void
   fail: (message: string, error?: unknown) => never
 }

@@ -56,7 +56,7 @@ export const createCompression = (options: { memoEntries?: number } = {}): { han
 
   const streaming = compression({
     brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 3 } },
-    filter: (req, res) => !isPersonal(req as Request, res as Response) && compression.filter(req, res),
+    filter: (req, res) => !isPersonal(req, res) && compression.filter(req, res),
   })
 
   const encode = (encoding: 'br' | 'gzip', body: Buffer) =>
@@ -70,11 +70,13 @@ export const createCompression = (options: { memoEntries?: number } = {}): { han
     const encoding = req.acceptsEncodings('br') === 'br' ? 'br' : req.acceptsEncodings('gzip') === 'gzip' ? 'gzip' : null
     if (!encoding) return next()
     let wrote = false
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called back with the response as `this`
     const write = res.write
     res.write = function (this: Response, ...args: Parameters<typeof write>) {
       wrote = true
       return write.apply(this, args)
     } as typeof write
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called back with the response as `this`
     const end = res.end
     res.end = function (this: Response, chunk?: unknown, encodingOrCallback?: unknown, callback?: unknown) {
       const body = typeof chunk === 'string' ? Buffer.from(chunk, typeof encodingOrCallback === 'string' ? (encodingOrCallback as BufferEncoding) : 'utf8') : chunk

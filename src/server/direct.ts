@@ -32,7 +32,7 @@ export const toFetchRequest = (req: ExpressRequest, origin: string): Request => 
     method: req.method,
     headers,
     ...(hasBody ? { body: Readable.toWeb(req) as unknown as ReadableStream, duplex: 'half' } : {}),
-  } as RequestInit)
+  })
 }
 
 /** Write a fetch Response to the express response, streaming its body. */

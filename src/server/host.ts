@@ -181,6 +181,7 @@ const restorable = (pages: readonly string[]) => {
   const listed = new Set(pages)
   return (req: Request, res: Response, next: NextFunction) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !listed.has(req.path)) return next()
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called back with the response as `this`
     const writeHead = res.writeHead
     res.writeHead = function (this: Response, ...args: Parameters<typeof writeHead>) {
       const value = res.getHeader('cache-control')

@@ -110,17 +110,17 @@ export const startDevelopmentStandIns = async (env: ServiceEnv, log: (line: stri
   const closers: { name: string; close: () => Promise<unknown> }[] = []
   if (!env.payment.secretKey) {
     const standIn = await startDevelopmentProcessor(env)
-    closers.push({ name: 'processor stand-in', close: standIn.close })
+    closers.push({ name: 'processor stand-in', close: () => standIn.close() })
     log(`no PAYMENT_SECRET_KEY: checkout runs on the local processor stand-in at ${standIn.url} (no real payments)`)
   }
   if (!env.oauth.github.clientId && !env.oauth.google.clientId) {
     const standIn = await startDevelopmentOAuth(env)
-    closers.push({ name: 'oauth stand-in', close: standIn.close })
+    closers.push({ name: 'oauth stand-in', close: () => standIn.close() })
     log(`no OAuth client credentials: GitHub and Google sign-in use the local OAuth stand-in at ${standIn.url}`)
   }
   if (!env.repo.token) {
     const standIn = await startDevelopmentCodeHost(env)
-    closers.push({ name: 'code host stand-in', close: standIn.close })
+    closers.push({ name: 'code host stand-in', close: () => standIn.close() })
     log(`no REPO_ACCESS_TOKEN: repository invitations go to the local code-host stand-in at ${standIn.url} (accept them there)`)
   }
   return closers

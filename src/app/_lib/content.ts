@@ -64,7 +64,7 @@ export const listChangelog = unstable_cache(async (): Promise<ChangelogItem[]> =
 export const staffSession = async (): Promise<User | null> => {
   const payload = await getPayloadClient()
   const { user } = await payload.auth({ headers: await pageAuthHeaders() })
-  return user && user.collection === 'users' && isStaffUser(user) ? (user as User) : null
+  return user && user.collection === 'users' && isStaffUser(user) ? (user) : null
 }
 
 /** The newest version (draft or published) of a post, as the staff user may read it. */

@@ -36,7 +36,7 @@ export const pageAuthHeaders = async (): Promise<Headers> => {
 export const currentUser = async (): Promise<User | null> => {
   const payload = await getPayloadClient()
   const { user } = await payload.auth({ headers: await pageAuthHeaders() })
-  return user && user.collection === 'users' ? (user as User) : null
+  return user && user.collection === 'users' ? (user) : null
 }
 
 type CookieObject = { name: string; value?: string; expires?: string; httpOnly?: boolean; maxAge?: number; path?: string; sameSite?: 'Lax' | 'None' | 'Strict'; secure?: boolean; domain?: string }

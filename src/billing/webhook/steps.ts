@@ -45,14 +45,14 @@ const billingCycle = (price: Stripe.Price | null): 'monthly' | 'yearly' | null =
 
 /** current_period_end moved to subscription items in newer API versions; read either. */
 const periodEnd = (subscription: Stripe.Subscription): Date | null => {
-  const item = subscription.items.data[0] as (Stripe.SubscriptionItem & { current_period_end?: number }) | undefined
+  const item = subscription.items.data[0]
   const seconds = item?.current_period_end ?? (subscription as unknown as { current_period_end?: number }).current_period_end
   return typeof seconds === 'number' ? new Date(seconds * 1000) : null
 }
 
 const customerEmail = async (processor: Stripe, customer: Stripe.Subscription['customer']): Promise<string | null> => {
   if (customer && typeof customer === 'object' && 'email' in customer) return customer.email ?? null
-  const id = idOf(customer as string | { id: string } | null)
+  const id = idOf(customer)
   if (!id) return null
   const loaded = await processor.customers.retrieve(id)
   return 'deleted' in loaded && loaded.deleted ? null : ((loaded as Stripe.Customer).email ?? null)
@@ -258,9 +258,9 @@ export const recordInvoicePayment = async (
   facts: { succeeded: boolean } & ChargeChanges,
 ) => {
   await lockKey(req, invoice.id ?? event.id)
-  const existing = await findPayment(req, invoice.id!)
+  const existing = await findPayment(req, invoice.id)
   const succeeded = facts.succeeded || existing?.status === 'succeeded'
-  return savePayment(req, invoice.id!, existing, {
+  return savePayment(req, invoice.id, existing, {
     user: relationId(owner?.user) ?? relationId(existing?.user),
     email: owner?.email ?? existing?.email ?? invoice.customer_email ?? null,
     subscription: owner?.id ?? relationId(existing?.subscription),
@@ -348,7 +348,7 @@ export const loadChargeOwner = async (processor: Stripe, charge: Stripe.Charge):
   if (ref) return { change: { ...loaded, charge, ref } }
   if (isOneTimePayment(loaded.paymentIntent)) return { oneTime: { ...loaded, charge } }
   const payments = await processor.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntentId }, limit: 1 })
-  const invoiceId = idOf(payments.data[0]?.invoice as string | { id: string } | undefined)
+  const invoiceId = idOf(payments.data[0]?.invoice)
   if (!invoiceId) return null
   const invoice = await processor.invoices.retrieve(invoiceId)
   const subscription = await loadInvoiceSubscription(processor, invoice)

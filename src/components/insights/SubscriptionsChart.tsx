@@ -4,7 +4,7 @@ import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
 
 import type { SubscriptionsRow } from '../../staff/insights-types'
 import { colourAt, dayAxisProps, gridProps, tooltipProps, valueAxisProps } from './chart-style'
-import { byDay, keysOf, rowsOf, totalsByDay } from './data'
+import { byDay, keysOf, totalsByDay } from './data'
 import { Chart, Figure, Numbers, Summary } from './Figure'
 import { currencyLabel, formatAmount, formatAxisAmount, formatCount, formatLongDay, formatRange, formatShortDay } from './format'
 

@@ -44,7 +44,7 @@ const tooltipBox: CSSProperties = {
 /** The tooltip: the day in full, each value formatted (amounts in their currency). */
 export const tooltipProps = (format: (value: number) => string) =>
   ({
-    labelFormatter: (day: ReactNode) => formatLongDay(String(day)),
+    labelFormatter: (day: ReactNode) => (typeof day === 'string' ? formatLongDay(day) : day),
     formatter: (value: unknown) => format(Number(value)),
     contentStyle: tooltipBox,
     labelStyle: { color: 'var(--theme-text)', fontWeight: 600 },

@@ -125,7 +125,7 @@ const findExisting = async (req: PayloadRequest, source: Source): Promise<Existi
       : { slug: { equals: source.slug } }
   // The newest version, draft or published: an edit saved as a draft counts as an edit too.
   const { docs } = await req.payload.find({ collection: source.collection, where, draft: true, limit: 1, depth: 0, req, overrideAccess: true })
-  return docs[0] as ExistingEntry | undefined
+  return docs[0]
 }
 
 /**
@@ -152,7 +152,7 @@ export const importContent = async (
       const data = await dataFor(req, source, source.parsed.file, now)
       const context = { [CONTENT_IMPORT_CONTEXT]: true }
       if (decision.action === 'create') await req.payload.create({ collection: source.collection, data: data as never, req, overrideAccess: true, context })
-      else await req.payload.update({ collection: source.collection, id: existing!.id, data: data as never, req, overrideAccess: true, context })
+      else await req.payload.update({ collection: source.collection, id: existing!.id, data: data, req, overrideAccess: true, context })
     }
     return { items, applied: !options.check }
   })

@@ -23,7 +23,7 @@ export const RECORDED_API_URL = 'https://api.github.com'
 export const recordedInvitation = (): GitHubInvitation => structuredClone(fixtures.invitation) as GitHubInvitation
 
 /** The recorded invitee; the recorded inviter differs only in what every copy overrides (login, id, links). */
-export const recordedAccount = (): GitHubAccount => structuredClone(fixtures.invitation.invitee) as GitHubAccount
+export const recordedAccount = (): GitHubAccount => structuredClone(fixtures.invitation.invitee)
 
 export const recordedCollaborator = (): GitHubCollaborator =>
   structuredClone(fixtures.collaborator) as GitHubCollaborator

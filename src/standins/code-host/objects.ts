@@ -52,7 +52,7 @@ const repositoryObject = (host: CodeHost, recorded: GitHubRepository): GitHubRep
       [`${RECORDED_API_URL}/repos/${recorded.full_name}`, `${host.url}/repos/${fullName}`],
       [`https://github.com/${recorded.full_name}`, `https://github.com/${fullName}`],
     ]),
-    node_id: nodeId('Repository', recorded.id as number),
+    node_id: nodeId('Repository', recorded.id),
     name: host.repo,
     full_name: fullName,
     owner: accountObject(recorded.owner, host.owner, host.url),

@@ -9,6 +9,7 @@ import { createCheckoutSession } from '../../../billing/checkout'
 import { billingRuntimeOf } from '../../../billing/runtime'
 import { clientAddress } from '../../../http/client-address'
 import { ServiceError } from '../../../http/errors'
+import { field } from '../../_lib/forms'
 import { currentUser, getPayloadClient } from '../../_lib/session'
 
 /** The pages with a pricing table; a failed checkout goes back to the one it came from. */
@@ -31,7 +32,7 @@ const quantityOf = (form: FormData): number | undefined | null => {
  */
 export async function startCheckout(form: FormData) {
   const priceId = form.get('priceId')
-  const back = ORIGINS[String(form.get('from') ?? '/')] ?? ORIGINS['/']!
+  const back = ORIGINS[field(form, 'from') || '/'] ?? ORIGINS['/']!
   const failed: (code: string) => never = (code) => redirect(back.replace('{code}', code))
   if (typeof priceId !== 'string') failed('invalid_request')
   const quantity = quantityOf(form)
@@ -46,7 +47,7 @@ export async function startCheckout(form: FormData) {
     const billing = billingRuntimeOf(payload).require()
     await enforceRateLimit(payload, 'checkout', { address, email: user?.email })
     ;({ url } = await createCheckoutSession(req, billing, {
-      priceId: priceId as string,
+      priceId: priceId,
       quantity: quantity ?? undefined,
       idempotencyKey: null,
       clientFingerprint: `${address ?? ''}|${requestHeaders.get('user-agent') ?? ''}`,

@@ -55,7 +55,7 @@ export const loadVisitorPricing = async (): Promise<VisitorPricingState> => {
   const held = licenses.map((license) => ({ license, plan: plans.find((plan) => plan.id === relationId(license.plan)) ?? null }))
   if (held.some(({ license }) => license.source === 'one_time_purchase')) {
     const req = await createLocalReq({ user: { ...user, collection: 'users' } }, payload)
-    for (const offer of await upgradeOffers(req, user, held, async () => plans)) {
+    for (const offer of await upgradeOffers(req, user, held, () => Promise.resolve(plans))) {
       const known = upgrades.get(offer.to.id)
       if (!known || offer.amount < known.amount) upgrades.set(offer.to.id, offer)
     }

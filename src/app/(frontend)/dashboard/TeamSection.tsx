@@ -42,8 +42,8 @@ const MemberRow = ({ licenseId, member, now }: { licenseId: number; member: Seat
  * invites someone by email and a Revoke button per member (a confirmation first). Plain forms posting
  * to the server actions, so it works without JavaScript.
  */
-export const TeamSection = ({ team, several, outcome, now = Date.now() }: { team: Team; several: boolean; outcome: SectionOutcome; now?: number }) => {
-  const { license, seats, used, owner, members } = team
+export const TeamSection = ({ team, several, outcome }: { team: Team; several: boolean; outcome: SectionOutcome }) => {
+  const { license, seats, used, owner, members, readAt: now } = team
   const invited = outcome.invited === undefined ? null : members.find((member) => member.id === outcome.invited)
   return (
     <section className="card" id={`team-${license.id}`} aria-labelledby={`team-${license.id}-heading`} data-testid="team">

@@ -20,6 +20,7 @@ import { licenseNotYours } from '../../../licensing/status'
 import { SUPPORT_FEATURE } from '../../../support/feature'
 import { deactivateAsOwner } from '../../../teams/activations'
 import { assignSeat, revokeSeat } from '../../../teams/seats'
+import { field } from '../../_lib/forms'
 import { currentUser, getPayloadClient } from '../../_lib/session'
 import { INVALID_EMAIL } from './words'
 import { PRODUCT_NAME } from '../../../config/product'
@@ -120,7 +121,7 @@ export async function openSupportRequest(form: FormData) {
     await payload.create({
       collection: 'support_requests',
       // Owner, priority and status are the hooks' to set (their fields refuse input); the type asks for them anyway.
-      data: { subject: String(form.get('subject') ?? ''), message: String(form.get('message') ?? '') } as RequiredDataFromCollectionSlug<'support_requests'>,
+      data: { subject: field(form, 'subject'), message: field(form, 'message') } as RequiredDataFromCollectionSlug<'support_requests'>,
       depth: 0,
       overrideAccess: false,
       user,
@@ -142,7 +143,7 @@ export type ApiKeyFormState = { created: { name: string; key: string } | null; e
  */
 export async function createApiKeyAction(_previous: ApiKeyFormState, form: FormData): Promise<ApiKeyFormState> {
   const { user, req } = await signedIn()
-  const name = String(form.get('name') ?? '').trim()
+  const name = field(form, 'name')
   if (!name || name.length > 60) return { created: null, error: 'invalid_request' }
   try {
     const created = await createApiKey(req, user, name)
@@ -186,7 +187,7 @@ const PLAN_SLUG = /^[a-z][a-z0-9_-]{0,31}$/
  */
 const changeLicense = async <T>(form: FormData, start: (context: Awaited<ReturnType<typeof signedIn>>, licenseId: number) => Promise<T>): Promise<T> => {
   const context = await signedIn()
-  const from = String(form.get('from') ?? '/dashboard')
+  const from = field(form, 'from') || '/dashboard'
   // Only the listed pages (an own key: `__proto__` or `constructor` name none).
   const back = Object.hasOwn(LICENSE_CHANGE_ORIGINS, from) ? LICENSE_CHANGE_ORIGINS[from]! : LICENSE_CHANGE_ORIGINS['/dashboard']!
   const requestHeaders = await headers()

@@ -117,14 +117,15 @@ const managed = ({ license, plan }: OwnedRow): ManagedLicense => ({
   status: license.status,
 })
 
-export type Team = { license: ManagedLicense } & SeatList
+/** `readAt`: when the seats were read, the moment a pending invitation's expiry is judged against. */
+export type Team = { license: ManagedLicense; readAt: number } & SeatList
 
 /**
  * The owner's teams: each owned license that covers more than one person, with its seats as
  * GET /api/licenses/:id/seats lists them (one query per such license, in parallel).
  */
 export const teamsOf = (req: PayloadRequest, user: User, owned: OwnedRow[]): Promise<Team[]> =>
-  Promise.all(owned.filter(({ license }) => (license.seats ?? 1) > 1).map(async (row) => ({ license: managed(row), ...(await listSeats(req, user, row.license.id)) })))
+  Promise.all(owned.filter(({ license }) => (license.seats ?? 1) > 1).map(async (row) => ({ license: managed(row), readAt: Date.now(), ...(await listSeats(req, user, row.license.id)) })))
 
 export type Installations = { license: ManagedLicense; limit: number | null; activations: ActivationView[] }
 

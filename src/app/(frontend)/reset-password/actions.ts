@@ -29,7 +29,7 @@ export async function setNewPassword(form: FormData) {
   if (!token) redirect('/reset-password?error=invalid_link')
   let userId: number
   try {
-    userId = await completePasswordReset(payload, token!, form.get('password'))
+    userId = await completePasswordReset(payload, token, form.get('password'))
   } catch (error) {
     redirect(`/reset-password?step=new&error=${codeOf(error)}`)
   }

@@ -8,7 +8,7 @@ import { enforceRateLimit } from '../../../auth/rate-limit'
 import { anonymousCheckoutEmail } from '../../../billing/customers'
 import { clientAddress } from '../../../http/client-address'
 import { PRODUCT_NAME } from '../../../config/product'
-import { codeOf } from '../../_lib/forms'
+import { codeOf, field } from '../../_lib/forms'
 import { getPayloadClient } from '../../_lib/session'
 
 /**
@@ -17,7 +17,7 @@ import { getPayloadClient } from '../../_lib/session'
  * account, its address verified by the link, claims the purchase.
  */
 export async function sendCheckoutSignInLink(form: FormData) {
-  const sessionId = String(form.get('sessionId') ?? '')
+  const sessionId = field(form, 'sessionId')
   const payload = await getPayloadClient()
   const page = (query: string) => `/success?session_id=${encodeURIComponent(sessionId)}&${query}`
   let target = page('sent=1')

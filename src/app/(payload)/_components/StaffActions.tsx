@@ -78,7 +78,7 @@ export const StaffActions = ({ actions }: { actions: StaffActionKey[] }) => {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
   if (!id) return null
-  const available = actions.filter((key) => ACTIONS[key].applies((data ?? {}) as Doc))
+  const available = actions.filter((key) => ACTIONS[key].applies((data ?? {})))
   const close = () => {
     setChosen(null)
     setReason('')

@@ -43,7 +43,7 @@ export const invoicePayment = defineHandler(['invoice.paid', 'invoice.payment_su
       userId,
       email,
       properties: { invoiceId: invoice.id, amount: payment.amount, currency: invoice.currency, attempt: invoice.attempt_count },
-      sourceId: succeeded ? invoice.id! : event.id,
+      sourceId: succeeded ? invoice.id : event.id,
     })
   },
 })

@@ -11,7 +11,7 @@ import { getPost } from '../../../_lib/content'
  * plain uncached response: notFound() here would tell shared caches to keep it for a year.
  */
 export const revalidate = 60
-export const generateStaticParams = async (): Promise<{ slug: string }[]> => []
+export const generateStaticParams = (): { slug: string }[] => []
 export const alt = `${PRODUCT_NAME} blog post`
 export const size = { width: 1200, height: 630 }
 export const contentType = 'image/png'

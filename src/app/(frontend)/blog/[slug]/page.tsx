@@ -18,7 +18,7 @@ import { PremiumBody } from './PremiumBody'
  * Draft mode bypasses the cache; loadPost decides whether it may show a draft.
  */
 export const revalidate = 60
-export const generateStaticParams = async (): Promise<{ slug: string }[]> => []
+export const generateStaticParams = (): { slug: string }[] => []
 
 type Props = { params: Promise<{ slug: string }> }
 

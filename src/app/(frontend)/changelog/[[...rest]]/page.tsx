@@ -19,7 +19,7 @@ import { DownloadButton } from '../DownloadButton'
  * The download button decides in the browser, so the cached page is the same for everyone.
  */
 export const revalidate = 60
-export const generateStaticParams = async (): Promise<{ rest: string[] }[]> => []
+export const generateStaticParams = (): { rest: string[] }[] => []
 
 type Props = { params: Promise<{ rest?: string[] }> }
 

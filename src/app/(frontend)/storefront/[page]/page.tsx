@@ -18,7 +18,7 @@ import { activePlans } from '../../_components/pricing-data'
  * idle (PricingViewBeacon). A direct /storefront/... redirects to its public address (next.config.mjs).
  */
 export const revalidate = 60
-export const generateStaticParams = async (): Promise<{ page: string }[]> => []
+export const generateStaticParams = (): { page: string }[] => []
 
 const PAGES = {
   home: { path: '/', title: PRODUCT_NAME, description: PRODUCT_DESCRIPTION },

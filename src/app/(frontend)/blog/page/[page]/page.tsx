@@ -10,7 +10,7 @@ import { PostListPage, parsePage } from '../../_components/PostListPage'
  * until a post is published (tag `content:posts`) or 60 seconds pass.
  */
 export const revalidate = 60
-export const generateStaticParams = async (): Promise<{ page: string }[]> => []
+export const generateStaticParams = (): { page: string }[] => []
 
 type Props = { params: Promise<{ page: string }> }
 

@@ -6,7 +6,7 @@ import { PostListPage, parseTag } from '../../_components/PostListPage'
 
 /** /blog/tag/t: the posts of one tag, newest first (rendered on first request, then cached). */
 export const revalidate = 60
-export const generateStaticParams = async (): Promise<{ tag: string }[]> => []
+export const generateStaticParams = (): { tag: string }[] => []
 
 type Props = { params: Promise<{ tag: string }> }
 

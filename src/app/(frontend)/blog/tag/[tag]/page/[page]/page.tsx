@@ -6,7 +6,7 @@ import { PostListPage, parsePage, parseTag } from '../../../../_components/PostL
 
 /** /blog/tag/t/page/n (rendered on first request, then cached). */
 export const revalidate = 60
-export const generateStaticParams = async (): Promise<{ tag: string; page: string }[]> => []
+export const generateStaticParams = (): { tag: string; page: string }[] => []
 
 type Props = { params: Promise<{ tag: string; page: string }> }
 
