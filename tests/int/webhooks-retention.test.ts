@@ -1,15 +1,16 @@
 import { receiver } from '../support/webhooks-env'
 
-import { getPayload, type Payload } from 'payload'
+import { getPayload, type Payload, type PayloadRequest } from 'payload'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 
 import config from '../../payload.config'
 import { readEnv } from '../../src/config/env'
 import { closePayload } from '../../src/db/bootstrap'
-import { inTransaction } from '../../src/db/transaction'
+import { execute, inTransaction, sql } from '../../src/db/transaction'
 import { emitWebhookEvent, eventBody, newEventId } from '../../src/webhooks/emit'
 import { WEBHOOKS_QUEUE } from '../../src/webhooks/events'
-import { deleteOldWebhookEvents, RETENTION_BATCH } from '../../src/webhooks/retention'
+import { deleteOldWebhookEvents, type RetentionResult, RETENTION_BATCH } from '../../src/webhooks/retention'
+import { backendPid, lockWaiters, waitForLockWaiters, waitUntil } from '../support/locks'
 import { api, createUser, type TestUser, usePayload } from '../support/payload'
 import type { Behaviour } from '../support/webhook-receiver'
 
@@ -52,8 +53,6 @@ afterEach(async () => {
   await payload().delete({ collection: 'webhook_endpoints', where: { id: { exists: true } }, overrideAccess: true })
 })
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 let paths = 0
 type Endpoint = { id: number; path: string; secret: string }
 
@@ -77,17 +76,56 @@ const emit = async (sourceKey: string, data: Record<string, unknown> = { sourceK
   return row!.id
 }
 
-/** Attempts still to run: jobs neither completed nor failed for good. */
-const pendingAttempts = async () =>
-  Number((await query(`SELECT count(*) AS n FROM payload_jobs WHERE task_slug = 'deliverWebhook' AND completed_at IS NULL AND has_error IS NOT TRUE`))[0]!.n)
+const PENDING = `task_slug = 'deliverWebhook' AND completed_at IS NULL AND has_error IS NOT TRUE`
 
-/** Work the webhooks queue until no attempt is left (the retries' waits are milliseconds here). */
+/** Attempts still to run: jobs neither completed nor failed for good. */
+const pendingAttempts = async () => Number((await query(`SELECT count(*) AS n FROM payload_jobs WHERE ${PENDING}`))[0]!.n)
+
+/** Pending attempts a runner can take now: not taken, their retry's wait over. */
+const dueAttempts = async () =>
+  Number((await query(`SELECT count(*) AS n FROM payload_jobs WHERE ${PENDING} AND processing IS NOT TRUE AND (wait_until IS NULL OR wait_until < now())`))[0]!.n)
+
+/** Work the webhooks queue until no attempt is left, each next round once a retry is due (the waits are milliseconds here). */
 const drain = async () => {
   const deadline = Date.now() + 20_000
   while ((await pendingAttempts()) > 0) {
     if (Date.now() > deadline) throw new Error('attempts still pending')
     await payload().jobs.run({ queue: WEBHOOKS_QUEUE, limit: 100 })
-    await sleep(5)
+    await waitUntil(async () => (await dueAttempts()) > 0 || (await pendingAttempts()) === 0, {
+      timeoutMs: Math.max(0, deadline - Date.now()),
+      message: 'attempts still pending, none of them due',
+    })
+  }
+}
+
+/** A run of the job's work on `instance`, started now, and whether it has ended yet. */
+const started = (instance: Payload) => {
+  const run = { ended: false }
+  const result: Promise<RetentionResult> = deleteOldWebhookEvents(instance, CONFIGURED_DAYS).finally(() => {
+    run.ended = true
+  })
+  return Object.assign(run, { result })
+}
+
+/** A transaction of the test's own: `hold` takes its locks, kept (uncommitted) until `release`; `pid` is its backend. */
+const holding = async (hold: (req: PayloadRequest) => Promise<unknown>) => {
+  let held!: (pid: number) => void
+  const ready = new Promise<number>((resolve) => (held = resolve))
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const done = inTransaction(payload(), async (req) => {
+    await hold(req)
+    held(await backendPid(req))
+    await released
+  })
+  // A hold that fails ends the transaction before it holds anything: its error, not a wait forever.
+  const pid = await Promise.race([ready, done.then(() => Promise.reject(new Error('the holding transaction ended before it held its locks')))])
+  return {
+    pid,
+    release: async () => {
+      release()
+      await done
+    },
   }
 }
 
@@ -242,7 +280,7 @@ describe('what retention never deletes', () => {
     expect(await deleteOldWebhookEvents(payload(), CONFIGURED_DAYS)).toEqual({ events: 1, deliveries: 1 })
   })
 
-  it("an old event an admin sent again within the period: it stays, with its whole history, for a period from then", async () => {
+  it('an old event an admin sent again within the period: it stays, with its whole history, for a period from then', async () => {
     await endpointFor()
     const resent = await emit('retention:resent')
     await drain()
@@ -261,31 +299,25 @@ describe('what retention never deletes', () => {
     const endpoint = await endpointFor()
     const event = await storedEvent('retention:recording', [{ endpoint: endpoint.id, attempt: 1, outcome: 'failed' }])
     await age(event, 40)
-    let recorded!: () => void
-    const insertedNow = new Promise<void>((resolve) => (recorded = resolve))
-    let commit!: () => void
-    const held = new Promise<void>((resolve) => (commit = resolve))
     // An attempt's transaction (a "Send again" on another server) has written its delivery and not committed yet.
-    const recording = inTransaction(payload(), async (req) => {
-      await payload().create({
+    const recording = await holding((req) =>
+      payload().create({
         collection: 'webhook_deliveries',
         data: { event, endpoint: endpoint.id, eventType: 'license.created', url: 'http://127.0.0.1/stored', attempt: 2, trigger: 'manual', outcome: 'succeeded' },
         overrideAccess: true,
         depth: 0,
         req,
-      })
-      recorded()
-      await held
-    })
-    await insertedNow
+      }),
+    )
     try {
-      const run = deleteOldWebhookEvents(second, CONFIGURED_DAYS)
-      const waited = await Promise.race([run.then(() => false), sleep(10_000).then(() => true)])
-      expect(waited, 'the run waited for the attempt to commit').toBe(false)
-      expect(await run).toEqual({ events: 0, deliveries: 0 })
+      // Its foreign key holds the event's row (a key-share lock): no one can take it for deleting now.
+      await expect(query('SELECT id FROM webhook_events WHERE id = $1 FOR UPDATE NOWAIT', [event])).rejects.toThrow(/could not obtain lock/)
+      const run = started(second)
+      await waitUntil(async () => run.ended || (await lockWaiters({ blockedBy: recording.pid })).length > 0, { message: 'the run neither ended nor waited' })
+      expect(await lockWaiters({ blockedBy: recording.pid }), 'the run waited for the attempt to commit').toEqual([])
+      expect(await run.result).toEqual({ events: 0, deliveries: 0 })
     } finally {
-      commit()
-      await recording
+      await recording.release()
     }
     expect(await deliveriesOf(event)).toHaveLength(2)
     // Committed, its delivery is within the period: the event stays.
@@ -338,13 +370,25 @@ describe('how it deletes', () => {
     expect(await count('webhook_events')).toBe(3)
   })
 
-  it('two instances at once delete each event once, and neither fails', async () => {
+  it('two instances at once: the second takes other events than the first has in hand, and each event goes once', async () => {
     const endpoint = await endpointFor()
     const n = 3 * RETENTION_BATCH
     await backlog('both', n, 40, endpoint.id)
-    const results = await Promise.all([deleteOldWebhookEvents(payload(), CONFIGURED_DAYS), deleteOldWebhookEvents(second, CONFIGURED_DAYS)])
-    expect(results[0].events + results[1].events).toBe(n)
-    expect(results[0].deliveries + results[1].deliveries).toBe(2 * n)
+    // The first instance's first batch is the oldest events (the lowest ids here). A row of one of their
+    // deliveries is held, so that instance stops mid-batch: its events locked, its delete waiting.
+    const [held] = await query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE event_id = (SELECT min(id) FROM webhook_events) ORDER BY id LIMIT 1')
+    const holder = await holding((req) => execute(req, sql`SELECT id FROM webhook_deliveries WHERE id = ${held!.id} FOR UPDATE`))
+    const first = started(payload())
+    try {
+      await waitForLockWaiters({ blockedBy: holder.pid, query: /doomed_events/, message: "the first instance never waited mid-batch: the interleaving was not proven" })
+      const other = started(second)
+      await waitUntil(() => other.ended, { message: 'the second instance waited for the first' })
+      expect(await other.result).toEqual({ events: n - RETENTION_BATCH, deliveries: 2 * (n - RETENTION_BATCH) })
+      expect(first.ended).toBe(false)
+    } finally {
+      await holder.release()
+    }
+    expect(await first.result).toEqual({ events: RETENTION_BATCH, deliveries: 2 * RETENTION_BATCH })
     expect(await count('webhook_events')).toBe(0)
     expect(await count('webhook_deliveries')).toBe(0)
   })
