@@ -103,7 +103,11 @@ const deleteBatch = (payload: Payload, cutoff: string, now: string): Promise<Ret
  * deliveries, batch by batch until none is left. Safe to run twice, or on two instances at once:
  * each batch locks its own events, and what is already gone is not counted again.
  */
-export const deleteOldWebhookEvents = async (payload: Payload, retentionDays: number, now = new Date()): Promise<RetentionResult> => {
+export const deleteOldWebhookEvents = async (
+  payload: Payload,
+  retentionDays: number,
+  now = new Date(),
+): Promise<RetentionResult> => {
   const cutoff = new Date(now.getTime() - retentionDays * DAY_MS).toISOString()
   const total: RetentionResult = { events: 0, deliveries: 0 }
   for (;;) {
@@ -113,7 +117,13 @@ export const deleteOldWebhookEvents = async (payload: Payload, retentionDays: nu
     // A short batch was the last; a batch whose events all turned out to be in use leaves them for the next run.
     if (batch.locked < RETENTION_BATCH || batch.events === 0) break
   }
-  if (total.events > 0) payload.logger.info({ msg: 'old webhook events deleted', events: total.events, deliveries: total.deliveries, retentionDays })
+  if (total.events > 0)
+    payload.logger.info({
+      msg: 'old webhook events deleted',
+      events: total.events,
+      deliveries: total.deliveries,
+      retentionDays,
+    })
   return total
 }
 

@@ -42,7 +42,8 @@ afterAll(async () => {
   if (second) await closePayload(second)
 })
 
-const query = async <Row = Record<string, any>>(text: string, values: unknown[] = []) => (await payload().db.pool.query(text, values)).rows as Row[]
+const query = async <Row = Record<string, unknown>>(text: string, values: unknown[] = []) =>
+  (await payload().db.pool.query(text, values)).rows as Row[]
 
 // Each test starts from an empty log and queue.
 afterEach(async () => {
@@ -60,7 +61,10 @@ type Endpoint = { id: number; path: string; secret: string }
 const endpointFor = async (behaviour: Behaviour = { kind: 'ok' }): Promise<Endpoint> => {
   paths += 1
   const path = `/retention/${paths}`
-  const created = await api('POST', '/webhook_endpoints', { as: admin, body: { url: `${receiver.url}${path}`, events: ['license.created'] } })
+  const created = await api('POST', '/webhook_endpoints', {
+    as: admin,
+    body: { url: `${receiver.url}${path}`, events: ['license.created'] },
+  })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
   const revealed = await api('POST', `/staff/webhook-endpoints/${created.body.doc.id}/reveal-secret`, { as: admin })
   expect(revealed.status).toBe(200)
@@ -70,7 +74,9 @@ const endpointFor = async (behaviour: Behaviour = { kind: 'ok' }): Promise<Endpo
 
 /** An event as the service emits one, for every enabled endpoint; its row id. */
 const emit = async (sourceKey: string, data: Record<string, unknown> = { sourceKey }): Promise<number> => {
-  const eventId = await inTransaction(payload(), (req) => emitWebhookEvent(req, { type: 'license.created', sourceKey, data: () => data }))
+  const eventId = await inTransaction(payload(), (req) =>
+    emitWebhookEvent(req, { type: 'license.created', sourceKey, data: () => data }),
+  )
   expect(eventId).toMatch(/^msg_/)
   const [row] = await query<{ id: number }>('SELECT id FROM webhook_events WHERE event_id = $1', [eventId])
   return row!.id
@@ -79,11 +85,18 @@ const emit = async (sourceKey: string, data: Record<string, unknown> = { sourceK
 const PENDING = `task_slug = 'deliverWebhook' AND completed_at IS NULL AND has_error IS NOT TRUE`
 
 /** Attempts still to run: jobs neither completed nor failed for good. */
-const pendingAttempts = async () => Number((await query(`SELECT count(*) AS n FROM payload_jobs WHERE ${PENDING}`))[0]!.n)
+const pendingAttempts = async () =>
+  Number((await query(`SELECT count(*) AS n FROM payload_jobs WHERE ${PENDING}`))[0]!.n)
 
 /** Pending attempts a runner can take now: not taken, their retry's wait over. */
 const dueAttempts = async () =>
-  Number((await query(`SELECT count(*) AS n FROM payload_jobs WHERE ${PENDING} AND processing IS NOT TRUE AND (wait_until IS NULL OR wait_until < now())`))[0]!.n)
+  Number(
+    (
+      await query(
+        `SELECT count(*) AS n FROM payload_jobs WHERE ${PENDING} AND processing IS NOT TRUE AND (wait_until IS NULL OR wait_until < now())`,
+      )
+    )[0]!.n,
+  )
 
 /** Work the webhooks queue until no attempt is left, each next round once a retry is due (the waits are milliseconds here). */
 const drain = async () => {
@@ -119,7 +132,10 @@ const holding = async (hold: (req: PayloadRequest) => Promise<unknown>) => {
     await released
   })
   // A hold that fails ends the transaction before it holds anything: its error, not a wait forever.
-  const pid = await Promise.race([ready, done.then(() => Promise.reject(new Error('the holding transaction ended before it held its locks')))])
+  const pid = await Promise.race([
+    ready,
+    done.then(() => Promise.reject(new Error('the holding transaction ended before it held its locks'))),
+  ])
   return {
     pid,
     release: async () => {
@@ -131,7 +147,10 @@ const holding = async (hold: (req: PayloadRequest) => Promise<unknown>) => {
 
 /** Time passes for an event: it and its deliveries (their next attempts too) move `days` into the past. */
 const age = async (eventRowId: number, days: number) => {
-  await query(`UPDATE webhook_events SET created_at = created_at - $2 * interval '1 day', updated_at = updated_at - $2 * interval '1 day' WHERE id = $1`, [eventRowId, days])
+  await query(
+    `UPDATE webhook_events SET created_at = created_at - $2 * interval '1 day', updated_at = updated_at - $2 * interval '1 day' WHERE id = $1`,
+    [eventRowId, days],
+  )
   await query(
     `UPDATE webhook_deliveries SET created_at = created_at - $2 * interval '1 day', updated_at = updated_at - $2 * interval '1 day',
        next_attempt_at = next_attempt_at - $2 * interval '1 day' WHERE event_id = $1`,
@@ -145,21 +164,44 @@ const deliveriesOf = async (eventRowId: number) =>
     'SELECT id, attempt, outcome, trigger, next_attempt_at FROM webhook_deliveries WHERE event_id = $1 ORDER BY id',
     [eventRowId],
   )
-const count = async (table: 'webhook_events' | 'webhook_deliveries' | 'webhook_endpoints') => Number((await query(`SELECT count(*) AS n FROM ${table}`))[0]!.n)
+const count = async (table: 'webhook_events' | 'webhook_deliveries' | 'webhook_endpoints') =>
+  Number((await query(`SELECT count(*) AS n FROM ${table}`))[0]!.n)
 
 /** An event and its deliveries written as the service writes them, without sending (for what a real attempt cannot set up). */
-const storedEvent = async (sourceKey: string, deliveries: Array<{ endpoint: number; attempt: number; outcome: 'succeeded' | 'failed'; nextAttemptAt?: string | null }>) => {
+const storedEvent = async (
+  sourceKey: string,
+  deliveries: Array<{
+    endpoint: number
+    attempt: number
+    outcome: 'succeeded' | 'failed'
+    nextAttemptAt?: string | null
+  }>,
+) => {
   const eventId = newEventId()
   const event = await payload().create({
     collection: 'webhook_events',
-    data: { eventId, type: 'license.created', sourceKey, body: eventBody('license.created', new Date(), { sourceKey }) },
+    data: {
+      eventId,
+      type: 'license.created',
+      sourceKey,
+      body: eventBody('license.created', new Date(), { sourceKey }),
+    },
     overrideAccess: true,
     depth: 0,
   })
   for (const delivery of deliveries) {
     await payload().create({
       collection: 'webhook_deliveries',
-      data: { event: event.id, endpoint: delivery.endpoint, eventType: 'license.created', url: 'http://127.0.0.1/stored', attempt: delivery.attempt, trigger: 'automatic', outcome: delivery.outcome, nextAttemptAt: delivery.nextAttemptAt ?? null },
+      data: {
+        event: event.id,
+        endpoint: delivery.endpoint,
+        eventType: 'license.created',
+        url: 'http://127.0.0.1/stored',
+        attempt: delivery.attempt,
+        trigger: 'automatic',
+        outcome: delivery.outcome,
+        nextAttemptAt: delivery.nextAttemptAt ?? null,
+      },
       overrideAccess: true,
       depth: 0,
     })
@@ -195,7 +237,9 @@ describe('what retention deletes', () => {
     const recent = await emit('retention:recent')
     // Both endpoints get both events: one attempt that works; one that fails, then the tenth and last (made at once), failing too.
     await payload().jobs.run({ queue: WEBHOOKS_QUEUE, limit: 100 })
-    await query(`UPDATE payload_jobs SET input = jsonb_set(input, '{attempt}', '10') WHERE task_slug = 'deliverWebhook' AND completed_at IS NULL`)
+    await query(
+      `UPDATE payload_jobs SET input = jsonb_set(input, '{attempt}', '10') WHERE task_slug = 'deliverWebhook' AND completed_at IS NULL`,
+    )
     await drain()
     expect((await deliveriesOf(delivered)).map((row) => row.outcome).sort()).toEqual(['failed', 'failed', 'succeeded'])
     expect(receiver.at(failing.path).length).toBeGreaterThan(0)
@@ -217,7 +261,10 @@ describe('what retention deletes', () => {
     const endpoint = await endpointFor()
     const givenUp = await emit('retention:given-up')
     // Payload's runner gave up on the attempt's job (its own retries spent): it never runs again.
-    await query(`UPDATE payload_jobs SET has_error = true WHERE task_slug = 'deliverWebhook' AND input ->> 'event' = $1`, [String(givenUp)])
+    await query(
+      `UPDATE payload_jobs SET has_error = true WHERE task_slug = 'deliverWebhook' AND input ->> 'event' = $1`,
+      [String(givenUp)],
+    )
     const turnedOff = await emit('retention:turned-off')
     const recentlyTurnedOff = await emit('retention:recently-turned-off')
     await api('PATCH', `/webhook_endpoints/${endpoint.id}`, { as: admin, body: { enabled: false } })
@@ -257,7 +304,9 @@ describe('what retention never deletes', () => {
 
     // The receiver is back and the attempts end; their deliveries are new, so the events stay a period more.
     receiver.route(endpoint.path, { kind: 'ok' }, [endpoint.secret])
-    await query(`UPDATE payload_jobs SET input = jsonb_set(input, '{attempt}', '10') WHERE task_slug = 'deliverWebhook' AND completed_at IS NULL`)
+    await query(
+      `UPDATE payload_jobs SET input = jsonb_set(input, '{attempt}', '10') WHERE task_slug = 'deliverWebhook' AND completed_at IS NULL`,
+    )
     await drain()
     expect(await pendingAttempts()).toBe(0)
     expect(await deleteOldWebhookEvents(payload(), CONFIGURED_DAYS)).toEqual({ events: 0, deliveries: 0 })
@@ -270,13 +319,17 @@ describe('what retention never deletes', () => {
   it('a delivery that says a next attempt is still to come keeps its event, with or without a job', async () => {
     const endpoint = await endpointFor()
     const inAnHour = new Date(Date.now() + 60 * 60 * 1000).toISOString()
-    const waiting = await storedEvent('retention:next-attempt', [{ endpoint: endpoint.id, attempt: 1, outcome: 'failed', nextAttemptAt: inAnHour }])
+    const waiting = await storedEvent('retention:next-attempt', [
+      { endpoint: endpoint.id, attempt: 1, outcome: 'failed', nextAttemptAt: inAnHour },
+    ])
     await age(waiting, 40)
     await query('UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE event_id = $1', [waiting, inAnHour])
     expect(await deleteOldWebhookEvents(payload(), CONFIGURED_DAYS)).toEqual({ events: 0, deliveries: 0 })
     expect(await eventExists(waiting)).toBe(true)
     // Its time gone by with no attempt to come (no job): the event is over.
-    await query(`UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 day' WHERE event_id = $1`, [waiting])
+    await query(`UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 day' WHERE event_id = $1`, [
+      waiting,
+    ])
     expect(await deleteOldWebhookEvents(payload(), CONFIGURED_DAYS)).toEqual({ events: 1, deliveries: 1 })
   })
 
@@ -303,7 +356,15 @@ describe('what retention never deletes', () => {
     const recording = await holding((req) =>
       payload().create({
         collection: 'webhook_deliveries',
-        data: { event, endpoint: endpoint.id, eventType: 'license.created', url: 'http://127.0.0.1/stored', attempt: 2, trigger: 'manual', outcome: 'succeeded' },
+        data: {
+          event,
+          endpoint: endpoint.id,
+          eventType: 'license.created',
+          url: 'http://127.0.0.1/stored',
+          attempt: 2,
+          trigger: 'manual',
+          outcome: 'succeeded',
+        },
         overrideAccess: true,
         depth: 0,
         req,
@@ -311,9 +372,13 @@ describe('what retention never deletes', () => {
     )
     try {
       // Its foreign key holds the event's row (a key-share lock): no one can take it for deleting now.
-      await expect(query('SELECT id FROM webhook_events WHERE id = $1 FOR UPDATE NOWAIT', [event])).rejects.toThrow(/could not obtain lock/)
+      await expect(query('SELECT id FROM webhook_events WHERE id = $1 FOR UPDATE NOWAIT', [event])).rejects.toThrow(
+        /could not obtain lock/,
+      )
       const run = started(second)
-      await waitUntil(async () => run.ended || (await lockWaiters({ blockedBy: recording.pid })).length > 0, { message: 'the run neither ended nor waited' })
+      await waitUntil(async () => run.ended || (await lockWaiters({ blockedBy: recording.pid })).length > 0, {
+        message: 'the run neither ended nor waited',
+      })
       expect(await lockWaiters({ blockedBy: recording.pid }), 'the run waited for the attempt to commit').toEqual([])
       expect(await run.result).toEqual({ events: 0, deliveries: 0 })
     } finally {
@@ -334,7 +399,9 @@ describe('how it deletes', () => {
     await backlog('young', 3, 2, endpoint.id)
     const [oldEvent] = await query<{ id: number }>(`SELECT id FROM webhook_events WHERE source_key = 'old:1'`)
     const [youngEvent] = await query<{ id: number }>(`SELECT id FROM webhook_events WHERE source_key = 'young:1'`)
-    const [oldDelivery] = await query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE event_id = $1 LIMIT 1', [oldEvent!.id])
+    const [oldDelivery] = await query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE event_id = $1 LIMIT 1', [
+      oldEvent!.id,
+    ])
     // An admin had the old event and one of its deliveries open (an edit lock each) and a preference saved on each; the same for a young one.
     const locks: Record<string, number> = {}
     for (const [name, relationTo, value] of [
@@ -349,21 +416,42 @@ describe('how it deletes', () => {
       })
       locks[name] = Number(lock.id)
       // As the admin saves one (a field collapsed on the document's page).
-      const saved = await api('POST', `/payload-preferences/collection-${relationTo}-${value}`, { as: admin, body: { value: { fields: { body: { collapsed: true } } } } })
+      const saved = await api('POST', `/payload-preferences/collection-${relationTo}-${value}`, {
+        as: admin,
+        body: { value: { fields: { body: { collapsed: true } } } },
+      })
       expect(saved.status, JSON.stringify(saved.body)).toBe(200)
     }
 
     expect(await deleteOldWebhookEvents(payload(), CONFIGURED_DAYS)).toEqual({ events: n, deliveries: 2 * n })
-    expect(Number((await query(`SELECT count(*) AS n FROM webhook_events WHERE source_key LIKE 'old:%'`))[0]!.n)).toBe(0)
-    expect(Number((await query(`SELECT count(*) AS n FROM webhook_deliveries WHERE url = 'http://127.0.0.1/backlog'`))[0]!.n)).toBe(2 * 3)
+    expect(Number((await query(`SELECT count(*) AS n FROM webhook_events WHERE source_key LIKE 'old:%'`))[0]!.n)).toBe(
+      0,
+    )
+    expect(
+      Number(
+        (await query(`SELECT count(*) AS n FROM webhook_deliveries WHERE url = 'http://127.0.0.1/backlog'`))[0]!.n,
+      ),
+    ).toBe(2 * 3)
     expect(await count('webhook_events')).toBe(3)
 
-    const lockIds = (await query<{ id: number }>('SELECT id FROM payload_locked_documents')).map((row) => Number(row.id))
+    const lockIds = (await query<{ id: number }>('SELECT id FROM payload_locked_documents')).map((row) =>
+      Number(row.id),
+    )
     expect(lockIds).not.toContain(locks.oldEvent)
     expect(lockIds).not.toContain(locks.oldDelivery)
     expect(lockIds).toContain(locks.youngEvent)
-    expect(Number((await query('SELECT count(*) AS n FROM payload_locked_documents_rels WHERE parent_id = ANY($1::int[])', [[locks.oldEvent, locks.oldDelivery]]))[0]!.n)).toBe(0)
-    const keys = (await query<{ key: string }>(`SELECT key FROM payload_preferences WHERE key LIKE 'collection-webhook_%'`)).map((row) => row.key)
+    expect(
+      Number(
+        (
+          await query('SELECT count(*) AS n FROM payload_locked_documents_rels WHERE parent_id = ANY($1::int[])', [
+            [locks.oldEvent, locks.oldDelivery],
+          ])
+        )[0]!.n,
+      ),
+    ).toBe(0)
+    const keys = (
+      await query<{ key: string }>(`SELECT key FROM payload_preferences WHERE key LIKE 'collection-webhook_%'`)
+    ).map((row) => row.key)
     expect(keys).toEqual([`collection-webhook_events-${youngEvent!.id}`])
 
     expect(await deleteOldWebhookEvents(payload(), CONFIGURED_DAYS)).toEqual({ events: 0, deliveries: 0 })
@@ -376,11 +464,19 @@ describe('how it deletes', () => {
     await backlog('both', n, 40, endpoint.id)
     // The first instance's first batch is the oldest events (the lowest ids here). A row of one of their
     // deliveries is held, so that instance stops mid-batch: its events locked, its delete waiting.
-    const [held] = await query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE event_id = (SELECT min(id) FROM webhook_events) ORDER BY id LIMIT 1')
-    const holder = await holding((req) => execute(req, sql`SELECT id FROM webhook_deliveries WHERE id = ${held!.id} FOR UPDATE`))
+    const [held] = await query<{ id: number }>(
+      'SELECT id FROM webhook_deliveries WHERE event_id = (SELECT min(id) FROM webhook_events) ORDER BY id LIMIT 1',
+    )
+    const holder = await holding((req) =>
+      execute(req, sql`SELECT id FROM webhook_deliveries WHERE id = ${held!.id} FOR UPDATE`),
+    )
     const first = started(payload())
     try {
-      await waitForLockWaiters({ blockedBy: holder.pid, query: /doomed_events/, message: "the first instance never waited mid-batch: the interleaving was not proven" })
+      await waitForLockWaiters({
+        blockedBy: holder.pid,
+        query: /doomed_events/,
+        message: 'the first instance never waited mid-batch: the interleaving was not proven',
+      })
       const other = started(second)
       await waitUntil(() => other.ended, { message: 'the second instance waited for the first' })
       expect(await other.result).toEqual({ events: n - RETENTION_BATCH, deliveries: 2 * (n - RETENTION_BATCH) })
@@ -401,7 +497,9 @@ describe('the setting and the schedule', () => {
     expect(readEnv({ WEBHOOK_RETENTION_DAYS: '1' }).webhooks.retentionDays).toBe(1)
     expect(readEnv({ WEBHOOK_RETENTION_DAYS: '3650' }).webhooks.retentionDays).toBe(3650)
     for (const value of ['0', '-3', '1.5', 'thirty', '30d', '3651']) {
-      expect(() => readEnv({ WEBHOOK_RETENTION_DAYS: value }), value).toThrow(new Error(`WEBHOOK_RETENTION_DAYS must be a whole number of days from 1 to 3650, got "${value}"`))
+      expect(() => readEnv({ WEBHOOK_RETENTION_DAYS: value }), value).toThrow(
+        new Error(`WEBHOOK_RETENTION_DAYS must be a whole number of days from 1 to 3650, got "${value}"`),
+      )
     }
   })
 
@@ -411,7 +509,14 @@ describe('the setting and the schedule', () => {
     // What the worker's turn does on the default queue (this file's instances' own turns may have done it already:
     // then this one skips it, as a schedule has one job waiting at a time).
     await payload().jobs.handleSchedules({ queue: 'default' })
-    const scheduled = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'deleteOldWebhookEvents' } }, sort: 'id', depth: 0 })).docs
+    const scheduled = (
+      await payload().find({
+        collection: 'payload-jobs',
+        where: { taskSlug: { equals: 'deleteOldWebhookEvents' } },
+        sort: 'id',
+        depth: 0,
+      })
+    ).docs
     expect(scheduled.length).toBeGreaterThanOrEqual(1)
     expect((scheduled[0]!.meta as { scheduled?: boolean } | null)?.scheduled).toBe(true)
     expect(scheduled[0]!.queue).toBe('default')
@@ -431,10 +536,17 @@ describe('the setting and the schedule', () => {
     await payload().jobs.runByID({ id: scheduled[0]!.id })
     expect(await eventExists(pastThePeriod)).toBe(false)
     expect(await eventExists(withinThePeriod)).toBe(true)
-    expect((await payload().find({ collection: 'payload-jobs', where: { id: { equals: scheduled[0]!.id } }, depth: 0 })).docs).toEqual([])
+    expect(
+      (await payload().find({ collection: 'payload-jobs', where: { id: { equals: scheduled[0]!.id } }, depth: 0 }))
+        .docs,
+    ).toEqual([])
 
-    const logged = info.mock.calls.map((call) => call[0] as unknown as Record<string, unknown>).filter((line) => line?.msg === 'old webhook events deleted')
-    expect(logged).toEqual([{ msg: 'old webhook events deleted', events: 1, deliveries: 1, retentionDays: CONFIGURED_DAYS }])
+    const logged = info.mock.calls
+      .map((call): unknown => call[0])
+      .filter((line) => (line as { msg?: unknown } | undefined)?.msg === 'old webhook events deleted')
+    expect(logged).toEqual([
+      { msg: 'old webhook events deleted', events: 1, deliveries: 1, retentionDays: CONFIGURED_DAYS },
+    ])
     const everything = JSON.stringify(info.mock.calls)
     expect(everything).not.toContain(marker)
     expect(everything).not.toContain(endpoint.path)
