@@ -8,9 +8,9 @@ import { fileSupportRequest, trimText } from './SupportRequests.hooks'
 /** Set by the service only (hooks, jobs): no one writes it through REST, GraphQL or the admin. */
 export const serviceOnly: FieldAccess = () => false
 
-export const SUPPORT_STATUSES = ['open', 'answered', 'closed'] as const
+const SUPPORT_STATUSES = ['open', 'answered', 'closed'] as const
 /** In this order: the queue sorts on it, high first. */
-export const SUPPORT_PRIORITIES = ['high', 'normal'] as const
+const SUPPORT_PRIORITIES = ['high', 'normal'] as const
 
 /**
  * Support requests (feature key `support` makes them high priority). Any signed-in customer files

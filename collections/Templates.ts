@@ -4,7 +4,7 @@ import { admins, isStaffUser, staffField } from '../src/access/roles'
 import { slugField } from './content/shared'
 import { GROUPS, labelled } from './options'
 
-export const TEMPLATE_CATEGORIES = ['dashboard', 'marketing', 'auth', 'billing', 'email'] as const
+const TEMPLATE_CATEGORIES = ['dashboard', 'marketing', 'auth', 'billing', 'email'] as const
 
 /**
  * Anyone sees the published catalogue; staff see everything. The archive itself is never served

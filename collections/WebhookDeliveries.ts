@@ -3,8 +3,8 @@ import type { CollectionConfig } from 'payload'
 import { admins, nobody } from '../src/access/roles'
 import { GROUPS, labelled } from './options'
 
-export const DELIVERY_TRIGGERS = ['automatic', 'manual', 'test'] as const
-export const DELIVERY_OUTCOMES = ['succeeded', 'failed'] as const
+const DELIVERY_TRIGGERS = ['automatic', 'manual', 'test'] as const
+const DELIVERY_OUTCOMES = ['succeeded', 'failed'] as const
 
 /**
  * Every attempt to deliver an event to an endpoint: what the receiver answered and how long it took.

@@ -9,7 +9,7 @@ import { FEATURE_KEYS, FEATURE_LABELS } from '../src/plans/features'
 export const labelled = <V extends string>(values: readonly V[], labels: Record<V, string>): OptionObject[] =>
   values.map((value) => ({ label: labels[value], value }))
 
-export const DISPUTE_STATUSES = ['none', 'open', 'won', 'lost'] as const
+const DISPUTE_STATUSES = ['none', 'open', 'won', 'lost'] as const
 
 /** A chargeback's state, on purchases, payments and subscriptions alike. */
 export const disputeOptions = labelled(DISPUTE_STATUSES, {

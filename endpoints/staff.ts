@@ -31,22 +31,22 @@ const staffAction = <Result extends object>(path: string, run: (args: { req: Pay
   })
 
 /** POST /api/staff/licenses/:id/revoke {reason}: 200 {license: {id, status, override}, auditLogId}. */
-export const staffRevokeLicenseEndpoint = staffAction('/licenses/:id/revoke', ({ req, id, reason }) =>
+const staffRevokeLicenseEndpoint = staffAction('/licenses/:id/revoke', ({ req, id, reason }) =>
   overrideLicense(req, pathRowId(id, licenseNotFound), 'revoked', reason),
 )
 
 /** POST /api/staff/licenses/:id/restore {reason}: 200 {license: {id, status, override}, auditLogId}. */
-export const staffRestoreLicenseEndpoint = staffAction('/licenses/:id/restore', ({ req, id, reason }) =>
+const staffRestoreLicenseEndpoint = staffAction('/licenses/:id/restore', ({ req, id, reason }) =>
   overrideLicense(req, pathRowId(id, licenseNotFound), 'active', reason),
 )
 
 /** POST /api/staff/licenses/:id/resend-email {reason}: 200 {license: {id}, to, auditLogId}; the job sends it. */
-export const staffResendLicenseEmailEndpoint = staffAction('/licenses/:id/resend-email', ({ req, id, reason }) =>
+const staffResendLicenseEmailEndpoint = staffAction('/licenses/:id/resend-email', ({ req, id, reason }) =>
   resendLicenseEmail(req, pathRowId(id, licenseNotFound), reason),
 )
 
 /** POST /api/staff/repo-access/:id/resend-invitation {reason}: 200 {repoAccess: {id, status, username}, auditLogId}. */
-export const staffResendRepoInvitationEndpoint = (codeHost: CodeHostProvider): Endpoint =>
+const staffResendRepoInvitationEndpoint = (codeHost: CodeHostProvider): Endpoint =>
   staffAction('/repo-access/:id/resend-invitation', ({ req, id, reason }) =>
     resendRepoInvitation(
       req,
@@ -57,17 +57,17 @@ export const staffResendRepoInvitationEndpoint = (codeHost: CodeHostProvider): E
   )
 
 /** POST /api/staff/api-keys/:id/revoke {reason}: 200 {apiKey: {id, prefix, revokedAt}, auditLogId}. */
-export const staffRevokeApiKeyEndpoint = staffAction('/api-keys/:id/revoke', ({ req, id, reason }) =>
+const staffRevokeApiKeyEndpoint = staffAction('/api-keys/:id/revoke', ({ req, id, reason }) =>
   revokeApiKeyByStaff(req, pathRowId(id, () => new ServiceError(404, 'api_key_not_found', 'There is no API key with this id.')), reason),
 )
 
 /** POST /api/staff/license-seats/:id/revoke {reason}: 200 {seat: {id, status, license}, auditLogId}. */
-export const staffRevokeSeatEndpoint = staffAction('/license-seats/:id/revoke', ({ req, id, reason }) =>
+const staffRevokeSeatEndpoint = staffAction('/license-seats/:id/revoke', ({ req, id, reason }) =>
   revokeSeatByStaff(req, pathRowId(id, () => new ServiceError(404, 'seat_not_found', 'There is no seat with this id.')), reason),
 )
 
 /** POST /api/staff/license-activations/:id/remove {reason}: 200 {activation: {id, license, removed}, auditLogId}. */
-export const staffRemoveActivationEndpoint = staffAction('/license-activations/:id/remove', ({ req, id, reason }) =>
+const staffRemoveActivationEndpoint = staffAction('/license-activations/:id/remove', ({ req, id, reason }) =>
   removeActivationWithAudit(req, pathRowId(id, () => new ServiceError(404, 'activation_not_found', 'There is no activation with this id.')), reason),
 )
 

@@ -48,7 +48,7 @@ const SECRET_KEYS = [
   'hash',
 ]
 const field = (key: string) => (/^\w+$/.test(key) ? `.${key}` : `["${key}"]`)
-export const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [field(key).replace(/^\./, ''), `*${field(key)}`]).concat(
+const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [field(key).replace(/^\./, ''), `*${field(key)}`]).concat(
   ['authorization', 'cookie', 'set-cookie'].map((key) => `*.headers${field(key)}`),
 )
 
@@ -56,7 +56,7 @@ export const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [field(key).replace(/
  * A failed query's message carries its parameters (emails, license keys, token hashes): they go,
  * the database's own words stay. Applied to every message and error.
  */
-export const scrubQueryParams = (text: string): string => text.replace(/\nparams: [\s\S]*?(?=\n\s+at |$)/g, '\nparams: [redacted]')
+const scrubQueryParams = (text: string): string => text.replace(/\nparams: [\s\S]*?(?=\n\s+at |$)/g, '\nparams: [redacted]')
 
 type SerializedError = { type: string; message: string; stack?: string; code?: unknown; status?: unknown; cause?: SerializedError }
 
@@ -95,7 +95,7 @@ const shared = (): Shared => {
 }
 
 /** The current request's, job's or event's fields, if any. */
-export const logContext = (): LogContext | undefined => shared().context.getStore()
+const logContext = (): LogContext | undefined => shared().context.getStore()
 
 /** Run `work` with these fields on every line it writes (added to the current ones). */
 export const withLogContext = <T>(context: LogContext, work: () => T): T => shared().context.run({ ...logContext(), ...context }, work)

@@ -16,7 +16,7 @@ export const CONTENT_SYSTEM_CONTEXT = 'contentSystemChange'
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
 /** Anyone reads published entries; drafts and the versions history are for staff. */
-export const publishedOrStaff: Access = ({ req }) => isStaffUser(req.user) || { _status: { equals: 'published' } }
+const publishedOrStaff: Access = ({ req }) => isStaffUser(req.user) || { _status: { equals: 'published' } }
 
 const SLUG_MAX = 96
 /** Any text as a slug: ASCII letters and digits, lowercased, runs of anything else as one dash, at most 96 characters. */
@@ -91,7 +91,7 @@ type ContentDoc = Post | ChangelogEntry
  * and a save of an imported entry marks it as edited, so the importer never overwrites that work.
  * Publishing a date-less entry stamps `publishedAt`.
  */
-export const guardContentChange: CollectionBeforeChangeHook<ContentDoc> = ({ data, originalDoc, req }) => {
+const guardContentChange: CollectionBeforeChangeHook<ContentDoc> = ({ data, originalDoc, req }) => {
   const next = { ...data }
   if (!req.context[CONTENT_IMPORT_CONTEXT] && !req.context[CONTENT_SYSTEM_CONTEXT]) {
     const previous = originalDoc?.source ?? {}
@@ -102,14 +102,14 @@ export const guardContentChange: CollectionBeforeChangeHook<ContentDoc> = ({ dat
 }
 
 /** Published content changed (or stopped being published): refresh the pages that show it. */
-export const revalidateOnChange =
+const revalidateOnChange =
   (tag: ContentTag): CollectionAfterChangeHook<ContentDoc> =>
   ({ doc, previousDoc, req }) => {
     if (doc?._status === 'published' || previousDoc?._status === 'published') revalidateContent(req.payload, tag)
     return doc
   }
 
-export const revalidateOnDelete =
+const revalidateOnDelete =
   (tag: ContentTag): CollectionAfterDeleteHook<ContentDoc> =>
   ({ doc, req }) => {
     if (doc?._status === 'published') revalidateContent(req.payload, tag)

@@ -25,7 +25,7 @@ const EMAIL_PREFIX = 'bench-launch-buyer'
 const EMAIL_TASKS = ['sendLicenseEmail', 'sendEmail']
 
 /** Email jobs not yet done (waiting, running or waiting for a retry). */
-export const pendingEmailJobs = async (db: pg.Client): Promise<number> =>
+const pendingEmailJobs = async (db: pg.Client): Promise<number> =>
   Number(
     (
       await db.query<{ n: string }>(

@@ -18,7 +18,7 @@ import { LIGHTHOUSE } from './settings'
 
 type Log = (line: string) => void
 
-export const CATEGORIES = [
+const CATEGORIES = [
   { id: 'performance', title: 'performance' },
   { id: 'accessibility', title: 'accessibility' },
   { id: 'best-practices', title: 'best practices' },

@@ -9,7 +9,7 @@ import { SETTINGS, serverUrl } from './settings'
 /** Not measured, right before each path's run: the pools and caches settle on that path. */
 export const WARMUP_SECONDS = 2
 
-export type Variation = { path?: string; headers?: Record<string, string>; body?: string; last?: boolean }
+type Variation = { path?: string; headers?: Record<string, string>; body?: string; last?: boolean }
 
 export type Target = {
   name: string

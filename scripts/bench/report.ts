@@ -76,7 +76,7 @@ export const notes = (rows: Row[]): string[] => {
   return lines
 }
 
-export const GENERATED_MARKER = '<!-- Everything below this line is written by `npm run bench`. -->'
+const GENERATED_MARKER = '<!-- Everything below this line is written by `npm run bench`. -->'
 
 export const render = (rows: Row[], extra: string[], context: Context, sections: Section[] = []): string =>
   [

@@ -13,7 +13,7 @@ const residentBytes = (pid: string): number => {
   return match ? Number(match[1]) * 1024 : 0
 }
 
-export const groupRss = (pgid: number): number => {
+const groupRss = (pgid: number): number => {
   let total = 0
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue

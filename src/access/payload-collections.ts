@@ -17,7 +17,7 @@ const ownPreferences: Access = ({ req }) => {
  * Locks are the admin UI's: staff only. Preferences: their owner (a new one is always the creator's,
  * Payload's field hook sets its user).
  */
-export const PAYLOAD_COLLECTIONS_ACCESS: Record<string, CollectionAccess> = {
+const PAYLOAD_COLLECTIONS_ACCESS: Record<string, CollectionAccess> = {
   'payload-jobs': { read: admins, create: nobody, update: admins, delete: admins },
   'payload-migrations': { read: admins, create: admins, update: admins, delete: admins },
   'payload-locked-documents': { read: staff, create: staff, update: staff, delete: staff },
@@ -28,7 +28,7 @@ export const PAYLOAD_COLLECTIONS_ACCESS: Record<string, CollectionAccess> = {
  * Payload's own global, added once a task has a schedule: when each schedule last queued its job. Its
  * default lets any signed-in user rewrite it (and so stop the schedules): admins only.
  */
-export const PAYLOAD_GLOBALS_ACCESS: Record<string, NonNullable<GlobalConfig['access']>> = {
+const PAYLOAD_GLOBALS_ACCESS: Record<string, NonNullable<GlobalConfig['access']>> = {
   'payload-jobs-stats': { read: admins, update: admins, readVersions: admins },
 }
 

@@ -5,7 +5,7 @@ export type Role = (typeof ROLES)[number]
 
 type MaybeUser = PayloadRequest['user']
 
-export const hasRole = (user: MaybeUser, role: Role): boolean =>
+const hasRole = (user: MaybeUser, role: Role): boolean =>
   Boolean(user && user.collection === 'users' && Array.isArray(user.roles) && user.roles.includes(role))
 
 export const isAdminUser = (user: MaybeUser): boolean => hasRole(user, 'admin')
@@ -13,7 +13,6 @@ export const isAdminUser = (user: MaybeUser): boolean => hasRole(user, 'admin')
 /** Staff: admins and support. */
 export const isStaffUser = (user: MaybeUser): boolean => hasRole(user, 'admin') || hasRole(user, 'support')
 
-export const anyone: Access = () => true
 export const nobody: Access = () => false
 export const signedIn: Access = ({ req }) => Boolean(req.user)
 export const admins: Access = ({ req }) => isAdminUser(req.user)

@@ -31,7 +31,7 @@ export const API_KEY_STRATEGY = 'api-key'
 export const MAX_LIVE_API_KEYS = 10
 
 /** `lastUsedAt` is written at most this often per key, not on every request. */
-export const LAST_USED_INTERVAL_MS = 60_000
+const LAST_USED_INTERVAL_MS = 60_000
 
 const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 const SECRET_BYTES = 32
@@ -107,7 +107,7 @@ const touch = async (payload: Payload, key: Pick<ApiKey, 'id' | 'lastUsedAt'>) =
  * `api_key_not_allowed`), which our endpoints and Payload's error hook answer with. Called without a
  * REST request (the admin, pages, GraphQL), a key opens nothing.
  */
-export const apiKeyStrategy: AuthStrategy = {
+const apiKeyStrategy: AuthStrategy = {
   name: API_KEY_STRATEGY,
   authenticate: async ({ headers, payload, req, strategyName }): Promise<AuthStrategyResult> => {
     const presented = presentedKey(headers)
@@ -145,7 +145,7 @@ export const apiKeyStrategy: AuthStrategy = {
 }
 
 /** Whether the request was authenticated by an API key (the mark the strategy sets). */
-export const isApiKeyRequest = (req: Pick<PayloadRequest, 'user'>): boolean =>
+const isApiKeyRequest = (req: Pick<PayloadRequest, 'user'>): boolean =>
   Boolean(req.user && (req.user as { _strategy?: unknown })._strategy === API_KEY_STRATEGY)
 
 /** An access rule that refuses requests authenticated by an API key, whatever else would grant them. */

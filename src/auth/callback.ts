@@ -21,7 +21,7 @@ export type CallbackResult = {
 
 export type CallbackRequest = { params: URLSearchParams; cookies: Map<string, string> }
 
-export const failure = (serverUrl: string, code: string): CallbackResult => ({ location: `${serverUrl}/sign-in?error=${encodeURIComponent(code)}` })
+const failure = (serverUrl: string, code: string): CallbackResult => ({ location: `${serverUrl}/sign-in?error=${encodeURIComponent(code)}` })
 
 /** Where to land after signing in: `next` when it is a same-site relative path, the dashboard otherwise. */
 export const landing = (serverUrl: string, ...candidates: (string | null | undefined)[]) => {
@@ -32,7 +32,7 @@ export const landing = (serverUrl: string, ...candidates: (string | null | undef
   return `${serverUrl}/dashboard`
 }
 
-export const sessionCookie = async (payload: Payload, userId: number, options: { endOtherSessions?: boolean } = {}) => {
+const sessionCookie = async (payload: Payload, userId: number, options: { endOtherSessions?: boolean } = {}) => {
   const { token } = await issueSession(payload, userId, options)
   return generatePayloadCookie({
     collectionAuthConfig: payload.collections.users.config.auth,

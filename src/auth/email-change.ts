@@ -12,7 +12,7 @@ import { enforceRateLimit } from './rate-limit'
 import type { Context } from './sign-up'
 import { consumeAuthToken, issueAuthToken } from './tokens'
 
-export const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60 * 1000
+const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60 * 1000
 
 /**
  * A signed-in user asks for a new email address, proving their current password. Nothing changes yet: the address is recorded as

@@ -102,7 +102,7 @@ export const measureGraphQL = (document: DocumentNode, variables: Variables = {}
 }
 
 /** Why a measured document is refused, or null when it is within GRAPHQL_LIMITS. */
-export const refusalOf = (measure: GraphQLMeasure): string | null => {
+const refusalOf = (measure: GraphQLMeasure): string | null => {
   const limits = GRAPHQL_LIMITS
   if (measure.operations > limits.maxOperations) return `This document holds ${measure.operations} operations; send one operation per request.`
   if (measure.rootFields > limits.maxRootFields) {

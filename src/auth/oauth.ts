@@ -10,7 +10,7 @@ import { sameSitePath } from '../http/paths'
 import type { User } from '../payload-types'
 import { proveOwnership } from './ownership'
 
-export type OAuthProviderName = 'github' | 'google'
+type OAuthProviderName = 'github' | 'google'
 
 export type OAuthSettings = {
   serverUrl: string
@@ -39,7 +39,7 @@ const cookie = (settings: OAuthSettings, value: string, maxAge: number) =>
 
 const redirectUri = (settings: OAuthSettings) => `${settings.serverUrl}/auth/callback`
 
-export const isOAuthProvider = (value: string): value is OAuthProviderName => value === 'github' || value === 'google'
+const isOAuthProvider = (value: string): value is OAuthProviderName => value === 'github' || value === 'google'
 
 /**
  * Start signing in with a provider: a fresh `state`, PKCE verifier and (OpenID Connect) `nonce`, kept

@@ -31,7 +31,7 @@ export const SIGN_UP_COOKIE = 'kit-signup'
 const browserKey = (secret: string) => Buffer.from(crypto.hkdfSync('sha256', secret, Buffer.alloc(0), 'sign-up-browser/v1', 32))
 
 /** What the sign-up browser's cookie holds for this confirmation token. */
-export const browserProofOf = (secret: string, token: string) => crypto.createHmac('sha256', browserKey(secret)).update(token).digest('base64url')
+const browserProofOf = (secret: string, token: string) => crypto.createHmac('sha256', browserKey(secret)).update(token).digest('base64url')
 
 const sameProof = (secret: string, token: string, presented: string | null | undefined) => {
   if (typeof presented !== 'string' || presented.length > 100) return false

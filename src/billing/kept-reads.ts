@@ -24,7 +24,7 @@ type Kept<T> = { value: T } | { error: unknown }
 
 const isNotFound = (error: unknown) => (error as { statusCode?: number } | null)?.statusCode === 404
 
-export const keptReader = <T>(read: (id: string) => Promise<T>, options: { max: number; ttlMs: number; ttlOf?: (value: T) => number }): KeptReader<T> => {
+const keptReader = <T>(read: (id: string) => Promise<T>, options: { max: number; ttlMs: number; ttlOf?: (value: T) => number }): KeptReader<T> => {
   const cache = new LRUCache<string, Kept<T>>({
     max: options.max,
     ttl: options.ttlMs,
@@ -53,7 +53,7 @@ export const keptReader = <T>(read: (id: string) => Promise<T>, options: { max: 
  * How long a price's `active` may be stale: a retired price stops selling within this. Its amount,
  * currency, type and interval never change once it exists.
  */
-export const PRICE_TTL_MS = 60_000
+const PRICE_TTL_MS = 60_000
 
 /** A checkout session that is final (expired, or complete and paid) no longer changes. */
 const FINAL_SESSION_TTL_MS = 10 * 60_000

@@ -1,10 +1,9 @@
 /** What a paid change to an existing license is (collections/LicenseChanges.ts). */
 export const LICENSE_CHANGE_KINDS = ['upgrade', 'renewal'] as const
-export type LicenseChangeKind = (typeof LICENSE_CHANGE_KINDS)[number]
+type LicenseChangeKind = (typeof LICENSE_CHANGE_KINDS)[number]
 
 /** A change's payment: pending until paid; then applied, or refused and refunded; reversed by a refund or a lost chargeback. */
 export const LICENSE_CHANGE_STATUSES = ['pending', 'applied', 'refused', 'reversed', 'failed'] as const
-export type LicenseChangeStatus = (typeof LICENSE_CHANGE_STATUSES)[number]
 
 /** Why a paid change was refused (and refunded in full): the `reason` column's vocabulary. */
 export type RefusalReason = 'license_not_found' | 'not_the_owner' | 'license_not_active' | 'already_upgraded' | 'plan_changed' | 'credit_changed' | 'nothing_to_renew'

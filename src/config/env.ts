@@ -35,7 +35,7 @@ export const ENV_SECTIONS = {
 
 type Source = Record<string, string | undefined>
 
-export type ProductionRule = {
+type ProductionRule = {
   /** Why production needs the variable: its refusal reads `NAME is not set (required)`. */
   required: string
   /** What production refuses in a set value: the rule in words, and the refusal (which never quotes a secret). */
@@ -59,7 +59,7 @@ export type VariableMeta = {
 
 type Doc = Omit<VariableMeta, 'fallback'>
 
-export const ENV_META = z.registry<VariableMeta>()
+const ENV_META = z.registry<VariableMeta>()
 
 /** Unset and blank are alike: the default applies. Values are trimmed. */
 const blank = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined)

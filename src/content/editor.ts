@@ -14,14 +14,13 @@ export const CODE_LANGUAGES = {
   text: 'Plain text',
 } as const
 
-export const CALLOUT_KINDS = ['info', 'tip', 'warning'] as const
-export type CalloutKind = (typeof CALLOUT_KINDS)[number]
+const CALLOUT_KINDS = ['info', 'tip', 'warning'] as const
 
 /**
  * `<Callout kind="tip">One paragraph.</Callout>` in MDX; the block's `jsx` converter is what the
  * Markdown import (and export) of Payload's editor uses for the tag.
  */
-export const CalloutBlock: Block = {
+const CalloutBlock: Block = {
   slug: 'Callout',
   interfaceName: 'CalloutBlock',
   labels: { singular: 'Callout', plural: 'Callouts' },

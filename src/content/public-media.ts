@@ -24,9 +24,9 @@ import type { FeatureKey } from '../plans/features'
  * dropped whenever a post, changelog entry or template changes in this process; another instance sees
  * a change within CACHE_MS (and a template's future publishing time within CACHE_MS of passing).
  */
-export const PUBLIC_MEDIA_CACHE_MS = 30_000
+const PUBLIC_MEDIA_CACHE_MS = 30_000
 
-export type PublicMedia = { open: number[]; byFeature: Map<FeatureKey, number[]> }
+type PublicMedia = { open: number[]; byFeature: Map<FeatureKey, number[]> }
 
 type Cached = { at: number; value: Promise<PublicMedia> }
 const cache = new WeakMap<Payload, Cached>()
@@ -59,7 +59,7 @@ const readPublicMedia = async (payload: Payload): Promise<PublicMedia> => {
   return { open: [...open], byFeature: new Map([...byFeature].map(([feature, ids]) => [feature, [...ids].filter((id) => !open.has(id))])) }
 }
 
-export const publicMedia = (payload: Payload): Promise<PublicMedia> => {
+const publicMedia = (payload: Payload): Promise<PublicMedia> => {
   const cached = cache.get(payload)
   if (cached && Date.now() - cached.at < PUBLIC_MEDIA_CACHE_MS) return cached.value
   const value = readPublicMedia(payload)
@@ -70,7 +70,7 @@ export const publicMedia = (payload: Payload): Promise<PublicMedia> => {
 }
 
 /** Forget the list in this process: the next read of an image asks the database again. */
-export const forgetPublicMedia = (payload: Payload): void => {
+const forgetPublicMedia = (payload: Payload): void => {
   cache.delete(payload)
 }
 

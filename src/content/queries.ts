@@ -12,9 +12,9 @@ import { lexicalText, readingMinutes } from './render/text'
  * only for a staff user. The pages read through src/app/_lib/content.ts, which caches the published
  * reads in Next's cache under the content's tags (./cache-tags.ts) and finds the staff session.
  */
-export const POSTS_PER_PAGE = 10
+const POSTS_PER_PAGE = 10
 
-export type Image = { url: string; width: number | null; height: number | null; alt: string }
+type Image = { url: string; width: number | null; height: number | null; alt: string }
 
 export type PostCard = {
   id: number
@@ -32,7 +32,7 @@ export type PostCard = {
   requiredFeature: FeatureKey | null
 }
 
-export type PostLink = { title: string; slug: string }
+type PostLink = { title: string; slug: string }
 
 export type PostDetail = PostCard & {
   body: SerializedEditorState | null
@@ -138,7 +138,7 @@ const toChangelogItem = (doc: Pick<ChangelogEntry, 'id' | 'title' | 'slug' | 've
 })
 
 /** Newest version first (semver order; an unparsable version sorts by date after the valid ones). */
-export const byVersionDescending = (a: ChangelogItem, b: ChangelogItem): number => {
+const byVersionDescending = (a: ChangelogItem, b: ChangelogItem): number => {
   const validA = semver.valid(a.version)
   const validB = semver.valid(b.version)
   if (validA && validB) return semver.rcompare(validA, validB)

@@ -9,7 +9,7 @@ import { optionalRuntimeOf } from '../config/runtime'
 export type RevalidateContent = RevalidateTag<ContentTag>
 
 /** Where contentPlugin keeps the host's function (`config.custom.content`). */
-export type ContentRuntime = { revalidate: RevalidateContent }
+type ContentRuntime = { revalidate: RevalidateContent }
 
 declare module '../config/runtime' {
   interface PluginRuntimes {

@@ -40,7 +40,7 @@ export const postUrl = (base: string, slug: string) => `${trimBase(base)}${postP
  */
 export const OG_IMAGE_SEGMENT = 'opengraph-image-1g8epz'
 /** The post's social image: 1200x630 PNG, the same URL as its og:image (without Next's `?hash`). */
-export const postImageUrl = (base: string, slug: string) => `${postUrl(base, slug)}/${OG_IMAGE_SEGMENT}`
+const postImageUrl = (base: string, slug: string) => `${postUrl(base, slug)}/${OG_IMAGE_SEGMENT}`
 export const blogListPath = (page: number, tag?: string | null) => {
   const tagPart = tag ? `/tag/${encodeURIComponent(tag)}` : ''
   return page > 1 ? `/blog${tagPart}/page/${page}` : `/blog${tagPart}`

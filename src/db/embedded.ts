@@ -23,7 +23,7 @@ export type EmbeddedOptions = {
   log?: (message: string) => void
 }
 
-export class EmbeddedPostgresError extends Error {
+class EmbeddedPostgresError extends Error {
   override name = 'EmbeddedPostgresError'
 }
 

@@ -10,10 +10,10 @@ export type CodeHostOptions = { token: string; owner: string; repo: string; apiU
  * collaborator (an existing collaborator, a member, the owner): nothing was sent, and that access is
  * not ours to record or to remove.
  */
-export type InviteResult = { status: 'invited'; invitationId: number } | { status: 'has_access' }
+type InviteResult = { status: 'invited'; invitationId: number } | { status: 'has_access' }
 
 /** A pending (or expired, not yet deleted) invitation to the repository. */
-export type PendingInvitation = { id: number; expired: boolean }
+type PendingInvitation = { id: number; expired: boolean }
 
 export type CodeHost = {
   invite: (username: string) => Promise<InviteResult>
@@ -33,7 +33,7 @@ export type CodeHost = {
 }
 
 /** The role the service invites with (`permission: 'pull'`), as the code host names it. */
-export const SERVICE_ROLE = 'read'
+const SERVICE_ROLE = 'read'
 
 /** A code host's usernames: 1 to 39 letters, digits or single inner hyphens. */
 export const USERNAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/

@@ -71,7 +71,7 @@ const updatesExpired = (paid: EntitledLicense[], wanted: string, allowed: Releas
 export type DownloadLink = { url: string; version: string; filename: string; expiresAt: string }
 
 /** The feature key that opens pre-releases and `latest` (ultimate and pro; not standard). */
-export const LATEST_FEATURE = 'advanced'
+const LATEST_FEATURE = 'advanced'
 
 /**
  * A signed link to the release a user may download: the newest their license allows, `latest`

@@ -13,16 +13,16 @@ import { openCodeHostBudget } from './code-host-budget'
 import { countUsernameChange, refundUsernameChange } from './username-limit'
 
 /** Plans whose license opens the kit's repository: the top, lifetime plan. */
-export const REPO_ACCESS_PLANS = ['ultimate']
+const REPO_ACCESS_PLANS = ['ultimate']
 
 /**
  * GET, and asking again for the username one holds, refresh from the code host at most this often per
  * user: soon enough for a customer back from accepting, rare enough for the code host's rate limit.
  */
-export const REFRESH_INTERVAL_MS = 10_000
+const REFRESH_INTERVAL_MS = 10_000
 
 /** A claim whose request never wrote its row (the process died in between) gives way after this. */
-export const ABANDONED_CLAIM_MS = 10 * 60_000
+const ABANDONED_CLAIM_MS = 10 * 60_000
 
 export type RepoAccessStatus = { status: 'none' | 'pending' | 'collaborator' | 'revoked' | 'failed'; username: string | null }
 

@@ -14,7 +14,7 @@ import { signDownload, verifyDownload } from './signing'
 import type { ReleaseStorage } from './storage'
 
 /** The feature key that opens the template library's downloads. */
-export const TEMPLATES_FEATURE: FeatureKey = 'templates'
+const TEMPLATES_FEATURE: FeatureKey = 'templates'
 
 /** Where template archives live in the S3 bucket (releases are under `releases/`). */
 export const TEMPLATES_S3_PREFIX = 'templates'

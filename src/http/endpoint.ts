@@ -10,7 +10,7 @@ import { errorResponse, ServiceError } from './errors'
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 
 /** What a handler gets: the request, its validated body and query, the user and the client address. */
-export type EndpointContext<Body, Query, Params, Auth extends string | undefined = undefined> = {
+type EndpointContext<Body, Query, Params, Auth extends string | undefined = undefined> = {
   req: PayloadRequest
   body: Body
   query: Query

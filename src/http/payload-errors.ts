@@ -16,7 +16,7 @@ import { errorBody, type ErrorBody, ServiceError } from './errors'
  * A wrong password, a locked account and an unverified one answer exactly alike: telling them
  * apart would say which emails have accounts (and which are locked).
  */
-export const INVALID_CREDENTIALS = { status: 401, code: 'invalid_credentials', message: 'The email or password is incorrect.' } as const
+const INVALID_CREDENTIALS = { status: 401, code: 'invalid_credentials', message: 'The email or password is incorrect.' } as const
 
 /**
  * Payload's error classes whose names our error codes (`codeOf`) and log levels (payload.config.ts

@@ -4,7 +4,7 @@ import type { Payload } from 'payload'
 import { closePayload } from '../db/close'
 
 /** How long a stopping worker waits for the jobs it is running; what is left is reaped later (src/jobs/reaper.ts). */
-export const DRAIN_MS = 20_000
+const DRAIN_MS = 20_000
 
 /**
  * Stop a jobs worker's Payload instance gracefully: its cron takes no further turn, the turn under way

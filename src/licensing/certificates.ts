@@ -90,7 +90,7 @@ export type CertificateClaims = {
 }
 
 /** The update window as the `upd` claim carries it: `major` only for `major`, `until` (ISO date) only for `months`. */
-export type CertificateUpdates = { policy: 'lifetime' | 'major' | 'months'; major?: number; until?: string }
+type CertificateUpdates = { policy: 'lifetime' | 'major' | 'months'; major?: number; until?: string }
 
 /** Members in a fixed order, whatever order the caller built them in: the token's bytes stay reproducible. */
 const updClaim = ({ policy, major, until }: CertificateUpdates) => ({ policy, ...(major !== undefined ? { major } : {}), ...(until !== undefined ? { until } : {}) })

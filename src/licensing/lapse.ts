@@ -12,7 +12,7 @@ const BATCH = 100
  * webhook takes, and re-derived from its facts, so a renewal applied meanwhile wins. The status
  * change queues the repository access withdrawal (the licenses' afterChange hook).
  */
-export const expireLapsedLicenses = async (payload: Payload, graceDays: number, now = new Date()): Promise<number> => {
+const expireLapsedLicenses = async (payload: Payload, graceDays: number, now = new Date()): Promise<number> => {
   const lapsed = await payload.find({
     collection: 'licenses',
     where: {

@@ -88,7 +88,7 @@ export const lockLicense = async (req: PayloadRequest, id: number): Promise<Lice
  * The major version of the newest stable release published at `at` (1 when there is none), as SQL:
  * what a `major` window opens at (src/licensing/update-window.ts, newestStableMajor).
  */
-export const newestStableMajorSql = (at: string) =>
+const newestStableMajorSql = (at: string) =>
   sql`GREATEST(1, COALESCE((SELECT max(substring(${releases.version} from '^([0-9]+)[.]')::int) FROM ${releases}
         WHERE ${releases.prerelease} IS NOT TRUE AND ${releases.version} !~ '-' AND ${releases.publishedAt} <= ${at}), 1))`
 

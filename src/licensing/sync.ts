@@ -10,7 +10,7 @@ export type LicenseSource =
   | { collection: 'one_time_purchases'; doc: OneTimePurchase }
   | { collection: 'user_subscriptions'; doc: UserSubscription }
 
-export const factsOf = (source: LicenseSource): LicenseFacts =>
+const factsOf = (source: LicenseSource): LicenseFacts =>
   source.collection === 'one_time_purchases'
     ? {
         kind: 'one_time_purchase',

@@ -39,10 +39,6 @@ export const windowCovers = (window: UpdateWindow, release: { version: string; p
   }
 }
 
-/** Whether any of several windows (a customer's licenses) covers the release. */
-export const anyWindowCovers = (windows: UpdateWindow[], release: { version: string; publishedAt: string | Date }): boolean =>
-  windows.some((window) => windowCovers(window, release))
-
 /** The major version of the newest stable release, 1 when there is none: what a `major` window opens at grant. */
 export const newestStableMajor = (versions: string[]): number => {
   const stable = versions.filter((version) => semver.valid(version) && semver.prerelease(version) === null)

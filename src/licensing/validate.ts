@@ -11,8 +11,7 @@ import { describeWindow, type UpdatePolicy } from './update-window'
  * NO_ACTIVATION: the license is valid, but its plan limits activations and the fingerprint sent (or
  * none) is not activated (src/teams/activations.ts).
  */
-export const VALIDATION_CODES = ['VALID', 'NOT_FOUND', 'SUSPENDED', 'REVOKED', 'EXPIRED', 'NO_ACTIVATION'] as const
-export type ValidationCode = (typeof VALIDATION_CODES)[number]
+export type ValidationCode = 'VALID' | 'NOT_FOUND' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED' | 'NO_ACTIVATION'
 
 export type LicenseValidation = {
   code: ValidationCode

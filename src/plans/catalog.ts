@@ -3,7 +3,7 @@ import type { FeatureKey } from './features'
 
 export const PRICE_ID_PATTERN = /^price_[A-Za-z0-9_]+$/
 
-export type PlanBilling = 'lifetime' | 'recurring'
+type PlanBilling = 'lifetime' | 'recurring'
 
 /** A plan as configuration defines it: the spec's Plan plus ordering and state. */
 export type PlanDefinition = {

@@ -32,7 +32,7 @@ const carriesCredentials = (req: Request): boolean =>
  * (BREACH), so it leaves as it is. Public pages, signed-out visitors' pages and every shared-cacheable
  * answer (assets, the cached storefront) are still compressed.
  */
-export const isPersonal = (req: Request, res: Response): boolean => carriesCredentials(req) && !SHARED(res.getHeader('cache-control'))
+const isPersonal = (req: Request, res: Response): boolean => carriesCredentials(req) && !SHARED(res.getHeader('cache-control'))
 
 /**
  * Compression of every response (brotli or gzip, as the client accepts), in two layers:

@@ -12,7 +12,7 @@ import { type DirectHandler, sendFetchResponse, toFetchRequest } from './direct'
 import { errorBody } from '../http/errors'
 import { type Logger, logger as rootLogger, withLogContext } from '../log'
 
-export type HostLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>
+type HostLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>
 
 export type HostOptions = {
   /** Everything that is not a health check goes here: Next.js, which serves Payload and the pages. */
@@ -230,7 +230,7 @@ const limitBodies = (options: HostOptions, log: HostLogger) => {
 
 /** A request id we take from the client (or a proxy) as it is: anything else is replaced. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-export const REQUEST_ID_HEADER = 'x-request-id'
+const REQUEST_ID_HEADER = 'x-request-id'
 
 const QUIET_PATHS = new Set(['/healthz', '/readyz'])
 

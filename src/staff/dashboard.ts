@@ -4,9 +4,9 @@ import { downloads, licenses, payment_history, plans, processor_events, template
 import { columnList, execute, sql } from '../db/transaction'
 
 /** Sales of one currency: amounts in the currency's minor unit (cents), as the processor sends them. */
-export type CurrencySales = { currency: string; payments: number; gross: number; refunded: number; net: number }
-export type PlanLicenses = { planId: number; plan: string; name: string; active: number }
-export type FailedEvent = { id: number; eventId: string; type: string; attempts: number; lastError: string | null; receivedAt: string }
+type CurrencySales = { currency: string; payments: number; gross: number; refunded: number; net: number }
+type PlanLicenses = { planId: number; plan: string; name: string; active: number }
+type FailedEvent = { id: number; eventId: string; type: string; attempts: number; lastError: string | null; receivedAt: string }
 
 export type DashboardData = {
   sales: { since: string; byCurrency: CurrencySales[] }
@@ -17,7 +17,7 @@ export type DashboardData = {
 
 export const SALES_DAYS = 30
 /** Failed processor events listed by name; the total counts them all. */
-export const FAILED_EVENTS_SHOWN = 10
+const FAILED_EVENTS_SHOWN = 10
 
 const DAY_MS = 24 * 60 * 60 * 1000
 

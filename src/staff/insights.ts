@@ -19,13 +19,6 @@ import type {
 /** The longest range one load or CSV covers, in days (a year, leap day included). */
 export const MAX_INSIGHT_DAYS = 366
 
-/** The analytics events the funnel counts (docs/INSIGHTS.md). */
-export const FUNNEL_EVENTS = {
-  pricingViewed: ['pricing_viewed'],
-  checkoutStarted: ['checkout_started'],
-  paid: ['purchase_completed', 'subscription_started'],
-} as const
-
 const DAY_MS = 24 * 60 * 60 * 1000
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/
 
@@ -266,9 +259,6 @@ const CSV_COLUMNS = {
   funnel: { columns: ['day', 'pricingViewed', 'checkoutStarted', 'paid'], keys: [] },
   downloads: { columns: ['day', 'release', 'downloads'], keys: ['release'] },
 } as const satisfies Record<InsightSeries, { columns: readonly string[]; keys: readonly string[] }>
-
-/** The header of a series' CSV. */
-export const insightCsvColumns = (series: InsightSeries): readonly string[] => CSV_COLUMNS[series].columns
 
 /**
  * A text cell a spreadsheet reads as text: one starting with = + - @ (or a tab or carriage return) gets

@@ -20,7 +20,7 @@ const priceId = (suffix: string) => DEFAULT_PRICES.find((price) => price.id.ends
  * Development without processor keys: start the processor stand-in and point this process at it,
  * with its prices as the plans' defaults. Never in production (the start-up checks refuse that).
  */
-export const startDevelopmentProcessor = async (env: ServiceEnv) => {
+const startDevelopmentProcessor = async (env: ServiceEnv) => {
   if (env.isProduction) throw new Error('the processor stand-in is for development only')
   const standIn = await startProcessorStandIn({
     port: env.standInPorts.processor,
@@ -52,7 +52,7 @@ const DEV_REPO = { token: 'ghp_standin_development', owner: 'kit-org', name: 'st
  * Development without REPO_ACCESS_TOKEN: start the code-host stand-in (every well-formed username
  * exists there; its page at / accepts invitations) and point this process at it.
  */
-export const startDevelopmentCodeHost = async (env: ServiceEnv) => {
+const startDevelopmentCodeHost = async (env: ServiceEnv) => {
   if (env.isProduction) throw new Error('the code-host stand-in is for development only')
   const standIn = await startCodeHostStandIn({
     port: env.standInPorts.codeHost,
@@ -75,7 +75,7 @@ export const startDevelopmentCodeHost = async (env: ServiceEnv) => {
  * Development without OAuth client credentials: the GitHub and Google sign-in buttons go to the OAuth
  * stand-in, whose consent page signs in as a made-up account.
  */
-export const startDevelopmentOAuth = async (env: ServiceEnv) => {
+const startDevelopmentOAuth = async (env: ServiceEnv) => {
   if (env.isProduction) throw new Error('the OAuth stand-in is for development only')
   const redirectUris = [`${env.serverUrl}/auth/callback`]
   const standIn = await startOAuthStandIn({

@@ -24,7 +24,7 @@ export type ActivationView = {
   lastValidatedAt: string | null
 }
 
-export type ActivationCounts = { used: number; limit: number | null }
+type ActivationCounts = { used: number; limit: number | null }
 
 type ActivationRow = { id: number; fingerprint: string; label: string | null; created_at: Date | string; last_validated_at: Date | string | null }
 

@@ -19,7 +19,7 @@ import type { SeatStatus } from './seat-status'
 import { seatInvitationEmail, seatsEndedEmail } from './emails'
 
 /** How long a claim link works (docs/TEAMS.md). */
-export const CLAIM_TTL_MS = 7 * 24 * 3600 * 1000
+const CLAIM_TTL_MS = 7 * 24 * 3600 * 1000
 
 export type SeatView = { id: number; email: string; status: SeatStatus; claimedAt: string | null; expiresAt: string | null; createdAt: string }
 

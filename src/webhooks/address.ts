@@ -32,13 +32,13 @@ export const WEBHOOK_URL_REASONS = {
 } as const
 
 /** The longest webhook URL accepted, in characters. */
-export const MAX_WEBHOOK_URL_LENGTH = 2048
+const MAX_WEBHOOK_URL_LENGTH = 2048
 
 /** The `code` of the error `safeLookup` fails a connection with when an address is refused. */
 export const WEBHOOK_ADDRESS_REFUSED = 'WEBHOOK_ADDRESS_REFUSED'
 
 /** A connection refused by `safeLookup`: its message is one of WEBHOOK_URL_REASONS. */
-export class WebhookAddressRefusedError extends Error {
+class WebhookAddressRefusedError extends Error {
   readonly code = WEBHOOK_ADDRESS_REFUSED
   constructor(message: string) {
     super(message)

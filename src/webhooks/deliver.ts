@@ -13,7 +13,7 @@ import { signingSecrets, UNREADABLE_SECRET } from './secrets'
 export type DeliveryOptions = {
   /** WEBHOOK_ALLOW_PRIVATE: http and private addresses allowed (staging, tests). */
   allowPrivate: boolean
-  /** How long a receiver may take (DELIVERY_TIMEOUT_MS, 10 s). */
+  /** How long a receiver may take (WEBHOOK_TIMEOUT_MS, 10 s). */
   timeoutMs: number
   /** The wait after the first failed attempt (10 s), doubled after each next one. */
   retryBaseMs: number
@@ -33,7 +33,7 @@ const findEvent = (payload: Payload, id: number, req?: PayloadRequest) =>
  * One attempt: the event's exact body, signed as Standard Webhooks specify with each secret that signs
  * now (`webhook-signature: v1,<sig> [v1,<previous secret's sig>]`), POSTed through the address guard.
  */
-export const sendEvent = async (payload: Payload, event: WebhookEvent, endpoint: WebhookEndpoint, options: DeliveryOptions): Promise<SendOutcome> => {
+const sendEvent = async (payload: Payload, event: WebhookEvent, endpoint: WebhookEndpoint, options: DeliveryOptions): Promise<SendOutcome> => {
   const timestamp = new Date()
   let secrets: string[]
   try {

@@ -50,9 +50,6 @@ export const FAILED_EVENTS_TO_DISABLE = 10
 /** How long the secret before a rotation still signs deliveries, beside the new one. */
 export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000
 
-/** The longest a receiver may take to answer, from connecting to the answer's first bytes. */
-export const DELIVERY_TIMEOUT_MS = 10_000
-
 /**
  * The wait before attempt `attempt + 1` after attempt `attempt` failed: `baseMs` (10 s) after the
  * first, then doubling, at most an hour: 10 s, 20 s, 40 s, ... 42 min 40 s, 1 h (about 2 h 50 min in all).

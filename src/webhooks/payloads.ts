@@ -13,7 +13,7 @@ type PlanRef = { id: number; slug: string; name: string } | null
 type Customer = { id: number | null; email: string | null }
 
 /** The plan as receivers know it; one read in the caller's transaction (none when it came populated). */
-export const planRef = async (req: PayloadRequest, plan: number | Plan | null | undefined): Promise<PlanRef> => {
+const planRef = async (req: PayloadRequest, plan: number | Plan | null | undefined): Promise<PlanRef> => {
   if (plan === null || plan === undefined) return null
   const doc = typeof plan === 'object' ? plan : await req.payload.findByID({ collection: 'plans', id: plan, depth: 0, req, disableErrors: true })
   return doc ? { id: doc.id, slug: doc.slug, name: doc.name } : null

@@ -18,7 +18,7 @@ export type SendOutcome = {
   message: string | null
 }
 
-export const WEBHOOK_USER_AGENT = 'starter-kit-webhooks/1'
+const WEBHOOK_USER_AGENT = 'starter-kit-webhooks/1'
 
 /** The most of a response body read for the excerpt; the rest is never read. */
 const EXCERPT_BYTES = 4096

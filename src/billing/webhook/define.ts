@@ -6,7 +6,7 @@ import type { BillingSettings } from '../purchases'
 /** The processor event of one of these types: `event.data.object` is typed by the type. */
 export type EventOf<Type extends Stripe.Event['type']> = Extract<Stripe.Event, { type: Type }>
 
-export type HandlerContext<Type extends Stripe.Event['type']> = { req: PayloadRequest; event: EventOf<Type>; settings: BillingSettings }
+type HandlerContext<Type extends Stripe.Event['type']> = { req: PayloadRequest; event: EventOf<Type>; settings: BillingSettings }
 
 /**
  * One handler per event type (or per family of types handled alike). `load` reads the current objects
@@ -20,7 +20,7 @@ export type EventHandler<Type extends Stripe.Event['type'], Loaded> = {
 }
 
 /** What the transaction of a loaded event runs. */
-export type ApplyEvent = (context: { req: PayloadRequest; settings: BillingSettings }) => Promise<void>
+type ApplyEvent = (context: { req: PayloadRequest; settings: BillingSettings }) => Promise<void>
 
 /** A handler as the registry holds it: `load` reads, and answers what the transaction applies. */
 export type RegisteredHandler = {

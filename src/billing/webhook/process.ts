@@ -15,7 +15,7 @@ const MAX_ERROR_LENGTH = 2_000
  * A one-line description of a failure for the event log and the logs. Query failures name the
  * database's own error, never the query's parameters (they hold emails and license keys).
  */
-export const describeError = (error: unknown): string => {
+const describeError = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error).slice(0, MAX_ERROR_LENGTH)
   const cause = error.cause instanceof Error ? error.cause : null
   const message = cause ? `${cause.name}: ${cause.message}` : `${error.name}: ${error.message}`

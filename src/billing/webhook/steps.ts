@@ -27,7 +27,7 @@ export type StepContext = { req: PayloadRequest; event: Stripe.Event; settings: 
  * Whose payment this is (the metadata's user, else the verified owner of the email; null when
  * anonymous), remembering their processor customer for their next checkout and the portal.
  */
-export const findBuyer = async (
+const findBuyer = async (
   req: PayloadRequest,
   who: { userId: string | null | undefined; email: string | null | undefined; customer: string | { id: string } | null | undefined },
 ): Promise<Buyer | null> => {
@@ -68,7 +68,7 @@ export const loadSubscription = async (processor: Stripe, id: string): Promise<L
 }
 
 /** The subscription an invoice bills, wherever the API version puts it. */
-export const invoiceSubscriptionId = (invoice: Stripe.Invoice): string | null => {
+const invoiceSubscriptionId = (invoice: Stripe.Invoice): string | null => {
   const parent = (invoice as unknown as { parent?: { subscription_details?: { subscription?: string | { id: string } } } }).parent
   return idOf(parent?.subscription_details?.subscription ?? (invoice as unknown as { subscription?: string | null }).subscription ?? null)
 }
@@ -241,7 +241,7 @@ export const savePayment = (req: PayloadRequest, processorPaymentId: string, exi
     : req.payload.create({ collection: 'payment_history', data: { ...data, processorPaymentId }, req, overrideAccess: true, depth: 0 })
 
 /** A refund never shrinks and a dispute's state only moves forward, whatever order the events arrive in. */
-export const chargeChangesOn = (existing: Pick<PaymentHistory, 'refundedAmount' | 'disputeStatus'> | undefined, changes: ChargeChanges) => ({
+const chargeChangesOn = (existing: Pick<PaymentHistory, 'refundedAmount' | 'disputeStatus'> | undefined, changes: ChargeChanges) => ({
   refundedAmount: Math.max(changes.refundedAmount ?? 0, existing?.refundedAmount ?? 0),
   disputeStatus: laterDisputeState(existing?.disputeStatus ?? 'none', changes.disputeStatus ?? 'none'),
 })
@@ -279,7 +279,7 @@ export const recordInvoicePayment = async (
 }
 
 /** An invoice's own fields on its payment's row: its pages, number and tax. */
-export const invoiceFieldsOf = (invoice: Stripe.Invoice) => ({
+const invoiceFieldsOf = (invoice: Stripe.Invoice) => ({
   processorInvoiceId: invoice.id ?? null,
   invoiceUrl: invoice.hosted_invoice_url ?? null,
   invoicePdf: invoice.invoice_pdf ?? null,

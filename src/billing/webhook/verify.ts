@@ -3,7 +3,7 @@ import type Stripe from 'stripe'
 import { ServiceError } from '../../http/errors'
 
 /** How far a signature's timestamp may be from our clock, either way. */
-export const SIGNATURE_TOLERANCE_SECONDS = 300
+const SIGNATURE_TOLERANCE_SECONDS = 300
 
 const invalid = (message: string) => new ServiceError(400, 'invalid_signature', message)
 

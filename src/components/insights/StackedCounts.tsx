@@ -7,7 +7,7 @@ import { type DayValues, sum } from './data'
 import { Chart, Numbers } from './Figure'
 import { formatCount, formatLongDay } from './format'
 
-export type StackedSeries = { key: string; name: string; colour: string }
+type StackedSeries = { key: string; name: string; colour: string }
 
 type Props = {
   /** The chart's accessible name, with its totals. */

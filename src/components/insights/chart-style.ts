@@ -6,7 +6,7 @@ import { formatLongDay, formatShortDay } from './format'
  * Series colours from Payload's theme variables, so they follow its light and dark themes: the 600 and
  * 800 shades flip in the dark theme (600 is a mid tone on both, 800 dark on light and pale on dark).
  */
-export const SERIES_COLOURS = [
+const SERIES_COLOURS = [
   'var(--theme-success-600)',
   'var(--theme-warning-600)',
   'var(--theme-elevation-800)',

@@ -18,8 +18,8 @@ const IMPORT_FORMAT = '1'
 type ContentCollection = 'posts' | 'changelog_entries'
 const FOLDERS: Record<ContentCollection, string> = { posts: 'blog', changelog_entries: 'changelog' }
 
-export type ImportAction = 'create' | 'update' | 'unchanged' | 'conflict'
-export type ImportItem = { collection: ContentCollection; slug: string; file: string; action: ImportAction; reason?: string }
+type ImportAction = 'create' | 'update' | 'unchanged' | 'conflict'
+type ImportItem = { collection: ContentCollection; slug: string; file: string; action: ImportAction; reason?: string }
 export type ImportReport = { items: ImportItem[]; applied: boolean }
 
 type Source =

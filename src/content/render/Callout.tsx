@@ -1,5 +1,5 @@
-export const CALLOUT_KINDS = ['info', 'tip', 'warning'] as const
-export type CalloutKind = (typeof CALLOUT_KINDS)[number]
+const CALLOUT_KINDS = ['info', 'tip', 'warning'] as const
+type CalloutKind = (typeof CALLOUT_KINDS)[number]
 
 const TITLES: Record<CalloutKind, string> = { info: 'Note', tip: 'Tip', warning: 'Warning' }
 const ICONS: Record<CalloutKind, string> = { info: 'i', tip: '✓', warning: '!' }

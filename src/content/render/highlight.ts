@@ -6,7 +6,7 @@ import { createJavaScriptRegexEngine } from 'shiki/engine/javascript'
  * and Shiki's JavaScript regex engine (no WebAssembly to load). Both themes are emitted as CSS
  * variables; blog.css picks the dark one under prefers-color-scheme: dark.
  */
-export const HIGHLIGHTED_LANGUAGES = ['ts', 'tsx', 'js', 'json', 'bash', 'sql', 'yaml', 'diff'] as const
+const HIGHLIGHTED_LANGUAGES = ['ts', 'tsx', 'js', 'json', 'bash', 'sql', 'yaml', 'diff'] as const
 export type HighlightedLanguage = (typeof HIGHLIGHTED_LANGUAGES)[number]
 
 const ALIASES: Record<string, HighlightedLanguage> = {

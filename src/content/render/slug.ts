@@ -12,7 +12,7 @@ export const toSlug = (text: string, max: number): string =>
     .replace(/^-+|-+$/g, '')
 
 /** A heading's anchor ("section" when nothing is left). */
-export const slugify = (text: string): string => toSlug(text, 80) || 'section'
+const slugify = (text: string): string => toSlug(text, 80) || 'section'
 
 /**
  * Unique anchors within one document, in document order: the second "Setup" becomes "setup-2".

@@ -29,7 +29,7 @@ export const lexicalText = (state: unknown): string => {
   return asNodes(root.children).map(nodeText).join(' ')
 }
 
-export const WORDS_PER_MINUTE = 225
+const WORDS_PER_MINUTE = 225
 
 /** Minutes to read a text at 225 words a minute, at least one. */
 export const readingMinutes = (text: string): number => {

@@ -4,13 +4,13 @@
  * lets a developer accept an invitation in the browser.
  */
 export { startCodeHostStandIn } from './server'
-export { DEFAULT_USERS } from './accounts'
+
 export type {
   CodeHostStandIn,
-  CodeHostStartOptions,
-  CodeHostState,
-  FailureRule,
-  InvitationPermission,
-  RecordedRequest,
-  StandInInvitation,
+  
+  
+  
+  
+  
+  
 } from './types'

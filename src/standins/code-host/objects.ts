@@ -62,7 +62,7 @@ const repositoryObject = (host: CodeHost, recorded: GitHubRepository): GitHubRep
 }
 
 /** The stand-in's page listing the invitations, where a developer accepts one offline. */
-export const invitationsPageUrl = (host: CodeHost): string => `${host.url}/${host.owner.login}/${host.repo}/invitations`
+const invitationsPageUrl = (host: CodeHost): string => `${host.url}/${host.owner.login}/${host.repo}/invitations`
 
 export const invitationObject = (host: CodeHost, invitation: StandInInvitation): GitHubInvitation => {
   const recorded = recordedInvitation()

@@ -8,7 +8,7 @@ export type StandInInvitation = {
   permissions: InvitationPermission
 }
 
-export type RecordedRequest = { method: string; path: string; at: number }
+type RecordedRequest = { method: string; path: string; at: number }
 
 export type CodeHostState = {
   invitations: Map<number, StandInInvitation>

@@ -5,16 +5,16 @@
  */
 export { startOAuthStandIn } from './server'
 export { DEFAULT_ACCOUNTS } from './accounts'
-export { InvalidAuthorizationRequest } from './authorization'
+
 export type {
-  AccessToken,
-  AuthorizationCode,
-  OAuthAccount,
+  
+  
+  
   OAuthClientRegistration,
-  OAuthEndpoints,
+  
   OAuthProvider,
   OAuthStandIn,
-  OAuthStandInOptions,
-  OAuthStandInState,
-  RecordedRequest,
+  
+  
+  
 } from './types'

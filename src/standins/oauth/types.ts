@@ -49,7 +49,7 @@ export type AccessToken = {
   expiresAt?: Date
 }
 
-export type RecordedRequest = { method: string; path: string }
+type RecordedRequest = { method: string; path: string }
 
 export type OAuthStandInState = {
   codes: Map<string, AuthorizationCode>

@@ -8,7 +8,7 @@ import { expand } from './expand'
 import { newId } from './ids'
 import { parseParams, strings, type Params } from './params'
 
-export type ApiCall = {
+type ApiCall = {
   params: Params
   /** A path parameter such as `:id`. */
   path: (name: string) => string
@@ -17,7 +17,7 @@ export type ApiCall = {
 }
 
 /** Events are delivered after the answer went out, as Stripe does. */
-export type ApiAnswer = { body: object; status?: number; events?: Stripe.Event[] }
+type ApiAnswer = { body: object; status?: number; events?: Stripe.Event[] }
 
 export type ApiHandler = (call: ApiCall) => ApiAnswer
 

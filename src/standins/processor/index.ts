@@ -6,16 +6,16 @@
 export { startProcessorStandIn } from './server'
 export { DEFAULT_PRICES } from './prices'
 export type {
-  FailureRule,
-  PayOptions,
+  
+  
   PayOutcome,
-  PayTaxId,
+  
   ProcessorStandIn,
-  RecordedRequest,
-  StandInEventRecord,
-  StandInPrice,
-  StandInState,
-  StartOptions,
-  SubscriptionChanges,
-  WebhookDelivery,
+  
+  
+  
+  
+  
+  
+  
 } from './types'

@@ -135,7 +135,7 @@ const taxRateById = (processor: Processor) => (id: string) =>
   [...processor.state.taxRates.values()].find((rate) => rate.id === id)
 
 /** What an invoice says; its hosted page and its PDF show the same. */
-export const invoiceSummary = (processor: Processor, invoice: LegacyInvoice) => {
+const invoiceSummary = (processor: Processor, invoice: LegacyInvoice) => {
   const money = (amount: number) => formatAmount(amount, invoice.currency)
   const discount = (invoice.total_discount_amounts ?? []).reduce((sum, entry) => sum + entry.amount, 0)
   const tax = (invoice.total_taxes ?? []).reduce((sum, entry) => sum + entry.amount, 0)

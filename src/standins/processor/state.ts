@@ -34,7 +34,7 @@ export type CheckoutDetails = {
 }
 
 /** An answer kept for its Idempotency-Key: the JSON exactly as sent, so a replay is byte for byte the same. */
-export type StoredResponse = {
+type StoredResponse = {
   method: string
   path: string
   rawBody: string

@@ -52,7 +52,7 @@ export type FailureRule = {
 export type PayOutcome = 'succeeded' | 'async_succeeded' | 'async_failed' | 'declined'
 
 /** A tax ID as the buyer enters it on the hosted checkout, e.g. `{ type: 'eu_vat', value: 'DE123456789' }`. */
-export type PayTaxId = { type: Stripe.Checkout.Session.CustomerDetails.TaxId.Type; value: string }
+type PayTaxId = { type: Stripe.Checkout.Session.CustomerDetails.TaxId.Type; value: string }
 
 export type PayOptions = {
   email?: string
@@ -78,7 +78,7 @@ export type StandInEventRecord = { event: Stripe.Event; deliveries: WebhookDeliv
 
 export type RecordedRequest = { method: string; path: string; idempotencyKey?: string; at: number }
 
-export type StandInState = {
+type StandInState = {
   coupons: Map<string, Stripe.Coupon>
   sessions: Map<string, Stripe.Checkout.Session>
   customers: Map<string, Stripe.Customer>

@@ -4,7 +4,7 @@ import { startCheckout } from '../_actions/checkout'
 import type { PricingOrigin } from './pricing-origin'
 import { OwnedBadge, PlanActions, VisitorPricingProvider } from './VisitorPricing'
 
-export type { PricingOrigin } from './pricing-origin'
+
 
 type Props = {
   plans: Plan[]

@@ -7,7 +7,7 @@ import { usePageRestores } from './page-restores'
 import type { PricingOrigin } from './pricing-origin'
 
 /** A signed-in visitor's side of the pricing table (GET /pricing/visitor): what they own and can upgrade. */
-export type VisitorUpgrade = { planId: number; licenseId: number; toSlug: string; label: string; note: string | null }
+type VisitorUpgrade = { planId: number; licenseId: number; toSlug: string; label: string; note: string | null }
 export type VisitorPricingState = { signedIn: boolean; ownedPlanIds: number[]; upgrades: VisitorUpgrade[] }
 
 const Visitor = createContext<VisitorPricingState | null>(null)

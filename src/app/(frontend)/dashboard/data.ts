@@ -10,8 +10,8 @@ import { listSeats, type SeatList } from '../../../teams/seats'
 /** How many versions the dashboard offers a button for; older ones stay on the changelog. */
 export const LISTED_VERSIONS = 10
 /** Templates and support requests shown at most (the newest). */
-export const LISTED_TEMPLATES = 50
-export const LISTED_REQUESTS = 20
+const LISTED_TEMPLATES = 50
+const LISTED_REQUESTS = 20
 const LISTED_REPLIES = 500
 
 export type ListedRelease = { version: string; publishedAt: string }

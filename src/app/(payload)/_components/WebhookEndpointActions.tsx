@@ -18,7 +18,7 @@ const post = async (path: string): Promise<{ ok: boolean; answer: Answer }> => {
 }
 
 /** One sentence about an attempt, as the delivery's row says it. */
-export const deliverySentence = (delivery: Delivery): string =>
+const deliverySentence = (delivery: Delivery): string =>
   delivery.outcome === 'succeeded'
     ? `Delivered: the receiver answered ${delivery.responseStatus} in ${delivery.durationMs} ms.`
     : `Failed${delivery.responseStatus ? ` (HTTP ${delivery.responseStatus})` : ''}: ${delivery.error ?? 'no answer'}`

@@ -64,7 +64,7 @@ export type SessionFields = {
  * `automatic_tax` before checkout knows where the buyer is: Stripe Tax, the account liable, the
  * calculation waiting for the address checkout collects.
  */
-export const automaticTaxOf = (enabled: boolean): Stripe.Checkout.Session.AutomaticTax =>
+const automaticTaxOf = (enabled: boolean): Stripe.Checkout.Session.AutomaticTax =>
   enabled
     ? { enabled: true, liability: { type: 'self' }, provider: 'stripe', status: 'requires_location_inputs' }
     : { enabled: false, liability: null, provider: null, status: null }
