@@ -1,3 +1,5 @@
+import { type Page } from '@playwright/test'
+
 import { expect, signUp, test } from './helpers'
 
 // Playwright turns Chromium's back-forward cache off by default; browsers have it on.
@@ -12,8 +14,8 @@ test.use({
 })
 
 /** Whether the page now showing came back from the back-forward cache (set by the pageshow listener below). */
-const restored = (page: import('@playwright/test').Page) => page.evaluate(() => (window as unknown as { restoredFromCache?: boolean }).restoredFromCache ?? null)
-const listenForRestores = (page: import('@playwright/test').Page) =>
+const restored = (page: Page) => page.evaluate(() => (window as unknown as { restoredFromCache?: boolean }).restoredFromCache ?? null)
+const listenForRestores = (page: Page) =>
   page.evaluate(() => {
     window.addEventListener('pageshow', (event) => {
       ;(window as unknown as { restoredFromCache?: boolean }).restoredFromCache = event.persisted

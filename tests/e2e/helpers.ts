@@ -14,6 +14,7 @@ export { expect }
 export const test = playwrightTest.extend<{ recordFailure: void }>({
   recordFailure: [
     // Playwright reads which fixtures a fixture needs from this pattern, so it stays even when empty.
+    // eslint-disable-next-line no-empty-pattern -- Playwright requires an object pattern as a fixture's first parameter; this fixture needs none
     async ({}, use, testInfo) => {
       await use()
       if (testInfo.status !== testInfo.expectedStatus) fs.appendFileSync(failuresFile(runState().dataDir), `${testInfo.title}: ${testInfo.status}\n`)

@@ -1,6 +1,6 @@
 import path from 'node:path'
 
-import { buySignedIn, expect, signInWithPassword, signUp, test } from './helpers'
+import { buySignedIn, expect, signUp, test } from './helpers'
 import { PASSWORD, screenshotDir, STAFF } from './service'
 
 // An address of its own (the server trusts the local proxy): the run's sign-ups share no limit.

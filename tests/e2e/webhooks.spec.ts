@@ -1,11 +1,13 @@
 import path from 'node:path'
 
+import { type Page } from '@playwright/test'
+
 import { startWebhookReceiver } from '../support/webhook-receiver'
 import { expect, test } from './helpers'
 import { PASSWORD, screenshotDir, STAFF } from './service'
 
 /** No sideways scrolling at this width (the secret and the URL are long words). */
-const fitsWidth = async (page: import('@playwright/test').Page) =>
+const fitsWidth = async (page: Page) =>
   expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { timeout: 5_000 }).toBe(0)
 
 test('an admin adds a webhook endpoint, copies its secret once, sends a test event and sends a delivery again', async ({ page }) => {

@@ -174,7 +174,7 @@ const ROWS: Record<string, RowEntry> = {
   user_subscriptions: owned('user'),
   one_time_purchases: owned('user'),
   payment_history: owned('user'),
-  releases: { via: 'db', defaults: () => ({ version: `95.${(versionSeed += 1)}.0` }), make: async () => null },
+  releases: { via: 'db', defaults: () => ({ version: `95.${(versionSeed += 1)}.0` }), make: () => Promise.resolve(null) },
   // Admins only: none of the actors (support included) reads an endpoint, so each probes two rows it cannot see.
   webhook_endpoints: {
     via: 'db',
@@ -196,7 +196,7 @@ const shared: { support: Actor; admin: Actor } = {} as never
 
 const actorOf = (name: ActorName, who: TestUser | null): Actor => ({
   name,
-  user: who ? ({ ...who.user, collection: 'users' } as Actor['user']) : null,
+  user: who ? ({ ...who.user, collection: 'users' }) : null,
   as: who ? { token: who.token } : null,
   staff: name === 'support',
 })
@@ -269,7 +269,7 @@ const fillRequired = async (fields: DataField[], data: Data): Promise<Data> => {
 
 /** A row as staff see it: everything, joins and hidden fields included. */
 const observe = async (slug: string, id: Id): Promise<Data> =>
-  (await payload().findByID({ collection: slug as never, id, depth: 0, overrideAccess: true, showHiddenFields: true, user: shared.admin.user as never, draft: false })) as unknown as Data
+  await payload().findByID({ collection: slug as never, id, depth: 0, overrideAccess: true, showHiddenFields: true, user: shared.admin.user, draft: false })
 
 const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b) || (a !== null && typeof a === 'object' && (a as { id?: unknown }).id === b)
 
@@ -322,7 +322,7 @@ const plantRow = async (rule: FieldReadRule, actor: Actor, index: 0 | 1): Promis
 
 /** What the rule answers for the actor with the whole document (the truth every other path must agree with). */
 const ruleAllows = async (rule: FieldReadRule, actor: Actor, doc: Data): Promise<boolean> => {
-  const req = await createLocalReq({ user: (actor.user ?? undefined) as never }, payload())
+  const req = await createLocalReq({ user: (actor.user ?? undefined) }, payload())
   let sibling: unknown = doc
   for (const container of rule.containers) {
     const inner = (sibling as Data | undefined)?.[container.name]
@@ -359,7 +359,7 @@ const docsOf = (body: unknown): unknown[] => {
   if (!body || typeof body !== 'object') return []
   const docs = (body as { docs?: unknown }).docs
   if (Array.isArray(docs)) return docs
-  return 'id' in (body as object) ? [body] : []
+  return 'id' in (body) ? [body] : []
 }
 
 /** The answer reveals nothing: none of the tokens in the body, and the field absent from every document. */
@@ -480,7 +480,7 @@ const probePopulate = async (rule: FieldReadRule, c: Case, probe: { notApplicabl
       const readable = (await get(c.actor, `/${ref.collection}/${made}?depth=0`)).status === 200
       if (!pointed || !readable) continue
       probed += 1
-      const populated = (body: unknown) => docsOf(body).flatMap((doc) => valuesAt(doc, ref.path).values.map((value) => (value && typeof value === 'object' && 'value' in (value as object) && 'relationTo' in (value as object) ? (value as { value: unknown }).value : value)))
+      const populated = (body: unknown) => docsOf(body).flatMap((doc) => valuesAt(doc, ref.path).values.map((value) => (value && typeof value === 'object' && 'value' in (value) && 'relationTo' in (value) ? (value as { value: unknown }).value : value)))
       for (const path of [
         `/${ref.collection}/${made}?depth=2`,
         `/${ref.collection}?where[id][equals]=${made}&depth=2`,
@@ -537,7 +537,7 @@ const typeFields = async (name: string): Promise<GqlField[] | null> => {
   if (!gqlTypes.has(name)) {
     const deep = 'kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } }'
     const result = await graphql(`{ __type(name: "${name}") { fields { name args { name } type { ${deep} } } } }`, shared.admin.as)
-    gqlTypes.set(name, ((result.data as unknown as { __type?: { fields: GqlField[] } | null })?.__type?.fields ?? null) as GqlField[] | null)
+    gqlTypes.set(name, ((result.data as unknown as { __type?: { fields: GqlField[] } | null })?.__type?.fields ?? null))
   }
   return gqlTypes.get(name)!
 }
@@ -573,7 +573,7 @@ const probeGraphQL = async (rule: FieldReadRule, c: Case, probe: { notApplicable
     const where = `{ OR: [${ids.map((id) => `{ id: { equals: ${id} } }`).join(', ')}] }`
     const list = await graphql(`{ ${plural}(${select}where: ${where}) { docs { ${pick} } } }`, c.actor.as)
     const byId = await graphql(`{ ${singular}(${select}id: ${ids[0]}) { ${pick} } }`, c.actor.as)
-    const listDocs = ((list.data?.[plural] as { docs?: unknown[] } | null)?.docs ?? []) as unknown[]
+    const listDocs = ((list.data?.[plural] as { docs?: unknown[] } | null)?.docs ?? [])
     const oneDoc = (byId.data as Record<string, unknown> | undefined)?.[singular]
     for (const [label, result, docs] of [
       [`GraphQL ${plural}(${select})`, list, listDocs],
@@ -732,13 +732,13 @@ for (const rule of walk.rules.filter((one) => !only || `${one.collection}.${one.
         const c = cases.get(name)!
         expect(c.rows.length).toBeGreaterThan(0)
         const unplantable = ROWS[rule.collection]!.unplantable?.[rule.path]
-        if (unplantable) context.annotate(`nothing can be planted in ${rule.path}: ${unplantable}`)
+        if (unplantable) await context.annotate(`nothing can be planted in ${rule.path}: ${unplantable}`)
         for (const row of unplantable ? [] : c.rows) {
           const stored = valuesAt(row.doc, rule.path).values.some(hasContent)
           expect(stored, `${rule.collection}.${rule.path}: nothing planted in row ${row.id} (staff read ${JSON.stringify(row.doc).slice(0, 300)})`).toBe(true)
         }
         if (c.entitled) {
-          context.annotate(`${name} may read ${rule.collection}.${rule.path}: checked that it does`)
+          await context.annotate(`${name} may read ${rule.collection}.${rule.path}: checked that it does`)
           if (!unplantable) await expectEntitledRead(rule, c)
           return
         }
@@ -752,7 +752,7 @@ for (const rule of walk.rules.filter((one) => !only || `${one.collection}.${one.
             throw error
           }
         }
-        if (notApplicable.length > 0) context.annotate(`not applicable: ${notApplicable.join('; ')}`)
+        if (notApplicable.length > 0) await context.annotate(`not applicable: ${notApplicable.join('; ')}`)
       }, 600_000)
     }
   })

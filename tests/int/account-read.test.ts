@@ -98,7 +98,7 @@ describe("the hot paths check a session's token with Payload's JWT strategy and 
     const [, body] = customer.token.split('.')
     const claims = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>
     const forged = await new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', authVersion } as never)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', authVersion })
       .sign(new TextEncoder().encode(secret ?? payload().secret))
     expect((await download({ authorization: `JWT ${forged}` })).status).toBe(401)
   })
@@ -109,7 +109,7 @@ describe("the hot paths check a session's token with Payload's JWT strategy and 
     const claims = JSON.parse(Buffer.from(one.token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
     const otherSid = (JSON.parse(Buffer.from(other.token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
     const forged = await new SignJWT({ ...claims, sid: otherSid })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', authVersion: JWT_AUTH_VERSION } as never)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', authVersion: JWT_AUTH_VERSION })
       .sign(new TextEncoder().encode(payload().secret))
     expect((await download({ authorization: `JWT ${forged}` })).status).toBe(401)
   })

@@ -64,7 +64,7 @@ const importsOf = (file: string): ModuleImport[] => {
       const callsRequire = ts.isIdentifier(node.expression) && node.expression.text === 'require'
       if (dynamicImport || callsRequire) add(node, node.arguments[0], false)
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
-      add(node, node.argument.literal as ts.Expression, true)
+      add(node, node.argument.literal, true)
     }
     ts.forEachChild(node, visit)
   }

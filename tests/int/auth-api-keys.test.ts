@@ -420,7 +420,7 @@ describe('a key opens nothing else', () => {
     await expect(payload().find({ collection: 'users', ...as })).rejects.toBeInstanceOf(Forbidden)
     await expect(payload().find({ collection: 'api_keys', ...as })).rejects.toBeInstanceOf(Forbidden)
     await expect(payload().delete({ collection: 'api_keys', id: keyId, ...as })).rejects.toBeInstanceOf(Forbidden)
-    const adminAccess = payload().collections.users.config.access.admin!
+    const adminAccess = payload().collections.users.config.access.admin
     const req = { user: marked, payload: payload(), context: {} } as never
     expect(await adminAccess({ req })).toBe(false)
     expect(await adminAccess({ req: { user: { ...admin.user, collection: 'users' }, payload: payload(), context: {} } as never })).toBe(true)
@@ -464,7 +464,7 @@ describe('api_keys across two customers (IDOR), REST and GraphQL', () => {
     expect([endpoint.status, errorCode(endpoint)]).toEqual([404, 'api_key_not_found'])
     const rest = await api('DELETE', `/api_keys/${mine.id}`, { as: otherUltimate })
     expect(rest.status).toBe(403)
-    const result = await sessionGraphql(`mutation { deleteApiKey(id: ${mine.id}) { id } }` as string, otherUltimate)
+    const result = await sessionGraphql(`mutation { deleteApiKey(id: ${mine.id}) { id } }`, otherUltimate)
     expect(result.errors?.length).toBeGreaterThan(0)
     expect((await withKey(mine.key, 'GET', '/download')).status).toBe(200)
   })

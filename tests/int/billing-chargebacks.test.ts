@@ -181,7 +181,7 @@ describe('concurrent and stale state', () => {
               },
             }
           : Reflect.get(target, property, receiver),
-    }) as Stripe
+    })
     try {
       const [updated] = await standIn.updateSubscription(subscriptionId, { cancelAtPeriodEnd: true })
       const older = processEvent(payload(), slow, updated!, settings)

@@ -20,12 +20,12 @@ import { api, createUser, type TestUser, usePayload } from '../support/payload'
  * stand-in counts what arrived: a page view reads a price once per process, not once per view; a call
  * that cannot be kept (a checkout, a portal session) stops at its rate limit before the processor is asked.
  */
-const hoisted = vi.hoisted(() => ({ user: { current: null as unknown }, address: '203.0.113.1' }))
+const hoisted = vi.hoisted((): { user: { current: unknown }; address: string } => ({ user: { current: null }, address: '203.0.113.1' }))
 
 vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
 vi.mock('next/navigation', () => import('../support/server-actions').then((m) => m.navigationModule))
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, unstable_cache: <T>(fn: T) => fn }))
-vi.mock('next/headers', () => ({ headers: async () => new Headers({ 'user-agent': 'processor-calls-test', 'x-kit-client-address': hoisted.address }) }))
+vi.mock('next/headers', () => ({ headers: () => Promise.resolve(new Headers({ 'user-agent': 'processor-calls-test', 'x-kit-client-address': hoisted.address })) }))
 
 const { default: DashboardPage } = await import('../../src/app/(frontend)/dashboard/page')
 const { loadVisitorPricing } = await import('../../src/app/(frontend)/_components/pricing-data')

@@ -16,7 +16,7 @@ import { redirectOf } from '../support/server-actions'
  */
 vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => null)))
 vi.mock('next/navigation', () => import('../support/server-actions').then((m) => m.navigationModule))
-vi.mock('next/headers', () => ({ headers: async () => new Headers({ 'user-agent': 'success-page-test' }) }))
+vi.mock('next/headers', () => ({ headers: () => Promise.resolve(new Headers({ 'user-agent': 'success-page-test' })) }))
 
 const { sendCheckoutSignInLink } = await import('../../src/app/(frontend)/success/actions')
 

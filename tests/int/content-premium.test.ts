@@ -6,7 +6,7 @@ import { seedPlans } from '../../src/plans/seed'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 
 /** The premium page's server action, called as Next would, with the test's signed-in reader. */
-const hoisted = vi.hoisted(() => ({ user: { current: null as unknown } }))
+const hoisted = vi.hoisted((): { user: { current: unknown } } => ({ user: { current: null } }))
 vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
 const { loadPremiumBody } = await import('../../src/app/(frontend)/blog/[slug]/premium')
 

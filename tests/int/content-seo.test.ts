@@ -38,7 +38,7 @@ vi.mock('../../src/app/_lib/session', async () => {
   const { default: config } = await import('../../payload.config')
   return {
     getPayloadClient: () => getPayload({ config }),
-    pageAuthHeaders: async () => hoisted.requestHeaders.current,
+    pageAuthHeaders: () => Promise.resolve(hoisted.requestHeaders.current),
   }
 })
 

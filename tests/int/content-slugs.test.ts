@@ -30,9 +30,9 @@ describe('slugs: generated from the title (Payload slug field), kept when given'
   })
 
   it('a draft the admin autosaves follows its title until it is published, then keeps its slug', async () => {
-    const draft = await payload().create({ collection: 'posts', data: {} as never, draft: true })
+    const draft = await payload().create({ collection: 'posts', data: {}, draft: true })
     const autosave = (data: Record<string, unknown>) =>
-      payload().update({ collection: 'posts', id: draft.id, data: data as never, draft: true, autosave: true })
+      payload().update({ collection: 'posts', id: draft.id, data: data, draft: true, autosave: true })
     const first = await autosave({ title: 'Hello', slug: draft.slug ?? null })
     expect(first.slug).toBe('hello')
     const second = await autosave({ title: 'Hello world', slug: first.slug })

@@ -22,12 +22,12 @@ import { createRelease } from '../support/releases'
  * for templates, support requests and API keys, called as Next would call them. The session module
  * answers with the test's chosen user; `redirect` throws what Next's would, with the target.
  */
-const hoisted = vi.hoisted(() => ({ user: { current: null as unknown } }))
+const hoisted = vi.hoisted((): { user: { current: unknown } } => ({ user: { current: null } }))
 
 vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
 vi.mock('next/navigation', () => import('../support/server-actions').then((m) => m.navigationModule))
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, unstable_cache: <T>(fn: T) => fn }))
-vi.mock('next/headers', () => ({ headers: async () => new Headers({ 'user-agent': 'dashboard-test' }) }))
+vi.mock('next/headers', () => ({ headers: () => Promise.resolve(new Headers({ 'user-agent': 'dashboard-test' })) }))
 
 const { createApiKeyAction, downloadKit, downloadTemplate, openSupportRequest, revokeApiKeyAction } = await import('../../src/app/(frontend)/dashboard/actions')
 const { allowedReleases, publishedTemplates, releaseNotes, supportThreads } = await import('../../src/app/(frontend)/dashboard/data')

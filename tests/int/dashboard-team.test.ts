@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { billingRuntimeOf } from '../../src/billing/runtime'
 import { ERROR_SENTENCES, errorSentence } from '../../src/http/error-sentences'
-import type { License, Plan } from '../../src/payload-types'
+import type { License } from '../../src/payload-types'
 import { activate, DEACTIVATIONS_PER_DAY } from '../../src/teams/activations'
 import { handleSeatClaim } from '../../src/teams/claim-link'
 import { PRICES, smtp, standIn } from '../support/billing-env'
@@ -22,12 +22,12 @@ import { createRelease } from '../support/releases'
  * emailed link and gets the downloads, the owner revokes; installations are deactivated within the
  * daily limit. Server actions and pages are called as Next would call them (tests/support/server-actions.ts).
  */
-const hoisted = vi.hoisted(() => ({ user: { current: null as unknown } }))
+const hoisted = vi.hoisted((): { user: { current: unknown } } => ({ user: { current: null } }))
 
 vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
 vi.mock('next/navigation', () => import('../support/server-actions').then((m) => m.navigationModule))
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, unstable_cache: <T>(fn: T) => fn }))
-vi.mock('next/headers', () => ({ headers: async () => new Headers({ 'user-agent': 'dashboard-team-test' }) }))
+vi.mock('next/headers', () => ({ headers: () => Promise.resolve(new Headers({ 'user-agent': 'dashboard-team-test' })) }))
 
 const { assignSeatAction, deactivateInstallation, revokeSeatAction } = await import('../../src/app/(frontend)/dashboard/actions')
 const { installationsOf, teamsOf } = await import('../../src/app/(frontend)/dashboard/data')
@@ -87,7 +87,7 @@ const claimLinkTo = async (email: string) => {
 
 const plansBySlug = async () => {
   const { docs } = await payload().find({ collection: 'plans', where: { active: { equals: true } }, sort: 'order', depth: 0, pagination: false })
-  return docs as Plan[]
+  return docs
 }
 
 beforeAll(async () => {

@@ -1,7 +1,6 @@
 import './../support/billing-env'
 
 import { Octokit } from '@octokit/rest'
-import type Stripe from 'stripe'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { RATE_LIMITS } from '../../src/auth/rate-limit'
@@ -107,7 +106,7 @@ const legacyRow = async (user: TestUser, username: string, data: { status: 'pend
   })
 }
 
-const expectHasAccess = (answer: { status: number; body: any }) => {
+const expectHasAccess = (answer: { status: number; body: unknown }) => {
   expect(answer.status).toBe(409)
   expect(answer.body).toEqual({ errors: [{ code: 'username_has_access', message: expect.any(String) }] })
 }
@@ -135,7 +134,7 @@ describe('a username that already has access is refused, and never removed', () 
     expect((await status(buyer)).body).toEqual({ status: 'collaborator', username: own })
 
     if (how === 'refunded') {
-      await standIn.refund((purchase.events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge).id)
+      await standIn.refund((purchase.events.find((event) => event.type === 'charge.succeeded')!.data.object).id)
     } else {
       await revokeLicenseOf(buyer)
     }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { MAX_LIVE_API_KEYS } from '../../src/auth/api-keys'
 import { MIN_PASSWORD_LENGTH } from '../../src/auth/sign-up'
 import { ERROR_SENTENCES, errorSentence } from '../../src/http/error-sentences'
+import { ERROR_CLASSES } from '../../src/http/payload-errors'
 
 /**
  * Every error code the service's source can answer with has a customer sentence in
@@ -55,11 +56,8 @@ const codesInSource = (): Map<string, string> => {
  * `codeOf`), except those it maps to codes of its own.
  */
 const payloadErrorCodes = (): string[] => {
-  const names = fs.readFileSync(path.join(ROOT, 'src/http/payload-errors.ts'), 'utf8').match(/const ERROR_CLASSES = \[([^\]]*)\]/)![1]!
   const mapped = new Set(['APIError', 'AuthenticationError', 'LockedAuth', 'UnverifiedEmail', 'UnauthorizedError', 'Forbidden', 'NotFound', 'ValidationError'])
-  return [...names.matchAll(/'(\w+)'/g)]
-    .map((match) => match[1]!)
-    .filter((name) => !mapped.has(name))
+  return ERROR_CLASSES.filter((name) => !mapped.has(name))
     .map((name) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase())
 }
 

@@ -22,7 +22,7 @@ const startHost = async (reply: (request: Request) => Promise<Response> | Respon
       res.setHeader('content-type', 'text/plain')
       res.end(`next:${req.url}`)
     },
-    checkDatabase: async () => undefined,
+    checkDatabase: () => Promise.resolve(),
     maxBodyBytes: 1_000,
     maxUploadBytes: 5_000,
     direct: {

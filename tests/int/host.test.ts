@@ -40,7 +40,7 @@ const startHost = async (databaseUrl: string, slowMs = 400) => {
     },
     maxBodyBytes: 1_000,
     maxUploadBytes: 5_000,
-    uploads: { paths: ['/api/releases'], isStaff: async (headers) => headers.authorization === 'JWT staff-token' },
+    uploads: { paths: ['/api/releases'], isStaff: (headers) => Promise.resolve(headers.authorization === 'JWT staff-token') },
     shutdownTimeoutMs: 3_000,
     logger: createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(line) } }),
   })
@@ -169,7 +169,7 @@ describe('compression', () => {
           res.end(page)
         }
       },
-      checkDatabase: async () => undefined,
+      checkDatabase: () => Promise.resolve(),
       maxBodyBytes: 1_000,
       maxUploadBytes: 5_000,
       logger: createLogger({ level: 'silent', destination: { write: () => undefined } }),
@@ -307,12 +307,12 @@ describe('pages that may come back from the back-forward cache', () => {
 
   it('lose no-store on the listed pages only, for GET and HEAD only', async () => {
     const host = createHost({
-      handle: async (_req, res) => {
+      handle: (_req, res) => {
         res.setHeader('cache-control', NO_STORE)
         res.setHeader('content-type', 'text/html')
         res.end('<p>page</p>')
       },
-      checkDatabase: async () => undefined,
+      checkDatabase: () => Promise.resolve(),
       maxBodyBytes: 1_000,
       maxUploadBytes: 5_000,
       restorablePages: RESTORABLE_PAGES,
@@ -344,11 +344,11 @@ describe("Next's built assets", () => {
     fs.writeFileSync(path.join(dir, 'chunks', 'uncopied.js'), script)
     fs.writeFileSync(path.join(dir, '.secret'), 'not for anyone')
     const host = createHost({
-      handle: async (req, res) => {
+      handle: (req, res) => {
         res.statusCode = 404
         res.end(`next:${req.url}`)
       },
-      checkDatabase: async () => undefined,
+      checkDatabase: () => Promise.resolve(),
       maxBodyBytes: 1_000,
       maxUploadBytes: 5_000,
       staticAssets: { urlPath: '/_next/static', dir },

@@ -57,7 +57,7 @@ beforeAll(async () => {
       res.setHeader('content-type', 'application/json')
       res.end(JSON.stringify({ bytes: record.bytes }))
     },
-    checkDatabase: async () => undefined,
+    checkDatabase: () => Promise.resolve(),
     maxBodyBytes: LIMIT,
     maxUploadBytes: UPLOAD_LIMIT,
     uploads: { paths: ['/api/releases', '/api/media'], isStaff: staffSessionCheck(resolved.secret, 'payload-token') },

@@ -53,7 +53,7 @@ const unbounded = (): string[] => {
     if (!text.includes("from 'zod'")) continue
     for (const match of text.matchAll(/z\.(string|array)\(/g)) {
       // For z.array( the chain starts after its own argument list.
-      const open = match.index! + match[0].length
+      const open = match.index + match[0].length
       const argsEnd = open + chainAfter(text, open).length + 1
       const chain = chainAfter(text, argsEnd)
       const ok = /\.(max|length)\(/.test(chain) || (match[1] === 'string' && boundedRegex(chain))
@@ -71,7 +71,7 @@ describe('request schemas', () => {
   it('the check itself finds an unbounded schema', () => {
     const text = "z.object({ a: z.string().optional(), b: z.string().max(3), c: z.array(z.string().max(2)), d: z.string().regex(/^a+$/) })"
     const hits = [...text.matchAll(/z\.(string|array)\(/g)].map((match) => {
-      const open = match.index! + match[0].length
+      const open = match.index + match[0].length
       const chain = chainAfter(text, open + chainAfter(text, open).length + 1)
       return /\.(max|length)\(/.test(chain) || (match[1] === 'string' && boundedRegex(chain))
     })

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import http from 'node:http'
+import type http from 'node:http'
 import type { BlockList } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -27,7 +27,7 @@ const echoHost = async (trustedProxies?: BlockList) => {
       res.setHeader('content-type', 'application/json')
       res.end(JSON.stringify({ address: req.headers[CLIENT_ADDRESS_HEADER] ?? null }))
     },
-    checkDatabase: async () => undefined,
+    checkDatabase: () => Promise.resolve(),
     maxBodyBytes: 1_000,
     maxUploadBytes: 1_000,
     trustedProxies,

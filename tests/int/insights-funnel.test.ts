@@ -4,6 +4,7 @@ import type { PayloadRequest } from 'payload'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { pricingViewSource, recordPricingView } from '../../src/analytics/pricing-views'
+import type * as TrackModule from '../../src/analytics/track'
 import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { PRICES, standIn } from '../support/billing-env'
 import { rows, seedStandInPlans } from '../support/billing'
@@ -18,7 +19,7 @@ import { api, createUser, SERVER_URL, usePayload } from '../support/payload'
  */
 const failing = vi.hoisted(() => ({ track: false }))
 vi.mock('../../src/analytics/track', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/analytics/track')>()
+  const original = await importOriginal<typeof TrackModule>()
   return {
     ...original,
     track: async (...args: Parameters<typeof original.track>) => {

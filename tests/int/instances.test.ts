@@ -25,7 +25,7 @@ import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { type CodeHostStandIn, startCodeHostStandIn } from '../../src/standins/code-host'
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
 import { adminQuery, ident, withDatabase } from '../support/databases'
-import { freePort, jsonOrText } from '../support/net'
+import { freePort, jsonOrText, type UntypedJson } from '../support/net'
 import { type NodeProcess, spawnNode, waitForReady as waitForServer, BUILT_SERVER } from '../support/production-server'
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver'
@@ -103,7 +103,7 @@ describe.runIf(enabled)('two production servers on one database', () => {
     return Promise.race([proc.exited, sleep(40_000).then(() => 'timeout')])
   }
 
-  type Answer = { status: number; body: any; headers: Headers }
+  type Answer = { status: number; body: UntypedJson; headers: Headers }
   const call = async (
     proc: Proc,
     method: string,
@@ -412,7 +412,7 @@ describe.runIf(enabled)('two production servers on one database', () => {
     expect(contested.find((answer) => answer.status === 409)!.body.errors[0].code).toBe('username_taken')
     expect(invitedLogins().filter((login) => login === 'shared-login')).toHaveLength(1)
     expect(await count(`SELECT count(*) AS n FROM repo_usernames WHERE username_key = 'shared-login'`)).toBe(1)
-    const [winner, loser] = contested[0]!.status === 200 ? [first, second] : [second, first]
+    const [winner, loser] = contested[0].status === 200 ? [first, second] : [second, first]
 
     // One account asks for three usernames at once across both servers: one row, one invitation left.
     const logins = ['race-one', 'race-two', 'race-three']

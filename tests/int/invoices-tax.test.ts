@@ -134,7 +134,7 @@ describe('the invoice completes the payment row', () => {
     const other = await createUser(payload(), 'customer')
     const { events } = await quietly(() => buy(PRICES.standard, { as: buyer }))
     const paid = events.find((event) => event.type === 'invoice.paid')!
-    const invoice = paid.data.object as Stripe.Invoice
+    const invoice = paid.data.object
     // The invoice arrives first, naming another account in its metadata.
     const tampered = { ...paid, id: `${paid.id}_tampered`, data: { object: { ...invoice, metadata: { ...invoice.metadata, user_id: String(other.user.id) } } } } as Stripe.Event
     expect(await processEvent(payload(), billing().processor, tampered, settings)).toBe('processed')
@@ -147,7 +147,7 @@ describe('the invoice completes the payment row', () => {
     const buyer = await createUser(payload(), 'customer')
     const { events } = await buy(PRICES.standard, { as: buyer })
     await standIn.settled()
-    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object
     await standIn.refund(charge.id, 4000)
     await standIn.settled()
     const [payment] = await paymentsOf(buyer)

@@ -107,7 +107,7 @@ describe('renewal', () => {
     const events = await standIn.pay(renewal.body.id, { email: buyer.email })
     await standIn.settled()
     expect(await licenseOf(buyer)).toMatchObject({ status: 'active', updatesMajor: 3 })
-    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object
     const [opened] = await standIn.openDispute(charge.id)
     await standIn.settled()
     expect(await licenseOf(buyer)).toMatchObject({ status: 'suspended', updatesMajor: 3 })
@@ -261,7 +261,7 @@ describe('upgrade, paying the difference', () => {
   it('a partial refund of a taxed purchase takes its share of the tax: the credit is the rest before tax', async () => {
     await withAutomaticTax(async () => {
       const { buyer, license, events } = await buyLicense(PRICES.standard)
-      const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+      const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object
       await standIn.refund(charge.id, 5000)
       await standIn.settled()
       // (17731 - 5000) x 14900 / 17731, rounded down.
@@ -274,9 +274,9 @@ describe('upgrade, paying the difference', () => {
       const buyer = await createUser(payload(), 'customer')
       const { sessionId } = await quietly(() => buy(PRICES.standard, { as: buyer }))
       const made = standIn.events().map((record) => record.event).filter((event) => JSON.stringify(event.data.object).includes(sessionId) || event.type.startsWith('payment_intent') || event.type.startsWith('charge'))
-      const completed = made.find((event) => event.type === 'checkout.session.completed' && (event.data.object as Stripe.Checkout.Session).id === sessionId)!
+      const completed = made.find((event) => event.type === 'checkout.session.completed' && (event.data.object).id === sessionId)!
       const paymentIntent = (completed.data.object as Stripe.Checkout.Session).payment_intent as string
-      const succeeded = made.find((event) => event.type === 'payment_intent.succeeded' && (event.data.object as Stripe.PaymentIntent).id === paymentIntent)!
+      const succeeded = made.find((event) => event.type === 'payment_intent.succeeded' && (event.data.object).id === paymentIntent)!
       // The payment intent's event first: the license is granted, its tax not known yet.
       expect((await standIn.redeliver(succeeded.id)).status).toBe(200)
       const license = await licenseOf(buyer)
@@ -350,7 +350,7 @@ describe('upgrade, paying the difference', () => {
     const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
     const events = await standIn.pay(started.body.id, { email: buyer.email })
     await standIn.settled()
-    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object
     const [opened] = await standIn.openDispute(charge.id)
     await standIn.settled()
     return { buyer, license, disputeId: (opened!.data.object as Stripe.Dispute).id }
@@ -383,7 +383,7 @@ describe('upgrade, paying the difference', () => {
   it('a checkout made before a refund of the purchase cannot spend the credit after it', async () => {
     const { buyer, license, events } = await buyLicense(PRICES.standard)
     const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
-    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object
     await standIn.refund(charge.id, 5000)
     await standIn.settled()
     // The quote follows the refund at once.
@@ -456,7 +456,7 @@ describe('upgrade edges', () => {
   it('a purchase refunded in full (license revoked) is not upgraded by a checkout made before the refund', async () => {
     const { buyer, license, events } = await buyLicense(PRICES.standard)
     const started = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
-    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object as Stripe.Charge
+    const charge = events.find((event) => event.type === 'charge.succeeded')!.data.object
     await standIn.refund(charge.id)
     await standIn.settled()
     expect((await licenseOf(buyer)).status).toBe('revoked')

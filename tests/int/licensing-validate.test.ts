@@ -37,11 +37,11 @@ let support: TestUser
 
 beforeAll(async () => {
   for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const) {
-    const original = payload().logger[level].bind(payload().logger)
-    vi.spyOn(payload().logger, level).mockImplementation(((...args: unknown[]) => {
+    const original: (...rest: unknown[]) => void = payload().logger[level].bind(payload().logger)
+    vi.spyOn(payload().logger, level).mockImplementation((...args: unknown[]) => {
       logged.push(args)
-      return (original as (...rest: unknown[]) => void)(...args)
-    }) as never)
+      return original(...args)
+    })
   }
   await seedStandInPlans(payload())
   support = await createUser(payload(), 'support')
@@ -290,7 +290,7 @@ describe('the signing key', () => {
     afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
     const settings = { configured: undefined, generatedFile: path.join(dir, 'nested', 'license-signing-key.pem'), isProduction: false, issuer: SERVER_URL }
 
-    it('into the data dir with mode 0600, once, logging only its path; kept across restarts', async () => {
+    it('into the data dir with mode 0600, once, logging only its path; kept across restarts', () => {
       const logger = { info: vi.fn() }
       const first = licenseCertificates(settings)(logger).publicKeys()
       expect(fs.statSync(settings.generatedFile).mode & 0o777).toBe(0o600)

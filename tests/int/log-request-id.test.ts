@@ -33,9 +33,9 @@ beforeAll(async () => {
       await new Promise((resolve) => setTimeout(resolve, 5))
       handlerLog.info({ step: 'after' }, 'handled')
       res.setHeader('content-type', 'text/plain')
-      res.end(`next:${req.headers['x-request-id']}`)
+      res.end(`next:${String(req.headers['x-request-id'])}`)
     },
-    checkDatabase: async () => undefined,
+    checkDatabase: () => Promise.resolve(),
     maxBodyBytes: 1_000,
     maxUploadBytes: 1_000,
     logger: createLogger({ level: 'debug', destination: { write: (line: string) => void hostLines.push(line) } }),

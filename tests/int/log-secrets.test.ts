@@ -19,7 +19,7 @@ import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
-import { jsonOrText } from '../support/net'
+import { jsonOrText, type UntypedJson } from '../support/net'
 import { freePortIn } from '../support/ports'
 import { type NodeProcess, spawnNode, waitForReady, BUILT_SERVER } from '../support/production-server'
 
@@ -107,7 +107,7 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
       redirect: 'manual',
       signal: AbortSignal.timeout(30_000),
     })
-    const body: any = jsonOrText(await response.text())
+    const body: UntypedJson = jsonOrText(await response.text())
     return { status: response.status, body, headers: response.headers, cookies: response.headers.getSetCookie() }
   }
   const sessionCookie = (cookies: string[]) => /payload-token=([^;]+)/.exec(cookies.find((cookie) => cookie.startsWith('payload-token=')) ?? '')?.[1]
@@ -186,7 +186,7 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     const password = keep('password', `first-password-${crypto.randomBytes(8).toString('hex')}`)
     const signedUp = await call('POST', '/api/auth/sign-up', { json: { email, password } })
     expect(signedUp.status).toBe(200)
-    const signUpCookie = keep('sign-up browser cookie', signedUp.cookies.find((cookie) => cookie.startsWith('kit-signup='))!.split(';')[0]!.split('=')[1]!)
+    const signUpCookie = keep('sign-up browser cookie', signedUp.cookies.find((cookie) => cookie.startsWith('kit-signup='))!.split(';')[0]!.split('=')[1])
     const verify = await mailbox.link(email, 'Confirm your email address', 'verify')
     keep('verification token', verify.searchParams.get('token'))
     const verified = await call('GET', `${verify.pathname}${verify.search}`, { cookie: `kit-signup=${signUpCookie}` })

@@ -7,10 +7,13 @@ import { describe, expect, it } from 'vitest'
 
 import { createLogger, withLogContext } from '../../src/log'
 
+/** A JSON log line: its fields, with an error as the logger's serializer writes it. */
+type LogLine = Record<string, unknown> & { msg: string; err: { stack: string; cause: unknown } }
+
 const capture = () => {
   const lines: string[] = []
   const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } })
-  return { logger, lines, last: () => JSON.parse(lines.at(-1)!) as Record<string, any> }
+  return { logger, lines, last: () => JSON.parse(lines.at(-1)!) as LogLine }
 }
 
 describe('the logger', () => {
@@ -65,7 +68,7 @@ describe('the logger', () => {
     await withLogContext({ requestId: 'r-1' }, async () => {
       logger.info('in the request')
       await new Promise((resolve) => setTimeout(resolve, 1))
-      await withLogContext({ eventId: 'evt_1', eventType: 'invoice.paid' }, async () => logger.info('in the event'))
+      withLogContext({ eventId: 'evt_1', eventType: 'invoice.paid' }, () => logger.info('in the event'))
       logger.info({ requestId: 'explicit' }, 'a field of the line wins')
     })
     logger.info('outside')

@@ -238,11 +238,11 @@ describe('the pool guard', () => {
     try {
       const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()])
       // Two idle clients (the pool re-emits their errors) and one checked out between queries (it emits its own).
-      clients[0]!.release()
-      clients[1]!.release()
+      clients[0].release()
+      clients[1].release()
       await dropConnections()
       await sleep(200)
-      clients[2]!.release(true)
+      clients[2].release(true)
       expect(warned).toEqual([{ msg: 'database connection lost; queries fail until it is back', pool: 'probe', code: '57P01', error: 'terminating connection due to administrator command' }])
 
       // Once the pool has connected again, well after the warning, the next outage is a new one.

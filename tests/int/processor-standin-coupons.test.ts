@@ -2,7 +2,7 @@ import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startProcessorStandIn, type ProcessorStandIn } from '../../src/standins/processor'
-import { sdkFor, standInCatalogue } from '../support/standin-sdk'
+import { idIn, sdkFor, standInCatalogue } from '../support/standin-sdk'
 
 /**
  * Coupons, Checkout `discounts` and refunds of discounted charges, through the real SDK. A stand-in of
@@ -62,8 +62,8 @@ const withCoupon = (coupon: string, fields: Partial<Stripe.Checkout.SessionCreat
 const payByCard = async (sessionId: string) => {
   const events = await standIn.pay(sessionId, { email: 'buyer@example.com' })
   const completed = await stripe.checkout.sessions.retrieve(sessionId)
-  const paymentIntent = await stripe.paymentIntents.retrieve(String(completed.payment_intent))
-  const charge = await stripe.charges.retrieve(String(paymentIntent.latest_charge))
+  const paymentIntent = await stripe.paymentIntents.retrieve(idIn(completed.payment_intent))
+  const charge = await stripe.charges.retrieve(idIn(paymentIntent.latest_charge))
   return { events, completed, paymentIntent, charge }
 }
 

@@ -5,7 +5,7 @@ import Stripe from 'stripe'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import { startProcessorStandIn, type ProcessorStandIn } from '../../src/standins/processor'
-import { sdkFor, standInCatalogue } from '../support/standin-sdk'
+import { idIn, sdkFor, standInCatalogue } from '../support/standin-sdk'
 
 /**
  * Checkout's tax and invoice parameters through the real SDK: `automatic_tax`, `tax_id_collection`,
@@ -131,8 +131,8 @@ const untyped = (params: Record<string, unknown>) => params as unknown as Stripe
 
 const paid = async (sessionId: string) => {
   const completed = await stripe.checkout.sessions.retrieve(sessionId)
-  const paymentIntent = await stripe.paymentIntents.retrieve(String(completed.payment_intent))
-  const charge = await stripe.charges.retrieve(String(paymentIntent.latest_charge))
+  const paymentIntent = await stripe.paymentIntents.retrieve(idIn(completed.payment_intent))
+  const charge = await stripe.charges.retrieve(idIn(paymentIntent.latest_charge))
   return { completed, paymentIntent, charge }
 }
 
@@ -439,7 +439,7 @@ describe('automatic tax at payment', () => {
     const completed = await stripe.checkout.sessions.retrieve(created.id)
     // 2900 × 21% = 609
     expect(completed).toMatchObject({ amount_total: 3509, total_details: { amount_tax: 609 } })
-    const first = await stripe.invoices.retrieve(String(completed.invoice))
+    const first = await stripe.invoices.retrieve(idIn(completed.invoice))
     expect(first).toMatchObject({
       subtotal: 2900,
       total: 3509,
@@ -449,10 +449,10 @@ describe('automatic tax at payment', () => {
       total_taxes: [{ amount: 609, taxability_reason: 'standard_rated', taxable_amount: 2900, tax_behavior: 'exclusive' }],
     })
     expect(objectOf<Stripe.Charge>(events, 'charge.succeeded').amount).toBe(3509)
-    const customer = await stripe.customers.retrieve(String(completed.customer))
+    const customer = await stripe.customers.retrieve(idIn(completed.customer))
     expect((customer as Stripe.Customer).address?.country).toBe('NL')
 
-    const subscriptionId = String(completed.subscription)
+    const subscriptionId = idIn(completed.subscription)
     expect((await stripe.subscriptions.retrieve(subscriptionId)).automatic_tax).toEqual({
       disabled_reason: null,
       enabled: true,
@@ -501,7 +501,7 @@ describe('tax ID collection', () => {
       amount_total: 14900,
       total_details: { amount_tax: 0 },
     })
-    const customerId = String(completed.customer)
+    const customerId = idIn(completed.customer)
     expect(await stripe.customers.retrieve(customerId)).toMatchObject({
       name: 'Acme GmbH',
       email: 'acme@example.com',
@@ -518,7 +518,7 @@ describe('tax ID collection', () => {
     })
     expect(objectOf<Stripe.TaxId>(events, 'customer.tax_id.created').id).toBe(taxIds.data[0]?.id)
 
-    const invoice = await stripe.invoices.retrieve(String(completed.invoice))
+    const invoice = await stripe.invoices.retrieve(idIn(completed.invoice))
     expect(invoice).toMatchObject({
       customer: customerId,
       customer_name: 'Acme GmbH',
@@ -608,12 +608,12 @@ describe('post-payment invoices', () => {
     const created = await invoicedSession({ customer_creation: 'always', automatic_tax: { enabled: true } })
     const events = await standIn.pay(created.id, { email: 'inv@example.com', country: 'DE' })
     const { completed, paymentIntent, charge } = await paid(created.id)
-    const customer = (await stripe.customers.retrieve(String(completed.customer))) as Stripe.Customer
+    const customer = (await stripe.customers.retrieve(idIn(completed.customer))) as Stripe.Customer
     expect(completed.invoice).toMatch(/^in_/)
     expect(objectOf<Stripe.Checkout.Session>(events, 'checkout.session.completed').invoice).toBe(completed.invoice)
     expect(charge.amount).toBe(17731)
 
-    const invoice = await stripe.invoices.retrieve(String(completed.invoice))
+    const invoice = await stripe.invoices.retrieve(idIn(completed.invoice))
     const number = `${customer.invoice_prefix}-0001`
     expect(customer.invoice_prefix).toMatch(/^[0-9A-F]{8}$/)
     expect(invoice).toMatchObject({
@@ -646,8 +646,8 @@ describe('post-payment invoices', () => {
       metadata: { plan: 'standard', license: 'lic_42' },
       description: 'Standard license, lifetime updates',
       footer: 'Thank you for your purchase.',
-      hosted_invoice_url: `${standIn.url}/invoices/${completed.invoice}`,
-      invoice_pdf: `${standIn.url}/invoices/${completed.invoice}/pdf`,
+      hosted_invoice_url: `${standIn.url}/invoices/${idIn(completed.invoice)}`,
+      invoice_pdf: `${standIn.url}/invoices/${idIn(completed.invoice)}/pdf`,
       parent: null,
       livemode: false,
     })
@@ -699,7 +699,7 @@ describe('post-payment invoices', () => {
     // The same customer's next invoice is numbered on.
     const again = await invoicedSession({ customer: customer.id })
     await standIn.pay(again.id)
-    const second = await stripe.invoices.retrieve(String((await stripe.checkout.sessions.retrieve(again.id)).invoice))
+    const second = await stripe.invoices.retrieve(idIn((await stripe.checkout.sessions.retrieve(again.id)).invoice))
     expect(second).toMatchObject({ number: `${customer.invoice_prefix}-0002`, total: 14900, total_taxes: [] })
 
     await expect(stripe.invoices.retrieve('in_missing')).rejects.toMatchObject({ statusCode: 404, code: 'resource_missing' })
@@ -712,7 +712,7 @@ describe('post-payment invoices', () => {
     await standIn.pay(first.id)
     await standIn.pay(second.id)
     const invoiceOf = async (id: string) =>
-      stripe.invoices.retrieve(String((await stripe.checkout.sessions.retrieve(id)).invoice))
+      stripe.invoices.retrieve(idIn((await stripe.checkout.sessions.retrieve(id)).invoice))
     const one = await invoiceOf(first.id)
     const two = await invoiceOf(second.id)
     expect(one).toMatchObject({ customer: null, customer_email: 'guest@example.com', total: 14900, status: 'paid' })
@@ -784,10 +784,10 @@ describe('post-payment invoices', () => {
       is_default: true,
       payment: { type: 'payment_intent', payment_intent: paymentIntent.id },
     })
-    const byInvoice = await stripe.invoicePayments.list({ invoice: String(completed.invoice) })
+    const byInvoice = await stripe.invoicePayments.list({ invoice: idIn(completed.invoice) })
     expect(byInvoice.data.map((payment) => payment.id)).toEqual([payments.data[0]?.id])
     // API version 2026-10-28.endive's way from the invoice to its payment intent.
-    const expanded = await stripe.invoices.retrieve(String(completed.invoice), { expand: ['payments'] })
+    const expanded = await stripe.invoices.retrieve(idIn(completed.invoice), { expand: ['payments'] })
     expect(expanded.payments?.data).toEqual([
       expect.objectContaining({ id: payments.data[0]?.id, payment: { type: 'payment_intent', payment_intent: paymentIntent.id } }),
     ])
@@ -795,7 +795,7 @@ describe('post-payment invoices', () => {
     // A payment without invoice_creation has no invoice payment.
     const plain = await session()
     await standIn.pay(plain.id)
-    const plainIntent = String((await stripe.checkout.sessions.retrieve(plain.id)).payment_intent)
+    const plainIntent = idIn((await stripe.checkout.sessions.retrieve(plain.id)).payment_intent)
     expect((await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: plainIntent } })).data).toEqual([])
   })
 
@@ -803,11 +803,11 @@ describe('post-payment invoices', () => {
     const created = await invoicedSession({ automatic_tax: { enabled: true } })
     await standIn.pay(created.id, { country: 'DE' })
     const { completed, charge } = await paid(created.id)
-    const before = await stripe.invoices.retrieve(String(completed.invoice))
+    const before = await stripe.invoices.retrieve(idIn(completed.invoice))
     const refund = await stripe.refunds.create({ charge: charge.id, amount: 5000 })
     expect(refund).toMatchObject({ amount: 5000, status: 'succeeded' })
     expect(await stripe.charges.retrieve(charge.id)).toMatchObject({ amount: 17731, amount_refunded: 5000, refunded: false })
-    const after = await stripe.invoices.retrieve(String(completed.invoice))
+    const after = await stripe.invoices.retrieve(idIn(completed.invoice))
     expect(after).toMatchObject({
       status: 'paid',
       total: 17731,
@@ -846,7 +846,7 @@ describe('post-payment invoices', () => {
       'invoice.paid',
       'invoice.payment_succeeded',
     ])
-    const invoice = await stripe.invoices.retrieve(String((await stripe.checkout.sessions.retrieve(created.id)).invoice))
+    const invoice = await stripe.invoices.retrieve(idIn((await stripe.checkout.sessions.retrieve(created.id)).invoice))
     expect(invoice).toMatchObject({
       status: 'paid',
       subtotal: 14900,
@@ -910,7 +910,7 @@ describe('the hosted checkout page', () => {
       },
       total_details: { amount_tax: 0 },
     })
-    const invoice = await stripe.invoices.retrieve(String(completed.invoice))
+    const invoice = await stripe.invoices.retrieve(idIn(completed.invoice))
     expect(invoice).toMatchObject({ customer_name: 'Page SAS', customer_tax_ids: [{ type: 'eu_vat', value: 'FR12345678901' }] })
     const page = await (await fetch(String(invoice.hosted_invoice_url))).text()
     expect(page).toContain('Page SAS')
@@ -921,7 +921,7 @@ describe('the hosted checkout page', () => {
   it('still answers the first hosted invoice URLs under /invoice/', async () => {
     const created = await invoicedSession()
     await standIn.pay(created.id)
-    const id = String((await stripe.checkout.sessions.retrieve(created.id)).invoice)
+    const id = idIn((await stripe.checkout.sessions.retrieve(created.id)).invoice)
     expect((await fetch(`${standIn.url}/invoice/${id}`)).status).toBe(200)
     const pdf = await fetch(`${standIn.url}/invoice/${id}/pdf`)
     expect(pdf.status).toBe(200)

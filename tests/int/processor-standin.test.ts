@@ -5,6 +5,7 @@ import Stripe from 'stripe'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import { startProcessorStandIn, type ProcessorStandIn } from '../../src/standins/processor'
+import { idIn } from '../support/standin-sdk'
 
 const SECRET_KEY = 'sk_test_standin_0123456789'
 const WEBHOOK_SECRET = 'whsec_standin_0123456789'
@@ -323,13 +324,13 @@ describe('paying a checkout session', () => {
       metadata: { userId: '42' },
       customer_details: { email: 'buyer@example.com' },
     })
-    const paymentIntent = await stripe.paymentIntents.retrieve(String(completed.payment_intent))
+    const paymentIntent = await stripe.paymentIntents.retrieve(idIn(completed.payment_intent))
     expect(paymentIntent).toMatchObject({
       status: 'succeeded',
       amount: 14900,
       metadata: { userId: '42', plan: 'standard' },
     })
-    const charge = await stripe.charges.retrieve(String(paymentIntent.latest_charge))
+    const charge = await stripe.charges.retrieve(idIn(paymentIntent.latest_charge))
     expect(charge).toMatchObject({ paid: true, status: 'succeeded', amount: 14900, payment_intent: paymentIntent.id })
     expect(charge.billing_details.email).toBe('buyer@example.com')
     expect(charge.receipt_url).toBe(`${standIn.url}/receipt/${charge.id}`)
@@ -366,7 +367,7 @@ describe('paying a checkout session', () => {
     expect(item?.price.id).toBe(MONTHLY)
     expect(item?.current_period_end).toBeGreaterThan(Date.now() / 1000 + 27 * 24 * 3600)
 
-    const invoice = await stripe.invoices.retrieve(String(subscription.latest_invoice))
+    const invoice = await stripe.invoices.retrieve(idIn(subscription.latest_invoice))
     expect(invoice).toMatchObject({
       status: 'paid',
       amount_paid: 2900,
@@ -452,7 +453,7 @@ describe('processor-side actions', () => {
 
     const other = await paidCharge()
     receiver.clear()
-    const refund = await stripe.refunds.create({ payment_intent: String(other.payment_intent), amount: 1000 })
+    const refund = await stripe.refunds.create({ payment_intent: idIn(other.payment_intent), amount: 1000 })
     expect(refund).toMatchObject({ object: 'refund', amount: 1000, charge: other.id, status: 'succeeded' })
     await standIn.settled()
     const refunded = objectOf<Stripe.Charge>(
@@ -572,7 +573,7 @@ describe('hosted pages', () => {
   it('creates billing portal sessions whose page lists the subscriptions', async () => {
     const { session, subscriptionId } = await paidSubscription()
     const portal = await stripe.billingPortal.sessions.create({
-      customer: String(session.customer ?? (await stripe.checkout.sessions.retrieve(session.id)).customer),
+      customer: idIn(session.customer ?? (await stripe.checkout.sessions.retrieve(session.id)).customer),
       return_url: 'https://app.example/account',
     })
     expect(portal.id).toMatch(/^bps_/)

@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { CHARTED_RELEASES } from '../../src/components/insights/DownloadsChart'
 import { InsightsPanel } from '../../src/components/insights/InsightsPanel'
 import { DEFAULT_INSIGHT_RANGE, insightRangeOf, StaffInsights } from '../../src/components/StaffInsights'
+import type * as InsightsModule from '../../src/staff/insights'
 import { rangeEndingToday } from '../../src/staff/insights'
 import { INSIGHT_SERIES, type InsightRange, type Insights } from '../../src/staff/insights-types'
 
@@ -16,7 +17,7 @@ import { INSIGHT_SERIES, type InsightRange, type Insights } from '../../src/staf
 
 const hoisted = vi.hoisted(() => ({ loadInsights: vi.fn() }))
 vi.mock('../../src/staff/insights', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../../src/staff/insights')>()),
+  ...(await importOriginal<typeof InsightsModule>()),
   loadInsights: hoisted.loadInsights,
 }))
 
@@ -178,12 +179,12 @@ describe('StaffInsights', () => {
     const element = await StaffInsights({ payload: payload as never, user: support as never, searchParams: { insights: '7' } })
     expect(hoisted.loadInsights).toHaveBeenCalledTimes(1)
     expect(hoisted.loadInsights).toHaveBeenCalledWith(payload, rangeEndingToday(7))
-    const html = renderToStaticMarkup(element!)
+    const html = renderToStaticMarkup(element)
     expect(html).toContain('<a aria-current="page" href="/admin?insights=7">7 days</a>')
     expect(html).toContain('>Insights</h2>')
 
     hoisted.loadInsights.mockResolvedValue(week)
-    const fallback = renderToStaticMarkup((await StaffInsights({ payload: payload as never, user: support as never, searchParams: { insights: '12' } }))!)
+    const fallback = renderToStaticMarkup((await StaffInsights({ payload: payload as never, user: support as never, searchParams: { insights: '12' } })))
     expect(hoisted.loadInsights).toHaveBeenLastCalledWith(payload, rangeEndingToday(30))
     expect(fallback).toContain('<a aria-current="page" href="/admin?insights=30">30 days</a>')
   })

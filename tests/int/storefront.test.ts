@@ -15,7 +15,7 @@ import { seedStandInPlans } from '../support/billing'
  * query in the browser. Pages are rendered as Next would render them, with the session mocked
  * (tests/support/server-actions.ts); the production build's caching is checked by scripts/smoke.sh.
  */
-const hoisted = vi.hoisted(() => ({ user: { current: null as unknown }, query: { current: '' } }))
+const hoisted = vi.hoisted((): { user: { current: unknown }; query: { current: string } } => ({ user: { current: null }, query: { current: '' } }))
 
 vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
 vi.mock('next/navigation', () =>
@@ -30,12 +30,8 @@ vi.mock('next/navigation', () =>
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, unstable_cache: <T>(fn: T) => fn }))
 // The storefront must never read the request: these throw if it does.
 vi.mock('next/headers', () => ({
-  headers: async () => {
-    throw new Error('the storefront read the request headers')
-  },
-  cookies: async () => {
-    throw new Error('the storefront read the cookies')
-  },
+  headers: () => Promise.reject(new Error('the storefront read the request headers')),
+  cookies: () => Promise.reject(new Error('the storefront read the cookies')),
 }))
 
 const storefront = await import('../../src/app/(frontend)/storefront/[page]/page')
@@ -64,9 +60,9 @@ const html = async (node: ReactNode) => {
 const render = (page: string) => storefront.default({ params: Promise.resolve({ page }) }).then(html)
 
 describe('the storefront page', () => {
-  it('is rendered on first request and cached: no static params, revalidated within 60 s', async () => {
+  it('is rendered on first request and cached: no static params, revalidated within 60 s', () => {
     expect(storefront.revalidate).toBe(60)
-    expect(await storefront.generateStaticParams()).toEqual([])
+    expect(storefront.generateStaticParams()).toEqual([])
   })
 
   it('is the same HTML for an anonymous visitor and a signed-in owner (nothing in it reads the visitor)', async () => {

@@ -30,12 +30,12 @@ beforeAll(async () => {
 const planId = async (slug: string) => (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!.id
 
 /** A license of `slug` (Standard has the limit, Ultimate none), owned by `owner` when given. */
-const grant = async (slug: 'standard' | 'ultimate', data: Partial<Pick<License, 'status' | 'validUntil'>> & { owner?: TestUser } = {}) =>
+const grant = async (slug: 'standard' | 'ultimate', data: Partial<Pick<License, 'status' | 'validUntil'>> & { owner?: TestUser } = {}): Promise<License> =>
   payload().create({
     collection: 'licenses',
     data: { key: generateLicenseKey(), plan: await planId(slug), source: 'manual', status: 'active', user: data.owner?.user.id ?? null, ...data, owner: undefined } as never,
     overrideAccess: true,
-  }) as Promise<License>
+  })
 
 const activate = (body: unknown, address?: string) => api('POST', '/licenses/activate', { body, ...(address ? { address } : {}) })
 const deactivate = (body: unknown) => api('POST', '/licenses/deactivate', { body })
@@ -231,7 +231,7 @@ describe('validation with activations', () => {
       (await recordOwnRun(payload(), () => validate({ key: license.key, fingerprint: 'counted' }))).statements.filter((text) => !text.includes('rate_limits'))
     // Just activated (last validated now): one statement.
     expect(await licenseStatements()).toHaveLength(1)
-    await payload().db.drizzle.execute(`UPDATE license_activations SET last_validated_at = now() - interval '2 hours' WHERE fingerprint = 'counted'` as never)
+    await payload().db.drizzle.execute(`UPDATE license_activations SET last_validated_at = now() - interval '2 hours' WHERE fingerprint = 'counted'`)
     const stale = await licenseStatements()
     expect(stale).toHaveLength(2)
     expect(stale[1]).toContain('UPDATE')

@@ -254,7 +254,7 @@ describe('claiming a seat', () => {
     await assign(owner, license, 'gone@example.test')
     const late = await claimTokenFor('late@example.test')
     const gone = await claimTokenFor('gone@example.test')
-    await payload().db.drizzle.execute(`UPDATE license_seats SET claim_expires_at = now() - interval '1 second' WHERE email = 'late@example.test'` as never)
+    await payload().db.drizzle.execute(`UPDATE license_seats SET claim_expires_at = now() - interval '1 second' WHERE email = 'late@example.test'`)
     expect((await claimAs('late@example.test', late)).outcome.result).toBe('invalid_link')
     const [goneSeat] = await rows(payload(), 'license_seats', { email: { equals: 'gone@example.test' } })
     await api('DELETE', `/licenses/${license.id}/seats/${goneSeat!.id}`, { as: owner })
@@ -304,7 +304,7 @@ describe('what a member gets, and loses', () => {
 
       const processor = billingRuntimeOf(payload()).require().processor
       const [subscriptionRow] = await rows(payload(), 'user_subscriptions', { user: { equals: owner.user.id } })
-      const subscriptionId = subscriptionRow!.processorSubscriptionId!
+      const subscriptionId = subscriptionRow!.processorSubscriptionId
       const itemId = (await processor.subscriptions.retrieve(subscriptionId)).items.data[0]!.id
       /** The quantity changed through the processor's API; the jobs it queued, returned before they run. */
       const setQuantity = async (quantity: number) => {

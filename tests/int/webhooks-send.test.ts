@@ -144,7 +144,7 @@ describe('classifyAddress', () => {
 })
 
 describe('checkWebhookUrl', () => {
-  const publicResolver = async () => ['93.184.216.34']
+  const publicResolver = () => Promise.resolve(['93.184.216.34'])
 
   it('accepts https to a public address, dropping the fragment', async () => {
     const check = await checkWebhookUrl('  https://hooks.example.com/in?x=1#frag  ', { allowPrivate: false, resolve: publicResolver })
@@ -199,18 +199,16 @@ describe('checkWebhookUrl', () => {
   })
 
   it('requires every resolved address to be acceptable', async () => {
-    const mixed = async () => ['93.184.216.34', '169.254.169.254']
+    const mixed = () => Promise.resolve(['93.184.216.34', '169.254.169.254'])
     expect(await checkWebhookUrl('https://hooks.example.com/', { allowPrivate: true, resolve: mixed })).toEqual(refused('forbidden'))
-    const withPrivate = async () => ['93.184.216.34', '10.0.0.5']
+    const withPrivate = () => Promise.resolve(['93.184.216.34', '10.0.0.5'])
     expect(await checkWebhookUrl('https://hooks.example.com/', { allowPrivate: false, resolve: withPrivate })).toEqual(refused('private'))
   })
 
   it('refuses a host that does not resolve', async () => {
-    const notFound = async (): Promise<string[]> => {
-      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })
-    }
+    const notFound = (): Promise<string[]> => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }))
     expect(await checkWebhookUrl('https://nowhere.invalid/', { allowPrivate: true, resolve: notFound })).toEqual(refused('unresolvable'))
-    expect(await checkWebhookUrl('https://empty.example/', { allowPrivate: true, resolve: async () => [] })).toEqual(refused('unresolvable'))
+    expect(await checkWebhookUrl('https://empty.example/', { allowPrivate: true, resolve: () => Promise.resolve([]) })).toEqual(refused('unresolvable'))
   })
 
   it('does not resolve IP literals', async () => {

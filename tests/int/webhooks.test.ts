@@ -101,7 +101,7 @@ const drain = async (runners: Payload[] = [payload()], timeoutMs = 20_000) => {
 }
 
 const deliveriesOf = async (endpoint: Endpoint) =>
-  (await payload().find({ collection: 'webhook_deliveries', where: { endpoint: { equals: endpoint.id } }, sort: 'createdAt', limit: 100, depth: 0 })).docs as WebhookDelivery[]
+  (await payload().find({ collection: 'webhook_deliveries', where: { endpoint: { equals: endpoint.id } }, sort: 'createdAt', limit: 100, depth: 0 })).docs
 
 const planId = async (slug: string) => (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!.id
 

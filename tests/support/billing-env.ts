@@ -25,7 +25,7 @@ export const seededRandom = (seed: number) => {
 export const smtp = await startSmtpSink()
 export const service = await startEndpointServer()
 export const PROCESSOR_SECRET_KEY = 'sk_test_standin_0123456789'
-export const WEBHOOK_SECRET = 'whsec_test_standin_0123456789'
+const WEBHOOK_SECRET = 'whsec_test_standin_0123456789'
 export const standIn = await startProcessorStandIn({
   secretKey: PROCESSOR_SECRET_KEY,
   webhookSecret: WEBHOOK_SECRET,
@@ -68,7 +68,7 @@ Object.assign(process.env, {
   REPO_API_URL: codeHost.url,
   REPO_TIMEOUT_MS: '1000',
 })
-export const releasesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-releases-'))
+const releasesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-releases-'))
 process.env.RELEASES_DIR = releasesDir
 process.env.PAYMENT_TIMEOUT_MS = '1500'
 

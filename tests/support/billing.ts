@@ -21,7 +21,7 @@ export const deliveryStatuses = () => standIn.events().flatMap((record) => recor
 
 /** Every row of a collection matching `where`, unpopulated. */
 export const rows = async <Slug extends CollectionSlug>(payload: Payload, collection: Slug, where: Where = {}): Promise<DataFromCollectionSlug<Slug>[]> =>
-  (await payload.find({ collection, where, sort: 'id', limit: 1000, depth: 0, pagination: false })).docs as DataFromCollectionSlug<Slug>[]
+  (await payload.find({ collection, where, sort: 'id', limit: 1000, depth: 0, pagination: false })).docs
 
 /**
  * A Standard checkout made on the processor as src/billing/checkout.ts makes it (metadata included),

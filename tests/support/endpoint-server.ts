@@ -10,7 +10,8 @@ import { inDeliveryContext } from './queries'
  * `inDeliveryContext`, so recordDeliveries (./queries.ts) counts its statements and no one else's.
  */
 export const startEndpointServer = async (): Promise<{ url: string; close: () => Promise<void> }> => {
-  const server = http.createServer((incoming, outgoing) => inDeliveryContext(() => handle(incoming, outgoing)))
+  // Node ignores what a request listener returns; handle answers 500 itself on any error, so nothing awaits it.
+  const server = http.createServer((incoming, outgoing) => void inDeliveryContext(() => handle(incoming, outgoing)))
   const handle = async (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => {
     try {
       const chunks: Buffer[] = []

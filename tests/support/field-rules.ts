@@ -32,7 +32,7 @@ export type Walk = {
 
 const blocksOf = (config: SanitizedConfig, field: DataField): Block[] => {
   if (field.type !== 'blocks') return []
-  const own = (field.blocks ?? []) as Block[]
+  const own = (field.blocks ?? [])
   const referenced = ((field as { blockReferences?: (Block | string)[] }).blockReferences ?? []).map((ref) =>
     typeof ref === 'string' ? (config.blocks ?? []).find((block) => block.slug === ref) : ref,
   )
@@ -63,7 +63,7 @@ export const findFieldReadRules = (config: SanitizedConfig): Walk => {
           continue
         }
         if (!('name' in field) || !field.name) continue
-        const named = field as DataField
+        const named = field
         count += 1
         const here = [...path, named.name]
         const read = 'access' in named ? named.access?.read : undefined
@@ -90,7 +90,7 @@ export const token = (): string => {
   return `zq${counter.toString(36)}x${crypto.randomBytes(5).toString('hex')}`
 }
 
-export const lexicalOf = (text: string) => ({
+const lexicalOf = (text: string) => ({
   root: {
     type: 'root',
     version: 1,
@@ -191,7 +191,7 @@ export const plantValue = async (field: DataField, path: string, context: PlantC
       return { ...row, value: [row.value] }
     }
     case 'blocks': {
-      const block = (field.blocks ?? [])[0] as Block | undefined
+      const block = (field.blocks ?? [])[0]
       if (!block) return { value: [], tokens: [], leaves: [] }
       const row = await plantFields(block.fields, path, context)
       return { ...row, value: [{ ...(row.value as object), blockType: block.slug }] }
@@ -202,7 +202,7 @@ export const plantValue = async (field: DataField, path: string, context: PlantC
 }
 
 /** Every data field of `fields` planted (through rows, collapsibles and tabs), as one object. */
-export const plantFields = async (fields: Field[], path: string, context: PlantContext): Promise<Planted> => {
+const plantFields = async (fields: Field[], path: string, context: PlantContext): Promise<Planted> => {
   const value: Record<string, unknown> = {}
   const tokens: string[] = []
   const leaves: Leaf[] = []
@@ -223,7 +223,7 @@ export const plantFields = async (fields: Field[], path: string, context: PlantC
         continue
       }
       if (!('name' in field) || !field.name || field.type === 'join' || ('virtual' in field && field.virtual)) continue
-      const planted = await plantValue(field as DataField, `${prefix}.${field.name}`, context)
+      const planted = await plantValue(field, `${prefix}.${field.name}`, context)
       if (planted.value === undefined) continue
       target[field.name] = planted.value
       tokens.push(...planted.tokens)
@@ -289,10 +289,10 @@ export const referencesTo = (config: SanitizedConfig, target: string): { collect
         else if ('name' in field && field.name) {
           const here = [...path, field.name]
           if ((field.type === 'relationship' || field.type === 'upload') && (Array.isArray(field.relationTo) ? (field.relationTo as string[]).includes(target) : field.relationTo === target)) {
-            found.push({ collection: collection.slug, path: here.join('.'), field: field as DataField, containers })
+            found.push({ collection: collection.slug, path: here.join('.'), field: field, containers })
           }
-          if (field.type === 'group') walk(field.fields, here, [...containers, { kind: 'object', name: field.name, field: field as DataField }])
-          if (field.type === 'array') walk(field.fields, here, [...containers, { kind: 'array', name: field.name, field: field as DataField }])
+          if (field.type === 'group') walk(field.fields, here, [...containers, { kind: 'object', name: field.name, field: field }])
+          if (field.type === 'array') walk(field.fields, here, [...containers, { kind: 'array', name: field.name, field: field }])
         }
       }
     }

@@ -84,7 +84,7 @@ export const startPayloadHost = async (
   }
   const host = createHost({
     handle,
-    checkDatabase: async () => undefined,
+    checkDatabase: () => Promise.resolve(),
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
     maxUploadBytes: options.maxUploadBytes ?? 8 * 1024 * 1024,
     uploads: {

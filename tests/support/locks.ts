@@ -13,7 +13,7 @@ const POLL_MS = 10
 const DEFAULT_TIMEOUT_MS = 10_000
 
 /** A message that says which interleaving a test could not reach. */
-export class InterleavingNotReached extends Error {
+class InterleavingNotReached extends Error {
   constructor(message: string, timeoutMs: number, detail?: string) {
     super(`${message} (waited ${timeoutMs} ms${detail ? `; ${detail}` : ''})`)
     this.name = 'InterleavingNotReached'

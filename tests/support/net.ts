@@ -11,6 +11,14 @@ export const freePort = (): Promise<number> =>
     })
   })
 
+/**
+ * A JSON value read without a schema (an answer's body, a webhook's data): tests read hostile and
+ * broken shapes on purpose and expect() is the type check, so reads from it go unchecked, as the
+ * no-unsafe-* rules are off under tests/ in eslint.config.mjs for the same reason.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests' one deliberately untyped JSON type (see above); every other use names it
+export type UntypedJson = any
+
 /** A response body as JSON when it parses, else as its text (a file, an HTML page, an empty redirect). */
 export const jsonOrText = (text: string): unknown => {
   try {

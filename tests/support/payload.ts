@@ -9,7 +9,7 @@ import { guardedGraphQLPost } from '../../src/auth/graphql-guard'
 import { CLIENT_ADDRESS_HEADER } from '../../src/http/client-address'
 import { closePayload } from '../../src/db/bootstrap'
 import type { User } from '../../src/payload-types'
-import { jsonOrText } from './net'
+import { jsonOrText, type UntypedJson } from './net'
 
 export const SERVER_URL = 'http://localhost:3000'
 
@@ -52,7 +52,7 @@ export const createUser = async (
   if (!emailVerified) return { user: created, token: '', email, password }
   const login = await payload.login({ collection: 'users', data: { email, password } })
   if (!login.token || !login.user) throw new Error(`could not sign in ${email}`)
-  return { user: login.user as User, token: login.token, email, password }
+  return { user: login.user, token: login.token, email, password }
 }
 
 export type ApiCall = {
@@ -73,13 +73,13 @@ const freshAddress = () => {
   return `100.${64 + ((nextAddress >> 16) & 63)}.${(nextAddress >> 8) & 255}.${nextAddress & 255}`
 }
 
-export type ApiResponse<T = any> = { status: number; body: T; headers: Headers }
+export type ApiResponse<T = UntypedJson> = { status: number; body: T; headers: Headers }
 
 /**
  * Call any REST or custom endpoint in-process, exactly as Next's route handler would:
  * `api('POST', '/users', { body, as: customer })`.
  */
-export const api = async <T = any>(method: string, path: string, call: ApiCall = {}): Promise<ApiResponse<T>> => {
+export const api = async <T = UntypedJson>(method: string, path: string, call: ApiCall = {}): Promise<ApiResponse<T>> => {
   const headers = new Headers(call.headers)
   const address = call.address === undefined ? freshAddress() : call.address
   if (address !== null && !headers.has(CLIENT_ADDRESS_HEADER)) headers.set(CLIENT_ADDRESS_HEADER, address)

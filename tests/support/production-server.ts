@@ -36,8 +36,8 @@ export const spawnNode = (name: string, args: string[], env: NodeJS.ProcessEnv):
   const append = (chunk: Buffer) => {
     log += chunk.toString()
   }
-  child.stdout!.on('data', append)
-  child.stderr!.on('data', append)
+  child.stdout.on('data', append)
+  child.stderr.on('data', append)
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
   return { name, child, exited, output: () => log }
 }
@@ -45,7 +45,7 @@ export const spawnNode = (name: string, args: string[], env: NodeJS.ProcessEnv):
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Polls `ready` until it holds; throws with the process's output if it exits first or time runs out. */
-export const waitUntil = async (proc: NodeProcess, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
+const waitUntil = async (proc: NodeProcess, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (await ready().catch(() => false)) return

@@ -49,7 +49,7 @@ const instrument = (payload: Payload) => {
       if (typeof callback === 'function') {
         // Bound to the caller's context: pg-pool calls a queued callback from the releasing client's.
         args[args.length - 1] = AsyncResource.bind((error: unknown, client: PoolClient | undefined, ...rest: unknown[]) => {
-          if (client) wrapQuery(client as unknown as { query: Query })
+          if (client) wrapQuery(client)
           return (callback as (...values: unknown[]) => unknown)(error, client, ...rest)
         })
         return connect.apply(this, args)
@@ -58,7 +58,7 @@ const instrument = (payload: Payload) => {
       const own = scope.getStore()
       if (own) own.checkouts += 1
       return (connect.apply(this, args) as Promise<PoolClient>).then((client) => {
-        wrapQuery(client as unknown as { query: Query })
+        wrapQuery(client)
         return client
       })
     }

@@ -7,7 +7,7 @@
  */
 
 /** What `redirect()` throws here, with its target. */
-export class Redirected extends Error {
+class Redirected extends Error {
   constructor(readonly url: string) {
     super(`redirect to ${url}`)
   }
@@ -23,7 +23,7 @@ export const navigationModule = {
 export const sessionModule = async (currentUser: () => unknown) => {
   const { getPayload } = await import('payload')
   const { default: config } = await import('../../payload.config')
-  return { getPayloadClient: () => getPayload({ config }), currentUser: async () => currentUser() }
+  return { getPayloadClient: () => getPayload({ config }), currentUser: () => Promise.resolve(currentUser()) }
 }
 
 /** Where an action sent the browser (the actions end in a redirect). */

@@ -7,7 +7,7 @@ import { PROCESSOR_API_VERSION } from '../../src/billing/processor'
  * A stand-in of a test file's own (its objects and webhooks out of the other files' exact lists): the
  * catalogue these files sell, and the real SDK pointed at it.
  */
-export const STANDIN_PRICE_IDS = {
+const STANDIN_PRICE_IDS = {
   /** $149.00 one-time, usd. */
   lifetime: 'price_standin_standard_lifetime',
   /** $299.00 one-time, usd. */
@@ -26,3 +26,9 @@ export const standInCatalogue = (euroId: string) => [
 /** The SDK as the service configures it, against the stand-in, with no retries (a test sees every answer). */
 export const sdkFor = (standIn: ProcessorStandIn, secretKey: string) =>
   new Stripe(secretKey, { host: '127.0.0.1', port: standIn.port, protocol: 'http', apiVersion: PROCESSOR_API_VERSION, maxNetworkRetries: 0 })
+
+/**
+ * The id an expandable field holds as the API answers it unexpanded (the id itself), as a string:
+ * `String(field)` without an object's `[object Object]`; null and undefined read as before.
+ */
+export const idIn = (field: string | { id: string } | null | undefined): string => (field == null || typeof field === 'string' ? String(field) : field.id)

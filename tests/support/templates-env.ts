@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import { afterAll } from 'vitest'
 
-export const templatesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-templates-'))
+const templatesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-templates-'))
 process.env.TEMPLATES_DIR = templatesDir
 
 afterAll(() => {

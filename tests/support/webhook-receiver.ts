@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net'
 
 import { Webhook } from 'standardwebhooks'
 
+import type { UntypedJson } from './net'
+
 /** What a receiver path does with a delivery. */
 export type Behaviour =
   | { kind: 'ok' }
@@ -13,14 +15,14 @@ export type Behaviour =
   /** 302 to another path of this receiver. */
   | { kind: 'redirect'; to: string }
 
-export type Received = {
+type Received = {
   path: string
   id: string
   timestamp: string
   signature: string
   body: string
   /** The event as parsed by `standardwebhooks` with the path's secret, or null when it did not verify. */
-  verified: { type: string; timestamp: string; data: Record<string, any> } | null
+  verified: { type: string; timestamp: string; data: Record<string, UntypedJson> } | null
   /** Which of the path's secrets verified it. */
   verifiedWith: string[]
   status: number | null

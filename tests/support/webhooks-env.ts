@@ -7,7 +7,7 @@ import { afterAll } from 'vitest'
 import { startWebhookReceiver } from './webhook-receiver'
 
 export const WEBHOOK_TIMEOUT_MS = 1000
-export const WEBHOOK_RETRY_BASE_MS = 5
+const WEBHOOK_RETRY_BASE_MS = 5
 process.env.WEBHOOK_ALLOW_PRIVATE = 'true'
 process.env.WEBHOOK_TIMEOUT_MS = String(WEBHOOK_TIMEOUT_MS)
 process.env.WEBHOOK_RETRY_BASE_MS = String(WEBHOOK_RETRY_BASE_MS)
