@@ -75,9 +75,14 @@ const criticalHintsForAdminOnly = (config) => ({
   ...config,
   headers: async () => {
     const rules = (await config.headers?.()) ?? []
-    const critical = rules.flatMap((rule) => rule.headers.filter((header) => header.key.toLowerCase() === 'critical-ch'))
+    const critical = rules.flatMap((rule) =>
+      rule.headers.filter((header) => header.key.toLowerCase() === 'critical-ch'),
+    )
     return [
-      ...rules.map((rule) => ({ ...rule, headers: rule.headers.filter((header) => header.key.toLowerCase() !== 'critical-ch') })),
+      ...rules.map((rule) => ({
+        ...rule,
+        headers: rule.headers.filter((header) => header.key.toLowerCase() !== 'critical-ch'),
+      })),
       ...(critical.length > 0 ? [{ source: '/admin/:path*', headers: critical }] : []),
     ]
   },

@@ -76,7 +76,13 @@ export default buildConfig({
   // The process's logger (src/log.ts): JSON in production, each line inside a request carrying its id.
   logger: logger.child({ name: 'payload' }),
   // A wrong password, a locked account or any 4xx ServiceError is the client's mistake, not an error of the service.
-  loggingLevels: { AuthenticationError: 'info', LockedAuth: 'info', UnverifiedEmail: 'info', APIError: 'warn', ...CLIENT_ERROR_LOGGING },
+  loggingLevels: {
+    AuthenticationError: 'info',
+    LockedAuth: 'info',
+    UnverifiedEmail: 'info',
+    APIError: 'warn',
+    ...CLIENT_ERROR_LOGGING,
+  },
   jobs: {
     // The process's jobs worker works the queue every 2 seconds, up to 20 jobs a turn (10 a second): a
     // sign-in link arrives within seconds, and a burst of purchases' license emails drains in minutes.
@@ -85,10 +91,19 @@ export default buildConfig({
     // timeout) never holds up the emails.
     autoRun: [
       { cron: `*/${JOBS_TURN_SECONDS} * * * * *`, queue: 'default', limit: JOBS_TURN_LIMIT },
-      { cron: `*/${JOBS_TURN_SECONDS} * * * * *`, queue: WEBHOOKS_QUEUE, limit: JOBS_TURN_LIMIT, disableScheduling: true },
+      {
+        cron: `*/${JOBS_TURN_SECONDS} * * * * *`,
+        queue: WEBHOOKS_QUEUE,
+        limit: JOBS_TURN_LIMIT,
+        disableScheduling: true,
+      },
     ],
     shouldAutoRun: (payload) => process.env.NODE_ENV !== 'test' && isJobsWorker(payload),
-    access: { run: ({ req }) => Boolean(req.user?.roles?.includes('admin')), queue: () => false, cancel: ({ req }) => Boolean(req.user?.roles?.includes('admin')) },
+    access: {
+      run: ({ req }) => Boolean(req.user?.roles?.includes('admin')),
+      queue: () => false,
+      cancel: ({ req }) => Boolean(req.user?.roles?.includes('admin')),
+    },
   },
   typescript: { outputFile: path.resolve(dirname, 'src/payload-types.ts') },
   plugins: [
@@ -104,10 +119,22 @@ export default buildConfig({
         secret,
         secureCookies: env.isProduction,
         ...(env.oauth.github.clientId && env.oauth.github.clientSecret
-          ? { github: { ...env.oauth.github, clientId: env.oauth.github.clientId, clientSecret: env.oauth.github.clientSecret } }
+          ? {
+              github: {
+                ...env.oauth.github,
+                clientId: env.oauth.github.clientId,
+                clientSecret: env.oauth.github.clientSecret,
+              },
+            }
           : {}),
         ...(env.oauth.google.clientId && env.oauth.google.clientSecret
-          ? { google: { ...env.oauth.google, clientId: env.oauth.google.clientId, clientSecret: env.oauth.google.clientSecret } }
+          ? {
+              google: {
+                ...env.oauth.google,
+                clientId: env.oauth.google.clientId,
+                clientSecret: env.oauth.google.clientSecret,
+              },
+            }
           : {}),
       },
     }),
@@ -134,7 +161,13 @@ export default buildConfig({
       s3: env.s3.bucket ? { ...env.s3, bucket: env.s3.bucket } : null,
       codeHost:
         env.repo.token && env.repo.owner && env.repo.name
-          ? { token: env.repo.token, owner: env.repo.owner, repo: env.repo.name, apiUrl: env.repo.apiUrl, timeoutMs: env.repo.timeoutMs }
+          ? {
+              token: env.repo.token,
+              owner: env.repo.owner,
+              repo: env.repo.name,
+              apiUrl: env.repo.apiUrl,
+              timeoutMs: env.repo.timeoutMs,
+            }
           : null,
       retryDelayMs: env.jobsRetryDelayMs,
     }),
@@ -145,7 +178,11 @@ export default buildConfig({
       timeoutMs: env.payment.timeoutMs,
       serverUrl: env.serverUrl,
       graceDays: env.subscriptionGraceDays,
-      taxes: { automaticTax: env.payment.automaticTax, taxIdCollection: env.payment.taxIdCollection, invoices: env.payment.invoices },
+      taxes: {
+        automaticTax: env.payment.automaticTax,
+        taxIdCollection: env.payment.taxIdCollection,
+        invoices: env.payment.invoices,
+      },
       productName: PRODUCT_NAME,
       retryDelayMs: env.jobsRetryDelayMs,
     }),

@@ -73,7 +73,8 @@ const main = async () => {
   // server runs it in prepare(); its production server only on the first request, so ask for it now
   // (the module Next itself uses for it, which runs register() once per process).
   if (!dev) {
-    const { ensureInstrumentationRegistered } = await import('next/dist/server/lib/router-utils/instrumentation-globals.external.js')
+    const { ensureInstrumentationRegistered } =
+      await import('next/dist/server/lib/router-utils/instrumentation-globals.external.js')
     await ensureInstrumentationRegistered(env.rootDir, '.next')
   }
   const service = publishedService()
@@ -95,7 +96,9 @@ const main = async () => {
     maxUploadBytes: env.maxUploadBytes,
     // Payload's upload collections (releases, ...): create and update, by staff only, get the upload limit.
     uploads: {
-      paths: sanitized.collections.filter((collection) => collection.upload).map((collection) => `${sanitized.routes.api}/${collection.slug}`),
+      paths: sanitized.collections
+        .filter((collection) => collection.upload)
+        .map((collection) => `${sanitized.routes.api}/${collection.slug}`),
       isStaff: staffSessionCheck(sanitized.secret, `${sanitized.cookiePrefix}-token`),
     },
     trustedProxies: env.trustedProxies,

@@ -11,12 +11,20 @@ export const AnalyticsEvents: CollectionConfig = {
     useAsTitle: 'name',
     defaultColumns: ['name', 'user', 'email', 'occurredAt'],
     group: GROUPS.sales,
-    description: 'What happened, for product analytics: purchases, subscriptions started or ended, licenses revoked. Written by the service.',
+    description:
+      'What happened, for product analytics: purchases, subscriptions started or ended, licenses revoked. Written by the service.',
   },
   access: customerRowsAccess(),
   indexes: [{ fields: ['name', 'sourceEventId'], unique: true }],
   fields: [
-    { name: 'name', label: 'Event', type: 'text', required: true, index: true, admin: { description: 'Such as purchase_completed or license_revoked.' } },
+    {
+      name: 'name',
+      label: 'Event',
+      type: 'text',
+      required: true,
+      index: true,
+      admin: { description: 'Such as purchase_completed or license_revoked.' },
+    },
     { name: 'user', label: 'Customer', type: 'relationship', relationTo: 'users', index: true },
     { name: 'email', type: 'email' },
     { name: 'properties', label: 'Details', type: 'json' },

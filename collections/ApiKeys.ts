@@ -27,7 +27,8 @@ export const ApiKeys: CollectionConfig = {
     useAsTitle: 'prefix',
     defaultColumns: ['prefix', 'name', 'user', 'lastUsedAt', 'revokedAt'],
     group: GROUPS.customers,
-    description: 'Customers\' personal API keys (plans with API access). Open one to revoke it (Support actions, with a reason).',
+    description:
+      "Customers' personal API keys (plans with API access). Open one to revoke it (Support actions, with a reason).",
   },
   access: {
     read: and(notByApiKey, or(staff, ownLiveKeys)),
@@ -37,7 +38,14 @@ export const ApiKeys: CollectionConfig = {
   },
   fields: [
     staffActionsField(['apiKey.revoke']),
-    { name: 'name', type: 'text', required: true, minLength: 1, maxLength: 60, admin: { description: 'What the customer called the key.' } },
+    {
+      name: 'name',
+      type: 'text',
+      required: true,
+      minLength: 1,
+      maxLength: 60,
+      admin: { description: 'What the customer called the key.' },
+    },
     {
       name: 'prefix',
       label: 'Key starts with',
@@ -54,8 +62,21 @@ export const ApiKeys: CollectionConfig = {
       hidden: true,
       access: { read: () => false, create: () => false, update: () => false },
     },
-    { name: 'user', label: 'Customer', type: 'relationship', relationTo: 'users', required: true, index: true, access: { read: staffField } },
-    { name: 'lastUsedAt', label: 'Last used', type: 'date', admin: { readOnly: true, description: 'Updated at most once a minute.' } },
+    {
+      name: 'user',
+      label: 'Customer',
+      type: 'relationship',
+      relationTo: 'users',
+      required: true,
+      index: true,
+      access: { read: staffField },
+    },
+    {
+      name: 'lastUsedAt',
+      label: 'Last used',
+      type: 'date',
+      admin: { readOnly: true, description: 'Updated at most once a minute.' },
+    },
     {
       name: 'revokedAt',
       label: 'Revoked at',
@@ -64,6 +85,12 @@ export const ApiKeys: CollectionConfig = {
       admin: { readOnly: true, description: 'Set when the key was revoked: it opens nothing since.' },
     },
     // Declared here only to keep it from customers: they read id, name, prefix, createdAt and lastUsedAt.
-    { name: 'updatedAt', type: 'date', index: true, access: { read: staffField }, admin: { hidden: true, disableBulkEdit: true } },
+    {
+      name: 'updatedAt',
+      type: 'date',
+      index: true,
+      access: { read: staffField },
+      admin: { hidden: true, disableBulkEdit: true },
+    },
   ],
 }

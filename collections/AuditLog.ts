@@ -11,7 +11,8 @@ export const AuditLog: CollectionConfig = {
     useAsTitle: 'action',
     defaultColumns: ['action', 'actor', 'reason', 'targetCollection', 'targetId', 'createdAt'],
     group: GROUPS.support,
-    description: 'Every support action and license override: who did it, to which record, when and why. Nobody can change an entry.',
+    description:
+      'Every support action and license override: who did it, to which record, when and why. Nobody can change an entry.',
   },
   access: {
     read: staff,
@@ -31,7 +32,13 @@ export const AuditLog: CollectionConfig = {
           'license.revoke, license.restore, license.override_cleared (override set back to none), license.resend_email, repo_access.resend_invitation or api_key.revoke.',
       },
     },
-    { name: 'targetCollection', label: 'Record type', type: 'text', required: true, admin: { description: 'The collection of the record acted on, such as licenses.' } },
+    {
+      name: 'targetCollection',
+      label: 'Record type',
+      type: 'text',
+      required: true,
+      admin: { description: 'The collection of the record acted on, such as licenses.' },
+    },
     { name: 'targetId', label: 'Record ID', type: 'text', required: true, index: true },
     { name: 'reason', label: 'Why', type: 'textarea' },
     { name: 'before', type: 'json' },

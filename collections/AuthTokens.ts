@@ -10,7 +10,12 @@ import { GROUPS, labelled } from './options'
 export const AuthTokens: CollectionConfig = {
   slug: 'auth_tokens',
   labels: { singular: 'Sign-in token', plural: 'Sign-in tokens' },
-  admin: { hidden: true, group: GROUPS.system, useAsTitle: 'email', defaultColumns: ['email', 'purpose', 'expiresAt', 'consumedAt'] },
+  admin: {
+    hidden: true,
+    group: GROUPS.system,
+    useAsTitle: 'email',
+    defaultColumns: ['email', 'purpose', 'expiresAt', 'consumedAt'],
+  },
   access: { read: () => false, create: () => false, update: () => false, delete: admins },
   indexes: [{ fields: ['email', 'purpose'] }],
   fields: [
@@ -19,7 +24,11 @@ export const AuthTokens: CollectionConfig = {
       name: 'purpose',
       type: 'select',
       required: true,
-      options: labelled(['magic_link', 'verify_email', 'email_change'], { magic_link: 'Sign-in link', verify_email: 'Email confirmation', email_change: 'Email change' }),
+      options: labelled(['magic_link', 'verify_email', 'email_change'], {
+        magic_link: 'Sign-in link',
+        verify_email: 'Email confirmation',
+        email_change: 'Email change',
+      }),
     },
     { name: 'email', type: 'email', required: true },
     { name: 'user', type: 'relationship', relationTo: 'users' },

@@ -6,7 +6,13 @@ type Join = Pick<JoinField, 'name' | 'label' | 'collection' | 'on' | 'defaultSor
 
 /** What support sees of a customer, newest first: every row that points at the user. */
 const JOINS: Join[] = [
-  { name: 'licenses', label: 'Licenses', collection: 'licenses', on: 'user', columns: ['key', 'plan', 'status', 'source', 'grantedAt'] },
+  {
+    name: 'licenses',
+    label: 'Licenses',
+    collection: 'licenses',
+    on: 'user',
+    columns: ['key', 'plan', 'status', 'source', 'grantedAt'],
+  },
   {
     name: 'oneTimePurchases',
     label: 'One-time purchases',
@@ -27,21 +33,63 @@ const JOINS: Join[] = [
     collection: 'payment_history',
     on: 'user',
     defaultSort: '-paidAt',
-    columns: ['plan', 'amount', 'taxAmount', 'currency', 'status', 'refundedAmount', 'disputeStatus', 'invoiceNumber', 'invoiceUrl', 'invoicePdf', 'paidAt'],
+    columns: [
+      'plan',
+      'amount',
+      'taxAmount',
+      'currency',
+      'status',
+      'refundedAmount',
+      'disputeStatus',
+      'invoiceNumber',
+      'invoiceUrl',
+      'invoicePdf',
+      'paidAt',
+    ],
   },
   {
     name: 'teamSeats',
-    label: 'Team seats held (on others\' licenses)',
+    label: "Team seats held (on others' licenses)",
     collection: 'license_seats',
     on: 'member',
     columns: ['license', 'email', 'status', 'claimedAt', 'revokedAt'],
   },
-  { name: 'downloads', label: 'Downloads', collection: 'downloads', on: 'user', columns: ['version', 'license', 'clientAddress', 'createdAt'] },
-  { name: 'templateDownloads', label: 'Template downloads', collection: 'template_downloads', on: 'user', columns: ['template', 'license', 'createdAt'] },
-  { name: 'repoAccess', label: 'Repository access', collection: 'repo_access', on: 'user', columns: ['username', 'status', 'invitedAt', 'acceptedAt', 'lastError'] },
-  { name: 'supportRequests', label: 'Support requests', collection: 'support_requests', on: 'user', columns: ['subject', 'priority', 'status', 'createdAt'] },
+  {
+    name: 'downloads',
+    label: 'Downloads',
+    collection: 'downloads',
+    on: 'user',
+    columns: ['version', 'license', 'clientAddress', 'createdAt'],
+  },
+  {
+    name: 'templateDownloads',
+    label: 'Template downloads',
+    collection: 'template_downloads',
+    on: 'user',
+    columns: ['template', 'license', 'createdAt'],
+  },
+  {
+    name: 'repoAccess',
+    label: 'Repository access',
+    collection: 'repo_access',
+    on: 'user',
+    columns: ['username', 'status', 'invitedAt', 'acceptedAt', 'lastError'],
+  },
+  {
+    name: 'supportRequests',
+    label: 'Support requests',
+    collection: 'support_requests',
+    on: 'user',
+    columns: ['subject', 'priority', 'status', 'createdAt'],
+  },
   // Prefixes only: the key's hash is a hidden field that no API returns.
-  { name: 'apiKeys', label: 'API keys', collection: 'api_keys', on: 'user', columns: ['prefix', 'name', 'createdAt', 'lastUsedAt', 'revokedAt'] },
+  {
+    name: 'apiKeys',
+    label: 'API keys',
+    collection: 'api_keys',
+    on: 'user',
+    columns: ['prefix', 'name', 'createdAt', 'lastUsedAt', 'revokedAt'],
+  },
 ]
 
 /** The names of the customer view's join fields on `users`. */

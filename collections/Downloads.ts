@@ -19,7 +19,12 @@ export const Downloads: CollectionConfig = {
     { name: 'license', type: 'relationship', relationTo: 'licenses', required: true, index: true },
     { name: 'release', type: 'relationship', relationTo: 'releases', required: true, index: true },
     { name: 'version', type: 'text', required: true },
-    { name: 'clientAddress', label: 'IP address', type: 'text', admin: { description: 'Truncated: IPv4 /24, IPv6 /48.' } },
+    {
+      name: 'clientAddress',
+      label: 'IP address',
+      type: 'text',
+      admin: { description: 'Truncated: IPv4 /24, IPv6 /48.' },
+    },
     { name: 'userAgent', label: 'Browser or tool', type: 'text', maxLength: 256 },
   ],
 }

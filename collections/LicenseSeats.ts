@@ -19,12 +19,20 @@ export const LicenseSeats: CollectionConfig = {
     defaultColumns: ['email', 'license', 'status', 'member', 'claimedAt'],
     group: GROUPS.licenses,
     listSearchableFields: ['email'],
-    description: 'People a license owner gave a seat to. A claimed seat gives its member the license\'s downloads, templates and repository access.',
+    description:
+      "People a license owner gave a seat to. A claimed seat gives its member the license's downloads, templates and repository access.",
   },
   access: { read: staff, create: nobody, update: nobody, delete: nobody },
   fields: [
     staffActionsField(['seat.revoke']),
-    { name: 'license', type: 'relationship', relationTo: 'licenses', required: true, index: true, admin: { readOnly: true } },
+    {
+      name: 'license',
+      type: 'relationship',
+      relationTo: 'licenses',
+      required: true,
+      index: true,
+      admin: { readOnly: true },
+    },
     { name: 'email', label: 'Invited email', type: 'email', required: true, index: true, admin: { readOnly: true } },
     {
       name: 'status',
@@ -48,9 +56,25 @@ export const LicenseSeats: CollectionConfig = {
       admin: { readOnly: true, description: 'The account that claimed the seat.' },
     },
     // The claim link's token, as SHA-256 only: nobody reads it, not even staff.
-    { name: 'claimTokenHash', type: 'text', index: true, access: { read: () => false, update: () => false }, admin: { hidden: true } },
-    { name: 'claimExpiresAt', label: 'Claim link expires', type: 'date', admin: { readOnly: true, position: 'sidebar' } },
+    {
+      name: 'claimTokenHash',
+      type: 'text',
+      index: true,
+      access: { read: () => false, update: () => false },
+      admin: { hidden: true },
+    },
+    {
+      name: 'claimExpiresAt',
+      label: 'Claim link expires',
+      type: 'date',
+      admin: { readOnly: true, position: 'sidebar' },
+    },
     { name: 'claimedAt', label: 'Claimed', type: 'date', admin: { readOnly: true, position: 'sidebar' } },
-    { name: 'revokedAt', label: 'Revoked', type: 'date', admin: { readOnly: true, position: 'sidebar', condition: (data) => Boolean(data?.revokedAt) } },
+    {
+      name: 'revokedAt',
+      label: 'Revoked',
+      type: 'date',
+      admin: { readOnly: true, position: 'sidebar', condition: (data) => Boolean(data?.revokedAt) },
+    },
   ],
 }

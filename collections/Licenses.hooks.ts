@@ -16,40 +16,68 @@ import type { License } from '../src/payload-types'
 export const applyStaffOverride =
   (graceDays: number): CollectionBeforeChangeHook<License> =>
   async ({ data, originalDoc, operation, req }) => {
-  if (operation !== 'update' || !originalDoc || data.override === undefined || data.override === originalDoc.override) {
-    return data
+    if (
+      operation !== 'update' ||
+      !originalDoc ||
+      data.override === undefined ||
+      data.override === originalDoc.override
+    ) {
+      return data
+    }
+    const reason = typeof data.overrideReason === 'string' ? data.overrideReason.trim() : ''
+    // In the admin's form the last reason is still in the field: a change there needs a new one.
+    const repeated = reason === (originalDoc.overrideReason ?? '').trim() && !staffActionOf(req.context)
+    if (!reason || repeated) {
+      throw new ValidationError(
+        {
+          collection: 'licenses',
+          errors: [{ path: 'overrideReason', message: 'Say why the license is revoked or restored.' }],
+        },
+        req.t,
+      )
+    }
+    const now = new Date().toISOString()
+    if (data.override === 'revoked') {
+      return {
+        ...data,
+        overrideReason: reason,
+        status: 'revoked',
+        revokedAt: now,
+        revokedBy: req.user?.id ?? null,
+        revokedReason: reason,
+      }
+    }
+    if (data.override === 'active') {
+      return {
+        ...data,
+        overrideReason: reason,
+        status: 'active',
+        validUntil: null,
+        revokedAt: null,
+        revokedBy: null,
+        revokedReason: null,
+      }
+    }
+    const facts = await factsForLicense(req, originalDoc)
+    const state = facts ? licenseStateFor(facts, graceDays) : null
+    return {
+      ...data,
+      overrideReason: reason,
+      status: state?.status ?? 'expired',
+      validUntil: state?.validUntil?.toISOString() ?? null,
+      ...(state?.status === 'revoked' ? {} : { revokedAt: null, revokedBy: null, revokedReason: null }),
+    }
   }
-  const reason = typeof data.overrideReason === 'string' ? data.overrideReason.trim() : ''
-  // In the admin's form the last reason is still in the field: a change there needs a new one.
-  const repeated = reason === (originalDoc.overrideReason ?? '').trim() && !staffActionOf(req.context)
-  if (!reason || repeated) {
-    throw new ValidationError(
-      { collection: 'licenses', errors: [{ path: 'overrideReason', message: 'Say why the license is revoked or restored.' }] },
-      req.t,
-    )
-  }
-  const now = new Date().toISOString()
-  if (data.override === 'revoked') {
-    return { ...data, overrideReason: reason, status: 'revoked', revokedAt: now, revokedBy: req.user?.id ?? null, revokedReason: reason }
-  }
-  if (data.override === 'active') {
-    return { ...data, overrideReason: reason, status: 'active', validUntil: null, revokedAt: null, revokedBy: null, revokedReason: null }
-  }
-  const facts = await factsForLicense(req, originalDoc)
-  const state = facts ? licenseStateFor(facts, graceDays) : null
-  return {
-    ...data,
-    overrideReason: reason,
-    status: state?.status ?? 'expired',
-    validUntil: state?.validUntil?.toISOString() ?? null,
-    ...(state?.status === 'revoked' ? {} : { revokedAt: null, revokedBy: null, revokedReason: null }),
-  }
-}
 
 /** Every staff override lands in the audit log and the analytics events, in the same transaction. */
 export const recordStaffOverride: CollectionAfterChangeHook<License> = async ({ doc, previousDoc, operation, req }) => {
   if (operation !== 'update' || doc.override === previousDoc.override) return doc
-  const action = doc.override === 'revoked' ? 'license.revoke' : doc.override === 'active' ? 'license.restore' : 'license.override_cleared'
+  const action =
+    doc.override === 'revoked'
+      ? 'license.revoke'
+      : doc.override === 'active'
+        ? 'license.restore'
+        : 'license.override_cleared'
   const entry = await req.payload.create({
     collection: 'audit_log',
     data: {

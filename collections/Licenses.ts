@@ -24,7 +24,8 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
     defaultColumns: ['key', 'email', 'user', 'plan', 'status', 'source', 'validUntil'],
     group: GROUPS.licenses,
     listSearchableFields: ['key', 'email'],
-    description: 'Revoke or restore a license, or send its email again, with the Support actions on its page (each asks for a reason).',
+    description:
+      'Revoke or restore a license, or send its email again, with the Support actions on its page (each asks for a reason).',
   },
   access: {
     read: or(staff, ownRows('user')),
@@ -49,7 +50,14 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
       access: { update: () => false },
       admin: { readOnly: true },
     },
-    { name: 'user', label: 'Customer', type: 'relationship', relationTo: 'users', index: true, access: { update: adminsField } },
+    {
+      name: 'user',
+      label: 'Customer',
+      type: 'relationship',
+      relationTo: 'users',
+      index: true,
+      access: { update: adminsField },
+    },
     {
       name: 'email',
       label: 'Checkout email',
@@ -100,14 +108,22 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
         expired: 'Expired',
       }),
       access: { update: adminsField },
-      admin: { readOnly: true, position: 'sidebar', description: 'Follows the purchase or subscription, unless staff override it.' },
+      admin: {
+        readOnly: true,
+        position: 'sidebar',
+        description: 'Follows the purchase or subscription, unless staff override it.',
+      },
     },
     {
       name: 'validUntil',
       label: 'Valid until',
       type: 'date',
       access: { update: adminsField },
-      admin: { readOnly: true, position: 'sidebar', description: 'Subscriptions: end of the paid period plus the grace period.' },
+      admin: {
+        readOnly: true,
+        position: 'sidebar',
+        description: 'Subscriptions: end of the paid period plus the grace period.',
+      },
     },
     {
       name: 'override',
@@ -128,7 +144,10 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
       type: 'textarea',
       maxLength: 1000,
       access: { read: staffField, update: staffField },
-      admin: { position: 'sidebar', description: 'Required when the override changes; kept in the audit log. Staff only.' },
+      admin: {
+        position: 'sidebar',
+        description: 'Required when the override changes; kept in the audit log. Staff only.',
+      },
     },
     {
       type: 'row',
@@ -151,14 +170,22 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
           type: 'number',
           min: 0,
           access: { update: adminsField },
-          admin: { readOnly: true, condition: (data) => data?.updatePolicy === 'major', description: 'Releases x.y.z with x at most this.' },
+          admin: {
+            readOnly: true,
+            condition: (data) => data?.updatePolicy === 'major',
+            description: 'Releases x.y.z with x at most this.',
+          },
         },
         {
           name: 'updatesUntil',
           label: 'Updates until',
           type: 'date',
           access: { update: adminsField },
-          admin: { readOnly: true, condition: (data) => data?.updatePolicy === 'months', description: 'Releases published before this date.' },
+          admin: {
+            readOnly: true,
+            condition: (data) => data?.updatePolicy === 'months',
+            description: 'Releases published before this date.',
+          },
         },
       ],
     },
@@ -167,7 +194,11 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
       label: 'Upgraded',
       type: 'date',
       access: { update: adminsField },
-      admin: { readOnly: true, condition: (data) => Boolean(data?.upgradedAt), description: 'When the customer last moved this license to a higher plan.' },
+      admin: {
+        readOnly: true,
+        condition: (data) => Boolean(data?.upgradedAt),
+        description: 'When the customer last moved this license to a higher plan.',
+      },
     },
     {
       name: 'seats',
@@ -187,7 +218,11 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
       defaultSort: '-createdAt',
       defaultLimit: 20,
       access: { read: staffField },
-      admin: { defaultColumns: ['email', 'status', 'member', 'claimedAt', 'revokedAt'], allowCreate: false, condition: (data) => Number(data?.seats ?? 1) > 1 },
+      admin: {
+        defaultColumns: ['email', 'status', 'member', 'claimedAt', 'revokedAt'],
+        allowCreate: false,
+        condition: (data) => Number(data?.seats ?? 1) > 1,
+      },
     },
     {
       name: 'activations',
@@ -198,12 +233,27 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
       defaultSort: '-createdAt',
       defaultLimit: 20,
       access: { read: staffField },
-      admin: { defaultColumns: ['label', 'fingerprint', 'createdAt', 'lastValidatedAt', 'deactivatedAt'], allowCreate: false },
+      admin: {
+        defaultColumns: ['label', 'fingerprint', 'createdAt', 'lastValidatedAt', 'deactivatedAt'],
+        allowCreate: false,
+      },
     },
     { name: 'grantedAt', label: 'Granted', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
-    { name: 'revokedAt', label: 'Revoked', type: 'date', access: { update: adminsField }, admin: { readOnly: true, condition: wasRevoked } },
+    {
+      name: 'revokedAt',
+      label: 'Revoked',
+      type: 'date',
+      access: { update: adminsField },
+      admin: { readOnly: true, condition: wasRevoked },
+    },
     // Staff notes: a staff revocation's reason is the override's free text, and who revoked is internal.
-    { name: 'revokedReason', label: 'Why revoked', type: 'text', access: { read: staffField, update: adminsField }, admin: { readOnly: true, condition: wasRevoked } },
+    {
+      name: 'revokedReason',
+      label: 'Why revoked',
+      type: 'text',
+      access: { read: staffField, update: adminsField },
+      admin: { readOnly: true, condition: wasRevoked },
+    },
     {
       name: 'revokedBy',
       label: 'Revoked by',
@@ -212,8 +262,27 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
       access: { read: staffField, update: adminsField },
       admin: { readOnly: true, condition: wasRevoked },
     },
-    { name: 'emailSentAt', label: 'License email sent', type: 'date', access: { update: adminsField }, admin: { readOnly: true, description: 'When the license email went out.' } },
-    { name: 'downloadCount', label: 'Downloads', type: 'number', defaultValue: 0, access: { update: adminsField }, admin: { readOnly: true } },
-    { name: 'lastDownloadedAt', label: 'Last download', type: 'date', access: { update: adminsField }, admin: { readOnly: true } },
+    {
+      name: 'emailSentAt',
+      label: 'License email sent',
+      type: 'date',
+      access: { update: adminsField },
+      admin: { readOnly: true, description: 'When the license email went out.' },
+    },
+    {
+      name: 'downloadCount',
+      label: 'Downloads',
+      type: 'number',
+      defaultValue: 0,
+      access: { update: adminsField },
+      admin: { readOnly: true },
+    },
+    {
+      name: 'lastDownloadedAt',
+      label: 'Last download',
+      type: 'date',
+      access: { update: adminsField },
+      admin: { readOnly: true },
+    },
   ],
 })

@@ -12,13 +12,25 @@ export const OAuthIdentities: CollectionConfig = {
     useAsTitle: 'email',
     group: GROUPS.customers,
     defaultColumns: ['provider', 'email', 'user', 'createdAt'],
-    description: 'Which GitHub or Google account signs in as which user. Created when a customer first signs in with it.',
+    description:
+      'Which GitHub or Google account signs in as which user. Created when a customer first signs in with it.',
   },
   access: { read: or(staff, ownRows('user')), create: () => false, update: () => false, delete: admins },
   indexes: [{ fields: ['provider', 'subject'], unique: true }],
   fields: [
-    { name: 'provider', type: 'select', required: true, options: labelled(['github', 'google'], { github: 'GitHub', google: 'Google' }) },
-    { name: 'subject', label: 'Account ID at the provider', type: 'text', required: true, admin: { description: "The provider's stable account id." } },
+    {
+      name: 'provider',
+      type: 'select',
+      required: true,
+      options: labelled(['github', 'google'], { github: 'GitHub', google: 'Google' }),
+    },
+    {
+      name: 'subject',
+      label: 'Account ID at the provider',
+      type: 'text',
+      required: true,
+      admin: { description: "The provider's stable account id." },
+    },
     { name: 'email', type: 'email', admin: { description: 'The email the provider gave at the first sign-in.' } },
     { name: 'user', label: 'Signs in as', type: 'relationship', relationTo: 'users', required: true, index: true },
   ],

@@ -9,9 +9,20 @@ export const OneTimePurchases: CollectionConfig = {
   labels: { singular: 'One-time purchase', plural: 'One-time purchases' },
   admin: {
     useAsTitle: 'processorPaymentIntentId',
-    defaultColumns: ['processorPaymentIntentId', 'email', 'user', 'plan', 'amount', 'currency', 'status', 'disputeStatus', 'grantedAt'],
+    defaultColumns: [
+      'processorPaymentIntentId',
+      'email',
+      'user',
+      'plan',
+      'amount',
+      'currency',
+      'status',
+      'disputeStatus',
+      'grantedAt',
+    ],
     group: GROUPS.sales,
-    description: 'Lifetime plans bought with one payment. Written by the payment processor\'s webhook; refunds and chargebacks show here.',
+    description:
+      "Lifetime plans bought with one payment. Written by the payment processor's webhook; refunds and chargebacks show here.",
   },
   access: customerRowsAccess(),
   fields: [
@@ -23,13 +34,28 @@ export const OneTimePurchases: CollectionConfig = {
     { name: 'processorCustomerId', label: 'Customer ID (processor)', type: 'text', index: true },
     { name: 'processorChargeId', label: 'Charge ID (processor)', type: 'text', index: true },
     { name: 'processorPriceId', label: 'Price ID (processor)', type: 'text' },
-    { name: 'quantity', label: 'Seats bought', type: 'number', defaultValue: 1, min: 1, admin: { description: 'The checkout\'s quantity: how many people the license covers.' } },
-    { name: 'amount', label: 'Amount (cents)', type: 'number', admin: { description: 'In the currency\'s smallest unit: 29900 usd is $299.00.' } },
+    {
+      name: 'quantity',
+      label: 'Seats bought',
+      type: 'number',
+      defaultValue: 1,
+      min: 1,
+      admin: { description: "The checkout's quantity: how many people the license covers." },
+    },
+    {
+      name: 'amount',
+      label: 'Amount (cents)',
+      type: 'number',
+      admin: { description: "In the currency's smallest unit: 29900 usd is $299.00." },
+    },
     {
       name: 'taxAmount',
       label: 'Tax (cents)',
       type: 'number',
-      admin: { description: 'Tax included in the amount, from the checkout. Empty until the checkout\'s event arrives. An upgrade credits the amount before tax.' },
+      admin: {
+        description:
+          "Tax included in the amount, from the checkout. Empty until the checkout's event arrives. An upgrade credits the amount before tax.",
+      },
     },
     { name: 'currency', type: 'text', admin: { description: 'Lowercase ISO code, such as usd or eur.' } },
     {
@@ -43,7 +69,13 @@ export const OneTimePurchases: CollectionConfig = {
       }),
       admin: { description: 'Pending: a delayed payment method (such as a bank debit) has not settled yet.' },
     },
-    { name: 'refundedAmount', label: 'Refunded (cents)', type: 'number', defaultValue: 0, admin: { description: 'How much of the amount was refunded, in the same unit.' } },
+    {
+      name: 'refundedAmount',
+      label: 'Refunded (cents)',
+      type: 'number',
+      defaultValue: 0,
+      admin: { description: 'How much of the amount was refunded, in the same unit.' },
+    },
     {
       name: 'disputeStatus',
       label: 'Chargeback',

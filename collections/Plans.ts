@@ -45,13 +45,17 @@ const checkPlanRules: CollectionBeforeValidateHook<Plan> = async ({ data, origin
   if (renewal && (merged.isFree || merged.billing !== 'lifetime')) {
     errors.push({ path: 'renewalPriceId', message: 'Only a lifetime plan sells renewals of its updates.' })
   } else if (renewal && (renewal === monthly || renewal === yearly)) {
-    errors.push({ path: 'renewalPriceId', message: 'The renewal needs a price of its own, not the plan\'s price.' })
+    errors.push({ path: 'renewalPriceId', message: "The renewal needs a price of its own, not the plan's price." })
   }
   if (merged.updatePolicy === 'months' && !(typeof merged.updateMonths === 'number' && merged.updateMonths >= 1)) {
     errors.push({ path: 'updateMonths', message: 'Say how many months of updates a license gets.' })
   }
 
-  const slots = [['priceIds.monthly', monthly], ['priceIds.yearly', yearly], ['renewalPriceId', renewal]] as const
+  const slots = [
+    ['priceIds.monthly', monthly],
+    ['priceIds.yearly', yearly],
+    ['renewalPriceId', renewal],
+  ] as const
   for (const [path, id] of slots) {
     if (id === null) continue
     const clash = await req.payload.find({
@@ -59,7 +63,13 @@ const checkPlanRules: CollectionBeforeValidateHook<Plan> = async ({ data, origin
       where: {
         and: [
           ...(originalDoc?.id !== undefined ? [{ id: { not_equals: originalDoc.id } }] : []),
-          { or: [{ 'priceIds.monthly': { equals: id } }, { 'priceIds.yearly': { equals: id } }, { renewalPriceId: { equals: id } }] },
+          {
+            or: [
+              { 'priceIds.monthly': { equals: id } },
+              { 'priceIds.yearly': { equals: id } },
+              { renewalPriceId: { equals: id } },
+            ],
+          },
         ],
       },
       limit: 1,
@@ -71,7 +81,11 @@ const checkPlanRules: CollectionBeforeValidateHook<Plan> = async ({ data, origin
   }
 
   if (errors.length > 0) throw new ValidationError({ collection: 'plans', errors }, req.t)
-  return { ...data, priceIds: { ...(data.priceIds ?? {}), monthly, yearly }, ...('renewalPriceId' in data ? { renewalPriceId: renewal } : {}) }
+  return {
+    ...data,
+    priceIds: { ...(data.priceIds ?? {}), monthly, yearly },
+    ...('renewalPriceId' in data ? { renewalPriceId: renewal } : {}),
+  }
 }
 
 export const Plans: CollectionConfig = {
@@ -139,7 +153,13 @@ export const Plans: CollectionConfig = {
           min: 0,
           admin: { description: 'Shown on the pricing page; the one-time price for lifetime plans.' },
         },
-        { name: 'yearlyPrice', label: 'Yearly price', type: 'number', min: 0, admin: { description: 'Empty for free and lifetime plans.' } },
+        {
+          name: 'yearlyPrice',
+          label: 'Yearly price',
+          type: 'number',
+          min: 0,
+          admin: { description: 'Empty for free and lifetime plans.' },
+        },
       ],
     },
     {
@@ -171,7 +191,12 @@ export const Plans: CollectionConfig = {
       type: 'row',
       fields: [
         { name: 'isPopular', label: 'Highlight as most popular', type: 'checkbox', defaultValue: false },
-        { name: 'allowPromotionCodes', label: 'Accept promotion codes at checkout', type: 'checkbox', defaultValue: false },
+        {
+          name: 'allowPromotionCodes',
+          label: 'Accept promotion codes at checkout',
+          type: 'checkbox',
+          defaultValue: false,
+        },
       ],
     },
     {
@@ -187,7 +212,10 @@ export const Plans: CollectionConfig = {
             major: 'Releases of the major version current at purchase',
             months: 'Releases published within a number of months',
           }),
-          admin: { description: 'Recorded on each license when it is granted: a later change here applies to new licenses only.' },
+          admin: {
+            description:
+              'Recorded on each license when it is granted: a later change here applies to new licenses only.',
+          },
         },
         {
           name: 'updateMonths',
@@ -209,7 +237,10 @@ export const Plans: CollectionConfig = {
           defaultValue: 1,
           min: 1,
           max: 1000,
-          admin: { description: 'How many people one purchase may cover: the buyer picks 1 up to this at checkout and assigns the extra seats by email. 1: no team.' },
+          admin: {
+            description:
+              'How many people one purchase may cover: the buyer picks 1 up to this at checkout and assigns the extra seats by email. 1: no team.',
+          },
         },
         {
           name: 'maxActivations',
@@ -217,7 +248,10 @@ export const Plans: CollectionConfig = {
           type: 'number',
           min: 1,
           max: 100000,
-          admin: { description: 'How many installations one license key may be activated on at once. Empty: unlimited, and apps need no activation.' },
+          admin: {
+            description:
+              'How many installations one license key may be activated on at once. Empty: unlimited, and apps need no activation.',
+          },
         },
       ],
     },
@@ -229,11 +263,31 @@ export const Plans: CollectionConfig = {
       validate: validPriceId,
       admin: {
         condition: (data) => data?.billing === 'lifetime' && data?.updatePolicy !== 'lifetime',
-        description: 'A one-time price that extends a license\'s updates (the next major version, or more months). Empty: no renewals.',
+        description:
+          "A one-time price that extends a license's updates (the next major version, or more months). Empty: no renewals.",
       },
     },
-    { name: 'buttonText', label: 'Button text', type: 'text', required: true, maxLength: 40, admin: { description: 'The pricing page\'s button, such as Buy Standard.' } },
-    { name: 'order', type: 'number', required: true, defaultValue: 0, admin: { position: 'sidebar', description: 'Position on the pricing page, lowest first.' } },
-    { name: 'active', label: 'On sale', type: 'checkbox', defaultValue: true, admin: { position: 'sidebar', description: 'Off: hidden from the pricing page.' } },
+    {
+      name: 'buttonText',
+      label: 'Button text',
+      type: 'text',
+      required: true,
+      maxLength: 40,
+      admin: { description: "The pricing page's button, such as Buy Standard." },
+    },
+    {
+      name: 'order',
+      type: 'number',
+      required: true,
+      defaultValue: 0,
+      admin: { position: 'sidebar', description: 'Position on the pricing page, lowest first.' },
+    },
+    {
+      name: 'active',
+      label: 'On sale',
+      type: 'checkbox',
+      defaultValue: true,
+      admin: { position: 'sidebar', description: 'Off: hidden from the pricing page.' },
+    },
   ],
 }

@@ -16,7 +16,8 @@ export const RepoAccess: CollectionConfig = {
     useAsTitle: 'username',
     defaultColumns: ['username', 'user', 'status', 'invitedAt', 'acceptedAt', 'lastError'],
     group: GROUPS.delivery,
-    description: 'Customers on a plan with the code repository, and where their invitation stands. Open one to send the invitation again (Support actions, with a reason).',
+    description:
+      'Customers on a plan with the code repository, and where their invitation stands. Open one to send the invitation again (Support actions, with a reason).',
   },
   access: customerRowsAccess(),
   fields: [
@@ -53,9 +54,24 @@ export const RepoAccess: CollectionConfig = {
       },
       access: { read: staffField, create: serviceOnly, update: serviceOnly },
       fields: [
-        { name: 'username', type: 'text', label: 'Username invited', access: { read: staffField, create: serviceOnly, update: serviceOnly } },
-        { name: 'invitationId', type: 'number', label: 'Invitation id on the code host', access: { read: staffField, create: serviceOnly, update: serviceOnly } },
-        { name: 'sentAt', type: 'date', label: 'Sent at', access: { read: staffField, create: serviceOnly, update: serviceOnly } },
+        {
+          name: 'username',
+          type: 'text',
+          label: 'Username invited',
+          access: { read: staffField, create: serviceOnly, update: serviceOnly },
+        },
+        {
+          name: 'invitationId',
+          type: 'number',
+          label: 'Invitation id on the code host',
+          access: { read: staffField, create: serviceOnly, update: serviceOnly },
+        },
+        {
+          name: 'sentAt',
+          type: 'date',
+          label: 'Sent at',
+          access: { read: staffField, create: serviceOnly, update: serviceOnly },
+        },
       ],
     },
   ],

@@ -19,7 +19,14 @@ export const RepoUsernames: CollectionConfig = {
   },
   access: { read: staff, create: nobody, update: nobody, delete: admins },
   fields: [
-    { name: 'usernameKey', label: 'Username', type: 'text', required: true, unique: true, admin: { description: 'The username, lower-cased.' } },
+    {
+      name: 'usernameKey',
+      label: 'Username',
+      type: 'text',
+      required: true,
+      unique: true,
+      admin: { description: 'The username, lower-cased.' },
+    },
     { name: 'user', label: 'Held by', type: 'relationship', relationTo: 'users', required: true, index: true },
     {
       name: 'removingSince',

@@ -22,14 +22,22 @@ export const checkSupportReply: CollectionBeforeChangeHook<SupportReply> = async
   const requester = accountOf(req)
   const requestId = relationId(data.request)
   if (!requestId) throw notFound()
-  const request = await req.payload.findByID({ collection: 'support_requests', id: requestId, depth: 0, req, overrideAccess: true, disableErrors: true })
+  const request = await req.payload.findByID({
+    collection: 'support_requests',
+    id: requestId,
+    depth: 0,
+    req,
+    overrideAccess: true,
+    disableErrors: true,
+  })
   if (!request) throw notFound()
   const customer = relationId(request.user)
   const fromStaff = requester ? isStaffUser(requester) : Boolean(data.fromStaff)
   const author = requester?.id ?? relationId(data.author)
   if (!fromStaff) {
     if (!author || author !== customer) throw notFound()
-    if (request.status === 'closed') throw new ServiceError(409, 'request_closed', 'This request is closed. File a new one.')
+    if (request.status === 'closed')
+      throw new ServiceError(409, 'request_closed', 'This request is closed. File a new one.')
     if (requester) await countSupportMessage(req.payload, 'followUps', author)
   }
   return { ...data, request: request.id, customer, author, fromStaff, emailedAt: null }
@@ -43,9 +51,29 @@ export const afterSupportReply: CollectionAfterChangeHook<SupportReply> = async 
   if (operation !== 'create') return doc
   const requestId = relationId(doc.request)
   if (!requestId) return doc
-  const request = await req.payload.findByID({ collection: 'support_requests', id: requestId, depth: 0, req, overrideAccess: true })
-  const next = doc.fromStaff ? (request.status === 'open' ? 'answered' : null) : request.status === 'answered' ? 'open' : null
-  if (next) await req.payload.update({ collection: 'support_requests', id: requestId, data: { status: next }, depth: 0, req, overrideAccess: true })
+  const request = await req.payload.findByID({
+    collection: 'support_requests',
+    id: requestId,
+    depth: 0,
+    req,
+    overrideAccess: true,
+  })
+  const next = doc.fromStaff
+    ? request.status === 'open'
+      ? 'answered'
+      : null
+    : request.status === 'answered'
+      ? 'open'
+      : null
+  if (next)
+    await req.payload.update({
+      collection: 'support_requests',
+      id: requestId,
+      data: { status: next },
+      depth: 0,
+      req,
+      overrideAccess: true,
+    })
   if (doc.fromStaff) await req.payload.jobs.queue({ task: SEND_SUPPORT_REPLY_TASK, input: { replyId: doc.id }, req })
   return doc
 }

@@ -19,7 +19,8 @@ export const trimText =
     const next = { ...data }
     for (const name of names) {
       const value: unknown = next[name]
-      if (typeof value === 'string') next[name] = singleLine.includes(name) ? value.replace(/\s+/g, ' ').trim() : value.trim()
+      if (typeof value === 'string')
+        next[name] = singleLine.includes(name) ? value.replace(/\s+/g, ' ').trim() : value.trim()
     }
     return next
   }
@@ -33,7 +34,11 @@ export const fileSupportRequest: CollectionBeforeChangeHook<SupportRequest> = as
   if (operation !== 'create') return data
   const requester = accountOf(req)
   const owner = requester?.id ?? relationId(data.user)
-  if (!owner) throw new ValidationError({ collection: 'support_requests', errors: [{ path: 'user', message: 'A support request needs its customer.' }] }, req.t)
+  if (!owner)
+    throw new ValidationError(
+      { collection: 'support_requests', errors: [{ path: 'user', message: 'A support request needs its customer.' }] },
+      req.t,
+    )
   if (requester && !isStaffUser(requester)) await countSupportMessage(req.payload, 'requests', owner)
   const priority = (await canAccessFeature(req.payload, owner, SUPPORT_FEATURE, req)) ? 'high' : 'normal'
   return { ...data, user: owner, priority, status: 'open' }

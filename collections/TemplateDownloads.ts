@@ -18,8 +18,19 @@ export const TemplateDownloads: CollectionConfig = {
   fields: [
     { name: 'user', label: 'Customer', type: 'relationship', relationTo: 'users', required: true, index: true },
     { name: 'template', type: 'relationship', relationTo: 'templates', required: true, index: true },
-    { name: 'license', type: 'relationship', relationTo: 'licenses', index: true, admin: { description: 'The license whose plan grants the template library.' } },
-    { name: 'clientAddress', label: 'IP address', type: 'text', admin: { description: 'Truncated: IPv4 /24, IPv6 /48.' } },
+    {
+      name: 'license',
+      type: 'relationship',
+      relationTo: 'licenses',
+      index: true,
+      admin: { description: 'The license whose plan grants the template library.' },
+    },
+    {
+      name: 'clientAddress',
+      label: 'IP address',
+      type: 'text',
+      admin: { description: 'Truncated: IPv4 /24, IPv6 /48.' },
+    },
     { name: 'userAgent', label: 'Browser or tool', type: 'text', maxLength: 256 },
   ],
 }

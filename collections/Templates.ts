@@ -44,7 +44,8 @@ export const withStaffOnlyArchive = (collection: CollectionConfig): CollectionCo
     return { ...field, access: { ...('access' in field ? field.access : {}), read: staffField } } as Field
   })
   for (const [name, type] of Object.entries(ARCHIVE_FIELDS)) {
-    if (!present.has(name)) fields.push({ name, type, access: { read: staffField }, admin: { hidden: true, readOnly: true } } as Field)
+    if (!present.has(name))
+      fields.push({ name, type, access: { read: staffField }, admin: { hidden: true, readOnly: true } } as Field)
   }
   return { ...collection, fields }
 }
@@ -60,14 +61,22 @@ export const createTemplatesCollection = (options: { staticDir: string; endpoint
     useAsTitle: 'name',
     defaultColumns: ['name', 'category', 'slug', 'publishedAt', 'downloadCount'],
     group: GROUPS.delivery,
-    description: 'Template archives for customers whose plan includes the template library. Visible in the catalogue once the publish date has passed.',
+    description:
+      'Template archives for customers whose plan includes the template library. Visible in the catalogue once the publish date has passed.',
   },
   defaultSort: '-publishedAt',
   access: { read: catalogueOrStaff, create: admins, update: admins, delete: admins },
   endpoints: options.endpoints,
   upload: {
     staticDir: options.staticDir,
-    mimeTypes: ['application/zip', 'application/x-zip-compressed', 'application/gzip', 'application/x-gzip', 'application/x-tar', 'application/octet-stream'],
+    mimeTypes: [
+      'application/zip',
+      'application/x-zip-compressed',
+      'application/gzip',
+      'application/x-gzip',
+      'application/x-tar',
+      'application/octet-stream',
+    ],
     filesRequiredOnCreate: true,
     focalPoint: false,
     crop: false,
@@ -81,16 +90,32 @@ export const createTemplatesCollection = (options: { staticDir: string; endpoint
       name: 'category',
       type: 'select',
       required: true,
-      options: labelled(TEMPLATE_CATEGORIES, { dashboard: 'Dashboard', marketing: 'Marketing', auth: 'Sign-in and accounts', billing: 'Billing', email: 'Email' }),
+      options: labelled(TEMPLATE_CATEGORIES, {
+        dashboard: 'Dashboard',
+        marketing: 'Marketing',
+        auth: 'Sign-in and accounts',
+        billing: 'Billing',
+        email: 'Email',
+      }),
       index: true,
     },
-    { name: 'preview', label: 'Preview image', type: 'upload', relationTo: 'media', admin: { description: 'A screenshot for the catalogue (public).' } },
+    {
+      name: 'preview',
+      label: 'Preview image',
+      type: 'upload',
+      relationTo: 'media',
+      admin: { description: 'A screenshot for the catalogue (public).' },
+    },
     {
       name: 'publishedAt',
       label: 'Published',
       type: 'date',
       index: true,
-      admin: { position: 'sidebar', date: { pickerAppearance: 'dayAndTime' }, description: 'Empty or in the future: not in the catalogue.' },
+      admin: {
+        position: 'sidebar',
+        date: { pickerAppearance: 'dayAndTime' },
+        description: 'Empty or in the future: not in the catalogue.',
+      },
     },
     {
       name: 'downloadCount',

@@ -1,4 +1,9 @@
-import { AuthenticationError, type CollectionBeforeChangeHook, type CollectionBeforeOperationHook, type PayloadRequest } from 'payload'
+import {
+  AuthenticationError,
+  type CollectionBeforeChangeHook,
+  type CollectionBeforeOperationHook,
+  type PayloadRequest,
+} from 'payload'
 
 import { isAdminUser } from '../src/access/roles'
 import { requireCurrentPassword, spendOnePasswordHash } from '../src/auth/password-hash'
@@ -40,7 +45,10 @@ export const limitAttempts: CollectionBeforeOperationHook = async ({ args, opera
   const email = (args as { data?: { email?: unknown } }).data?.email
   // Staff creating users in the admin are not signing up.
   if (action && req.payloadAPI !== 'local' && !(operation === 'create' && req.user)) {
-    await enforceRateLimit(req.payload, action, { address: clientAddress(req.headers), email: typeof email === 'string' ? email : null })
+    await enforceRateLimit(req.payload, action, {
+      address: clientAddress(req.headers),
+      email: typeof email === 'string' ? email : null,
+    })
   }
   return args
 }
@@ -89,7 +97,8 @@ const refuseUnusableAccount = async (req: PayloadRequest, email: string) => {
  */
 export const currentPasswordForNewPassword: CollectionBeforeOperationHook = async ({ args, operation, req }) => {
   const data = (args as { data?: { password?: unknown; currentPassword?: unknown } }).data
-  if (operation !== 'update' || !data || typeof data.password !== 'string' || !req.user || isAdminUser(req.user)) return args
+  if (operation !== 'update' || !data || typeof data.password !== 'string' || !req.user || isAdminUser(req.user))
+    return args
   const current = data.currentPassword
   delete data.currentPassword
   await requireCurrentPassword(req.payload, req.user, current, {
@@ -102,7 +111,9 @@ export const currentPasswordForNewPassword: CollectionBeforeOperationHook = asyn
 
 /** Payload's forgot-password writes its token through update: keep only the token's SHA-256. */
 export const hashResetToken: CollectionBeforeChangeHook = ({ data }) =>
-  typeof data.resetPasswordToken === 'string' ? { ...data, resetPasswordToken: storedResetToken(data.resetPasswordToken) } : data
+  typeof data.resetPasswordToken === 'string'
+    ? { ...data, resetPasswordToken: storedResetToken(data.resetPasswordToken) }
+    : data
 
 /**
  * A user does not change their own email directly: POST /api/account/email confirms the new address
@@ -111,5 +122,9 @@ export const hashResetToken: CollectionBeforeChangeHook = ({ data }) =>
 export const guardEmailChange: CollectionBeforeChangeHook<User> = ({ data, operation, originalDoc, req }) => {
   if (operation !== 'update' || !req.user || isAdminUser(req.user) || typeof data.email !== 'string') return data
   if (data.email.trim().toLowerCase() === String(originalDoc?.email ?? '').toLowerCase()) return data
-  throw new ServiceError(400, 'email_change_requires_confirmation', 'Change your email with POST /api/account/email: we confirm the new address first.')
+  throw new ServiceError(
+    400,
+    'email_change_requires_confirmation',
+    'Change your email with POST /api/account/email: we confirm the new address first.',
+  )
 }

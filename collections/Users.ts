@@ -5,7 +5,14 @@ import { admins, adminsField, isStaffUser, ROLES, staff } from '../src/access/ro
 import { passwordResetEmail } from '../src/email/account-emails'
 import { customerJoinsForStaffOnly, customerViewTab } from './CustomerView'
 import { GROUPS } from './options'
-import { assignRoles, currentPasswordForNewPassword, guardCredentials, guardEmailChange, hashResetToken, limitAttempts } from './Users.hooks'
+import {
+  assignRoles,
+  currentPasswordForNewPassword,
+  guardCredentials,
+  guardEmailChange,
+  hashResetToken,
+  limitAttempts,
+} from './Users.hooks'
 
 export type UsersOptions = {
   /** The public address: the host of every emailed link. */
@@ -28,7 +35,8 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
     useAsTitle: 'email',
     defaultColumns: ['email', 'name', 'roles', 'emailVerified', 'createdAt'],
     group: GROUPS.customers,
-    description: 'Customers and staff. Open a customer\'s page and its Customer tab for everything they bought, downloaded and asked for.',
+    description:
+      "Customers and staff. Open a customer's page and its Customer tab for everything they bought, downloaded and asked for.",
   },
   auth: {
     maxLoginAttempts: options.maxLoginAttempts,
@@ -40,7 +48,10 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
       // Every reset email, the admin's included, links to our callback on SERVER_URL.
       generateEmailSubject: () => `Reset your password | ${options.productName}`,
       generateEmailHTML: (args) =>
-        passwordResetEmail(options.productName, `${options.serverUrl}/auth/callback?type=recovery&token=${encodeURIComponent(args?.token ?? '')}`).html,
+        passwordResetEmail(
+          options.productName,
+          `${options.serverUrl}/auth/callback?type=recovery&token=${encodeURIComponent(args?.token ?? '')}`,
+        ).html,
     },
   },
   access: {
@@ -60,10 +71,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
   fields: [
     {
       type: 'tabs',
-      tabs: [
-        { label: 'Account', fields: [{ name: 'name', type: 'text', maxLength: 120 }] },
-        customerViewTab,
-      ],
+      tabs: [{ label: 'Account', fields: [{ name: 'name', type: 'text', maxLength: 120 }] }, customerViewTab],
     },
     {
       name: 'roles',
@@ -84,7 +92,8 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
       access: { create: adminsField, update: adminsField },
       admin: {
         position: 'sidebar',
-        description: 'Set when the user proves the address (or an admin vouches for it); required for password sign-in; links purchases made with it to this account.',
+        description:
+          'Set when the user proves the address (or an admin vouches for it); required for password sign-in; links purchases made with it to this account.',
       },
     },
     {
@@ -92,7 +101,11 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
       label: 'New email, not confirmed yet',
       type: 'email',
       access: { create: adminsField, update: adminsField },
-      admin: { position: 'sidebar', readOnly: true, description: 'A new address the user asked for; it replaces the email when the link sent to it is opened.' },
+      admin: {
+        position: 'sidebar',
+        readOnly: true,
+        description: 'A new address the user asked for; it replaces the email when the link sent to it is opened.',
+      },
     },
     {
       name: 'processorCustomerId',

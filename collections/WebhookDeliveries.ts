@@ -18,7 +18,8 @@ export const WebhookDeliveries: CollectionConfig = {
     useAsTitle: 'eventType',
     defaultColumns: ['eventType', 'url', 'outcome', 'responseStatus', 'durationMs', 'attempt', 'createdAt'],
     group: GROUPS.integrations,
-    description: 'Each attempt to send an event to a webhook endpoint. A failed event is tried again 10 times in all, waiting longer each time.',
+    description:
+      'Each attempt to send an event to a webhook endpoint. A failed event is tried again 10 times in all, waiting longer each time.',
   },
   access: { read: admins, create: nobody, update: nobody, delete: nobody },
   defaultSort: '-createdAt',
@@ -26,7 +27,10 @@ export const WebhookDeliveries: CollectionConfig = {
     {
       name: 'deliveryActions',
       type: 'ui',
-      admin: { position: 'sidebar', components: { Field: '/app/(payload)/_components/WebhookEndpointActions#WebhookDeliveryActions' } },
+      admin: {
+        position: 'sidebar',
+        components: { Field: '/app/(payload)/_components/WebhookEndpointActions#WebhookDeliveryActions' },
+      },
     },
     {
       name: 'event',
@@ -35,18 +39,36 @@ export const WebhookDeliveries: CollectionConfig = {
       relationTo: 'webhook_events',
       required: true,
       index: true,
-      admin: { readOnly: true, description: 'The webhook-id every attempt of this event carries: receivers deduplicate on it.' },
+      admin: {
+        readOnly: true,
+        description: 'The webhook-id every attempt of this event carries: receivers deduplicate on it.',
+      },
     },
     { name: 'endpoint', type: 'relationship', relationTo: 'webhook_endpoints', index: true, admin: { readOnly: true } },
     { name: 'eventType', label: 'Event type', type: 'text', required: true, admin: { readOnly: true } },
-    { name: 'url', label: 'URL', type: 'text', required: true, admin: { readOnly: true, description: 'Where it was sent, as the endpoint said then.' } },
-    { name: 'attempt', type: 'number', required: true, admin: { readOnly: true, description: 'Attempt 1 to 10 of this event to this endpoint.' } },
+    {
+      name: 'url',
+      label: 'URL',
+      type: 'text',
+      required: true,
+      admin: { readOnly: true, description: 'Where it was sent, as the endpoint said then.' },
+    },
+    {
+      name: 'attempt',
+      type: 'number',
+      required: true,
+      admin: { readOnly: true, description: 'Attempt 1 to 10 of this event to this endpoint.' },
+    },
     {
       name: 'trigger',
       label: 'Sent by',
       type: 'select',
       required: true,
-      options: labelled(DELIVERY_TRIGGERS, { automatic: 'The service', manual: 'An admin ("Send again")', test: 'An admin ("Send test event")' }),
+      options: labelled(DELIVERY_TRIGGERS, {
+        automatic: 'The service',
+        manual: 'An admin ("Send again")',
+        test: 'An admin ("Send test event")',
+      }),
       admin: { readOnly: true },
     },
     {
@@ -57,15 +79,29 @@ export const WebhookDeliveries: CollectionConfig = {
       options: labelled(DELIVERY_OUTCOMES, { succeeded: 'Delivered (2xx)', failed: 'Failed' }),
       admin: { readOnly: true },
     },
-    { name: 'responseStatus', label: 'HTTP status', type: 'number', admin: { readOnly: true, description: 'Empty when no answer came (timeout, refused address, connection error).' } },
+    {
+      name: 'responseStatus',
+      label: 'HTTP status',
+      type: 'number',
+      admin: { readOnly: true, description: 'Empty when no answer came (timeout, refused address, connection error).' },
+    },
     { name: 'durationMs', label: 'Duration (ms)', type: 'number', admin: { readOnly: true } },
     { name: 'error', label: 'What went wrong', type: 'text', admin: { readOnly: true } },
-    { name: 'responseExcerpt', label: 'Response (first 1,000 characters)', type: 'textarea', admin: { readOnly: true } },
+    {
+      name: 'responseExcerpt',
+      label: 'Response (first 1,000 characters)',
+      type: 'textarea',
+      admin: { readOnly: true },
+    },
     {
       name: 'nextAttemptAt',
       label: 'Next attempt',
       type: 'date',
-      admin: { readOnly: true, date: { pickerAppearance: 'dayAndTime' }, description: 'When the service tries this event again; empty when it will not.' },
+      admin: {
+        readOnly: true,
+        date: { pickerAppearance: 'dayAndTime' },
+        description: 'When the service tries this event again; empty when it will not.',
+      },
     },
   ],
 }

@@ -23,7 +23,8 @@ export const webhookEndpointsCollection = (options: { allowPrivate: boolean }): 
     useAsTitle: 'url',
     defaultColumns: ['url', 'description', 'events', 'enabled', 'failedEventsInARow'],
     group: GROUPS.integrations,
-    description: 'Your own systems that get a signed POST when an order is paid, a license changes, a seat is claimed... Admins only.',
+    description:
+      'Your own systems that get a signed POST when an order is paid, a license changes, a seat is claimed... Admins only.',
   },
   access: { read: admins, create: admins, update: admins, delete: admins },
   hooks: { beforeChange: [prepareWebhookEndpoint(options)] },
@@ -31,7 +32,10 @@ export const webhookEndpointsCollection = (options: { allowPrivate: boolean }): 
     {
       name: 'endpointActions',
       type: 'ui',
-      admin: { position: 'sidebar', components: { Field: '/app/(payload)/_components/WebhookEndpointActions#WebhookEndpointActions' } },
+      admin: {
+        position: 'sidebar',
+        components: { Field: '/app/(payload)/_components/WebhookEndpointActions#WebhookEndpointActions' },
+      },
     },
     {
       name: 'url',
@@ -41,10 +45,16 @@ export const webhookEndpointsCollection = (options: { allowPrivate: boolean }): 
       maxLength: 2048,
       admin: {
         // The same words whatever the setting: the generated types carry them.
-        description: 'Where events are POSTed: https on a public address (WEBHOOK_ALLOW_PRIVATE=true also allows http and private addresses). Redirects are not followed.',
+        description:
+          'Where events are POSTed: https on a public address (WEBHOOK_ALLOW_PRIVATE=true also allows http and private addresses). Redirects are not followed.',
       },
     },
-    { name: 'description', type: 'textarea', maxLength: 500, admin: { description: 'What this endpoint is, for whoever reads this list next.' } },
+    {
+      name: 'description',
+      type: 'textarea',
+      maxLength: 500,
+      admin: { description: 'What this endpoint is, for whoever reads this list next.' },
+    },
     {
       name: 'events',
       type: 'select',
@@ -60,7 +70,10 @@ export const webhookEndpointsCollection = (options: { allowPrivate: boolean }): 
       name: 'enabled',
       type: 'checkbox',
       defaultValue: true,
-      admin: { description: 'Off: nothing is sent. The service turns it off after 10 events in a row failed; turn it back on once the receiver works.' },
+      admin: {
+        description:
+          'Off: nothing is sent. The service turns it off after 10 events in a row failed; turn it back on once the receiver works.',
+      },
     },
     // The signing secret (`whsec_` + base64), sealed with the Payload secret; never in the API.
     { name: 'secretSealed', type: 'text', hidden: true, access: { read: never, ...serviceOnly } },
@@ -70,14 +83,24 @@ export const webhookEndpointsCollection = (options: { allowPrivate: boolean }): 
       label: 'Previous secret signs until',
       type: 'date',
       access: serviceOnly,
-      admin: { readOnly: true, position: 'sidebar', date: { pickerAppearance: 'dayAndTime' }, description: 'After a rotation, deliveries carry both signatures until then.' },
+      admin: {
+        readOnly: true,
+        position: 'sidebar',
+        date: { pickerAppearance: 'dayAndTime' },
+        description: 'After a rotation, deliveries carry both signatures until then.',
+      },
     },
     {
       name: 'secretShownAt',
       label: 'Secret shown',
       type: 'date',
       access: serviceOnly,
-      admin: { readOnly: true, position: 'sidebar', date: { pickerAppearance: 'dayAndTime' }, description: 'The signing secret is shown once; rotate it to get a new one.' },
+      admin: {
+        readOnly: true,
+        position: 'sidebar',
+        date: { pickerAppearance: 'dayAndTime' },
+        description: 'The signing secret is shown once; rotate it to get a new one.',
+      },
     },
     {
       name: 'failedEventsInARow',
@@ -85,14 +108,24 @@ export const webhookEndpointsCollection = (options: { allowPrivate: boolean }): 
       type: 'number',
       defaultValue: 0,
       access: serviceOnly,
-      admin: { readOnly: true, position: 'sidebar', description: 'Events that failed every attempt since the last delivery that worked. At 10 the endpoint is turned off.' },
+      admin: {
+        readOnly: true,
+        position: 'sidebar',
+        description:
+          'Events that failed every attempt since the last delivery that worked. At 10 the endpoint is turned off.',
+      },
     },
     {
       name: 'disabledAt',
       label: 'Turned off by the service',
       type: 'date',
       access: serviceOnly,
-      admin: { readOnly: true, position: 'sidebar', date: { pickerAppearance: 'dayAndTime' }, condition: (data) => Boolean(data?.disabledAt) },
+      admin: {
+        readOnly: true,
+        position: 'sidebar',
+        date: { pickerAppearance: 'dayAndTime' },
+        condition: (data) => Boolean(data?.disabledAt),
+      },
     },
   ],
 })
@@ -112,7 +145,14 @@ export const WebhookEvents: CollectionConfig = {
   },
   access: { read: admins, create: nobody, update: nobody, delete: nobody },
   fields: [
-    { name: 'eventId', label: 'Event ID (webhook-id)', type: 'text', required: true, unique: true, admin: { readOnly: true } },
+    {
+      name: 'eventId',
+      label: 'Event ID (webhook-id)',
+      type: 'text',
+      required: true,
+      unique: true,
+      admin: { readOnly: true },
+    },
     { name: 'type', type: 'text', required: true, index: true, admin: { readOnly: true } },
     {
       name: 'sourceKey',
@@ -125,7 +165,11 @@ export const WebhookEvents: CollectionConfig = {
       name: 'body',
       type: 'code',
       required: true,
-      admin: { readOnly: true, language: 'json', description: 'The exact bytes every attempt sends and signs: {type, timestamp, data}.' },
+      admin: {
+        readOnly: true,
+        language: 'json',
+        description: 'The exact bytes every attempt sends and signs: {type, timestamp, data}.',
+      },
     },
   ],
 }

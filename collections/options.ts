@@ -22,7 +22,10 @@ export const disputeOptions = labelled(DISPUTE_STATUSES, {
 /** Feature keys as plans grant them and premium posts require them: the key stays visible, it is what the code checks. */
 export const featureOptions = labelled(
   FEATURE_KEYS,
-  Object.fromEntries(FEATURE_KEYS.map((key) => [key, `${FEATURE_LABELS[key]} (${key})`])) as Record<(typeof FEATURE_KEYS)[number], string>,
+  Object.fromEntries(FEATURE_KEYS.map((key) => [key, `${FEATURE_LABELS[key]} (${key})`])) as Record<
+    (typeof FEATURE_KEYS)[number],
+    string
+  >,
 )
 
 /** The admin's navigation groups, in the words support uses. */

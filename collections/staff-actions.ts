@@ -1,7 +1,12 @@
 import type { UIField } from 'payload'
 
 /** The support actions an edit view may offer; each is a POST to its /api/staff/... endpoint (endpoints/staff.ts). */
-export type StaffActionKey = 'license.revoke' | 'license.restore' | 'license.resendEmail' | 'repoAccess.resendInvitation' | 'apiKey.revoke'
+export type StaffActionKey =
+  | 'license.revoke'
+  | 'license.restore'
+  | 'license.resendEmail'
+  | 'repoAccess.resendInvitation'
+  | 'apiKey.revoke'
   | 'seat.revoke'
   | 'activation.remove'
 

@@ -16,7 +16,8 @@ export const createApiKeyEndpoint: Endpoint = endpoint({
   method: 'post',
   auth: SIGN_IN,
   body: z.object({ name: z.string().trim().min(1, 'give the key a name').max(60, 'at most 60 characters') }),
-  handler: async ({ req, body, user }) => Response.json(await createApiKey(req, user, body.name), { status: 201, headers: NO_STORE }),
+  handler: async ({ req, body, user }) =>
+    Response.json(await createApiKey(req, user, body.name), { status: 201, headers: NO_STORE }),
 })
 
 /** GET /api/account/api-keys: 200 {docs: [{id, name, prefix, createdAt, lastUsedAt}]}, the caller's live keys. */
@@ -32,7 +33,12 @@ export const revokeApiKeyEndpoint: Endpoint = endpoint({
   path: '/account/api-keys/:id',
   method: 'delete',
   auth: SIGN_IN,
-  params: z.object({ id: z.string().regex(/^\d{1,15}$/).transform(Number) }),
+  params: z.object({
+    id: z
+      .string()
+      .regex(/^\d{1,15}$/)
+      .transform(Number),
+  }),
   invalid: notFound,
   handler: async ({ req, params, user }) => {
     await revokeApiKey(req, user, params.id)

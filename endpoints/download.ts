@@ -25,7 +25,10 @@ export const downloadEndpoint = (settings: DownloadSettings): Endpoint =>
     // Over-long or too many versions are refused as any other bad version is.
     invalid: invalidVersion(),
     handler: async ({ req, query, address }) => {
-      const link = await requestDownload(req, settings, query.version, { address, userAgent: req.headers.get('user-agent') })
+      const link = await requestDownload(req, settings, query.version, {
+        address,
+        userAgent: req.headers.get('user-agent'),
+      })
       return Response.json(link, { headers: { 'Cache-Control': 'no-store' } })
     },
   })
@@ -38,7 +41,14 @@ export const downloadFileEndpoint = (options: { secret: string; staticDir: strin
   signedFileEndpoint({
     path: '/download/file/:id',
     staticDir: options.staticDir,
-    verify: (link) => verifyDownload(options.secret, { releaseId: link.id, userId: link.userId, expires: link.expires, signature: link.signature }),
-    load: (req, id) => req.payload.findByID({ collection: 'releases', id, depth: 0, overrideAccess: true, disableErrors: true }),
+    verify: (link) =>
+      verifyDownload(options.secret, {
+        releaseId: link.id,
+        userId: link.userId,
+        expires: link.expires,
+        signature: link.signature,
+      }),
+    load: (req, id) =>
+      req.payload.findByID({ collection: 'releases', id, depth: 0, overrideAccess: true, disableErrors: true }),
     missing: new ServiceError(404, 'version_not_found', 'This release no longer exists.'),
   })

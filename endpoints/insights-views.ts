@@ -39,7 +39,8 @@ export const pricingViewsEndpoint = (): Endpoint =>
     body,
     beacon: { maxBytes: MAX_BEACON_BYTES },
     handler: async ({ req, body, address }) => {
-      if (!fromOwnPages(req)) throw new ServiceError(403, 'forbidden', "Pricing views are counted from the site's own pages only.")
+      if (!fromOwnPages(req))
+        throw new ServiceError(403, 'forbidden', "Pricing views are counted from the site's own pages only.")
       try {
         await memoryLimiterOf(req.payload, 'pricing_views:ip').consume(addressBucket(address))
       } catch (error) {

@@ -30,14 +30,25 @@ export const activationEndpoints = (): Endpoint[] => [
     body: z.object({ key: z.string().max(MAX_KEY_LENGTH), fingerprint, label: z.string().trim().max(100).nullish() }),
     handler: async ({ req, body, address }) => {
       await enforceLimits(req.payload, address, body.key)
-      const { created, activation } = await activate(req.payload, { key: body.key, fingerprint: body.fingerprint, label: body.label || null })
+      const { created, activation } = await activate(req.payload, {
+        key: body.key,
+        fingerprint: body.fingerprint,
+        label: body.label || null,
+      })
       return Response.json(activation, { status: created ? 201 : 200, headers: { 'Cache-Control': 'no-store' } })
     },
   }),
   endpoint({
     path: '/deactivate',
     method: 'post',
-    body: z.object({ key: z.string().max(MAX_KEY_LENGTH), activationId: z.number().int().positive().max(2 ** 31 - 1) }),
+    body: z.object({
+      key: z.string().max(MAX_KEY_LENGTH),
+      activationId: z
+        .number()
+        .int()
+        .positive()
+        .max(2 ** 31 - 1),
+    }),
     handler: async ({ req, body, address }) => {
       await enforceLimits(req.payload, address, body.key)
       await deactivateWithKey(req.payload, { key: body.key, activationId: body.activationId })

@@ -22,7 +22,10 @@ const planSlug = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a plan ID 
  * client's Idempotency-Key, a configured processor, and the checkout rate limit (each call reads the
  * processor).
  */
-const prepare = async (runtime: BillingRuntime, context: { req: PayloadRequest; params: { id: string }; user: User; address: string | null }) => {
+const prepare = async (
+  runtime: BillingRuntime,
+  context: { req: PayloadRequest; params: { id: string }; user: User; address: string | null },
+) => {
   const id = licenseId(context.params.id)
   const idempotencyKey = clientIdempotencyKey(context.req.headers)
   const billing = runtime.require()
@@ -47,7 +50,9 @@ export const licenseChangeEndpoints = (runtime: BillingRuntime): Endpoint[] => [
     handler: async (context) => {
       // Each quote reads the target's price from the processor: counted like a checkout.
       const { id, billing } = await prepare(runtime, context)
-      return Response.json(await quoteUpgrade(context.req, billing, context.user, id, context.query.plan), { headers: { 'Cache-Control': 'no-store' } })
+      return Response.json(await quoteUpgrade(context.req, billing, context.user, id, context.query.plan), {
+        headers: { 'Cache-Control': 'no-store' },
+      })
     },
   }),
   endpoint({

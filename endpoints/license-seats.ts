@@ -8,11 +8,12 @@ import { licenseNotYours } from '../src/licensing/status'
 import { activationsOf, deactivateAsOwner } from '../src/teams/activations'
 import { assignSeat, listSeats, ownedLicense, revokeSeat, type SeatContext } from '../src/teams/seats'
 
-const SIGN_IN = 'Sign in to manage your license\'s team.'
+const SIGN_IN = "Sign in to manage your license's team."
 
 const licenseNotFound = licenseNotYours
 const seatNotFound = () => new ServiceError(404, 'seat_not_found', 'This license has no seat with this id.')
-const activationNotFound = () => new ServiceError(404, 'activation_not_found', 'This license has no activation with this id.')
+const activationNotFound = () =>
+  new ServiceError(404, 'activation_not_found', 'This license has no activation with this id.')
 
 const licenseParams = z.object({ id: z.string().max(32) })
 
@@ -33,7 +34,9 @@ export const seatEndpoints = (context: SeatContext): Endpoint[] => [
     auth: SIGN_IN,
     params: licenseParams,
     handler: async ({ req, params, user }) =>
-      Response.json(await listSeats(req, user, pathRowId(params.id, licenseNotFound)), { headers: { 'Cache-Control': 'no-store' } }),
+      Response.json(await listSeats(req, user, pathRowId(params.id, licenseNotFound)), {
+        headers: { 'Cache-Control': 'no-store' },
+      }),
   }),
   endpoint({
     path: '/:id/seats',
@@ -63,7 +66,9 @@ export const seatEndpoints = (context: SeatContext): Endpoint[] => [
     params: licenseParams,
     handler: async ({ req, params, user }) => {
       const license = await ownedLicense(req, user, pathRowId(params.id, licenseNotFound))
-      return Response.json(await activationsOf(req.payload, license.id, req), { headers: { 'Cache-Control': 'no-store' } })
+      return Response.json(await activationsOf(req.payload, license.id, req), {
+        headers: { 'Cache-Control': 'no-store' },
+      })
     },
   }),
   endpoint({
@@ -72,7 +77,12 @@ export const seatEndpoints = (context: SeatContext): Endpoint[] => [
     auth: SIGN_IN,
     params: z.object({ id: z.string().max(32), activationId: z.string().max(32) }),
     handler: async ({ req, params, user }) => {
-      await deactivateAsOwner(req.payload, user.id, pathRowId(params.id, licenseNotFound), pathRowId(params.activationId, activationNotFound))
+      await deactivateAsOwner(
+        req.payload,
+        user.id,
+        pathRowId(params.id, licenseNotFound),
+        pathRowId(params.activationId, activationNotFound),
+      )
       return new Response(null, { status: 204 })
     },
   }),

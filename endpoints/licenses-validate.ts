@@ -6,14 +6,19 @@ import { z } from 'zod'
 import { asRateLimited, limiterOf } from '../src/auth/rate-limit'
 import { endpoint } from '../src/http/endpoint'
 import { addressBucket } from '../src/http/ip-address'
-import { ACTIVATION_CERTIFICATE_TTL_SECONDS, CERTIFICATE_MAX_TTL_SECONDS, type LicenseCertificates } from '../src/licensing/certificates'
+import {
+  ACTIVATION_CERTIFICATE_TTL_SECONDS,
+  CERTIFICATE_MAX_TTL_SECONDS,
+  type LicenseCertificates,
+} from '../src/licensing/certificates'
 import { validateLicenseKey } from '../src/licensing/validate'
 
 /** The longest license key the endpoint looks up: a key is KIT- and five groups (29 characters); room for another format. */
 export const MAX_KEY_LENGTH = 64
 
 /** The key's bucket is a hash: the rate-limit table never holds a license key. */
-const keyBucket = (key: string) => crypto.createHash('sha256').update(key.trim().toUpperCase()).digest('hex').slice(0, 32)
+const keyBucket = (key: string) =>
+  crypto.createHash('sha256').update(key.trim().toUpperCase()).digest('hex').slice(0, 32)
 
 /** Validation's limits, per client address and per key; activation and deactivation share them. */
 export const enforceLimits = async (payload: Payload, address: string | null, key: string) => {
@@ -46,7 +51,13 @@ export const validateLicenseEndpoint = (certificates: LicenseCertificates): Endp
       const certificate =
         validation.code === 'VALID' && validation.key !== null
           ? await certificates(req.payload.logger).sign(
-              { license: validation.key, plan: validation.plan, features: validation.features, fingerprint: body.fingerprint, updates: validation.updates ?? undefined },
+              {
+                license: validation.key,
+                plan: validation.plan,
+                features: validation.features,
+                fingerprint: body.fingerprint,
+                updates: validation.updates ?? undefined,
+              },
               validation.validUntil ? new Date(validation.validUntil) : null,
               now,
               validation.limitsActivations ? ACTIVATION_CERTIFICATE_TTL_SECONDS : CERTIFICATE_MAX_TTL_SECONDS,
@@ -72,5 +83,8 @@ export const licensePublicKeyEndpoint = (certificates: LicenseCertificates): End
   endpoint({
     path: '/public-key',
     method: 'get',
-    handler: ({ req }) => Response.json(certificates(req.payload.logger).publicKeys(), { headers: { 'Cache-Control': 'public, max-age=3600' } }),
+    handler: ({ req }) =>
+      Response.json(certificates(req.payload.logger).publicKeys(), {
+        headers: { 'Cache-Control': 'public, max-age=3600' },
+      }),
   })

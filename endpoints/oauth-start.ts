@@ -14,6 +14,9 @@ export const oauthStartEndpoint = (settings: OAuthSettings): Endpoint =>
     query: z.object({ next: z.string().max(2048).optional().catch(undefined) }),
     handler: ({ params, query }) => {
       const { location, cookie } = startOAuth(settings, params.provider, query.next ?? null)
-      return new Response(null, { status: 302, headers: { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } })
+      return new Response(null, {
+        status: 302,
+        headers: { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' },
+      })
     },
   })

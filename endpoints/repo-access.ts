@@ -23,5 +23,6 @@ export const repoAccessGetEndpoint = (codeHost: CodeHostProvider): Endpoint =>
     path: '/repo-access',
     method: 'get',
     auth: SIGN_IN,
-    handler: async ({ req }) => Response.json(await repoAccessStatus(req, codeHost), { headers: { 'Cache-Control': 'no-store' } }),
+    handler: async ({ req }) =>
+      Response.json(await repoAccessStatus(req, codeHost), { headers: { 'Cache-Control': 'no-store' } }),
   })

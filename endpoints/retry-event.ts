@@ -20,11 +20,21 @@ export const retryEventEndpoint = (runtime: BillingRuntime): Endpoint =>
     path: '/:id/retry',
     method: 'post',
     auth: 'Sign in first.',
-    params: z.object({ id: z.string().regex(/^\d{1,15}$/).transform(Number) }),
+    params: z.object({
+      id: z
+        .string()
+        .regex(/^\d{1,15}$/)
+        .transform(Number),
+    }),
     invalid: notFound(),
     handler: async ({ req, params, user }) => {
       if (!isStaffUser(user)) throw new ServiceError(403, 'forbidden', 'Only staff can re-run processor events.')
-      const row = await req.payload.findByID({ collection: 'processor_events', id: params.id, depth: 0, disableErrors: true })
+      const row = await req.payload.findByID({
+        collection: 'processor_events',
+        id: params.id,
+        depth: 0,
+        disableErrors: true,
+      })
       if (!row) throw notFound()
       if (row.status === 'processed' || row.status === 'ignored') return { outcome: 'duplicate', status: row.status }
       const { processor, settings } = runtime.require()

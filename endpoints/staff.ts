@@ -19,7 +19,10 @@ const idParam = z.object({ id: z.string().max(64) })
 const licenseNotFound = () => new ServiceError(404, 'license_not_found', 'There is no license with this id.')
 
 /** A support action: POST {reason} by staff on `/staff/<what>/:id/<action>`. */
-const staffAction = <Result extends object>(path: string, run: (args: { req: PayloadRequest; id: string; reason: string }) => Promise<Result>): Endpoint =>
+const staffAction = <Result extends object>(
+  path: string,
+  run: (args: { req: PayloadRequest; id: string; reason: string }) => Promise<Result>,
+): Endpoint =>
   endpoint({
     path: `/staff${path}`,
     method: 'post',
@@ -51,24 +54,39 @@ const staffResendRepoInvitationEndpoint = (codeHost: CodeHostProvider): Endpoint
     resendRepoInvitation(
       req,
       codeHost,
-      pathRowId(id, () => new ServiceError(404, 'repo_access_not_found', 'There is no repository access request with this id.')),
+      pathRowId(
+        id,
+        () => new ServiceError(404, 'repo_access_not_found', 'There is no repository access request with this id.'),
+      ),
       reason,
     ),
   )
 
 /** POST /api/staff/api-keys/:id/revoke {reason}: 200 {apiKey: {id, prefix, revokedAt}, auditLogId}. */
 const staffRevokeApiKeyEndpoint = staffAction('/api-keys/:id/revoke', ({ req, id, reason }) =>
-  revokeApiKeyByStaff(req, pathRowId(id, () => new ServiceError(404, 'api_key_not_found', 'There is no API key with this id.')), reason),
+  revokeApiKeyByStaff(
+    req,
+    pathRowId(id, () => new ServiceError(404, 'api_key_not_found', 'There is no API key with this id.')),
+    reason,
+  ),
 )
 
 /** POST /api/staff/license-seats/:id/revoke {reason}: 200 {seat: {id, status, license}, auditLogId}. */
 const staffRevokeSeatEndpoint = staffAction('/license-seats/:id/revoke', ({ req, id, reason }) =>
-  revokeSeatByStaff(req, pathRowId(id, () => new ServiceError(404, 'seat_not_found', 'There is no seat with this id.')), reason),
+  revokeSeatByStaff(
+    req,
+    pathRowId(id, () => new ServiceError(404, 'seat_not_found', 'There is no seat with this id.')),
+    reason,
+  ),
 )
 
 /** POST /api/staff/license-activations/:id/remove {reason}: 200 {activation: {id, license, removed}, auditLogId}. */
 const staffRemoveActivationEndpoint = staffAction('/license-activations/:id/remove', ({ req, id, reason }) =>
-  removeActivationWithAudit(req, pathRowId(id, () => new ServiceError(404, 'activation_not_found', 'There is no activation with this id.')), reason),
+  removeActivationWithAudit(
+    req,
+    pathRowId(id, () => new ServiceError(404, 'activation_not_found', 'There is no activation with this id.')),
+    reason,
+  ),
 )
 
 /** Every support action endpoint. */

@@ -2,7 +2,12 @@ import type { Endpoint } from 'payload'
 import { z } from 'zod'
 
 import { positiveId, signedFileEndpoint } from '../src/delivery/signed-file-endpoint'
-import { isPublishedTemplate, requestTemplateDownload, type TemplateDownloadSettings, verifyTemplateLink } from '../src/delivery/templates'
+import {
+  isPublishedTemplate,
+  requestTemplateDownload,
+  type TemplateDownloadSettings,
+  verifyTemplateLink,
+} from '../src/delivery/templates'
 import { endpoint } from '../src/http/endpoint'
 import { ServiceError } from '../src/http/errors'
 
@@ -17,7 +22,10 @@ export const templateDownloadEndpoint = (settings: TemplateDownloadSettings): En
     params: z.object({ id: positiveId }),
     invalid: notFound,
     handler: async ({ req, params, address }) => {
-      const link = await requestTemplateDownload(req, settings, params.id, { address, userAgent: req.headers.get('user-agent') })
+      const link = await requestTemplateDownload(req, settings, params.id, {
+        address,
+        userAgent: req.headers.get('user-agent'),
+      })
       return Response.json(link, { headers: { 'Cache-Control': 'no-store' } })
     },
   })
@@ -30,9 +38,21 @@ export const templateFileEndpoint = (options: { secret: string; staticDir: strin
   signedFileEndpoint({
     path: '/:id/file',
     staticDir: options.staticDir,
-    verify: (link) => verifyTemplateLink(options.secret, { templateId: link.id, userId: link.userId, expires: link.expires, signature: link.signature }),
+    verify: (link) =>
+      verifyTemplateLink(options.secret, {
+        templateId: link.id,
+        userId: link.userId,
+        expires: link.expires,
+        signature: link.signature,
+      }),
     load: async (req, id) => {
-      const template = await req.payload.findByID({ collection: 'templates', id, depth: 0, overrideAccess: true, disableErrors: true })
+      const template = await req.payload.findByID({
+        collection: 'templates',
+        id,
+        depth: 0,
+        overrideAccess: true,
+        disableErrors: true,
+      })
       // Unpublished since the link was handed out: the link dies with the template's publication.
       return template && isPublishedTemplate(template) ? template : null
     },

@@ -12,7 +12,8 @@ const ADMINS_ONLY = 'Only admins manage webhook endpoints.'
 
 const idParam = z.object({ id: z.string().max(64) })
 
-const endpointId = (id: string) => pathRowId(id, () => new ServiceError(404, 'webhook_endpoint_not_found', 'There is no webhook endpoint with this id.'))
+const endpointId = (id: string) =>
+  pathRowId(id, () => new ServiceError(404, 'webhook_endpoint_not_found', 'There is no webhook endpoint with this id.'))
 
 /** An admin's action on `/staff/webhook-...`: POST, no body. */
 const adminAction = (path: string, run: (args: { req: PayloadRequest; id: string }) => Promise<object>): Endpoint =>
@@ -38,6 +39,13 @@ export const webhookEndpointActions = (options: DeliveryOptions): Endpoint[] => 
   adminAction('/webhook-endpoints/:id/rotate-secret', ({ req, id }) => rotateSecret(req, endpointId(id))),
   adminAction('/webhook-endpoints/:id/test', ({ req, id }) => sendTestEvent(req, endpointId(id), options)),
   adminAction('/webhook-deliveries/:id/send-again', ({ req, id }) =>
-    sendAgain(req, pathRowId(id, () => new ServiceError(404, 'webhook_delivery_not_found', 'There is no webhook delivery with this id.')), options),
+    sendAgain(
+      req,
+      pathRowId(
+        id,
+        () => new ServiceError(404, 'webhook_delivery_not_found', 'There is no webhook delivery with this id.'),
+      ),
+      options,
+    ),
   ),
 ]

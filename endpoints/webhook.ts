@@ -23,7 +23,11 @@ export const webhookEndpoint = (runtime: BillingRuntime): Endpoint =>
       const rawBody = await req.text!()
       const event = verifyEvent(processor, rawBody, req.headers.get('stripe-signature'), webhookSecrets)
       if (event.livemode !== (mode === 'live')) {
-        throw new ServiceError(400, 'livemode_mismatch', `A ${event.livemode ? 'live' : 'test'} mode event was sent to a ${mode} mode service.`)
+        throw new ServiceError(
+          400,
+          'livemode_mismatch',
+          `A ${event.livemode ? 'live' : 'test'} mode event was sent to a ${mode} mode service.`,
+        )
       }
       // Every line written while the event is applied names it.
       return withLogContext({ eventId: event.id, eventType: event.type }, async () => {

@@ -43,7 +43,13 @@ export const accountsPlugin =
     admin: { ...config.admin, user: 'users' },
     // Server-only: /auth/callback (a Next route) reads the OAuth settings from here.
     custom: withRuntime(config, 'accounts', { oauth: options.oauth }),
-    collections: [...(config.collections ?? []), withServiceAuthRoutes(withHotPathJwt(withApiKeys(createUsersCollection(options))), options), AuthTokens, OAuthIdentities, ApiKeys],
+    collections: [
+      ...(config.collections ?? []),
+      withServiceAuthRoutes(withHotPathJwt(withApiKeys(createUsersCollection(options))), options),
+      AuthTokens,
+      OAuthIdentities,
+      ApiKeys,
+    ],
     endpoints: [
       ...(config.endpoints ?? []),
       magicLinkEndpoint({ serverUrl: options.serverUrl, productName: options.productName }),
@@ -69,5 +75,8 @@ export const accountsPlugin =
         en: { ...config.i18n?.translations?.en, error: { userLocked: 'The email or password provided is incorrect.' } },
       },
     },
-    jobs: { ...config.jobs, tasks: [...(config.jobs?.tasks ?? []), sendEmailTask(options.retryDelayMs), pruneRateLimitsTask] },
+    jobs: {
+      ...config.jobs,
+      tasks: [...(config.jobs?.tasks ?? []), sendEmailTask(options.retryDelayMs), pruneRateLimitsTask],
+    },
   })

@@ -13,7 +13,11 @@ import { PaymentHistory } from '../collections/PaymentHistory'
 import { ProcessorEvents } from '../collections/ProcessorEvents'
 import { UserSubscriptions } from '../collections/UserSubscriptions'
 import { claimOnVerifiedEmail } from '../src/billing/claim'
-import { type LicenseChangeJobOptions, refundLicenseChangeTask, sendLicenseChangeEmailTask } from '../src/billing/license-change-jobs'
+import {
+  type LicenseChangeJobOptions,
+  refundLicenseChangeTask,
+  sendLicenseChangeEmailTask,
+} from '../src/billing/license-change-jobs'
 import { type BillingOptions, createBillingRuntime } from '../src/billing/runtime'
 import { addCollectionEndpoints, addCollectionHooks } from './extend'
 import { withRuntime } from '../src/config/runtime'
@@ -29,9 +33,17 @@ export const billingPlugin =
   (config: Config): Config => {
     const runtime = createBillingRuntime(options)
     // An account that gains a verified email takes over the purchases made anonymously with it.
-    const withHooks = addCollectionHooks(config, { plugin: 'billingPlugin', slug: 'users', hooks: { afterChange: [claimOnVerifiedEmail] } })
+    const withHooks = addCollectionHooks(config, {
+      plugin: 'billingPlugin',
+      slug: 'users',
+      hooks: { afterChange: [claimOnVerifiedEmail] },
+    })
     // Upgrades and renewals are paths of the licenses collection (/api/licenses/:id/upgrade, .../renewal).
-    const collections = addCollectionEndpoints(withHooks, { plugin: 'billingPlugin', slug: 'licenses', endpoints: licenseChangeEndpoints(runtime) })
+    const collections = addCollectionEndpoints(withHooks, {
+      plugin: 'billingPlugin',
+      slug: 'licenses',
+      endpoints: licenseChangeEndpoints(runtime),
+    })
     return {
       ...config,
       // Server-only: lets server actions reach the same processor client as the endpoints.

@@ -47,7 +47,11 @@ export const contentPlugin =
       custom: withRuntime(incoming, 'content', { revalidate: options.revalidate }),
       collections: [
         // A release links to its changelog entry: the delivery plugin's collection, required before this one.
-        ...addCollectionHooks(incoming, { plugin: 'contentPlugin', slug: 'releases', hooks: { afterChange: [linkChangelogToRelease] } }),
+        ...addCollectionHooks(incoming, {
+          plugin: 'contentPlugin',
+          slug: 'releases',
+          hooks: { afterChange: [linkChangelogToRelease] },
+        }),
         // Publishing or unpublishing changes which images visitors may read (src/content/public-media.ts).
         withPublicMediaUpkeep(createPostsCollection({ previewUrl })),
         withPublicMediaUpkeep(createChangelogCollection({ previewUrl })),

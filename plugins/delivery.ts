@@ -44,21 +44,30 @@ export const deliveryPlugin =
   async (incoming: Config): Promise<Config> => {
     let client: CodeHost | null = null
     const codeHost = () => {
-      if (!options.codeHost) throw new ServiceError(503, 'code_host_not_configured', 'Repository access is not configured on this server.')
+      if (!options.codeHost)
+        throw new ServiceError(503, 'code_host_not_configured', 'Repository access is not configured on this server.')
       client ??= createCodeHost(options.codeHost)
       return client
     }
-    const storage = options.s3 ? s3Storage(options.s3) : localStorage({ serverUrl: options.serverUrl, secret: options.secret })
+    const storage = options.s3
+      ? s3Storage(options.s3)
+      : localStorage({ serverUrl: options.serverUrl, secret: options.secret })
     const downloads = { storage, ttlSeconds: options.downloadUrlTtlSeconds }
     // On S3 a template's link is presigned like a release's (each record names its own prefix).
-    const templateStorage = options.s3 ? storage : localTemplateStorage({ serverUrl: options.serverUrl, secret: options.secret })
+    const templateStorage = options.s3
+      ? storage
+      : localTemplateStorage({ serverUrl: options.serverUrl, secret: options.secret })
     const templateDownloads = { storage: templateStorage, ttlSeconds: options.downloadUrlTtlSeconds }
     const config: Config = {
       ...incoming,
       // Server-only: the dashboard's server actions use the same settings as the endpoints.
       custom: withRuntime(incoming, 'delivery', { downloads, templateDownloads, codeHost }),
       collections: [
-        ...addCollectionHooks(incoming, { plugin: 'deliveryPlugin', slug: 'licenses', hooks: { afterChange: [queueRepoAccessWithdrawal] } }),
+        ...addCollectionHooks(incoming, {
+          plugin: 'deliveryPlugin',
+          slug: 'licenses',
+          hooks: { afterChange: [queueRepoAccessWithdrawal] },
+        }),
         createReleasesCollection({ staticDir: options.releasesDir }),
         Downloads,
         RepoAccess,
@@ -67,7 +76,10 @@ export const deliveryPlugin =
         withPublicMediaUpkeep(
           createTemplatesCollection({
             staticDir: options.templatesDir,
-            endpoints: [templateDownloadEndpoint(templateDownloads), templateFileEndpoint({ secret: options.secret, staticDir: options.templatesDir })],
+            endpoints: [
+              templateDownloadEndpoint(templateDownloads),
+              templateFileEndpoint({ secret: options.secret, staticDir: options.templatesDir }),
+            ],
           }),
         ),
         TemplateDownloads,
@@ -92,5 +104,10 @@ export const deliveryPlugin =
       config: s3ClientConfig(options.s3),
     })(config)
     // After the storage plugin, whose S3 fields name the template archive too.
-    return { ...stored, collections: stored.collections?.map((collection) => (collection.slug === 'templates' ? withStaffOnlyArchive(collection) : collection)) }
+    return {
+      ...stored,
+      collections: stored.collections?.map((collection) =>
+        collection.slug === 'templates' ? withStaffOnlyArchive(collection) : collection,
+      ),
+    }
   }

@@ -5,7 +5,9 @@ type Endpoints = Exclude<CollectionConfig['endpoints'], false | undefined>
 
 const requireCollection = (collections: CollectionConfig[], plugin: string, slug: string): CollectionConfig[] => {
   if (!collections.some((collection) => collection.slug === slug)) {
-    throw new Error(`${plugin} extends the "${slug}" collection, which is not in the config: add the plugin that makes it before ${plugin}`)
+    throw new Error(
+      `${plugin} extends the "${slug}" collection, which is not in the config: add the plugin that makes it before ${plugin}`,
+    )
   }
   return collections
 }
@@ -19,7 +21,9 @@ export const addCollectionEndpoints = (
   { plugin, slug, endpoints }: { plugin: string; slug: string; endpoints: Endpoints },
 ): CollectionConfig[] =>
   requireCollection(collections, plugin, slug).map((collection) =>
-    collection.slug === slug ? { ...collection, endpoints: [...(collection.endpoints || []), ...endpoints] } : collection,
+    collection.slug === slug
+      ? { ...collection, endpoints: [...(collection.endpoints || []), ...endpoints] }
+      : collection,
   )
 
 /**
@@ -36,7 +40,10 @@ export const addCollectionHooks = (
     if (collection.slug !== slug) return collection
     const merged: Hooks = { ...collection.hooks }
     for (const [name, added] of Object.entries(hooks) as [keyof Hooks, unknown[]][]) {
-      ;(merged as Record<string, unknown[]>)[name] = [...((collection.hooks?.[name] as unknown[] | undefined) ?? []), ...added]
+      ;(merged as Record<string, unknown[]>)[name] = [
+        ...((collection.hooks?.[name] as unknown[] | undefined) ?? []),
+        ...added,
+      ]
     }
     return { ...collection, hooks: merged }
   })

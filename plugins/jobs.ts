@@ -20,7 +20,14 @@ const reapStuckJobsTask = (options: ReaperOptions): TaskConfig<'reapStuckJobs'> 
         beforeSchedule: async ({ queueable, req }) => {
           const waiting = await req.payload.db.count({
             collection: 'payload-jobs',
-            where: { and: [{ taskSlug: { equals: 'reapStuckJobs' } }, { completedAt: { exists: false } }, { processing: { equals: false } }, { hasError: { not_equals: true } }] },
+            where: {
+              and: [
+                { taskSlug: { equals: 'reapStuckJobs' } },
+                { completedAt: { exists: false } },
+                { processing: { equals: false } },
+                { hasError: { not_equals: true } },
+              ],
+            },
             req,
           })
           return { shouldSchedule: waiting.totalDocs === 0, input: {}, waitUntil: queueable.waitUntil }

@@ -28,12 +28,23 @@ export const licensingPlugin =
       ...config,
       collections: [
         ...(config.collections ?? []),
-        { ...licenses, endpoints: [...(licenses.endpoints || []), validateLicenseEndpoint(certificates), licensePublicKeyEndpoint(certificates)] },
+        {
+          ...licenses,
+          endpoints: [
+            ...(licenses.endpoints || []),
+            validateLicenseEndpoint(certificates),
+            licensePublicKeyEndpoint(certificates),
+          ],
+        },
         AuditLog,
       ],
       jobs: {
         ...config.jobs,
-        tasks: [...(config.jobs?.tasks ?? []), sendLicenseEmailTask(options), expireLapsedLicensesTask(options.graceDays)],
+        tasks: [
+          ...(config.jobs?.tasks ?? []),
+          sendLicenseEmailTask(options),
+          expireLapsedLicensesTask(options.graceDays),
+        ],
       },
     }
   }

@@ -14,11 +14,18 @@ export const staffPlugin =
   (): Plugin =>
   (config: Config): Config => {
     const codeHost = optionalRuntimeOf({ config }, 'delivery')?.codeHost
-    if (!codeHost) throw new Error('staffPlugin needs the delivery plugin before it (the code host for repository invitations)')
+    if (!codeHost)
+      throw new Error('staffPlugin needs the delivery plugin before it (the code host for repository invitations)')
     const components = config.admin?.components
     return {
       ...config,
-      admin: { ...config.admin, components: { ...components, beforeDashboard: [...(components?.beforeDashboard ?? []), '/components/StaffDashboard#StaffDashboard'] } },
+      admin: {
+        ...config.admin,
+        components: {
+          ...components,
+          beforeDashboard: [...(components?.beforeDashboard ?? []), '/components/StaffDashboard#StaffDashboard'],
+        },
+      },
       endpoints: [...(config.endpoints ?? []), ...staffEndpoints(codeHost), staffInsightsCsvEndpoint],
     }
   }

@@ -29,12 +29,31 @@ export const webhooksPlugin =
       ['payment_history', orderEvents],
       ['user_subscriptions', subscriptionEvents],
     ] as const) {
-      withHooks = { ...withHooks, collections: addCollectionHooks(withHooks, { plugin: 'webhooksPlugin', slug, hooks: { afterChange: [hook as never] } }) }
+      withHooks = {
+        ...withHooks,
+        collections: addCollectionHooks(withHooks, {
+          plugin: 'webhooksPlugin',
+          slug,
+          hooks: { afterChange: [hook as never] },
+        }),
+      }
     }
     return {
       ...withHooks,
-      collections: [...(withHooks.collections ?? []), webhookEndpointsCollection({ allowPrivate: options.allowPrivate }), WebhookEvents, WebhookDeliveries],
+      collections: [
+        ...(withHooks.collections ?? []),
+        webhookEndpointsCollection({ allowPrivate: options.allowPrivate }),
+        WebhookEvents,
+        WebhookDeliveries,
+      ],
       endpoints: [...(withHooks.endpoints ?? []), ...webhookEndpointActions(options)],
-      jobs: { ...withHooks.jobs, tasks: [...(withHooks.jobs?.tasks ?? []), deliverWebhookTask(options), deleteOldWebhookEventsTask(options.retentionDays)] },
+      jobs: {
+        ...withHooks.jobs,
+        tasks: [
+          ...(withHooks.jobs?.tasks ?? []),
+          deliverWebhookTask(options),
+          deleteOldWebhookEventsTask(options.retentionDays),
+        ],
+      },
     }
   }

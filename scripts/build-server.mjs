@@ -34,7 +34,12 @@ const common = {
 for (const dir of [`${out}/server`, `${out}/scripts`]) fs.rmSync(path.join(root, dir), { recursive: true, force: true })
 
 await Promise.all([
-  build({ ...common, entryPoints: ['server.ts'], outdir: `${out}/server`, define: { 'process.env.NODE_ENV': '"production"' } }),
+  build({
+    ...common,
+    entryPoints: ['server.ts'],
+    outdir: `${out}/server`,
+    define: { 'process.env.NODE_ENV': '"production"' },
+  }),
   build({ ...common, entryPoints: SCRIPTS.map((name) => `scripts/${name}.ts`), outdir: `${out}/scripts` }),
 ])
 

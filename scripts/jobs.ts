@@ -40,7 +40,11 @@ const missingMigrations = async (payload: Payload, names: string[]): Promise<str
   try {
     const { executeOn, sql } = await import('../src/db/transaction')
     const { payload_migrations } = await import('../src/db/schema.generated')
-    const rows = await executeOn<{ name: string }>(payload, undefined, sql`SELECT ${payload_migrations.name} FROM ${payload_migrations}`)
+    const rows = await executeOn<{ name: string }>(
+      payload,
+      undefined,
+      sql`SELECT ${payload_migrations.name} FROM ${payload_migrations}`,
+    )
     const applied = new Set(rows.map((row) => row.name))
     return names.filter((name) => !applied.has(name))
   } catch (error) {
@@ -60,11 +64,17 @@ const main = async () => {
   worker = await getPayload({ config, key: 'jobs' })
   const names = migrations.map((migration) => migration.name)
   let waitingSince = 0
-  for (let missing = await missingMigrations(worker, names); missing.length > 0; missing = await missingMigrations(worker, names)) {
+  for (
+    let missing = await missingMigrations(worker, names);
+    missing.length > 0;
+    missing = await missingMigrations(worker, names)
+  ) {
     if (stopping) return
     // Jobs of this code may need its schema: wait for a server (or npm run migrate) to apply it.
     if (Date.now() - waitingSince > 60_000) {
-      log(`waiting for ${missing.length} migration(s) to be applied (the servers apply them at start-up, or npm run migrate)`)
+      log(
+        `waiting for ${missing.length} migration(s) to be applied (the servers apply them at start-up, or npm run migrate)`,
+      )
       waitingSince = Date.now()
     }
     await new Promise((resolve) => setTimeout(resolve, 2_000))

@@ -13,13 +13,17 @@ for (const [location, entry] of Object.entries(lock.packages)) {
   for (const [name, range] of Object.entries(entry.optionalDependencies ?? {})) {
     const base = location ? `${location}/node_modules/${name}` : `node_modules/${name}`
     if (lock.packages[base] || lock.packages[`node_modules/${name}`]) continue
-    const os = Object.keys(PLATFORMS).find((platform) => name.includes(`-${platform}-`) || name.endsWith(`-${platform}`))
+    const os = Object.keys(PLATFORMS).find(
+      (platform) => name.includes(`-${platform}-`) || name.endsWith(`-${platform}`),
+    )
     const cpu = CPUS.find((arch) => name.includes(`-${arch}`))
     if (!os || !cpu) continue
     lock.packages[`node_modules/${name}`] = { version: range, cpu: [cpu], license: 'MIT', optional: true, os: [os] }
     added += 1
   }
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))))
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+)
 fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`)
 console.log(`lockfile: added ${added} platform-only optional entries`)

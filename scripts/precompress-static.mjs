@@ -29,7 +29,9 @@ await Promise.all(
     const content = await fs.promises.readFile(file)
     if (content.length < MIN_BYTES) return
     const [br, gz] = await Promise.all([
-      brotli(content, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: content.length } }),
+      brotli(content, {
+        params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: content.length },
+      }),
       gzip(content, { level: 9 }),
     ])
     before += content.length

@@ -23,11 +23,15 @@ const main = async () => {
     const { seeded, content } = await prepareDatabase(payload, {
       priceIds: env.priceIds,
       content: env.contentImportOnStart
-        ? { run: () => importContent(payload, { root: env.contentDir }), onError: (error) => logger.error({ err: error }, 'content import skipped') }
+        ? {
+            run: () => importContent(payload, { root: env.contentDir }),
+            onError: (error) => logger.error({ err: error }, 'content import skipped'),
+          }
         : undefined,
     })
     if (seeded?.created.length) log(`seeded plans: ${seeded.created.join(', ')}`)
-    if (seeded?.updatedPriceIds.length) log(`price IDs updated from configuration: ${seeded.updatedPriceIds.join(', ')}`)
+    if (seeded?.updatedPriceIds.length)
+      log(`price IDs updated from configuration: ${seeded.updatedPriceIds.join(', ')}`)
     if (content) for (const line of describeImport(content)) log(`content: ${line}`)
   } finally {
     await closePayload(payload)

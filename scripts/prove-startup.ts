@@ -82,9 +82,10 @@ const appliedMigrations = async (name: string): Promise<number> => {
   const client = new pg.Client({ connectionString: databaseUrl(name) })
   await client.connect()
   try {
-    const { rows } = await client.query<{ n: string }>(`SELECT count(DISTINCT name) AS n FROM payload_migrations WHERE name = ANY($1)`, [
-      committedMigrations,
-    ])
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT count(DISTINCT name) AS n FROM payload_migrations WHERE name = ANY($1)`,
+      [committedMigrations],
+    )
     return Number(rows[0]?.n ?? 0)
   } catch {
     return 0
@@ -143,7 +144,14 @@ const groupMembers = (child: ChildProcess): Promise<string[]> =>
     ps.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString()
     })
-    ps.on('close', () => resolve(out.split('\n').map((line) => line.trim()).filter((line) => line && !/^\d+\s+Z/.test(line))))
+    ps.on('close', () =>
+      resolve(
+        out
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line && !/^\d+\s+Z/.test(line)),
+      ),
+    )
   })
 
 /** What is still running in the group a few seconds after npm exited (nothing, for a clean stop). */
@@ -209,7 +217,8 @@ const startOnce = async (run: number, port: number): Promise<Outcome & { readyMs
     created.add(name)
   }
   const log = path.join(workDir, `start-${run}.log`)
-  if (!(await portFree(port))) return { run, ok: false, problem: `port ${port} is taken by another program`, code: null, ms: 0, log }
+  if (!(await portFree(port)))
+    return { run, ok: false, problem: `port ${port} is taken by another program`, code: null, ms: 0, log }
   const dataDir = path.join(workDir, `data-${run}`)
   const started = Date.now()
   const { child, exited } = runScript(
@@ -248,7 +257,8 @@ const startOnce = async (run: number, port: number): Promise<Outcome & { readyMs
   let readyMs: number | undefined
   while (readyMs === undefined) {
     if (exitCode !== null) return fail('exited before /readyz answered 200')
-    if (Date.now() - started > READY_TIMEOUT_MS) return fail(`/readyz did not answer 200 within ${READY_TIMEOUT_MS / 1000} s`)
+    if (Date.now() - started > READY_TIMEOUT_MS)
+      return fail(`/readyz did not answer 200 within ${READY_TIMEOUT_MS / 1000} s`)
     if ((await readyStatus(port)) === 200) readyMs = Date.now() - started
     else await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -272,7 +282,11 @@ const startOnce = async (run: number, port: number): Promise<Outcome & { readyMs
 }
 
 /** Runs 1..total through `parallel` slots; a slot's index picks its port. */
-const inSlots = async <T>(total: number, task: (run: number, slot: number) => Promise<T>, onDone: (result: T) => void) => {
+const inSlots = async <T>(
+  total: number,
+  task: (run: number, slot: number) => Promise<T>,
+  onDone: (result: T) => void,
+) => {
   let next = 1
   await Promise.all(
     Array.from({ length: Math.min(PARALLEL, total) }, async (_unused, slot) => {
@@ -308,19 +322,27 @@ const summarize = (label: string, outcomes: Outcome[], wallMs: number) => {
   const codes = new Map<string, number>()
   for (const outcome of outcomes) codes.set(String(outcome.code), (codes.get(String(outcome.code)) ?? 0) + 1)
   console.info(
-    `${label}: ${outcomes.length - failed.length}/${outcomes.length} passed in ${seconds(wallMs)}; exit codes ${[...codes]
+    `${label}: ${outcomes.length - failed.length}/${outcomes.length} passed in ${seconds(wallMs)}; exit codes ${[
+      ...codes,
+    ]
       .map(([code, n]) => `${code} x${n}`)
       .join(', ')}; each ${spread(outcomes.map((outcome) => outcome.ms))}`,
   )
   for (const outcome of failed) {
-    console.info(`\n--- ${label} #${outcome.run} FAILED: ${outcome.problem} (exit ${outcome.code}, after ${seconds(outcome.ms)}); ${outcome.log}:`)
+    console.info(
+      `\n--- ${label} #${outcome.run} FAILED: ${outcome.problem} (exit ${outcome.code}, after ${seconds(outcome.ms)}); ${outcome.log}:`,
+    )
     console.info(tail(outcome.log))
   }
   return failed.length
 }
 
 const ensureBuild = async () => {
-  if (fs.existsSync(path.join(root, '.next', 'BUILD_ID')) && fs.existsSync(path.join(root, 'dist', 'server', 'server.mjs'))) return
+  if (
+    fs.existsSync(path.join(root, '.next', 'BUILD_ID')) &&
+    fs.existsSync(path.join(root, 'dist', 'server', 'server.mjs'))
+  )
+    return
   console.info('no production build in .next and dist/server: npm run build')
   const log = path.join(workDir, 'build.log')
   const { exited } = runScript('build', {}, log)
@@ -341,27 +363,45 @@ const main = async () => {
 
   const migrations: Outcome[] = []
   let wall = Date.now()
-  await inSlots(MIGRATIONS, (run) => migrateOnce(run), (outcome) => {
-    migrations.push(outcome)
-    process.stdout.write(outcome.ok ? '.' : 'F')
-  })
+  await inSlots(
+    MIGRATIONS,
+    (run) => migrateOnce(run),
+    (outcome) => {
+      migrations.push(outcome)
+      process.stdout.write(outcome.ok ? '.' : 'F')
+    },
+  )
   if (MIGRATIONS > 0) process.stdout.write('\n')
-  failures += summarize('npm run migrate', migrations.sort((a, b) => a.run - b.run), Date.now() - wall)
+  failures += summarize(
+    'npm run migrate',
+    migrations.sort((a, b) => a.run - b.run),
+    Date.now() - wall,
+  )
 
   const startups: (Outcome & { readyMs?: number })[] = []
   wall = Date.now()
-  await inSlots(STARTUPS, (run, slot) => startOnce(run, FIRST_PORT + slot), (outcome) => {
-    startups.push(outcome)
-    process.stdout.write(outcome.ok ? '.' : 'F')
-  })
+  await inSlots(
+    STARTUPS,
+    (run, slot) => startOnce(run, FIRST_PORT + slot),
+    (outcome) => {
+      startups.push(outcome)
+      process.stdout.write(outcome.ok ? '.' : 'F')
+    },
+  )
   if (STARTUPS > 0) process.stdout.write('\n')
-  failures += summarize('npm start', startups.sort((a, b) => a.run - b.run), Date.now() - wall)
+  failures += summarize(
+    'npm start',
+    startups.sort((a, b) => a.run - b.run),
+    Date.now() - wall,
+  )
   const ready = startups.flatMap((outcome) => (outcome.readyMs === undefined ? [] : [outcome.readyMs]))
   if (ready.length > 0) console.info(`npm start: /readyz 200 after ${spread(ready)}`)
 
   await dropDatabases()
   if (failures === 0) fs.rmSync(workDir, { recursive: true, force: true })
-  console.info(failures === 0 ? 'start-up proof: no failure' : `start-up proof: ${failures} failure(s); logs kept in ${workDir}`)
+  console.info(
+    failures === 0 ? 'start-up proof: no failure' : `start-up proof: ${failures} failure(s); logs kept in ${workDir}`,
+  )
   process.exitCode = failures === 0 ? 0 : 1
 }
 

@@ -8,7 +8,10 @@ import { readEnv, resolvePayloadSecret, type ServiceEnv } from '../src/config/en
  * development database (started for the task and stopped after it, unless it was already running).
  */
 export const withPayload = async (task: (payload: Payload, env: ServiceEnv) => Promise<void>) => {
-  nextEnv.loadEnvConfig(process.cwd(), process.env.NODE_ENV !== 'production', { info: () => undefined, error: console.error })
+  nextEnv.loadEnvConfig(process.cwd(), process.env.NODE_ENV !== 'production', {
+    info: () => undefined,
+    error: console.error,
+  })
   const env = readEnv()
   const { resolveDatabase } = await import('../src/db/resolve')
   const database = await resolveDatabase(env, (message) => console.info(message))

@@ -56,9 +56,17 @@ const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [field(key).replace(/^\./, '
  * A failed query's message carries its parameters (emails, license keys, token hashes): they go,
  * the database's own words stay. Applied to every message and error.
  */
-const scrubQueryParams = (text: string): string => text.replace(/\nparams: [\s\S]*?(?=\n\s+at |$)/g, '\nparams: [redacted]')
+const scrubQueryParams = (text: string): string =>
+  text.replace(/\nparams: [\s\S]*?(?=\n\s+at |$)/g, '\nparams: [redacted]')
 
-type SerializedError = { type: string; message: string; stack?: string; code?: unknown; status?: unknown; cause?: SerializedError }
+type SerializedError = {
+  type: string
+  message: string
+  stack?: string
+  code?: unknown
+  status?: unknown
+  cause?: SerializedError
+}
 
 /**
  * Name, message, stack, code and status only: an error's other properties can hold the offending
@@ -71,7 +79,8 @@ const serializeError = (value: unknown, depth = 0): unknown => {
   if (error.stack) serialized.stack = scrubQueryParams(error.stack)
   if (error.code !== undefined) serialized.code = error.code
   if (error.status !== undefined) serialized.status = error.status
-  if (error.cause instanceof Error && depth < 3) serialized.cause = serializeError(error.cause, depth + 1) as SerializedError
+  if (error.cause instanceof Error && depth < 3)
+    serialized.cause = serializeError(error.cause, depth + 1) as SerializedError
   return serialized
 }
 
@@ -98,7 +107,8 @@ const shared = (): Shared => {
 const logContext = (): LogContext | undefined => shared().context.getStore()
 
 /** Run `work` with these fields on every line it writes (added to the current ones). */
-export const withLogContext = <T>(context: LogContext, work: () => T): T => shared().context.run({ ...logContext(), ...context }, work)
+export const withLogContext = <T>(context: LogContext, work: () => T): T =>
+  shared().context.run({ ...logContext(), ...context }, work)
 
 export type LoggerSettings = {
   /** LOG_LEVEL's default: `info`; an unknown level falls back to it. */
@@ -140,7 +150,16 @@ export const createLogger = (settings: LoggerSettings = {}): Logger => {
   }
   const prettyStream = settings.pretty && !settings.destination ? loadPrettyStream() : null
   if (prettyStream) {
-    return pino(options, prettyStream({ ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', singleLine: true, sync: true, destination: 1 }))
+    return pino(
+      options,
+      prettyStream({
+        ignore: 'pid,hostname',
+        translateTime: 'SYS:HH:MM:ss',
+        singleLine: true,
+        sync: true,
+        destination: 1,
+      }),
+    )
   }
   return pino(
     {
@@ -169,13 +188,22 @@ export const logger: Logger = (shared().root ??= createLogger({
  */
 export const sendProcessOutputToLogger = (target: Logger): void => {
   const printed = logger.child({ name: 'console' })
-  const line = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
-    const error = args.find((arg): arg is Error => arg instanceof Error)
-    const message = format(...args.map((arg) => (arg instanceof Error ? arg.message : arg)))
-    if (error) printed[level]({ err: error }, message)
-    else printed[level](message)
-  }
-  Object.assign(console, { log: line('info'), info: line('info'), debug: line('debug'), trace: line('debug'), warn: line('warn'), error: line('error') })
+  const line =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]) => {
+      const error = args.find((arg): arg is Error => arg instanceof Error)
+      const message = format(...args.map((arg) => (arg instanceof Error ? arg.message : arg)))
+      if (error) printed[level]({ err: error }, message)
+      else printed[level](message)
+    }
+  Object.assign(console, {
+    log: line('info'),
+    info: line('info'),
+    debug: line('debug'),
+    trace: line('debug'),
+    warn: line('warn'),
+    error: line('error'),
+  })
   // Node's own listener prints warnings as plain text on stderr.
   process.removeAllListeners('warning')
   process.on('warning', (warning) => target.warn({ err: warning }, warning.message))

@@ -32,7 +32,14 @@ export const createMediaCollection = (options: { staticDir: string }): Collectio
     ],
   },
   fields: [
-    { name: 'alt', label: 'Description (alt text)', type: 'text', required: true, maxLength: 200, admin: { description: 'What the image shows, for readers who cannot see it.' } },
+    {
+      name: 'alt',
+      label: 'Description (alt text)',
+      type: 'text',
+      required: true,
+      maxLength: 200,
+      admin: { description: 'What the image shows, for readers who cannot see it.' },
+    },
     {
       // The importer's key: the SHA-256 of an imported file, so importing it again reuses this image.
       name: 'sourceHash',

@@ -21,11 +21,14 @@ export const RESERVED_POST_SLUGS = ['page', 'tag', 'rss.xml', 'feed'] as const
  * permissions of /api/access) or without `requiredFeature` (an exclude-mode select) only staff read
  * the body: see src/access/field-read.ts.
  */
-const premiumBodyAccess = documentFieldRead<{ requiredFeature: FeatureKey | null }>(['requiredFeature'], async ({ req, doc }) => {
-  const required = doc.requiredFeature
-  if (!required) return true
-  return (await featureAccess(required)({ req })) === true
-})
+const premiumBodyAccess = documentFieldRead<{ requiredFeature: FeatureKey | null }>(
+  ['requiredFeature'],
+  async ({ req, doc }) => {
+    const required = doc.requiredFeature
+    if (!required) return true
+    return (await featureAccess(required)({ req })) === true
+  },
+)
 
 /** What the body's read rule decides on: loaded by every read, whatever it selects or excludes. */
 const POSTS_FORCE_SELECT = forceSelectOf(premiumBodyAccess)
@@ -39,20 +42,31 @@ export const createPostsCollection = (options: { previewUrl: PreviewUrl }): Coll
     slug: 'posts',
     tag: CONTENT_TAGS.posts,
     previewUrl: options.previewUrl,
-    admin: { defaultColumns: ['title', 'slug', '_status', 'publishedAt', 'updatedAt'], listSearchableFields: ['title', 'slug', 'summary'] },
+    admin: {
+      defaultColumns: ['title', 'slug', '_status', 'publishedAt', 'updatedAt'],
+      listSearchableFields: ['title', 'slug', 'summary'],
+    },
   })
   return {
     ...content,
     labels: { singular: 'Post', plural: 'Posts' },
     forceSelect: POSTS_FORCE_SELECT,
-    hooks: { ...content.hooks, beforeOperation: [...(content.hooks?.beforeOperation ?? []), keepForcedFields(POSTS_FORCE_SELECT)] },
+    hooks: {
+      ...content.hooks,
+      beforeOperation: [...(content.hooks?.beforeOperation ?? []), keepForcedFields(POSTS_FORCE_SELECT)],
+    },
     fields: [
       { name: 'title', type: 'text', required: true, maxLength: 120 },
       summaryField,
       { name: 'body', type: 'richText', editor: contentEditor, access: { read: premiumBodyAccess } },
       slugField({ reserved: RESERVED_POST_SLUGS }),
       publishedAtField,
-      { name: 'author', type: 'text', required: true, admin: { position: 'sidebar', description: 'The name readers see under the title.' } },
+      {
+        name: 'author',
+        type: 'text',
+        required: true,
+        admin: { position: 'sidebar', description: 'The name readers see under the title.' },
+      },
       {
         name: 'tags',
         type: 'text',

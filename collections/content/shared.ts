@@ -1,5 +1,14 @@
 import { slugField as payloadSlugField } from 'payload'
-import type { Access, CollectionAfterChangeHook, CollectionBeforeChangeHook as BeforeChange, CollectionConfig, CollectionAfterDeleteHook, CollectionBeforeChangeHook, Field, TextFieldSingleValidation } from 'payload'
+import type {
+  Access,
+  CollectionAfterChangeHook,
+  CollectionBeforeChangeHook as BeforeChange,
+  CollectionConfig,
+  CollectionAfterDeleteHook,
+  CollectionBeforeChangeHook,
+  Field,
+  TextFieldSingleValidation,
+} from 'payload'
 
 import { admins, isStaffUser, staff, staffField } from '../../src/access/roles'
 import { revalidateContent } from '../../src/content/revalidate'
@@ -29,17 +38,22 @@ type PayloadSlugify = NonNullable<NonNullable<Parameters<typeof payloadSlugField
  * slug field, so the admin generates it from `useAsSlug` (the title) until someone unlocks it and types one.
  * A slug given explicitly (typed, imported, set by a hook) is kept as given and must pass the rules.
  */
-export const slugField = (options: { useAsSlug?: string; reserved?: readonly string[]; slugify?: (text: string) => string } = {}): Field => {
+export const slugField = (
+  options: { useAsSlug?: string; reserved?: readonly string[]; slugify?: (text: string) => string } = {},
+): Field => {
   const { useAsSlug = 'title', reserved = [], slugify = toSlug } = options
   const validate: TextFieldSingleValidation = (value) => {
-    if (typeof value !== 'string' || !SLUG_PATTERN.test(value)) return 'Use lowercase letters, digits and single dashes, such as my-first-post.'
+    if (typeof value !== 'string' || !SLUG_PATTERN.test(value))
+      return 'Use lowercase letters, digits and single dashes, such as my-first-post.'
     if (value.length > SLUG_MAX) return `Keep the slug to ${SLUG_MAX} characters or fewer.`
     if (reserved.includes(value)) return `"${value}" is taken by a page of the site; choose another slug.`
     return true
   }
   const generate: PayloadSlugify = ({ data, valueToSlugify }) => {
     if (typeof valueToSlugify !== 'string' || valueToSlugify.trim() === '') return undefined
-    return valueToSlugify === (data as Record<string, unknown> | undefined)?.slug ? valueToSlugify : slugify(valueToSlugify) || undefined
+    return valueToSlugify === (data as Record<string, unknown> | undefined)?.slug
+      ? valueToSlugify
+      : slugify(valueToSlugify) || undefined
   }
   return payloadSlugField({
     useAsSlug,
@@ -52,7 +66,11 @@ export const slugField = (options: { useAsSlug?: string; reserved?: readonly str
           return {
             ...field,
             validate,
-            admin: { ...field.admin, description: 'The address of the entry, generated until you unlock it and type one. Changing it breaks links people already have.' },
+            admin: {
+              ...field.admin,
+              description:
+                'The address of the entry, generated until you unlock it and type one. Changing it breaks links people already have.',
+            },
           } as Field
         }
         return { ...field, label: 'Generate the slug' }
@@ -73,7 +91,8 @@ export const sourceField: Field = {
     position: 'sidebar',
     readOnly: true,
     condition: (data: Partial<ContentDoc>) => Boolean(data.source?.path),
-    description: 'Imported from this MDX file. Once edited here, later changes of the file are reported as conflicts and not applied.',
+    description:
+      'Imported from this MDX file. Once edited here, later changes of the file are reported as conflicts and not applied.',
   },
   fields: [
     { name: 'path', type: 'text' },
@@ -85,7 +104,6 @@ export const sourceField: Field = {
 
 type ContentDoc = Post | ChangelogEntry
 
-
 /**
  * Keep `source` the importer's: a save from anywhere else (the admin, REST, GraphQL) cannot set it,
  * and a save of an imported entry marks it as edited, so the importer never overwrites that work.
@@ -95,7 +113,9 @@ const guardContentChange: CollectionBeforeChangeHook<ContentDoc> = ({ data, orig
   const next = { ...data }
   if (!req.context[CONTENT_IMPORT_CONTEXT] && !req.context[CONTENT_SYSTEM_CONTEXT]) {
     const previous = originalDoc?.source ?? {}
-    next.source = previous.path ? { ...previous, editedAfterImport: true } : { path: null, contentHash: null, importedAt: null, editedAfterImport: false }
+    next.source = previous.path
+      ? { ...previous, editedAfterImport: true }
+      : { path: null, contentHash: null, importedAt: null, editedAfterImport: false }
   }
   if (next._status === 'published' && !next.publishedAt) next.publishedAt = new Date().toISOString()
   return next
@@ -128,7 +148,11 @@ export const publishedAtField: Field = {
   name: 'publishedAt',
   type: 'date',
   index: true,
-  admin: { position: 'sidebar', date: { pickerAppearance: 'dayOnly' }, description: 'The date readers see. Set on first publish when empty.' },
+  admin: {
+    position: 'sidebar',
+    date: { pickerAppearance: 'dayOnly' },
+    description: 'The date readers see. Set on first publish when empty.',
+  },
 }
 
 export type ContentSlug = 'posts' | 'changelog_entries'
@@ -152,7 +176,9 @@ export const contentCollection = (options: {
     useAsTitle: 'title',
     ...options.admin,
     preview: (doc) => (typeof doc?.slug === 'string' ? options.previewUrl(options.slug, doc.slug) : null),
-    livePreview: { url: ({ data }) => (typeof data?.slug === 'string' ? options.previewUrl(options.slug, data.slug) : '') },
+    livePreview: {
+      url: ({ data }) => (typeof data?.slug === 'string' ? options.previewUrl(options.slug, data.slug) : ''),
+    },
   },
   defaultSort: '-publishedAt',
   access: { read: publishedOrStaff, readVersions: staff, create: admins, update: admins, delete: admins },

@@ -11,7 +11,17 @@ declare module 'autocannon' {
     setupRequest?: (request: RequestSpec, context: Record<string, unknown>) => RequestSpec | null
   }
 
-  export type Histogram = { average: number; stddev: number; min: number; max: number; p50: number; p90: number; p99: number; total: number; sent: number }
+  export type Histogram = {
+    average: number
+    stddev: number
+    min: number
+    max: number
+    p50: number
+    p90: number
+    p99: number
+    total: number
+    sent: number
+  }
 
   export type Result = {
     /** Seconds, to two decimals. */

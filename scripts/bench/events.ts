@@ -32,21 +32,28 @@ export const buyerEmail = (emailPrefix: string, index: number) => `${emailPrefix
  * buyer of its own (`<emailPrefix>-<index>@example.test`).
  */
 export const prepareEvents = async (count: number, emailPrefix = 'bench-buyer'): Promise<PreparedEvent[]> => {
-  const processor = createProcessorClient({ secretKey: PROCESSOR.secretKey, apiUrl: `http://127.0.0.1:${PORTS.processor}` })
-  const metadata = { plan_id: 'standard', price_id: PRICES.standardLifetime, billing_cycle: 'lifetime' }
-  const sessions = await inParallel(Array.from({ length: count }, (_, index) => index), 8, async (index) => {
-    const session = await processor.checkout.sessions.create({
-      mode: 'payment',
-      line_items: [{ price: PRICES.standardLifetime, quantity: 1 }],
-      metadata,
-      allow_promotion_codes: false,
-      success_url: `${serverUrl}/success?session_id={CHECKOUT_SESSION_ID}`,
-      cancel_url: `${serverUrl}/#pricing`,
-      payment_intent_data: { metadata },
-      customer_creation: 'always',
-    })
-    return { id: session.id, email: buyerEmail(emailPrefix, index) }
+  const processor = createProcessorClient({
+    secretKey: PROCESSOR.secretKey,
+    apiUrl: `http://127.0.0.1:${PORTS.processor}`,
   })
+  const metadata = { plan_id: 'standard', price_id: PRICES.standardLifetime, billing_cycle: 'lifetime' }
+  const sessions = await inParallel(
+    Array.from({ length: count }, (_, index) => index),
+    8,
+    async (index) => {
+      const session = await processor.checkout.sessions.create({
+        mode: 'payment',
+        line_items: [{ price: PRICES.standardLifetime, quantity: 1 }],
+        metadata,
+        allow_promotion_codes: false,
+        success_url: `${serverUrl}/success?session_id={CHECKOUT_SESSION_ID}`,
+        cancel_url: `${serverUrl}/#pricing`,
+        payment_intent_data: { metadata },
+        customer_creation: 'always',
+      })
+      return { id: session.id, email: buyerEmail(emailPrefix, index) }
+    },
+  )
   const events: PreparedEvent[] = []
   for (let start = 0; start < sessions.length; start += PAY_BATCH) {
     const { completed } = await payOnStandIn({ sessions: sessions.slice(start, start + PAY_BATCH), deliver: false })
@@ -54,16 +61,22 @@ export const prepareEvents = async (count: number, emailPrefix = 'bench-buyer'):
       events.push({ id: event.id, sessionId: (event.data.object as { id: string }).id, body: JSON.stringify(event) })
     }
   }
-  if (events.length !== count) throw new Error(`prepared ${events.length} checkout.session.completed events, expected ${count}`)
+  if (events.length !== count)
+    throw new Error(`prepared ${events.length} checkout.session.completed events, expected ${count}`)
   return events
 }
 
 /** Sends each event once more (a few at a time) and insists on 200: whatever was cut off at the end of a run lands. */
 export const deliverAll = async (events: PreparedEvent[]): Promise<void> => {
   await inParallel(events, 8, async (event) => {
-    const response = await fetch(`${serverUrl}${WEBHOOK_PATH}`, { method: 'POST', headers: deliveryHeaders(event.body), body: event.body })
+    const response = await fetch(`${serverUrl}${WEBHOOK_PATH}`, {
+      method: 'POST',
+      headers: deliveryHeaders(event.body),
+      body: event.body,
+    })
     const text = await response.text()
-    if (response.status !== 200) throw new Error(`redelivering ${event.id} answered ${response.status}: ${text.slice(0, 300)}`)
+    if (response.status !== 200)
+      throw new Error(`redelivering ${event.id} answered ${response.status}: ${text.slice(0, 300)}`)
   })
 }
 
@@ -77,17 +90,22 @@ export const checkExactlyOnce = (stage: string, effects: Effects, expected: numb
       `EXACTLY-ONCE VIOLATED ${stage}: ${expected} distinct events were delivered, the database holds ${JSON.stringify(effects)}`,
     )
   }
-  log(`exactly-once ${stage}: ${expected} events -> ${effects.purchases} one-time purchases, ${effects.licenses} licenses`)
+  log(
+    `exactly-once ${stage}: ${expected} events -> ${effects.purchases} one-time purchases, ${effects.licenses} licenses`,
+  )
 }
 
 /** What the events left in the database: recorded events, one-time purchases and their licenses. */
 export const countEffects = async (db: pg.Client, events: PreparedEvent[]): Promise<Effects> => {
   const ids = events.map((event) => event.id)
   const sessions = events.map((event) => event.sessionId)
-  const one = async (sql: string, values: unknown[]) => Number((await db.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0)
+  const one = async (sql: string, values: unknown[]) =>
+    Number((await db.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0)
   return {
     events: await one('SELECT count(*) AS n FROM processor_events WHERE event_id = ANY($1)', [ids]),
-    purchases: await one('SELECT count(*) AS n FROM one_time_purchases WHERE processor_checkout_session_id = ANY($1)', [sessions]),
+    purchases: await one('SELECT count(*) AS n FROM one_time_purchases WHERE processor_checkout_session_id = ANY($1)', [
+      sessions,
+    ]),
     licenses: await one(
       `SELECT count(*) AS n FROM licenses l JOIN one_time_purchases p ON p.id = l.one_time_purchase_id
        WHERE p.processor_checkout_session_id = ANY($1)`,

@@ -35,7 +35,11 @@ export const api = async <T>(path: string, call: Call = {}): Promise<T> => {
 export const clientAddress = (n: number): string => `198.18.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`
 
 /** Runs `task` over `items`, `width` at a time, keeping the order of the results. */
-export const inParallel = async <T, R>(items: T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> => {
+export const inParallel = async <T, R>(
+  items: T[],
+  width: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> => {
   const results = new Array<R>(items.length)
   let next = 0
   const lane = async () => {

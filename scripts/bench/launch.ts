@@ -7,7 +7,16 @@
  */
 import type pg from 'pg'
 
-import { buyerEmail, checkExactlyOnce, countEffects, deliverAll, deliveryHeaders, prepareEvents, type PreparedEvent, WEBHOOK_PATH } from './events'
+import {
+  buyerEmail,
+  checkExactlyOnce,
+  countEffects,
+  deliverAll,
+  deliveryHeaders,
+  prepareEvents,
+  type PreparedEvent,
+  WEBHOOK_PATH,
+} from './events'
 import { inParallel } from './http'
 import { loadUntilStopped, type Measured, measure, type Target, warm, WARMUP_SECONDS } from './load'
 import type { Check } from './report'
@@ -40,7 +49,11 @@ const pendingEmailJobs = async (db: pg.Client): Promise<number> =>
  * leave hundreds of license emails queued, which would otherwise be counted against launch day's
  * deadline (and load the server during Lighthouse).
  */
-export const drainEmailQueue = async (db: pg.Client, log: Log, maxSeconds: number): Promise<{ seconds: number; before: number; left: number }> => {
+export const drainEmailQueue = async (
+  db: pg.Client,
+  log: Log,
+  maxSeconds: number,
+): Promise<{ seconds: number; before: number; left: number }> => {
   const started = Date.now()
   const before = await pendingEmailJobs(db)
   let left = before
@@ -50,7 +63,12 @@ export const drainEmailQueue = async (db: pg.Client, log: Log, maxSeconds: numbe
     left = await pendingEmailJobs(db)
   }
   const seconds = (Date.now() - started) / 1000
-  if (before > 0) log(left === 0 ? `  queue empty after ${seconds.toFixed(0)} s` : `  ${left} email jobs still queued after ${seconds.toFixed(0)} s: going on`)
+  if (before > 0)
+    log(
+      left === 0
+        ? `  queue empty after ${seconds.toFixed(0)} s`
+        : `  ${left} email jobs still queued after ${seconds.toFixed(0)} s: going on`,
+    )
   return { seconds, before, left }
 }
 
@@ -128,7 +146,9 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
   log(`${home.name}: ${WARMUP_SECONDS} s warm-up, ${LAUNCH.aloneSeconds} s measured`)
   const alone = await measure(home, LAUNCH.aloneSeconds)
   const aloneRss = rss.mark()
-  log(`  ${alone.requestsPerSecond.toFixed(0)} req/s, p50 ${alone.p50} ms, p99 ${alone.p99} ms, non-2xx ${alone.non2xx}, errors ${alone.errors}`)
+  log(
+    `  ${alone.requestsPerSecond.toFixed(0)} req/s, p50 ${alone.p50} ms, p99 ${alone.p99} ms, non-2xx ${alone.non2xx}, errors ${alone.errors}`,
+  )
 
   const prepStart = Date.now()
   const events = await prepareEvents(count, EMAIL_PREFIX)
@@ -137,7 +157,10 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
   // The burst: deliveries `width` at a time, the visitors loading the home page until the last delivery answered.
   log(`launch day: ${count} purchases delivered ${width} at a time while ${visitors} visitors load \`/\``)
   rss.mark()
-  const loading = loadUntilStopped({ ...home, name: `launch day: page \`/\` during the burst (${visitors} visitors, anonymous)` }, 900)
+  const loading = loadUntilStopped(
+    { ...home, name: `launch day: page \`/\` during the burst (${visitors} visitors, anonymous)` },
+    900,
+  )
   const burstStartedAt = Date.now()
   const deliveries = await inParallel(events, width, deliver)
   const burstEndedAt = Date.now()
@@ -146,7 +169,8 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
   const burstSeconds = (burstEndedAt - burstStartedAt) / 1000
   const latencies = deliveries.map((delivery) => delivery.ms).sort((a, b) => a - b)
   const statuses: Record<string, number> = {}
-  for (const delivery of deliveries) statuses[String(delivery.status || 'no answer')] = (statuses[String(delivery.status || 'no answer')] ?? 0) + 1
+  for (const delivery of deliveries)
+    statuses[String(delivery.status || 'no answer')] = (statuses[String(delivery.status || 'no answer')] ?? 0) + 1
   const failed = deliveries.filter((delivery) => delivery.status !== 200)
   const webhook: Measured = {
     name: `launch day: unique signed \`checkout.session.completed\`, ${width} at a time`,
@@ -154,14 +178,19 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
     p50: Math.round(percentile(latencies, 50)),
     p99: Math.round(percentile(latencies, 99)),
     completed: deliveries.filter((delivery) => delivery.status !== 0).length,
-    non2xx: deliveries.filter((delivery) => delivery.status !== 0 && (delivery.status < 200 || delivery.status > 299)).length,
+    non2xx: deliveries.filter((delivery) => delivery.status !== 0 && (delivery.status < 200 || delivery.status > 299))
+      .length,
     errors: deliveries.filter((delivery) => delivery.status === 0).length,
     statuses,
     seconds: burstSeconds,
     ranOut: false,
   }
-  log(`  burst: ${burstSeconds.toFixed(1)} s, webhook ${webhook.requestsPerSecond.toFixed(0)} req/s, p50 ${webhook.p50} ms, p99 ${webhook.p99} ms, ${failed.length} not 200`)
-  log(`  home during the burst: ${during.requestsPerSecond.toFixed(0)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms, non-2xx ${during.non2xx}, errors ${during.errors}`)
+  log(
+    `  burst: ${burstSeconds.toFixed(1)} s, webhook ${webhook.requestsPerSecond.toFixed(0)} req/s, p50 ${webhook.p50} ms, p99 ${webhook.p99} ms, ${failed.length} not 200`,
+  )
+  log(
+    `  home during the burst: ${during.requestsPerSecond.toFixed(0)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms, non-2xx ${during.non2xx}, errors ${during.errors}`,
+  )
 
   // Whatever did not answer 200 is delivered again (as the processor retries); then every purchase must have one license.
   if (failed.length > 0) await deliverAll(failed.map((delivery) => delivery.event))
@@ -176,7 +205,10 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
     await sleep(1000)
     emails = licenseEmails(await mailTo(`${EMAIL_PREFIX}-`))
   }
-  const arrivals = [...emails.first.entries()].filter(([to]) => recipients.has(to)).map(([, at]) => at).sort((a, b) => a - b)
+  const arrivals = [...emails.first.entries()]
+    .filter(([to]) => recipients.has(to))
+    .map(([, at]) => at)
+    .sort((a, b) => a - b)
   const allArrived = arrivals.length === recipients.size
   const lastArrival = arrivals.at(-1)
   const afterBurst = lastArrival === undefined ? Number.NaN : (lastArrival - burstEndedAt) / 1000
@@ -210,7 +242,9 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
       met: p99OverP50 <= LAUNCH.maxP99OverAloneP50 && during.non2xx + during.errors === 0,
     },
   ]
-  const statusLine = Object.entries(statuses).map(([status, n]) => `${status}: ${n}`).join(', ')
+  const statusLine = Object.entries(statuses)
+    .map(([status, n]) => `${status}: ${n}`)
+    .join(', ')
   const notes = [
     `Launch day: ${count} unique paid checkouts (anonymous Standard, one buyer address each) delivered ${width} at a time to \`${WEBHOOK_PATH}\` while ${visitors} visitors (autocannon, no cookies) loaded \`/\`; the visitors stopped when the last delivery answered. Before it, the home page alone with the same ${visitors} visitors (${SETTINGS.firstWarmupSeconds} + ${WARMUP_SECONDS} s warm-up, ${LAUNCH.aloneSeconds} s measured)${drained.before > 0 ? `, and before that the jobs queue sent the ${drained.before} emails earlier runs had queued (${drained.seconds.toFixed(0)} s${drained.left > 0 ? `; ${drained.left} were still queued when the burst began` : ''})` : ''}.`,
     `Launch day burst: ${burstSeconds.toFixed(1)} s; webhook ${webhook.requestsPerSecond.toFixed(0)} req/s, p50 ${webhook.p50} ms, p99 ${webhook.p99} ms, statuses ${statusLine}${failed.length > 0 ? ` (the ${failed.length} not answered 200 were delivered again after the burst)` : ''}; home page ${during.requestsPerSecond.toFixed(0)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms during the burst, against ${alone.requestsPerSecond.toFixed(0)} req/s, p50 ${alone.p50} ms, p99 ${alone.p99} ms alone (p99 during / p50 alone = ${p99OverP50.toFixed(2)}, target at most ${LAUNCH.maxP99OverAloneP50}).`,

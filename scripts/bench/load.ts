@@ -88,7 +88,9 @@ export const warm = async (target: Target, seconds: number): Promise<void> => {
 }
 
 const measured = (target: Target, { result, ranOut }: { result: Result; ranOut: boolean }): Measured => {
-  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]))
+  const statuses = Object.fromEntries(
+    Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]),
+  )
   return {
     name: target.name,
     requestsPerSecond: result.requests.total / result.duration,

@@ -17,11 +17,22 @@ export const ROOT = path.resolve(import.meta.dirname, '../..')
  * the built server as `npm start` runs it: its Node flags, no tsx loader) in its own process group,
  * output to `logFile`. Node flags go on the command line: some (--cpu-prof) are refused in NODE_OPTIONS.
  */
-export const startNode = (name: string, script: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): Child => {
+export const startNode = (
+  name: string,
+  script: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  nodeArgs: string[] = [],
+): Child => {
   const out = fs.openSync(logFile, 'a')
   const built = script === BUILT_SERVER
   const runner = built ? startNodeArgs(ROOT) : ['--conditions=production', '--import', 'tsx']
-  const child = spawn(process.execPath, [...runner, ...nodeArgs, script], { cwd: ROOT, env: built ? startEnv(ROOT, env) : env, detached: true, stdio: ['ignore', out, out] })
+  const child = spawn(process.execPath, [...runner, ...nodeArgs, script], {
+    cwd: ROOT,
+    env: built ? startEnv(ROOT, env) : env,
+    detached: true,
+    stdio: ['ignore', out, out],
+  })
   fs.closeSync(out)
   if (child.pid === undefined) throw new Error(`${name} did not start`)
   return { name, process: child, pgid: child.pid, logFile }
@@ -39,7 +50,8 @@ export const requireFreePorts = async (ports: number[]): Promise<void> => {
   }
 }
 
-export const logSays = (child: Child, text: string) => () => Promise.resolve(fs.readFileSync(child.logFile, 'utf8').includes(text))
+export const logSays = (child: Child, text: string) => () =>
+  Promise.resolve(fs.readFileSync(child.logFile, 'utf8').includes(text))
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

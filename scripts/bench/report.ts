@@ -42,7 +42,10 @@ const commit = (): string => {
 }
 
 const machine = (postgres: string): string => {
-  const model = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU'
+  const model =
+    /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ??
+    os.cpus()[0]?.model ??
+    'unknown CPU'
   const memory = (os.totalmem() / 1024 ** 3).toFixed(1)
   return `${model}, ${os.cpus().length} cores, ${memory} GiB memory; Node ${process.version}; PostgreSQL ${postgres}`
 }
@@ -68,7 +71,9 @@ export const notes = (rows: Row[]): string[] => {
   const lines: string[] = []
   for (const row of rows) {
     if (row.non2xx + row.errors > 0) {
-      const statuses = Object.entries(row.statuses).map(([status, count]) => `${status}: ${count}`).join(', ')
+      const statuses = Object.entries(row.statuses)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(', ')
       lines.push(`${row.name}: statuses ${statuses}; ${row.errors} without an answer (errors, timeouts)`)
     }
     if (row.ranOut) lines.push(`${row.name}: ran out of prepared events after ${row.seconds} s (raise BENCH_EVENTS)`)
@@ -100,7 +105,8 @@ export const writePerformance = (generated: string): string => {
   const file = path.join(ROOT, 'docs/PERFORMANCE.md')
   const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : `# Performance\n\n${GENERATED_MARKER}\n`
   const at = existing.indexOf(GENERATED_MARKER)
-  const header = at === -1 ? `${existing.trimEnd()}\n\n${GENERATED_MARKER}` : existing.slice(0, at + GENERATED_MARKER.length)
+  const header =
+    at === -1 ? `${existing.trimEnd()}\n\n${GENERATED_MARKER}` : existing.slice(0, at + GENERATED_MARKER.length)
   fs.mkdirSync(path.dirname(file), { recursive: true })
   fs.writeFileSync(file, `${header}\n\n${generated}`)
   return file

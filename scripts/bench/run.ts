@@ -16,7 +16,16 @@ import path from 'node:path'
 import pg from 'pg'
 
 import { BUILT_SERVER, startCommand, startNodeArgs } from '../../src/process/start-command'
-import { checkExactlyOnce as checkOnce, countEffects, deliverAll, deliveryHeaders, type Effects, prepareEvents, type PreparedEvent, WEBHOOK_PATH } from './events'
+import {
+  checkExactlyOnce as checkOnce,
+  countEffects,
+  deliverAll,
+  deliveryHeaders,
+  type Effects,
+  prepareEvents,
+  type PreparedEvent,
+  WEBHOOK_PATH,
+} from './events'
 import { clientAddress } from './http'
 import { drainEmailQueue, launchDay, type LaunchOutcome } from './launch'
 import { type LighthouseOutcome, lighthouseCheck, lighthouseNotes, lighthouseTable, runLighthouse } from './lighthouse'
@@ -25,7 +34,17 @@ import { type Child, logSays, logTail, requireFreePorts, ROOT, startNode, stopGr
 import { type Check, checkLine, notes, render, type Row, type Section, table, writePerformance } from './report'
 import { groupCpuSeconds, sampleRss } from './rss'
 import { RELEASE_VERSION, seed, type Seeded } from './seed'
-import { BROWSER_HEADERS, CODE_HOST, controlUrl, LIGHTHOUSE, PORTS, PRICES, PROCESSOR, SETTINGS, serverUrl } from './settings'
+import {
+  BROWSER_HEADERS,
+  CODE_HOST,
+  controlUrl,
+  LIGHTHOUSE,
+  PORTS,
+  PRICES,
+  PROCESSOR,
+  SETTINGS,
+  serverUrl,
+} from './settings'
 
 /** Keys and client addresses are seeded so that this rate stays under the service's rate limits. */
 const CAPACITY_PER_SECOND = 1000
@@ -48,7 +67,10 @@ const TARGETS = {
  * BENCH_ONLY=download,webhook measures the floor and only the paths whose names contain one of the
  * words (for profiling one path); such a run prints its table but does not write docs/PERFORMANCE.md.
  */
-const only = (process.env.BENCH_ONLY ?? '').split(',').map((word) => word.trim().toLowerCase()).filter(Boolean)
+const only = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((word) => word.trim().toLowerCase())
+  .filter(Boolean)
 const selected = (name: string) => only.length === 0 || only.some((word) => name.toLowerCase().includes(word))
 const startedAt = Date.now()
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-bench-'))
@@ -57,7 +79,8 @@ const children: Child[] = []
 const database = (() => {
   const url = new URL(SETTINGS.databaseUrl)
   const name = url.pathname.slice(1)
-  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`BENCH_DATABASE_URL must name a plain database (letters, digits, _): "${name}"`)
+  if (!/^[A-Za-z0-9_]+$/.test(name))
+    throw new Error(`BENCH_DATABASE_URL must name a plain database (letters, digits, _): "${name}"`)
   url.pathname = '/postgres'
   return { name, url: SETTINGS.databaseUrl, maintenanceUrl: url.toString() }
 })()
@@ -81,7 +104,11 @@ const ensureBuild = (): string => {
     const built = fs.statSync(buildId).mtime.toISOString()
     return `production build ${fs.readFileSync(buildId, 'utf8').trim()} found in .next (built ${built})`
   }
-  log(SETTINGS.forceBuild ? 'BENCH_BUILD=1: npm run build' : 'no production build in .next and dist/server: npm run build')
+  log(
+    SETTINGS.forceBuild
+      ? 'BENCH_BUILD=1: npm run build'
+      : 'no production build in .next and dist/server: npm run build',
+  )
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' })
   if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status})`)
   return `production build ${fs.readFileSync(buildId, 'utf8').trim()} made by this run`
@@ -89,7 +116,11 @@ const ensureBuild = (): string => {
 
 /** Only what a shell needs, in production mode; every setting of the service is explicit below. */
 const baseEnv = (): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(['PATH', 'HOME', 'LANG', 'TMPDIR', 'TERM'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []))),
+  ...Object.fromEntries(
+    ['PATH', 'HOME', 'LANG', 'TMPDIR', 'TERM'].flatMap((name) =>
+      process.env[name] ? [[name, process.env[name]]] : [],
+    ),
+  ),
   NODE_ENV: 'production',
 })
 
@@ -118,7 +149,10 @@ const serverEnv = (): NodeJS.ProcessEnv => {
     REPO_OWNER: CODE_HOST.owner,
     REPO_NAME: CODE_HOST.repo,
     REPO_API_URL: `http://127.0.0.1:${PORTS.codeHost}`,
-    LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    LICENSE_SIGNING_KEY: crypto
+      .generateKeyPairSync('ed25519')
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString(),
     DATA_DIR: dir('data'),
     MEDIA_DIR: dir('media'),
     TEMPLATES_DIR: dir('templates'),
@@ -155,7 +189,12 @@ const targets = (seeded: Seeded): Target[] => {
   const json = { 'content-type': 'application/json' }
   return [
     { name: 'floor: `GET /api/users/me` (JWT)', method: 'GET', path: '/api/users/me', headers: jwt },
-    { name: `\`GET /api/download?version=${RELEASE_VERSION}\` (JWT)`, method: 'GET', path: `/api/download?version=${RELEASE_VERSION}`, headers: jwt },
+    {
+      name: `\`GET /api/download?version=${RELEASE_VERSION}\` (JWT)`,
+      method: 'GET',
+      path: `/api/download?version=${RELEASE_VERSION}`,
+      headers: jwt,
+    },
     {
       name: `\`GET /api/download?version=${RELEASE_VERSION}\` (API key)`,
       method: 'GET',
@@ -223,7 +262,11 @@ const targetChecks = (rows: Row[], rssMaxMiB: number, launched: boolean): Check[
     const target = `${label} at least ${minimum} of the floor`
     if (!found) return { target, measured: 'not measured (BENCH_ONLY)', met: null }
     const failed = found.non2xx + found.errors
-    return { target, measured: `${found.ratio.toFixed(2)}${failed > 0 ? `, ${failed} failed` : ''}`, met: found.ratio >= minimum && failed === 0 }
+    return {
+      target,
+      measured: `${found.ratio.toFixed(2)}${failed > 0 ? `, ${failed} failed` : ''}`,
+      met: found.ratio >= minimum && failed === 0,
+    }
   }
   const selectedAll = only.length === 0
   return [
@@ -254,7 +297,12 @@ const main = async () => {
   db.on('error', (error) => log(`database connection lost: ${error.message}`))
 
   const env = serverEnv()
-  const standIns = startNode('stand-ins', 'scripts/bench/standins.ts', { ...baseEnv(), BENCH_PORT: String(PORTS.server) }, path.join(workDir, 'standins.log'))
+  const standIns = startNode(
+    'stand-ins',
+    'scripts/bench/standins.ts',
+    { ...baseEnv(), BENCH_PORT: String(PORTS.server) },
+    path.join(workDir, 'standins.log'),
+  )
   children.push(standIns)
   await waitFor(standIns, logSays(standIns, 'ready'), 60_000)
   log('starting the production server')
@@ -270,7 +318,8 @@ const main = async () => {
   const rss = sampleRss(server.pgid)
   const rssAfterStart = rss.mark()
   await db.connect()
-  const postgres = (await db.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? 'unknown'
+  const postgres =
+    (await db.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? 'unknown'
 
   // Enough API keys (60 a minute each) and license keys (60 validations in 10 minutes each) for the capacity.
   const apiKeysNeeded = Math.ceil((CAPACITY_PER_SECOND * Math.min(runSeconds, 60)) / 60)
@@ -279,7 +328,9 @@ const main = async () => {
     customers: Math.ceil(apiKeysNeeded / 10),
     licenseKeys: Math.ceil((CAPACITY_PER_SECOND * runSeconds) / 60),
   })
-  log(`seeded ${seeded.apiKeys.length} API keys, ${seeded.licenseKeys.length} licenses, release ${RELEASE_VERSION} in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`)
+  log(
+    `seeded ${seeded.apiKeys.length} API keys, ${seeded.licenseKeys.length} licenses, release ${RELEASE_VERSION} in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`,
+  )
 
   const measured: { result: Measured; rssMiB: number }[] = []
   const run = async (target: Target) => {
@@ -287,20 +338,25 @@ const main = async () => {
     log(`${target.name}: ${WARMUP_SECONDS} s warm-up, ${SETTINGS.seconds} s measured`)
     const result = await measure(target)
     measured.push({ result, rssMiB: rss.mark() })
-    log(`  ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`)
+    log(
+      `  ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+    )
     return result
   }
 
   const sessionPaths = targets(seeded)
   log(`warming up every path for ${SETTINGS.firstWarmupSeconds} s`)
-  for (const target of sessionPaths.filter((candidate, index) => index === 0 || selected(candidate.name))) await warm(target, SETTINGS.firstWarmupSeconds)
+  for (const target of sessionPaths.filter((candidate, index) => index === 0 || selected(candidate.name)))
+    await warm(target, SETTINGS.firstWarmupSeconds)
   const [floorTarget, ...others] = sessionPaths
   const floor = await run(floorTarget as Target)
   for (const target of others.filter((candidate) => selected(candidate.name))) await run(target)
 
   // The webhook paths: unique events, then the same again; the exactly-once line for the notes.
   const webhook = async (): Promise<string> => {
-    const eventCount = SETTINGS.events ?? Math.min(20_000, Math.max(500, Math.ceil(2 * floor.requestsPerSecond * (SETTINGS.seconds + WARMUP_SECONDS))))
+    const eventCount =
+      SETTINGS.events ??
+      Math.min(20_000, Math.max(500, Math.ceil(2 * floor.requestsPerSecond * (SETTINGS.seconds + WARMUP_SECONDS))))
     const prepStart = Date.now()
     const events = await prepareEvents(eventCount)
     log(`prepared ${events.length} paid checkouts' events in ${((Date.now() - prepStart) / 1000).toFixed(1)} s`)
@@ -350,10 +406,18 @@ const main = async () => {
 
   // The faster floor run: neither a slow start nor a neighbour's burst during one of them flatters the other paths.
   const floorRate = Math.max(floor.requestsPerSecond, floorAgain.requestsPerSecond)
-  const toRow = ({ result, rssMiB }: { result: Measured; rssMiB: number }): Row => ({ ...result, rssMiB, ratio: result.requestsPerSecond / floorRate })
+  const toRow = ({ result, rssMiB }: { result: Measured; rssMiB: number }): Row => ({
+    ...result,
+    rssMiB,
+    ratio: result.requestsPerSecond / floorRate,
+  })
   const rows: Row[] = measured.map(toRow)
   const launchRows: Row[] = launch ? launch.rows.map(toRow) : []
-  const checks = [...targetChecks(rows, memory.maxMiB, launch !== null), ...(launch?.checks ?? []), ...(lighthouse ? [lighthouseCheck(lighthouse, lighthousePages)] : [])]
+  const checks = [
+    ...targetChecks(rows, memory.maxMiB, launch !== null),
+    ...(launch?.checks ?? []),
+    ...(lighthouse ? [lighthouseCheck(lighthouse, lighthousePages)] : []),
+  ]
   const extra = [
     ...checks.map((check) => `Target ${checkLine(check)}`),
     ...notes(rows),
@@ -363,11 +427,18 @@ const main = async () => {
     `Emails received by the SMTP sink by the end: ${mails} (license emails go out through the jobs queue, also during the later runs).`,
   ]
   const sections: Section[] = []
-  if (launch) sections.push({ title: 'Launch day', lines: [table(launchRows), '', ...[...launch.notes, ...notes(launchRows)].map((line) => `- ${line}`)] })
+  if (launch)
+    sections.push({
+      title: 'Launch day',
+      lines: [table(launchRows), '', ...[...launch.notes, ...notes(launchRows)].map((line) => `- ${line}`)],
+    })
   if (lighthouse) {
     sections.push({
       title: 'Lighthouse (mobile)',
-      lines: [...(lighthouse.pages.length > 0 ? [lighthouseTable(lighthouse.pages), ''] : []), ...lighthouseNotes(lighthouse, serverIdle).map((line) => `- ${line}`)],
+      lines: [
+        ...(lighthouse.pages.length > 0 ? [lighthouseTable(lighthouse.pages), ''] : []),
+        ...lighthouseNotes(lighthouse, serverIdle).map((line) => `- ${line}`),
+      ],
     })
   }
   const elapsed = (Date.now() - startedAt) / 1000
@@ -376,14 +447,23 @@ const main = async () => {
     .filter(([name]) => name.startsWith('BENCH_'))
     .map(([name, value]) => `${name}=${(value ?? '').replace(/:[^:@/]+@/, ':***@')}`)
   const command = [...overrides, 'npm run bench'].join(' ')
-  const generated = render(rows, [...extra, `The whole run took ${elapsed.toFixed(0)} s.`], {
-    command,
-    date: new Date(startedAt),
-    build,
-    postgres,
-    loadBefore,
-    settings: `${SETTINGS.connections} connections; every path warmed up for ${SETTINGS.firstWarmupSeconds} s first, then per path ${WARMUP_SECONDS} s warm-up and ${SETTINGS.seconds} s measured, one run; ratios against the faster of the two floor runs; the floor's auth (JWT of an Ultimate customer) on every session path; API keys and license keys rotate over ${seeded.apiKeys.length} and ${seeded.licenseKeys.length} keys and ${CLIENT_ADDRESSES} client addresses (X-Forwarded-For from a trusted proxy) to stay under the per-key and per-address rate limits; the server runs as \`npm start\` runs it: \`${Object.entries(startCommand(ROOT).env).map(([name, value]) => `${name}=${value} `).join('')}node ${[...startNodeArgs(ROOT), ...nodeArgs].join(' ')} ${BUILT_SERVER}\``,
-  }, sections)
+  const generated = render(
+    rows,
+    [...extra, `The whole run took ${elapsed.toFixed(0)} s.`],
+    {
+      command,
+      date: new Date(startedAt),
+      build,
+      postgres,
+      loadBefore,
+      settings: `${SETTINGS.connections} connections; every path warmed up for ${SETTINGS.firstWarmupSeconds} s first, then per path ${WARMUP_SECONDS} s warm-up and ${SETTINGS.seconds} s measured, one run; ratios against the faster of the two floor runs; the floor's auth (JWT of an Ultimate customer) on every session path; API keys and license keys rotate over ${seeded.apiKeys.length} and ${seeded.licenseKeys.length} keys and ${CLIENT_ADDRESSES} client addresses (X-Forwarded-For from a trusted proxy) to stay under the per-key and per-address rate limits; the server runs as \`npm start\` runs it: \`${Object.entries(
+        startCommand(ROOT).env,
+      )
+        .map(([name, value]) => `${name}=${value} `)
+        .join('')}node ${[...startNodeArgs(ROOT), ...nodeArgs].join(' ')} ${BUILT_SERVER}\``,
+    },
+    sections,
+  )
   console.info(`\n${table(rows)}\n`)
   for (const line of extra) console.info(`- ${line}`)
   for (const section of sections) console.info(`\n### ${section.title}\n\n${section.lines.join('\n')}`)

@@ -39,17 +39,25 @@ const customerWithPurchase = async (adminJwt: string, index: number): Promise<Cu
     json: { email, password: PASSWORD, roles: ['customer'], emailVerified: true },
   })
   const jwt = await signIn(email, address)
-  const session = await api<{ id: string }>('/api/checkout_sessions', { authorization: jwt, address, json: { priceId: PRICES.ultimateLifetime } })
+  const session = await api<{ id: string }>('/api/checkout_sessions', {
+    authorization: jwt,
+    address,
+    json: { priceId: PRICES.ultimateLifetime },
+  })
   await payOnStandIn({ sessions: [{ id: session.id, email }], deliver: true })
   const { docs } = await api<{ docs: { status: string }[] }>('/api/licenses?depth=0', { authorization: jwt })
-  if (docs[0]?.status !== 'active') throw new Error(`${email} paid for Ultimate but holds no active license: ${JSON.stringify(docs)}`)
+  if (docs[0]?.status !== 'active')
+    throw new Error(`${email} paid for Ultimate but holds no active license: ${JSON.stringify(docs)}`)
   return { id: doc.id, email, jwt }
 }
 
 const createApiKeys = async (customer: Customer): Promise<string[]> => {
   const keys: string[] = []
   for (let index = 0; index < KEYS_PER_CUSTOMER; index += 1) {
-    const { key } = await api<{ key: string }>('/api/account/api-keys', { authorization: customer.jwt, json: { name: `bench ${index}` } })
+    const { key } = await api<{ key: string }>('/api/account/api-keys', {
+      authorization: customer.jwt,
+      json: { name: `bench ${index}` },
+    })
     keys.push(key)
   }
   return keys
@@ -60,29 +68,46 @@ const grantLicenses = async (adminJwt: string, customers: Customer[], count: num
   const { docs } = await api<{ docs: { id: number }[] }>('/api/plans?where[slug][equals]=ultimate&depth=0')
   const plan = docs[0]?.id
   if (plan === undefined) throw new Error('no ultimate plan: the server did not seed its plans')
-  return inParallel(Array.from({ length: count }, (_, index) => index), 4, async (index) => {
-    const owner = customers[index % customers.length] as Customer
-    const key = generateLicenseKey()
-    await api('/api/licenses', {
-      authorization: adminJwt,
-      json: { key, user: owner.id, email: owner.email, plan, source: 'manual', status: 'active', grantedAt: new Date().toISOString() },
-    })
-    return key
-  })
+  return inParallel(
+    Array.from({ length: count }, (_, index) => index),
+    4,
+    async (index) => {
+      const owner = customers[index % customers.length] as Customer
+      const key = generateLicenseKey()
+      await api('/api/licenses', {
+        authorization: adminJwt,
+        json: {
+          key,
+          user: owner.id,
+          email: owner.email,
+          plan,
+          source: 'manual',
+          status: 'active',
+          grantedAt: new Date().toISOString(),
+        },
+      })
+      return key
+    },
+  )
 }
 
 /** A real (random, gzip) archive: Payload checks an upload's type from its bytes. */
 const publishRelease = async (adminJwt: string) => {
   const bytes = zlib.gzipSync(crypto.randomBytes(64 * 1024))
   const form = new FormData()
-  form.append('_payload', JSON.stringify({ version: RELEASE_VERSION, publishedAt: new Date(Date.now() - 60_000).toISOString() }))
+  form.append(
+    '_payload',
+    JSON.stringify({ version: RELEASE_VERSION, publishedAt: new Date(Date.now() - 60_000).toISOString() }),
+  )
   form.append('file', new Blob([bytes], { type: 'application/gzip' }), `starter-kit-${RELEASE_VERSION}.tar.gz`)
   await api('/api/releases', { authorization: adminJwt, form })
 }
 
 /** A post the server imported from the shipped MDX, readable in full by anyone. */
 const blogPost = async (): Promise<string> => {
-  const { docs } = await api<{ docs: { slug: string; requiredFeature?: string | null }[] }>('/api/posts?limit=100&depth=0&sort=slug')
+  const { docs } = await api<{ docs: { slug: string; requiredFeature?: string | null }[] }>(
+    '/api/posts?limit=100&depth=0&sort=slug',
+  )
   const post = docs.find((candidate) => !candidate.requiredFeature) ?? docs[0]
   if (!post) throw new Error('no published post: the server did not import src/content/blog')
   return `/blog/${post.slug}`
@@ -96,11 +121,15 @@ export const seed = async (options: { customers: number; licenseKeys: number }):
   const admin = { email: 'bench-admin@example.test', password: PASSWORD }
   await api('/api/users/first-register', { json: admin })
   const adminJwt = await signIn(admin.email, clientAddress(10_000))
-  const customers = await inParallel(Array.from({ length: options.customers }, (_, index) => index), 2, (index) =>
-    customerWithPurchase(adminJwt, index),
+  const customers = await inParallel(
+    Array.from({ length: options.customers }, (_, index) => index),
+    2,
+    (index) => customerWithPurchase(adminJwt, index),
   )
   const apiKeys = (await inParallel(customers, 4, createApiKeys)).flat()
-  const { docs: bought } = await api<{ docs: { key: string }[] }>(`/api/licenses?depth=0&limit=${options.customers}`, { authorization: adminJwt })
+  const { docs: bought } = await api<{ docs: { key: string }[] }>(`/api/licenses?depth=0&limit=${options.customers}`, {
+    authorization: adminJwt,
+  })
   const granted = await grantLicenses(adminJwt, customers, Math.max(0, options.licenseKeys - bought.length))
   await publishRelease(adminJwt)
   return {

@@ -26,7 +26,11 @@ const processor = await startProcessorStandIn({ port: PORTS.processor, ...PROCES
 await startCodeHostStandIn({ port: PORTS.codeHost, ...CODE_HOST, everyLoginExists: true })
 
 /** The subject header of a message's head (folded lines joined; launch day's subjects are plain ASCII). */
-const subjectOf = (head: string): string => /^subject:[ \t]*(.*(?:\r?\n[ \t].*)*)/im.exec(head)?.[1]?.replace(/\r?\n[ \t]/g, ' ').trim() ?? ''
+const subjectOf = (head: string): string =>
+  /^subject:[ \t]*(.*(?:\r?\n[ \t].*)*)/im
+    .exec(head)?.[1]
+    ?.replace(/\r?\n[ \t]/g, ' ')
+    .trim() ?? ''
 
 let mails = 0
 const sunk: SunkMail[] = []
@@ -42,7 +46,11 @@ const smtp = new SMTPServer({
     })
     stream.on('end', () => {
       mails += 1
-      sunk.push({ at: Date.now(), to: session.envelope.rcptTo.map((recipient) => recipient.address.toLowerCase()), subject: subjectOf(head.split(/\r?\n\r?\n/)[0] ?? '') })
+      sunk.push({
+        at: Date.now(),
+        to: session.envelope.rcptTo.map((recipient) => recipient.address.toLowerCase()),
+        subject: subjectOf(head.split(/\r?\n\r?\n/)[0] ?? ''),
+      })
       callback()
     })
   },
@@ -76,7 +84,8 @@ const readJson = async (req: http.IncomingMessage): Promise<unknown> => {
 // One payment batch at a time: a batch without delivery switches the webhook URL off while it runs.
 let queue: Promise<unknown> = Promise.resolve()
 const control = http.createServer((req, res) => {
-  const answer = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+  const answer = (status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
   const url = new URL(req.url ?? '/', 'http://control')
   if (req.method === 'GET' && url.pathname === '/mail') {
     const prefix = url.searchParams.get('to')?.toLowerCase()
@@ -84,7 +93,8 @@ const control = http.createServer((req, res) => {
     if (prefix) body.messages = sunk.filter((mail) => mail.to.some((address) => address.startsWith(prefix)))
     return answer(200, body)
   }
-  if (req.method !== 'POST' || url.pathname !== '/pay') return answer(404, { error: 'POST /pay, GET /mail or GET /mail?to=<address prefix>' })
+  if (req.method !== 'POST' || url.pathname !== '/pay')
+    return answer(404, { error: 'POST /pay, GET /mail or GET /mail?to=<address prefix>' })
   const work = queue.then(async () => pay((await readJson(req)) as PayRequest))
   queue = work.catch(() => undefined)
   work.then(

@@ -1,4 +1,10 @@
-import type { CollectionBeforeOperationHook, FieldAccess, FieldAccessArgs, SelectIncludeType, SelectType } from 'payload'
+import type {
+  CollectionBeforeOperationHook,
+  FieldAccess,
+  FieldAccessArgs,
+  SelectIncludeType,
+  SelectType,
+} from 'payload'
 import { getSelectMode } from 'payload/shared'
 
 import { isStaffUser } from './roles'
@@ -23,7 +29,9 @@ import { isStaffUser } from './roles'
  * So: staff always read; without a document, or with a document that lacks any field the rule
  * reads, everyone else is refused; otherwise `decide` answers with the whole document.
  */
-export type DocumentFieldRead<Doc extends Record<string, unknown>> = FieldAccess & { readonly reads: readonly (keyof Doc & string)[] }
+export type DocumentFieldRead<Doc extends Record<string, unknown>> = FieldAccess & {
+  readonly reads: readonly (keyof Doc & string)[]
+}
 
 export const documentFieldRead = <Doc extends Record<string, unknown>>(
   reads: readonly (keyof Doc & string)[],

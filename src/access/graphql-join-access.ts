@@ -33,5 +33,8 @@ const guardJoins: GraphQLExtension = (_graphQL, { collections }) => {
 /** The config's GraphQL settings with the guard added to its queries extension (keeping any other). */
 export const graphQLWithJoinAccess = (graphQL: Config['graphQL']): NonNullable<Config['graphQL']> => {
   const queries = graphQL?.queries
-  return { ...graphQL, queries: (library, context) => ({ ...guardJoins(library, context), ...(queries ? queries(library, context) : {}) }) }
+  return {
+    ...graphQL,
+    queries: (library, context) => ({ ...guardJoins(library, context), ...(queries ? queries(library, context) : {}) }),
+  }
 }

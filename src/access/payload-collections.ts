@@ -7,7 +7,9 @@ type CollectionAccess = NonNullable<CollectionConfig['access']>
 /** A preference belongs to the signed-in user who saved it (Payload's own rule, kept explicit). */
 const ownPreferences: Access = ({ req }) => {
   if (!req.user) return false
-  const own: Where = { and: [{ 'user.value': { equals: req.user.id } }, { 'user.relationTo': { equals: req.user.collection } }] }
+  const own: Where = {
+    and: [{ 'user.value': { equals: req.user.id } }, { 'user.relationTo': { equals: req.user.collection } }],
+  }
   return own
 }
 

@@ -9,7 +9,13 @@ import { siteUrl } from '../content/seo'
 export const dynamic = 'force-dynamic'
 
 const robots = (): MetadataRoute.Robots => ({
-  rules: [{ userAgent: '*', allow: ['/', '/api/media/'], disallow: ['/admin', '/api/', '/dashboard', '/preview', '/auth/', '/success'] }],
+  rules: [
+    {
+      userAgent: '*',
+      allow: ['/', '/api/media/'],
+      disallow: ['/admin', '/api/', '/dashboard', '/preview', '/auth/', '/success'],
+    },
+  ],
   sitemap: `${siteUrl()}/sitemap.xml`,
 })
 

@@ -17,8 +17,17 @@ const sitemap = async (): Promise<MetadataRoute.Sitemap> => {
     { url: `${base}/`, changeFrequency: 'weekly', priority: 1 },
     { url: `${base}/blog`, lastModified: newestPost, changeFrequency: 'weekly', priority: 0.8 },
     { url: `${base}/changelog`, lastModified: changelog[0]?.updatedAt, changeFrequency: 'weekly', priority: 0.7 },
-    ...posts.map((post) => ({ url: postUrl(base, post.slug), lastModified: post.updatedAt, changeFrequency: 'monthly' as const, priority: 0.6 })),
-    ...tags.map(({ tag }) => ({ url: `${base}${blogListPath(1, tag)}`, changeFrequency: 'weekly' as const, priority: 0.3 })),
+    ...posts.map((post) => ({
+      url: postUrl(base, post.slug),
+      lastModified: post.updatedAt,
+      changeFrequency: 'monthly' as const,
+      priority: 0.6,
+    })),
+    ...tags.map(({ tag }) => ({
+      url: `${base}${blogListPath(1, tag)}`,
+      changeFrequency: 'weekly' as const,
+      priority: 0.3,
+    })),
   ]
 }
 

@@ -1,4 +1,10 @@
-import { type AuthStrategy, type AuthStrategyFunctionArgs, JWTAuthentication, type Payload, type PayloadRequest } from 'payload'
+import {
+  type AuthStrategy,
+  type AuthStrategyFunctionArgs,
+  JWTAuthentication,
+  type Payload,
+  type PayloadRequest,
+} from 'payload'
 
 import { users, users_roles, users_sessions } from '../db/schema.generated'
 import { executeOn, isoTimestamp as iso, sql } from '../db/transaction'
@@ -33,26 +39,37 @@ export const ACCOUNT_COLUMNS = sql`${users.id}, ${users.name}, ${users.email}, $
      FROM ${users_sessions} WHERE ${users_sessions._parentID} = ${users.id}) AS sessions`
 
 /** A row of `ACCOUNT_COLUMNS` as the document Payload's read returns. */
-export const accountFromRow = (row: AccountRow): User =>
-  ({
-    id: row.id,
-    name: row.name,
-    email: row.email,
-    roles: (row.roles ?? []) as User['roles'],
-    emailVerified: row.email_verified,
-    pendingEmail: row.pending_email,
-    processorCustomerId: row.processor_customer_id,
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
-    sessions: (row.sessions ?? []).map((session) => ({ id: session.id, createdAt: iso(session.createdAt), expiresAt: iso(session.expiresAt)! })),
-    collection: 'users',
-  })
+export const accountFromRow = (row: AccountRow): User => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  roles: (row.roles ?? []) as User['roles'],
+  emailVerified: row.email_verified,
+  pendingEmail: row.pending_email,
+  processorCustomerId: row.processor_customer_id,
+  createdAt: iso(row.created_at)!,
+  updatedAt: iso(row.updated_at)!,
+  sessions: (row.sessions ?? []).map((session) => ({
+    id: session.id,
+    createdAt: iso(session.createdAt),
+    expiresAt: iso(session.expiresAt)!,
+  })),
+  collection: 'users',
+})
 
 /** The account by id, in one statement (null when there is none); on `req`'s transaction when it has one. */
-export const readAccount = async (payload: Payload, id: number | string, req?: PayloadRequest): Promise<User | null> => {
+export const readAccount = async (
+  payload: Payload,
+  id: number | string,
+  req?: PayloadRequest,
+): Promise<User | null> => {
   const numeric = typeof id === 'number' ? id : /^\d{1,15}$/.test(id) ? Number(id) : null
   if (numeric === null) return null
-  const rows = await executeOn<AccountRow>(payload, req, sql`SELECT ${ACCOUNT_COLUMNS} FROM ${users} WHERE ${users.id} = ${numeric}`)
+  const rows = await executeOn<AccountRow>(
+    payload,
+    req,
+    sql`SELECT ${ACCOUNT_COLUMNS} FROM ${users} WHERE ${users.id} = ${numeric}`,
+  )
   return rows[0] ? accountFromRow(rows[0]) : null
 }
 
@@ -63,7 +80,9 @@ const withAccountRead = (() => {
     let view = views.get(payload)
     if (!view) {
       const findByID = ((args: Parameters<Payload['findByID']>[0]) =>
-        args.collection === 'users' && !args.disableErrors ? readAccount(payload, args.id, args.req as PayloadRequest | undefined) : payload.findByID(args)) as Payload['findByID']
+        args.collection === 'users' && !args.disableErrors
+          ? readAccount(payload, args.id, args.req as PayloadRequest | undefined)
+          : payload.findByID(args)) as Payload['findByID']
       view = Object.create(payload, { findByID: { value: findByID } }) as Payload
       views.set(payload, view)
     }
@@ -86,7 +105,8 @@ export const hotPathJwtStrategy = (paths: readonly { method: string; path: strin
     if (!req || req.payloadAPI !== 'REST' || !req.pathname) return Promise.resolve({ user: null })
     const method = (req.method ?? 'GET').toUpperCase()
     const pathname = req.pathname.replace(/\/+$/, '')
-    if (!paths.some((route) => route.method === method && route.path === pathname)) return Promise.resolve({ user: null })
+    if (!paths.some((route) => route.method === method && route.path === pathname))
+      return Promise.resolve({ user: null })
     return JWTAuthentication({ ...args, payload: withAccountRead(args.payload), strategyName: 'local-jwt' })
   },
 })

@@ -51,10 +51,16 @@ export const generateApiKey = (): GeneratedKey => {
   return { key, prefix, hash: hashApiKey(key) }
 }
 
-const invalidKey = () => new ServiceError(401, 'invalid_api_key', 'This API key is not valid: it is unknown, malformed or revoked.')
-const featureRequired = () => new ServiceError(403, 'feature_required', 'The owner of this API key no longer has a plan that includes "api".')
+const invalidKey = () =>
+  new ServiceError(401, 'invalid_api_key', 'This API key is not valid: it is unknown, malformed or revoked.')
+const featureRequired = () =>
+  new ServiceError(403, 'feature_required', 'The owner of this API key no longer has a plan that includes "api".')
 const notAllowed = () =>
-  new ServiceError(403, 'api_key_not_allowed', 'An API key opens only /api/download, /api/repo-access, reading your licenses, their seats and activations, and license validation.')
+  new ServiceError(
+    403,
+    'api_key_not_allowed',
+    'An API key opens only /api/download, /api/repo-access, reading your licenses, their seats and activations, and license validation.',
+  )
 
 /**
  * What a key opens (method and path under the API route): the customer endpoints. Every other
@@ -119,7 +125,9 @@ const apiKeyStrategy: AuthStrategy = {
     if (!req || !opensRoute(payload, req)) return refuse(notAllowed())
     if (!KEY_PATTERN.test(presented)) return refuse(invalidKey())
     // The key and its owner in one statement, by the hash's unique index (the owner as readAccount reads it).
-    const [found] = await executeOn<AccountRow & { key_id: number; revoked_at: Date | string | null; last_used_at: Date | string | null }>(
+    const [found] = await executeOn<
+      AccountRow & { key_id: number; revoked_at: Date | string | null; last_used_at: Date | string | null }
+    >(
       payload,
       undefined,
       sql`SELECT ${api_keys.id} AS key_id, ${api_keys.revokedAt}, ${api_keys.lastUsedAt}, ${ACCOUNT_COLUMNS}
@@ -157,22 +165,37 @@ export const notByApiKey: Access = ({ req }) => !isApiKeyRequest(req)
  */
 export const apiKeyRefusalResponse: AfterErrorHook = ({ error, req }) => {
   const refusal = req.context?.[AUTH_REFUSAL]
-  if (!(refusal instanceof ServiceError) || req.user || !(error instanceof Forbidden || error instanceof UnauthorizedError)) return
-  if (refusal.retryAfterSeconds !== undefined) req.responseHeaders = new Headers({ 'Retry-After': String(refusal.retryAfterSeconds) })
+  if (
+    !(refusal instanceof ServiceError) ||
+    req.user ||
+    !(error instanceof Forbidden || error instanceof UnauthorizedError)
+  )
+    return
+  if (refusal.retryAfterSeconds !== undefined)
+    req.responseHeaders = new Headers({ 'Retry-After': String(refusal.retryAfterSeconds) })
   return { response: errorBody(refusal.code, refusal.message), status: refusal.status }
 }
 
 /** A key refuses to manage keys: creating and revoking them takes a signed-in session. */
 const requireSession = (req: PayloadRequest) => {
-  if (isApiKeyRequest(req)) throw new ServiceError(403, 'api_key_not_allowed', 'An API key cannot manage API keys: sign in.')
+  if (isApiKeyRequest(req))
+    throw new ServiceError(403, 'api_key_not_allowed', 'An API key cannot manage API keys: sign in.')
 }
 
 export type ApiKeyView = Pick<ApiKey, 'id' | 'name' | 'prefix' | 'createdAt' | 'lastUsedAt'>
 export type CreatedApiKey = Pick<ApiKey, 'id' | 'name' | 'prefix'> & { key: string }
 
-const liveKeysOf = (userId: number): Where => ({ and: [{ user: { equals: userId } }, { revokedAt: { exists: false } }] })
+const liveKeysOf = (userId: number): Where => ({
+  and: [{ user: { equals: userId } }, { revokedAt: { exists: false } }],
+})
 
-const view = (key: ApiKey): ApiKeyView => ({ id: key.id, name: key.name, prefix: key.prefix, createdAt: key.createdAt, lastUsedAt: key.lastUsedAt ?? null })
+const view = (key: ApiKey): ApiKeyView => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  createdAt: key.createdAt,
+  lastUsedAt: key.lastUsedAt ?? null,
+})
 
 /**
  * A new key for the user (who must hold `api`): at most MAX_LIVE_API_KEYS live ones, counted under
@@ -185,9 +208,18 @@ export const createApiKey = async (req: PayloadRequest, user: User, name: string
   }
   const created = await inTransaction(req.payload, async (tx) => {
     await lockKey(tx, `api_keys:${user.id}`)
-    const { totalDocs } = await tx.payload.count({ collection: 'api_keys', where: liveKeysOf(user.id), req: tx, overrideAccess: true })
+    const { totalDocs } = await tx.payload.count({
+      collection: 'api_keys',
+      where: liveKeysOf(user.id),
+      req: tx,
+      overrideAccess: true,
+    })
     if (totalDocs >= MAX_LIVE_API_KEYS) {
-      throw new ServiceError(409, 'api_key_limit_reached', `You have ${MAX_LIVE_API_KEYS} API keys: revoke one before creating another.`)
+      throw new ServiceError(
+        409,
+        'api_key_limit_reached',
+        `You have ${MAX_LIVE_API_KEYS} API keys: revoke one before creating another.`,
+      )
     }
     const generated = generateApiKey()
     const row = await tx.payload.create({
@@ -198,7 +230,10 @@ export const createApiKey = async (req: PayloadRequest, user: User, name: string
     })
     return { id: row.id, name: row.name, prefix: row.prefix, key: generated.key }
   })
-  req.payload.logger.info({ event: 'api_key_created', user: user.id, apiKeyId: created.id, prefix: created.prefix }, 'API key created')
+  req.payload.logger.info(
+    { event: 'api_key_created', user: user.id, apiKeyId: created.id, prefix: created.prefix },
+    'API key created',
+  )
   return created
 }
 

@@ -21,7 +21,9 @@ export type CallbackResult = {
 
 export type CallbackRequest = { params: URLSearchParams; cookies: Map<string, string> }
 
-const failure = (serverUrl: string, code: string): CallbackResult => ({ location: `${serverUrl}/sign-in?error=${encodeURIComponent(code)}` })
+const failure = (serverUrl: string, code: string): CallbackResult => ({
+  location: `${serverUrl}/sign-in?error=${encodeURIComponent(code)}`,
+})
 
 /** Where to land after signing in: `next` when it is a same-site relative path, the dashboard otherwise. */
 export const landing = (serverUrl: string, ...candidates: (string | null | undefined)[]) => {
@@ -47,13 +49,19 @@ const sessionCookie = async (payload: Payload, userId: number, options: { endOth
  * recovery token) for Payload's session cookie, then redirect. Anything missing, replayed or
  * mismatched lands on /sign-in?error=<code> without a session.
  */
-export const handleAuthCallback = async (payload: Payload, { params, cookies }: CallbackRequest): Promise<CallbackResult> => {
+export const handleAuthCallback = async (
+  payload: Payload,
+  { params, cookies }: CallbackRequest,
+): Promise<CallbackResult> => {
   const serverUrl = payload.config.serverURL
   const type = params.get('type')
   if (type === 'magiclink') {
     const signedIn = await signInWithMagicLink(payload, params.get('token') ?? '')
     if (!signedIn) return failure(serverUrl, 'invalid_link')
-    return { location: landing(serverUrl, params.get('next'), signedIn.next), cookie: await sessionCookie(payload, signedIn.user.id) }
+    return {
+      location: landing(serverUrl, params.get('next'), signedIn.next),
+      cookie: await sessionCookie(payload, signedIn.user.id),
+    }
   }
   if (type === 'verify') {
     const confirmed = await confirmEmail(payload, params.get('token') ?? '', cookies.get(SIGN_UP_COOKIE))
@@ -61,9 +69,16 @@ export const handleAuthCallback = async (payload: Payload, { params, cookies }: 
     if (!confirmed) return { ...failure(serverUrl, 'invalid_link'), extraCookies: clear }
     if (confirmed.recoveryToken) {
       // Opened away from the sign-up's browser: the address is proven, the password is not. No session until a new one is chosen.
-      return { location: `${serverUrl}/reset-password?step=new&confirmed=1`, extraCookies: [recoveryCookie(serverUrl, confirmed.recoveryToken), ...clear] }
+      return {
+        location: `${serverUrl}/reset-password?step=new&confirmed=1`,
+        extraCookies: [recoveryCookie(serverUrl, confirmed.recoveryToken), ...clear],
+      }
     }
-    return { location: landing(serverUrl, confirmed.next), cookie: await sessionCookie(payload, confirmed.user.id), extraCookies: clear }
+    return {
+      location: landing(serverUrl, confirmed.next),
+      cookie: await sessionCookie(payload, confirmed.user.id),
+      extraCookies: clear,
+    }
   }
   if (type === 'email_change') {
     const changed = await confirmEmailChange(payload, params.get('token') ?? '')
@@ -82,7 +97,11 @@ export const handleAuthCallback = async (payload: Payload, { params, cookies }: 
     try {
       const signedIn = await finishOAuth(payload, oauth, params, cookies.get(STATE_COOKIE))
       if (!signedIn) return { ...failure(serverUrl, 'invalid_request'), extraCookies: clear }
-      return { location: landing(serverUrl, signedIn.next), cookie: await sessionCookie(payload, signedIn.user.id), extraCookies: clear }
+      return {
+        location: landing(serverUrl, signedIn.next),
+        cookie: await sessionCookie(payload, signedIn.user.id),
+        extraCookies: clear,
+      }
     } catch (error) {
       return { ...failure(serverUrl, error instanceof ServiceError ? error.code : 'oauth_failed'), extraCookies: clear }
     }

@@ -35,12 +35,32 @@ export const requestEmailChange = async (
   if (email === user.email) throw new ServiceError(400, 'email_unchanged', 'That is already your email address.')
   await inTransaction(payload, async (req) => {
     await payload.update({ collection: 'users', id: user.id, data: { pendingEmail: email }, req, overrideAccess: true })
-    const { totalDocs: taken } = await payload.count({ collection: 'users', where: { email: { equals: email } }, req, overrideAccess: true })
+    const { totalDocs: taken } = await payload.count({
+      collection: 'users',
+      where: { email: { equals: email } },
+      req,
+      overrideAccess: true,
+    })
     if (!taken) {
-      const token = await issueAuthToken(req, { purpose: 'email_change', email, userId: user.id, ttlMs: EMAIL_CHANGE_TTL_MS })
-      await queueEmail(req, { to: email, ...emailChangeEmail(context.productName, user.email, `${context.serverUrl}/auth/callback?type=email_change&token=${token}`) })
+      const token = await issueAuthToken(req, {
+        purpose: 'email_change',
+        email,
+        userId: user.id,
+        ttlMs: EMAIL_CHANGE_TTL_MS,
+      })
+      await queueEmail(req, {
+        to: email,
+        ...emailChangeEmail(
+          context.productName,
+          user.email,
+          `${context.serverUrl}/auth/callback?type=email_change&token=${token}`,
+        ),
+      })
     }
-    await queueEmail(req, { to: user.email, ...emailChangeNotice(context.productName, email, `${context.serverUrl}/reset-password`) })
+    await queueEmail(req, {
+      to: user.email,
+      ...emailChangeNotice(context.productName, email, `${context.serverUrl}/reset-password`),
+    })
   })
   return email
 }
@@ -54,12 +74,32 @@ export const confirmEmailChange = async (payload: Payload, token: string): Promi
   const consumed = await consumeAuthToken(payload, 'email_change', token)
   if (!consumed?.userId) return null
   return inTransaction(payload, async (req) => {
-    const user = (await payload.find({ collection: 'users', where: { id: { equals: consumed.userId } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    const user = (
+      await payload.find({
+        collection: 'users',
+        where: { id: { equals: consumed.userId } },
+        limit: 1,
+        depth: 0,
+        req,
+        overrideAccess: true,
+      })
+    ).docs[0]
     if (!user || user.pendingEmail !== consumed.email) return null
-    const { totalDocs: taken } = await payload.count({ collection: 'users', where: { email: { equals: consumed.email } }, req, overrideAccess: true })
+    const { totalDocs: taken } = await payload.count({
+      collection: 'users',
+      where: { email: { equals: consumed.email } },
+      req,
+      overrideAccess: true,
+    })
     if (taken) return null
     // The billing plugin's hook on users claims the purchases made with the new address, in this transaction.
-    const changed = await payload.update({ collection: 'users', id: user.id, data: { email: consumed.email, pendingEmail: null, emailVerified: true }, req, overrideAccess: true })
+    const changed = await payload.update({
+      collection: 'users',
+      id: user.id,
+      data: { email: consumed.email, pendingEmail: null, emailVerified: true },
+      req,
+      overrideAccess: true,
+    })
     await endEverySession(req, user.id)
     return changed
   })

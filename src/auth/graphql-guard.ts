@@ -1,5 +1,13 @@
 import { GRAPHQL_POST } from '@payloadcms/next/routes'
-import { type DocumentNode, type FieldNode, type FragmentDefinitionNode, Kind, parse, type SelectionSetNode, type ValueNode } from 'graphql'
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  Kind,
+  parse,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql'
 import { getPayload, type SanitizedConfig } from 'payload'
 import { RateLimiterRes } from 'rate-limiter-flexible'
 
@@ -51,7 +59,9 @@ const argumentValue = (value: ValueNode, variables: Variables): unknown => {
  * when absent), or UNBOUNDED for `limit: 0` or `pagination: false`.
  */
 const documentsOf = (field: FieldNode, variables: Variables): number => {
-  const args = Object.fromEntries((field.arguments ?? []).map((arg) => [arg.name.value, argumentValue(arg.value, variables)]))
+  const args = Object.fromEntries(
+    (field.arguments ?? []).map((arg) => [arg.name.value, argumentValue(arg.value, variables)]),
+  )
   if (args.pagination === false) return UNBOUNDED
   const limit = args.limit
   if (limit === undefined || limit === null) return DEFAULT_LIMIT
@@ -65,7 +75,8 @@ const documentsOf = (field: FieldNode, variables: Variables): number => {
  */
 export const measureGraphQL = (document: DocumentNode, variables: Variables = {}): GraphQLMeasure => {
   const fragments = new Map<string, FragmentDefinitionNode>()
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition)
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition)
   const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION)
 
   /** Each field of a selection set, fragments expanded. */
@@ -104,11 +115,13 @@ export const measureGraphQL = (document: DocumentNode, variables: Variables = {}
 /** Why a measured document is refused, or null when it is within GRAPHQL_LIMITS. */
 const refusalOf = (measure: GraphQLMeasure): string | null => {
   const limits = GRAPHQL_LIMITS
-  if (measure.operations > limits.maxOperations) return `This document holds ${measure.operations} operations; send one operation per request.`
+  if (measure.operations > limits.maxOperations)
+    return `This document holds ${measure.operations} operations; send one operation per request.`
   if (measure.rootFields > limits.maxRootFields) {
     return `This query asks for ${measure.rootFields} top-level fields (aliases included); at most ${limits.maxRootFields} are allowed in one request.`
   }
-  if (measure.depth > limits.maxDepth) return `This query nests ${measure.depth} levels deep; at most ${limits.maxDepth} are allowed.`
+  if (measure.depth > limits.maxDepth)
+    return `This query nests ${measure.depth} levels deep; at most ${limits.maxDepth} are allowed.`
   if (measure.cost > limits.maxCost) {
     return `This query may return too much (estimated cost ${measure.cost}, at most ${limits.maxCost}): ask for fewer documents (limit) or fewer fields.`
   }
@@ -116,7 +129,10 @@ const refusalOf = (measure: GraphQLMeasure): string | null => {
 }
 
 const graphQLError = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-  Response.json({ errors: [{ message, extensions: { code } }] }, { status, headers: { 'Cache-Control': 'no-store', ...headers } })
+  Response.json(
+    { errors: [{ message, extensions: { code } }] },
+    { status, headers: { 'Cache-Control': 'no-store', ...headers } },
+  )
 
 /** The request's GraphQL document, or null when the body is not one (Payload's handler then refuses it itself). */
 const documentOf = async (request: Request): Promise<{ query: string; variables: Variables } | null> => {
@@ -144,7 +160,10 @@ export const guardedGraphQLPost = (config: Promise<SanitizedConfig> | SanitizedC
     const payload = await getPayload({ config })
     // The raw secret: staffSessionCheck derives Payload's signing key from it (payload.secret is already derived).
     staffSession ??= staffSessionCheck(payload.config.secret)
-    const isStaff = await staffSession({ authorization: request.headers.get('authorization') ?? undefined, cookie: request.headers.get('cookie') ?? undefined })
+    const isStaff = await staffSession({
+      authorization: request.headers.get('authorization') ?? undefined,
+      cookie: request.headers.get('cookie') ?? undefined,
+    })
     if (!isStaff) {
       const sent = await documentOf(request)
       if (sent) {
@@ -154,7 +173,11 @@ export const guardedGraphQLPost = (config: Promise<SanitizedConfig> | SanitizedC
         } catch (error) {
           // A syntax error is Payload's handler's to answer; a document past the token limit is ours.
           if (error instanceof Error && /Document contains more th(?:at|an) \d+ tokens/.test(error.message)) {
-            return graphQLError(400, 'query_too_complex', `This document is too long: at most ${GRAPHQL_LIMITS.maxTokens} tokens are allowed.`)
+            return graphQLError(
+              400,
+              'query_too_complex',
+              `This document is too long: at most ${GRAPHQL_LIMITS.maxTokens} tokens are allowed.`,
+            )
           }
         }
         const refusal = document ? refusalOf(measureGraphQL(document, sent.variables)) : null
@@ -165,7 +188,9 @@ export const guardedGraphQLPost = (config: Promise<SanitizedConfig> | SanitizedC
       } catch (error) {
         if (!(error instanceof RateLimiterRes)) throw error
         const retryAfter = Math.max(1, Math.ceil(error.msBeforeNext / 1000))
-        return graphQLError(429, 'rate_limited', `Too many GraphQL requests. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) })
+        return graphQLError(429, 'rate_limited', `Too many GraphQL requests. Try again in ${retryAfter} seconds.`, {
+          'Retry-After': String(retryAfter),
+        })
       }
     }
     return handler(request)

@@ -16,10 +16,26 @@ export const issueSession = async (
   const collectionConfig = payload.collections.users.config
   const req = await createLocalReq({}, payload)
   if (options.endOtherSessions) await endEverySession(req, userId)
-  const user = await payload.findByID({ collection: 'users', id: userId, depth: 0, showHiddenFields: true, overrideAccess: true, req })
+  const user = await payload.findByID({
+    collection: 'users',
+    id: userId,
+    depth: 0,
+    showHiddenFields: true,
+    overrideAccess: true,
+    req,
+  })
   const { sid } = await addSessionToUser({ collectionConfig, payload, req, user: { ...user, collection: 'users' } })
-  const fieldsToSign = getFieldsToSign({ collectionConfig, email: user.email, user: { ...user, collection: 'users' }, ...(sid ? { sid } : {}) })
-  const { exp, token } = await jwtSign({ fieldsToSign, secret: payload.secret, tokenExpiration: collectionConfig.auth.tokenExpiration })
+  const fieldsToSign = getFieldsToSign({
+    collectionConfig,
+    email: user.email,
+    user: { ...user, collection: 'users' },
+    ...(sid ? { sid } : {}),
+  })
+  const { exp, token } = await jwtSign({
+    fieldsToSign,
+    secret: payload.secret,
+    tokenExpiration: collectionConfig.auth.tokenExpiration,
+  })
   return { exp, token }
 }
 

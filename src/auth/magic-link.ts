@@ -31,8 +31,16 @@ export const requestMagicLink = async (
 ): Promise<void> => {
   const next = sameSitePath(options.next, options.serverUrl)
   await inTransaction(payload, async (req) => {
-    const existing = (await payload.find({ collection: 'users', where: { email: { equals: options.email } }, limit: 1, depth: 0, req })).docs[0]
-    const token = await issueAuthToken(req, { purpose: 'magic_link', email: options.email, userId: existing?.id ?? null, next, ttlMs: MAGIC_LINK_TTL_MS })
+    const existing = (
+      await payload.find({ collection: 'users', where: { email: { equals: options.email } }, limit: 1, depth: 0, req })
+    ).docs[0]
+    const token = await issueAuthToken(req, {
+      purpose: 'magic_link',
+      email: options.email,
+      userId: existing?.id ?? null,
+      next,
+      ttlMs: MAGIC_LINK_TTL_MS,
+    })
     const url = `${options.serverUrl}/auth/callback?type=magiclink&token=${token}`
     await queueEmail(req, { to: options.email, ...magicLinkEmail(options.productName, url) })
   })
@@ -44,16 +52,33 @@ export const requestMagicLink = async (
  * owner (see proveOwnership). Purchases made with the address are claimed as it becomes verified,
  * in this transaction (the billing plugin's hook on users). Returns the user and where to go next.
  */
-export const signInWithMagicLink = async (payload: Payload, token: string): Promise<{ user: User; next: string | null } | null> => {
+export const signInWithMagicLink = async (
+  payload: Payload,
+  token: string,
+): Promise<{ user: User; next: string | null } | null> => {
   const consumed = await consumeAuthToken(payload, 'magic_link', token)
   if (!consumed) return null
   const user = await inTransaction(payload, async (req) => {
-    const found = (await payload.find({ collection: 'users', where: { email: { equals: consumed.email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    const found = (
+      await payload.find({
+        collection: 'users',
+        where: { email: { equals: consumed.email } },
+        limit: 1,
+        depth: 0,
+        req,
+        overrideAccess: true,
+      })
+    ).docs[0]
     return found
       ? await proveOwnership(req, found)
       : await payload.create({
           collection: 'users',
-          data: { email: consumed.email, roles: ['customer'], emailVerified: true, password: crypto.randomBytes(32).toString('base64url') },
+          data: {
+            email: consumed.email,
+            roles: ['customer'],
+            emailVerified: true,
+            password: crypto.randomBytes(32).toString('base64url'),
+          },
           req,
           overrideAccess: true,
           disableVerificationEmail: true,

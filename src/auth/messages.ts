@@ -6,6 +6,7 @@ import { ERROR_SENTENCES } from '../http/error-sentences'
  */
 export const AUTH_ERRORS: Record<string, string> = {
   ...ERROR_SENTENCES,
-  invalid_credentials: 'That email and password do not match a confirmed account. New here? Confirm your email first (we can send a new confirmation link below).',
+  invalid_credentials:
+    'That email and password do not match a confirmed account. New here? Confirm your email first (we can send a new confirmation link below).',
   invalid_request: 'Something was missing from that sign-in. Please start again.',
 }

@@ -18,7 +18,14 @@ export type OAuthSettings = {
   secret: string
   secureCookies: boolean
   github?: { clientId: string; clientSecret: string; authorizeUrl: string; tokenUrl: string; apiUrl: string }
-  google?: { clientId: string; clientSecret: string; authorizeUrl: string; tokenUrl: string; issuer: string; jwksUrl: string }
+  google?: {
+    clientId: string
+    clientSecret: string
+    authorizeUrl: string
+    tokenUrl: string
+    issuer: string
+    jwksUrl: string
+  }
 }
 
 declare module '../config/runtime' {
@@ -30,9 +37,17 @@ declare module '../config/runtime' {
 export const STATE_COOKIE = 'kit-oauth'
 const STATE_TTL_SECONDS = 600
 
-type PendingAuthorization = { provider: OAuthProviderName; state: string; verifier: string; nonce: string | null; next: string | null; exp: number }
+type PendingAuthorization = {
+  provider: OAuthProviderName
+  state: string
+  verifier: string
+  nonce: string | null
+  next: string | null
+  exp: number
+}
 
-const mac = (secret: string, value: string) => crypto.createHmac('sha256', secret).update(`oauth-state.${value}`).digest('base64url')
+const mac = (secret: string, value: string) =>
+  crypto.createHmac('sha256', secret).update(`oauth-state.${value}`).digest('base64url')
 
 const cookie = (settings: OAuthSettings, value: string, maxAge: number) =>
   `${STATE_COOKIE}=${value}; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${settings.secureCookies ? '; Secure' : ''}`
@@ -45,15 +60,26 @@ const isOAuthProvider = (value: string): value is OAuthProviderName => value ===
  * Start signing in with a provider: a fresh `state`, PKCE verifier and (OpenID Connect) `nonce`, kept
  * in a signed, HttpOnly cookie scoped to /auth/callback for 10 minutes; then to the provider.
  */
-export const startOAuth = (settings: OAuthSettings, provider: string, next: unknown): { location: string; cookie: string } => {
-  if (!isOAuthProvider(provider) || !settings[provider]) throw new ServiceError(404, 'unknown_provider', 'There is no such sign-in provider.')
+export const startOAuth = (
+  settings: OAuthSettings,
+  provider: string,
+  next: unknown,
+): { location: string; cookie: string } => {
+  if (!isOAuthProvider(provider) || !settings[provider])
+    throw new ServiceError(404, 'unknown_provider', 'There is no such sign-in provider.')
   const state = generateState()
   const verifier = generateCodeVerifier()
   const nonce = provider === 'google' ? generateState() : null
   const config = settings[provider]
   const client = new OAuth2Client(config.clientId, config.clientSecret, redirectUri(settings))
   const scopes = provider === 'github' ? ['read:user', 'user:email'] : ['openid', 'email', 'profile']
-  const url = client.createAuthorizationURLWithPKCE(config.authorizeUrl, state, CodeChallengeMethod.S256, verifier, scopes)
+  const url = client.createAuthorizationURLWithPKCE(
+    config.authorizeUrl,
+    state,
+    CodeChallengeMethod.S256,
+    verifier,
+    scopes,
+  )
   if (nonce) url.searchParams.set('nonce', nonce)
   const pending: PendingAuthorization = {
     provider,
@@ -64,7 +90,10 @@ export const startOAuth = (settings: OAuthSettings, provider: string, next: unkn
     exp: Math.floor(Date.now() / 1000) + STATE_TTL_SECONDS,
   }
   const value = Buffer.from(JSON.stringify(pending)).toString('base64url')
-  return { location: url.toString(), cookie: cookie(settings, `${value}.${mac(settings.secret, value)}`, STATE_TTL_SECONDS) }
+  return {
+    location: url.toString(),
+    cookie: cookie(settings, `${value}.${mac(settings.secret, value)}`, STATE_TTL_SECONDS),
+  }
 }
 
 export const clearStateCookie = (settings: OAuthSettings) => cookie(settings, '', 0)
@@ -85,17 +114,38 @@ const readPending = (settings: OAuthSettings, raw: string | undefined): PendingA
 
 type ProviderIdentity = { subject: string; email: string | null; emailVerified: boolean; name: string | null }
 
-const githubIdentity = async (config: NonNullable<OAuthSettings['github']>, accessToken: string): Promise<ProviderIdentity> => {
-  const headers = { Authorization: `Bearer ${accessToken}`, Accept: 'application/vnd.github+json', 'User-Agent': 'starter-kit-licensing' }
-  const [userResponse, emailsResponse] = await Promise.all([fetch(`${config.apiUrl}/user`, { headers }), fetch(`${config.apiUrl}/user/emails`, { headers })])
+const githubIdentity = async (
+  config: NonNullable<OAuthSettings['github']>,
+  accessToken: string,
+): Promise<ProviderIdentity> => {
+  const headers = {
+    Authorization: `Bearer ${accessToken}`,
+    Accept: 'application/vnd.github+json',
+    'User-Agent': 'starter-kit-licensing',
+  }
+  const [userResponse, emailsResponse] = await Promise.all([
+    fetch(`${config.apiUrl}/user`, { headers }),
+    fetch(`${config.apiUrl}/user/emails`, { headers }),
+  ])
   if (!userResponse.ok) throw new Error(`GitHub /user answered ${userResponse.status}`)
   const user = (await userResponse.json()) as { id: number; name?: string | null; login: string }
-  const emails = emailsResponse.ok ? ((await emailsResponse.json()) as { email: string; primary: boolean; verified: boolean }[]) : []
+  const emails = emailsResponse.ok
+    ? ((await emailsResponse.json()) as { email: string; primary: boolean; verified: boolean }[])
+    : []
   const primary = emails.find((entry) => entry.primary) ?? null
-  return { subject: String(user.id), email: primary?.email.toLowerCase() ?? null, emailVerified: Boolean(primary?.verified), name: user.name ?? user.login }
+  return {
+    subject: String(user.id),
+    email: primary?.email.toLowerCase() ?? null,
+    emailVerified: Boolean(primary?.verified),
+    name: user.name ?? user.login,
+  }
 }
 
-const googleIdentity = async (config: NonNullable<OAuthSettings['google']>, idToken: string, nonce: string | null): Promise<ProviderIdentity> => {
+const googleIdentity = async (
+  config: NonNullable<OAuthSettings['google']>,
+  idToken: string,
+  nonce: string | null,
+): Promise<ProviderIdentity> => {
   const keys = createRemoteJWKSet(new URL(config.jwksUrl))
   const { payload: claims } = await jwtVerify(idToken, keys, { issuer: config.issuer, audience: config.clientId })
   if (!nonce || claims.nonce !== nonce) throw new Error('ID token nonce does not match')
@@ -116,24 +166,53 @@ const googleIdentity = async (config: NonNullable<OAuthSettings['google']>, idTo
 const accountFor = async (payload: Payload, provider: OAuthProviderName, identity: ProviderIdentity): Promise<User> =>
   inTransaction(payload, async (req) => {
     const linked = (
-      await payload.find({ collection: 'oauth_identities', where: { and: [{ provider: { equals: provider } }, { subject: { equals: identity.subject } }] }, limit: 1, depth: 1, req, overrideAccess: true })
+      await payload.find({
+        collection: 'oauth_identities',
+        where: { and: [{ provider: { equals: provider } }, { subject: { equals: identity.subject } }] },
+        limit: 1,
+        depth: 1,
+        req,
+        overrideAccess: true,
+      })
     ).docs[0]
     if (linked && typeof linked.user === 'object') {
-      if (!linked.user.emailVerified) throw new ServiceError(400, 'account_unverified', 'This account has no confirmed email address yet.')
+      if (!linked.user.emailVerified)
+        throw new ServiceError(400, 'account_unverified', 'This account has no confirmed email address yet.')
       return linked.user
     }
     if (!identity.email) throw new ServiceError(400, 'oauth_no_email', 'The provider did not share an email address.')
-    if (!identity.emailVerified) throw new ServiceError(400, 'oauth_email_unverified', 'The provider has not verified this email address.')
-    const existing = (await payload.find({ collection: 'users', where: { email: { equals: identity.email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    if (!identity.emailVerified)
+      throw new ServiceError(400, 'oauth_email_unverified', 'The provider has not verified this email address.')
+    const existing = (
+      await payload.find({
+        collection: 'users',
+        where: { email: { equals: identity.email } },
+        limit: 1,
+        depth: 0,
+        req,
+        overrideAccess: true,
+      })
+    ).docs[0]
     const user = existing
       ? await proveOwnership(req, existing)
       : await payload.create({
           collection: 'users',
-          data: { email: identity.email, name: identity.name ?? undefined, roles: ['customer'], emailVerified: true, password: crypto.randomBytes(32).toString('base64url') },
+          data: {
+            email: identity.email,
+            name: identity.name ?? undefined,
+            roles: ['customer'],
+            emailVerified: true,
+            password: crypto.randomBytes(32).toString('base64url'),
+          },
           req,
           overrideAccess: true,
         })
-    await payload.create({ collection: 'oauth_identities', data: { provider, subject: identity.subject, email: identity.email, user: user.id }, req, overrideAccess: true })
+    await payload.create({
+      collection: 'oauth_identities',
+      data: { provider, subject: identity.subject, email: identity.email, user: user.id },
+      req,
+      overrideAccess: true,
+    })
     return user
   })
 
@@ -151,7 +230,11 @@ export const finishOAuth = async (
   if (!params.has('state') && !params.has('code')) return null
   const pending = readPending(settings, stateCookie)
   const state = params.get('state') ?? ''
-  if (!pending || pending.state.length !== state.length || !crypto.timingSafeEqual(Buffer.from(pending.state), Buffer.from(state))) {
+  if (
+    !pending ||
+    pending.state.length !== state.length ||
+    !crypto.timingSafeEqual(Buffer.from(pending.state), Buffer.from(state))
+  ) {
     throw new ServiceError(400, 'invalid_state', 'This sign-in did not start here, or took too long.')
   }
   if (params.get('error')) throw new ServiceError(400, 'oauth_denied', 'The sign-in was cancelled at the provider.')

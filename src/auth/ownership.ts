@@ -13,16 +13,33 @@ import type { User } from '../payload-types'
  * through the Local API on `req` lets the billing plugin's hook on users claim the address's
  * purchases in the same transaction.
  */
-export const proveOwnership = async (req: PayloadRequest, user: User, options: { keepPassword?: boolean } = {}): Promise<User> => {
+export const proveOwnership = async (
+  req: PayloadRequest,
+  user: User,
+  options: { keepPassword?: boolean } = {},
+): Promise<User> => {
   if (user.emailVerified) return user
-  const data = options.keepPassword ? { emailVerified: true } : { emailVerified: true, password: crypto.randomBytes(32).toString('base64url') }
+  const data = options.keepPassword
+    ? { emailVerified: true }
+    : { emailVerified: true, password: crypto.randomBytes(32).toString('base64url') }
   const verified = await req.payload.update({ collection: 'users', id: user.id, data, req, overrideAccess: true })
   await endEverySession(req, user.id)
-  await req.payload.delete({ collection: 'oauth_identities', where: { user: { equals: user.id } }, req, overrideAccess: true })
+  await req.payload.delete({
+    collection: 'oauth_identities',
+    where: { user: { equals: user.id } },
+    req,
+    overrideAccess: true,
+  })
   return verified
 }
 
 /** Sign the user out everywhere (Payload checks each JWT's session id against this list). */
 export const endEverySession = async (req: PayloadRequest, userId: number) => {
-  await req.payload.db.updateOne({ collection: 'users', where: { id: { equals: userId } }, data: { sessions: [] }, req, returning: false })
+  await req.payload.db.updateOne({
+    collection: 'users',
+    where: { id: { equals: userId } },
+    data: { sessions: [] },
+    req,
+    returning: false,
+  })
 }

@@ -20,7 +20,10 @@ const CURRENT = { iterations: 600_000, keyLength: 32 }
 const LEGACY = { iterations: 25_000, keyLength: 512 }
 
 /** Whether `password` is the one behind a user's stored `salt` and `hash`. */
-const passwordMatches = async (stored: { salt?: string | null; hash?: string | null } | null | undefined, password: unknown): Promise<boolean> => {
+const passwordMatches = async (
+  stored: { salt?: string | null; hash?: string | null } | null | undefined,
+  password: unknown,
+): Promise<boolean> => {
   if (!stored?.salt || !stored.hash || typeof password !== 'string' || password.length > 1_000) return false
   const current = stored.hash.startsWith(CURRENT_PREFIX)
   const { iterations, keyLength } = current ? CURRENT : LEGACY
@@ -34,7 +37,13 @@ const passwordMatches = async (stored: { salt?: string | null; hash?: string | n
  * check (unknown or unusable accounts, a sign-up with an email that has an account).
  */
 export const spendOnePasswordHash = async (): Promise<void> => {
-  await pbkdf2(crypto.randomBytes(16), crypto.randomBytes(32).toString('hex'), CURRENT.iterations, CURRENT.keyLength, 'sha256')
+  await pbkdf2(
+    crypto.randomBytes(16),
+    crypto.randomBytes(32).toString('hex'),
+    CURRENT.iterations,
+    CURRENT.keyLength,
+    'sha256',
+  )
 }
 
 /**

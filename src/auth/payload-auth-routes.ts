@@ -48,8 +48,15 @@ export const withServiceAuthRoutes = (users: CollectionConfig, options: Options)
         const { token } = await issueSession(req.payload, userId, { endOtherSessions: true })
         // The admin's form then reads the account through the cookie (fetchFullUser): only the id is needed here.
         const user = { id: userId }
-        const cookie = generatePayloadCookie({ collectionAuthConfig: req.payload.collections.users.config.auth, cookiePrefix: req.payload.config.cookiePrefix, token })
-        return Response.json({ message: req.t('authentication:passwordResetSuccessfully'), token, user }, { headers: { 'Set-Cookie': cookie } })
+        const cookie = generatePayloadCookie({
+          collectionAuthConfig: req.payload.collections.users.config.auth,
+          cookiePrefix: req.payload.config.cookiePrefix,
+          token,
+        })
+        return Response.json(
+          { message: req.t('authentication:passwordResetSuccessfully'), token, user },
+          { headers: { 'Set-Cookie': cookie } },
+        )
       },
     }),
     endpoint({
@@ -75,7 +82,10 @@ export const graphQLWithoutDuplicateAuth = (graphQL: Config['graphQL']): NonNull
     mutations: (library, context) => {
       const refused = (name: string) => {
         const existing = (context.Mutation.fields as Record<string, Record<string, unknown> | undefined>)[name]
-        if (!existing) throw new Error(`GraphQL has no ${name} mutation to replace: Payload changed; see src/auth/payload-auth-routes.ts`)
+        if (!existing)
+          throw new Error(
+            `GraphQL has no ${name} mutation to replace: Payload changed; see src/auth/payload-auth-routes.ts`,
+          )
         return {
           ...existing,
           resolve: () => {

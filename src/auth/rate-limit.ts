@@ -111,7 +111,12 @@ export const limiterOf = limiters(
  * keep a flood off the database, where a round trip to the shared table would cost what it saves.
  */
 export const memoryLimiterOf = limiters(
-  (_payload, keyPrefix) => new RateLimiterMemory({ keyPrefix, points: RATE_LIMITS[keyPrefix].points, duration: RATE_LIMITS[keyPrefix].durationSeconds }),
+  (_payload, keyPrefix) =>
+    new RateLimiterMemory({
+      keyPrefix,
+      points: RATE_LIMITS[keyPrefix].points,
+      duration: RATE_LIMITS[keyPrefix].durationSeconds,
+    }),
 )
 
 /** A limiter's refusal as 429 `rate_limited` with Retry-After ("Too many `what`"); any other error as it is. */
@@ -121,7 +126,8 @@ export const asRateLimited = (error: unknown, what = 'attempts'): unknown => {
   return new ServiceError(429, 'rate_limited', `Too many ${what}. Try again in ${retryAfter} seconds.`, retryAfter)
 }
 
-const accountKey = (email: string) => crypto.createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32)
+const accountKey = (email: string) =>
+  crypto.createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32)
 
 /**
  * Count one attempt of `action` for the client address and for the account; over either limit, a

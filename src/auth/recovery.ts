@@ -41,7 +41,12 @@ export const isRecoveryTokenValid = async (payload: Payload, token: string): Pro
   if (!/^[A-Za-z0-9]{10,200}$/.test(token)) return false
   const { totalDocs } = await payload.count({
     collection: 'users',
-    where: { and: [{ resetPasswordToken: { equals: storedResetToken(token) } }, { resetPasswordExpiration: { greater_than: new Date().toISOString() } }] },
+    where: {
+      and: [
+        { resetPasswordToken: { equals: storedResetToken(token) } },
+        { resetPasswordExpiration: { greater_than: new Date().toISOString() } },
+      ],
+    },
     overrideAccess: true,
   })
   return totalDocs === 1
@@ -56,11 +61,23 @@ export const completePasswordReset = async (payload: Payload, token: string, pas
   if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > 200) {
     throw new ServiceError(400, 'weak_password', `Use a password of ${MIN_PASSWORD_LENGTH} to 200 characters.`)
   }
-  if (!/^[A-Za-z0-9]{10,200}$/.test(token)) throw new ServiceError(400, 'invalid_link', 'This reset link was used or has expired. Ask for a new one.')
+  if (!/^[A-Za-z0-9]{10,200}$/.test(token))
+    throw new ServiceError(400, 'invalid_link', 'This reset link was used or has expired. Ask for a new one.')
   try {
     return await inTransaction(payload, async (req) => {
-      const result = await payload.resetPassword({ collection: 'users', data: { token, password }, overrideAccess: true, req })
-      const user = await payload.findByID({ collection: 'users', id: (result.user as { id: number }).id, depth: 0, overrideAccess: true, req })
+      const result = await payload.resetPassword({
+        collection: 'users',
+        data: { token, password },
+        overrideAccess: true,
+        req,
+      })
+      const user = await payload.findByID({
+        collection: 'users',
+        id: (result.user as { id: number }).id,
+        depth: 0,
+        overrideAccess: true,
+        req,
+      })
       // The link reached the address: it is verified now, and whatever an earlier holder set up ends.
       await proveOwnership(req, user, { keepPassword: true })
       return user.id

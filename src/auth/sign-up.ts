@@ -28,10 +28,12 @@ export type Context = { serverUrl: string; productName: string; address: string 
  */
 export const SIGN_UP_COOKIE = 'kit-signup'
 
-const browserKey = (secret: string) => Buffer.from(crypto.hkdfSync('sha256', secret, Buffer.alloc(0), 'sign-up-browser/v1', 32))
+const browserKey = (secret: string) =>
+  Buffer.from(crypto.hkdfSync('sha256', secret, Buffer.alloc(0), 'sign-up-browser/v1', 32))
 
 /** What the sign-up browser's cookie holds for this confirmation token. */
-const browserProofOf = (secret: string, token: string) => crypto.createHmac('sha256', browserKey(secret)).update(token).digest('base64url')
+const browserProofOf = (secret: string, token: string) =>
+  crypto.createHmac('sha256', browserKey(secret)).update(token).digest('base64url')
 
 const sameProof = (secret: string, token: string, presented: string | null | undefined) => {
   if (typeof presented !== 'string' || presented.length > 100) return false
@@ -57,14 +59,27 @@ export const signUpWithPassword = async (
   context: Context,
 ): Promise<{ browserProof: string }> => {
   const email = normaliseEmail(input.email)
-  if (typeof input.password !== 'string' || input.password.length < MIN_PASSWORD_LENGTH || input.password.length > 200) {
+  if (
+    typeof input.password !== 'string' ||
+    input.password.length < MIN_PASSWORD_LENGTH ||
+    input.password.length > 200
+  ) {
     throw new ServiceError(400, 'weak_password', `Use a password of ${MIN_PASSWORD_LENGTH} to 200 characters.`)
   }
   const password = input.password
   await enforceRateLimit(payload, 'sign_up', { address: context.address, email })
   const next = sameSitePath(input.next, context.serverUrl)
   return inTransaction(payload, async (req) => {
-    const existing = (await payload.find({ collection: 'users', where: { email: { equals: email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    const existing = (
+      await payload.find({
+        collection: 'users',
+        where: { email: { equals: email } },
+        limit: 1,
+        depth: 0,
+        req,
+        overrideAccess: true,
+      })
+    ).docs[0]
     if (existing) {
       // Creating the account would hash the password: spend the same here (and off the event loop).
       await spendOnePasswordHash()
@@ -73,7 +88,12 @@ export const signUpWithPassword = async (
     }
     const user = await payload.create({
       collection: 'users',
-      data: { email, password, name: typeof input.name === 'string' ? input.name.slice(0, 120) : undefined, roles: ['customer'] },
+      data: {
+        email,
+        password,
+        name: typeof input.name === 'string' ? input.name.slice(0, 120) : undefined,
+        roles: ['customer'],
+      },
       req,
       overrideAccess: true,
     })
@@ -97,16 +117,35 @@ export type Confirmed =
  * new password before any session is given. A link issued for an address the account no longer has
  * is refused.
  */
-export const confirmEmail = async (payload: Payload, token: string, browserProof?: string | null): Promise<Confirmed | null> => {
+export const confirmEmail = async (
+  payload: Payload,
+  token: string,
+  browserProof?: string | null,
+): Promise<Confirmed | null> => {
   const consumed = await consumeAuthToken(payload, 'verify_email', token)
   if (!consumed?.userId) return null
   const keepPassword = sameProof(payload.secret, token, browserProof)
   return inTransaction(payload, async (req): Promise<Confirmed | null> => {
-    const account = (await payload.find({ collection: 'users', where: { id: { equals: consumed.userId } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    const account = (
+      await payload.find({
+        collection: 'users',
+        where: { id: { equals: consumed.userId } },
+        limit: 1,
+        depth: 0,
+        req,
+        overrideAccess: true,
+      })
+    ).docs[0]
     if (!account || account.email !== consumed.email) return null
-    if (account.emailVerified || keepPassword) return { user: await proveOwnership(req, account, { keepPassword: true }), next: consumed.next }
+    if (account.emailVerified || keepPassword)
+      return { user: await proveOwnership(req, account, { keepPassword: true }), next: consumed.next }
     const user = await proveOwnership(req, account)
-    const recoveryToken = await payload.forgotPassword({ collection: 'users', data: { email: account.email }, disableEmail: true, req })
+    const recoveryToken = await payload.forgotPassword({
+      collection: 'users',
+      data: { email: account.email },
+      disableEmail: true,
+      req,
+    })
     if (!recoveryToken) return null
     return { user, next: consumed.next, recoveryToken }
   })
@@ -116,18 +155,45 @@ export const confirmEmail = async (payload: Payload, token: string, browserProof
  * "Email me a new confirmation link": a fresh link (the older ones stop working) when the address
  * has an unverified account; nothing otherwise. The caller answers the same either way.
  */
-export const resendConfirmation = async (payload: Payload, input: { email?: unknown }, context: Context): Promise<void> => {
+export const resendConfirmation = async (
+  payload: Payload,
+  input: { email?: unknown },
+  context: Context,
+): Promise<void> => {
   const email = normaliseEmail(input.email)
   await enforceRateLimit(payload, 'confirmation', { address: context.address, email })
   await inTransaction(payload, async (req) => {
-    const account = (await payload.find({ collection: 'users', where: { email: { equals: email } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0]
+    const account = (
+      await payload.find({
+        collection: 'users',
+        where: { email: { equals: email } },
+        limit: 1,
+        depth: 0,
+        req,
+        overrideAccess: true,
+      })
+    ).docs[0]
     if (!account || account.emailVerified) return
     await sendConfirmation(req, account, null, context)
   })
 }
 
-const sendConfirmation = async (req: PayloadRequest, user: Pick<User, 'id' | 'email'>, next: string | null, context: Context): Promise<string> => {
-  const token = await issueAuthToken(req, { purpose: 'verify_email', email: user.email, userId: user.id, next, ttlMs: VERIFY_TTL_MS })
-  await queueEmail(req, { to: user.email, ...verifyEmail(context.productName, `${context.serverUrl}/auth/callback?type=verify&token=${token}`) })
+const sendConfirmation = async (
+  req: PayloadRequest,
+  user: Pick<User, 'id' | 'email'>,
+  next: string | null,
+  context: Context,
+): Promise<string> => {
+  const token = await issueAuthToken(req, {
+    purpose: 'verify_email',
+    email: user.email,
+    userId: user.id,
+    next,
+    ttlMs: VERIFY_TTL_MS,
+  })
+  await queueEmail(req, {
+    to: user.email,
+    ...verifyEmail(context.productName, `${context.serverUrl}/auth/callback?type=verify&token=${token}`),
+  })
   return token
 }

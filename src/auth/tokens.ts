@@ -26,7 +26,8 @@ export const issueAuthToken = async (
   options: { purpose: TokenPurpose; email: string; userId?: number | null; next?: string | null; ttlMs: number },
 ): Promise<string> => {
   const token = crypto.randomBytes(32).toString('base64url')
-  const sameUser = options.purpose === 'email_change' && options.userId ? sql` OR ${auth_tokens.user} = ${options.userId}` : sql``
+  const sameUser =
+    options.purpose === 'email_change' && options.userId ? sql` OR ${auth_tokens.user} = ${options.userId}` : sql``
   await execute(
     req,
     sql`UPDATE ${auth_tokens} SET ${bare(auth_tokens.supersededAt)} = now(), ${bare(auth_tokens.updatedAt)} = now()
@@ -55,7 +56,11 @@ export type ConsumedToken = { email: string; userId: number | null; next: string
  * Use a token once: a single UPDATE claims it, so a double click or two tabs get one success and one
  * refusal. Unknown, used, superseded and expired tokens all give null.
  */
-export const consumeAuthToken = async (payload: Payload, purpose: TokenPurpose, token: string): Promise<ConsumedToken | null> => {
+export const consumeAuthToken = async (
+  payload: Payload,
+  purpose: TokenPurpose,
+  token: string,
+): Promise<ConsumedToken | null> => {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null
   const [row] = await executeOn<{ email: string; user_id: number | null; next: string | null }>(
     payload,

@@ -28,7 +28,10 @@ export type CheckoutView =
   | { kind: 'other_account' }
 
 /** The processor's copy of a checkout session (kept: ./kept-reads.ts), or null for an id that is malformed or unknown there. */
-export const retrieveCheckoutSession = async (payload: Payload, sessionId: string): Promise<Stripe.Checkout.Session | null> => {
+export const retrieveCheckoutSession = async (
+  payload: Payload,
+  sessionId: string,
+): Promise<Stripe.Checkout.Session | null> => {
   if (!SESSION_ID.test(sessionId)) return null
   const { checkoutSessions } = billingRuntimeOf(payload).require()
   try {
@@ -41,17 +44,40 @@ export const retrieveCheckoutSession = async (payload: Payload, sessionId: strin
 
 const licenseFor = async (payload: Payload, session: Stripe.Checkout.Session) => {
   const find = async (where: Record<string, unknown>) =>
-    (await payload.find({ collection: 'licenses', where: where as never, limit: 1, depth: 1, pagination: false, overrideAccess: true })).docs[0] ?? null
+    (
+      await payload.find({
+        collection: 'licenses',
+        where: where as never,
+        limit: 1,
+        depth: 1,
+        pagination: false,
+        overrideAccess: true,
+      })
+    ).docs[0] ?? null
   if (session.mode === 'subscription') {
     const subscriptionId = idOf(session.subscription)
     if (!subscriptionId) return null
     const subscription = (
-      await payload.find({ collection: 'user_subscriptions', where: { processorSubscriptionId: { equals: subscriptionId } }, limit: 1, depth: 0, pagination: false, overrideAccess: true })
+      await payload.find({
+        collection: 'user_subscriptions',
+        where: { processorSubscriptionId: { equals: subscriptionId } },
+        limit: 1,
+        depth: 0,
+        pagination: false,
+        overrideAccess: true,
+      })
     ).docs[0]
     return subscription ? find({ subscription: { equals: subscription.id } }) : null
   }
   const purchase = (
-    await payload.find({ collection: 'one_time_purchases', where: { processorCheckoutSessionId: { equals: session.id } }, limit: 1, depth: 0, pagination: false, overrideAccess: true })
+    await payload.find({
+      collection: 'one_time_purchases',
+      where: { processorCheckoutSessionId: { equals: session.id } },
+      limit: 1,
+      depth: 0,
+      pagination: false,
+      overrideAccess: true,
+    })
   ).docs[0]
   return purchase ? find({ oneTimePurchase: { equals: purchase.id } }) : null
 }
@@ -61,18 +87,31 @@ const licenseFor = async (payload: Payload, session: Stripe.Checkout.Session) =>
  * signed-in account named in its metadata, or the account signed in with its verified checkout
  * email); an anonymous purchase shows others the masked checkout email; another account sees nothing.
  */
-export const checkoutView = async (payload: Payload, session: Stripe.Checkout.Session | null, viewer: User | null): Promise<CheckoutView> => {
+export const checkoutView = async (
+  payload: Payload,
+  session: Stripe.Checkout.Session | null,
+  viewer: User | null,
+): Promise<CheckoutView> => {
   if (!session) return { kind: 'unknown' }
-  const paid = session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required')
+  const paid =
+    session.status === 'complete' &&
+    (session.payment_status === 'paid' || session.payment_status === 'no_payment_required')
   if (!paid) return { kind: 'unpaid' }
   const buyerId = Number(session.metadata?.user_id)
   const email = (session.customer_details?.email ?? session.customer_email ?? '').toLowerCase() || null
-  const isBuyer = Number.isInteger(buyerId) && buyerId > 0 ? viewer?.id === buyerId : Boolean(viewer && email && viewer.emailVerified && viewer.email === email)
+  const isBuyer =
+    Number.isInteger(buyerId) && buyerId > 0
+      ? viewer?.id === buyerId
+      : Boolean(viewer && email && viewer.emailVerified && viewer.email === email)
   if (!isBuyer) {
     if (Number.isInteger(buyerId) && buyerId > 0) return viewer ? { kind: 'other_account' } : { kind: 'sign_in' }
     return viewer ? { kind: 'other_account' } : { kind: 'anonymous', maskedEmail: email ? maskEmail(email) : null }
   }
   const license = await licenseFor(payload, session)
   const plan = license && typeof license.plan === 'object' ? license.plan : null
-  return { kind: 'owner', license: license ? { key: license.key, status: license.status } : null, planName: plan?.name ?? null }
+  return {
+    kind: 'owner',
+    license: license ? { key: license.key, status: license.status } : null,
+    planName: plan?.name ?? null,
+  }
 }

@@ -53,7 +53,11 @@ export const createCheckoutSession = async (
     throw processorFailure(error, { priceId: request.priceId })
   }
   if (price.livemode !== (mode === 'live')) {
-    throw new ServiceError(400, 'processor_mode_mismatch', 'This price belongs to the other processor mode (test and live are never mixed).')
+    throw new ServiceError(
+      400,
+      'processor_mode_mismatch',
+      'This price belongs to the other processor mode (test and live are never mixed).',
+    )
   }
   if (!price.active) throw new ServiceError(400, 'unknown_price', `The price ${request.priceId} is not for sale.`)
   const quantity = request.quantity ?? 1
@@ -62,7 +66,9 @@ export const createCheckoutSession = async (
     throw new ServiceError(
       400,
       'invalid_quantity',
-      maxSeats === 1 ? `${plan.slug} licenses cover one person: quantity must be 1.` : `quantity must be a whole number from 1 to ${maxSeats}.`,
+      maxSeats === 1
+        ? `${plan.slug} licenses cover one person: quantity must be 1.`
+        : `quantity must be a whole number from 1 to ${maxSeats}.`,
       undefined,
       { maxSeats },
     )
@@ -79,7 +85,12 @@ export const createCheckoutSession = async (
     quantity,
     params: { allow_promotion_codes: Boolean(plan.allowPromotionCodes), cancel_url: `${billing.serverUrl}/#pricing` },
     // The quantity is part of what is bought: two checkouts of different sizes are two checkouts.
-    idempotencyKey: await checkoutIdempotencyKey(req.payload, `checkout:${principal}`, quantity === 1 ? price.id : `${price.id}x${quantity}`, request),
+    idempotencyKey: await checkoutIdempotencyKey(
+      req.payload,
+      `checkout:${principal}`,
+      quantity === 1 ? price.id : `${price.id}x${quantity}`,
+      request,
+    ),
   })
 }
 
@@ -89,7 +100,11 @@ const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,200}$/
 export const clientIdempotencyKey = (headers: Headers): string | null => {
   const key = headers.get('idempotency-key')
   if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
-    throw new ServiceError(400, 'invalid_request', 'Idempotency-Key must be 1 to 200 letters, digits or ._:- characters.')
+    throw new ServiceError(
+      400,
+      'invalid_request',
+      'Idempotency-Key must be 1 to 200 letters, digits or ._:- characters.',
+    )
   }
   return key
 }
@@ -121,7 +136,15 @@ export const checkoutIdempotencyKey = async (
         ON CONFLICT (key) DO UPDATE SET points = EXCLUDED.points, expire = EXCLUDED.expire WHERE ${KEYED_EXPIRIES}.expire <= ${now}
         RETURNING points`,
   )
-  const open = taken ?? (await executeOn<{ points: number }>(payload, undefined, sql`SELECT points FROM ${KEYED_EXPIRIES} WHERE key = ${key}`))[0]
+  const open =
+    taken ??
+    (
+      await executeOn<{ points: number }>(
+        payload,
+        undefined,
+        sql`SELECT points FROM ${KEYED_EXPIRIES} WHERE key = ${key}`,
+      )
+    )[0]
   return `${scope}:${hash(`${what}|${open?.points ?? opened}`)}`
 }
 
@@ -158,7 +181,13 @@ const taxParams = (
       ? {
           invoice_creation: {
             enabled: true,
-            invoice_data: { metadata: { plan_id: metadata.plan_id ?? '', ...(license ? { license_id: license } : {}), ...(metadata.user_id ? { user_id: metadata.user_id } : {}) } },
+            invoice_data: {
+              metadata: {
+                plan_id: metadata.plan_id ?? '',
+                ...(license ? { license_id: license } : {}),
+                ...(metadata.user_id ? { user_id: metadata.user_id } : {}),
+              },
+            },
           },
         }
       : {}),
@@ -169,7 +198,11 @@ const taxParams = (
  * The processor's hosted checkout for one price: its metadata on the session and on the payment
  * intent or subscription, the signed-in buyer's processor customer reused, success on /success.
  */
-export const openHostedCheckout = async (req: PayloadRequest, billing: ConfiguredBilling, checkout: HostedCheckout): Promise<{ url: string; id: string }> => {
+export const openHostedCheckout = async (
+  req: PayloadRequest,
+  billing: ConfiguredBilling,
+  checkout: HostedCheckout,
+): Promise<{ url: string; id: string }> => {
   const { user, price } = checkout
   const recurring = price.type === 'recurring'
   const metadata: Record<string, string> = { ...checkout.metadata, ...(user ? { user_id: String(user.id) } : {}) }
@@ -189,7 +222,9 @@ export const openHostedCheckout = async (req: PayloadRequest, billing: Configure
   }
   let opened: { url: string; id: string }
   try {
-    const session = await billing.processor.checkout.sessions.create(params, { idempotencyKey: checkout.idempotencyKey })
+    const session = await billing.processor.checkout.sessions.create(params, {
+      idempotencyKey: checkout.idempotencyKey,
+    })
     if (!session.url) throw new Error(`checkout session ${session.id} has no url`)
     opened = { url: session.url, id: session.id }
   } catch (error) {
@@ -212,9 +247,16 @@ const trackCheckoutStarted = async (req: PayloadRequest, sessionId: string, meta
     await track({ payload: req.payload } as PayloadRequest, {
       name: 'checkout_started',
       sourceId: sessionId,
-      properties: { plan: metadata.plan_id ?? null, priceId: metadata.price_id ?? null, kind: licenseChangeOf(metadata)?.kind ?? 'purchase' },
+      properties: {
+        plan: metadata.plan_id ?? null,
+        priceId: metadata.price_id ?? null,
+        kind: licenseChangeOf(metadata)?.kind ?? 'purchase',
+      },
     })
   } catch (error) {
-    req.payload.logger.warn({ sessionId, error: (error instanceof Error ? error.message : String(error)).split('\n')[0] }, 'checkout_started was not recorded')
+    req.payload.logger.warn(
+      { sessionId, error: (error instanceof Error ? error.message : String(error)).split('\n')[0] },
+      'checkout_started was not recorded',
+    )
   }
 }

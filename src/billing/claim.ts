@@ -9,7 +9,11 @@ import { claimPurchases } from './customers'
  * verified (a confirmation, magic or reset link, OAuth taking an unverified account over, an admin
  * ticking the box), or a verified user whose address changes (a confirmed email change, an admin).
  */
-const gainsVerifiedEmail = (doc: Pick<User, 'email' | 'emailVerified'>, previous: Partial<Pick<User, 'email' | 'emailVerified'>> | undefined, operation: 'create' | 'update'): boolean => {
+const gainsVerifiedEmail = (
+  doc: Pick<User, 'email' | 'emailVerified'>,
+  previous: Partial<Pick<User, 'email' | 'emailVerified'>> | undefined,
+  operation: 'create' | 'update',
+): boolean => {
   if (!doc.emailVerified) return false
   if (operation === 'create' || !previous?.emailVerified) return true
   return String(previous.email ?? '').toLowerCase() !== doc.email.toLowerCase()

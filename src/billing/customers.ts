@@ -54,6 +54,7 @@ export const claimPurchases = async (req: PayloadRequest, user: Pick<User, 'id' 
 export const anonymousCheckoutEmail = async (payload: Payload, sessionId: string): Promise<string> => {
   const session = await retrieveCheckoutSession(payload, sessionId)
   const email = (session?.customer_details?.email ?? session?.customer_email ?? '').toLowerCase()
-  if (!session || !email || session.metadata?.user_id) throw new ServiceError(400, 'invalid_request', 'No anonymous checkout with that id.')
+  if (!session || !email || session.metadata?.user_id)
+    throw new ServiceError(400, 'invalid_request', 'No anonymous checkout with that id.')
   return email
 }

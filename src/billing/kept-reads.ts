@@ -24,7 +24,10 @@ type Kept<T> = { value: T } | { error: unknown }
 
 const isNotFound = (error: unknown) => (error as { statusCode?: number } | null)?.statusCode === 404
 
-const keptReader = <T>(read: (id: string) => Promise<T>, options: { max: number; ttlMs: number; ttlOf?: (value: T) => number }): KeptReader<T> => {
+const keptReader = <T>(
+  read: (id: string) => Promise<T>,
+  options: { max: number; ttlMs: number; ttlOf?: (value: T) => number },
+): KeptReader<T> => {
   const cache = new LRUCache<string, Kept<T>>({
     max: options.max,
     ttl: options.ttlMs,
@@ -61,7 +64,9 @@ const FINAL_SESSION_TTL_MS = 10 * 60_000
 const OPEN_SESSION_TTL_MS = 2_000
 
 const isFinal = (session: Stripe.Checkout.Session) =>
-  session.status === 'expired' || (session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required'))
+  session.status === 'expired' ||
+  (session.status === 'complete' &&
+    (session.payment_status === 'paid' || session.payment_status === 'no_payment_required'))
 
 export const priceReader = (processor: Stripe, ttlMs = PRICE_TTL_MS): KeptReader<Stripe.Price> =>
   // More prices than any catalog has: it bounds memory if ids were ever attacker-chosen.

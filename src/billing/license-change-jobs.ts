@@ -11,7 +11,8 @@ import { billingRuntimeOf } from './runtime'
 export type LicenseChangeJobOptions = { productName: string; serverUrl: string; retryDelayMs: number }
 
 /** The processor's answer when the charge was refunded already: the refund this job owes is done. */
-const alreadyRefunded = (error: unknown) => error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'charge_already_refunded'
+const alreadyRefunded = (error: unknown) =>
+  error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'charge_already_refunded'
 
 /**
  * Refund in full a paid change the webhook refused (a second upgrade from another tab, a license no
@@ -25,8 +26,15 @@ export const refundLicenseChangeTask = (options: LicenseChangeJobOptions): TaskC
   outputSchema: [{ name: 'refund', type: 'text' }],
   retries: { attempts: 12, backoff: { type: 'exponential', delay: options.retryDelayMs } },
   handler: async ({ input, req }) => {
-    const change = await req.payload.findByID({ collection: 'license_changes', id: input.changeId, depth: 0, req, overrideAccess: true })
-    if (change.status !== 'refused' || !change.processorPaymentIntentId || (change.amount ?? 0) <= 0) return { output: { refund: 'nothing to refund' } }
+    const change = await req.payload.findByID({
+      collection: 'license_changes',
+      id: input.changeId,
+      depth: 0,
+      req,
+      overrideAccess: true,
+    })
+    if (change.status !== 'refused' || !change.processorPaymentIntentId || (change.amount ?? 0) <= 0)
+      return { output: { refund: 'nothing to refund' } }
     const { processor } = billingRuntimeOf(req.payload).require()
     let refund = 'already refunded'
     try {
@@ -64,10 +72,22 @@ export const sendLicenseChangeEmailTask = (options: LicenseChangeJobOptions): Ta
   handler: async ({ input, req }) => {
     const to = await inTransaction(req.payload, async (tx) => {
       await lockKey(tx, `license-change-email:${input.changeId}`)
-      const change = await tx.payload.findByID({ collection: 'license_changes', id: input.changeId, depth: 0, req: tx, overrideAccess: true })
+      const change = await tx.payload.findByID({
+        collection: 'license_changes',
+        id: input.changeId,
+        depth: 0,
+        req: tx,
+        overrideAccess: true,
+      })
       const licenseId = relationId(change.license)
       if (change.emailSentAt || change.status !== 'applied' || licenseId === null) return null
-      const license = await tx.payload.findByID({ collection: 'licenses', id: licenseId, depth: 1, req: tx, overrideAccess: true })
+      const license = await tx.payload.findByID({
+        collection: 'licenses',
+        id: licenseId,
+        depth: 1,
+        req: tx,
+        overrideAccess: true,
+      })
       const user = typeof license.user === 'object' ? license.user : null
       const plan = typeof license.plan === 'object' ? license.plan : null
       const recipient = user?.email ?? license.email
@@ -81,7 +101,14 @@ export const sendLicenseChangeEmailTask = (options: LicenseChangeJobOptions): Ta
         recipientName: user?.name ?? null,
       })
       await tx.payload.sendEmail({ to: recipient, ...message })
-      await tx.payload.update({ collection: 'license_changes', id: change.id, data: { emailSentAt: new Date().toISOString() }, req: tx, overrideAccess: true, depth: 0 })
+      await tx.payload.update({
+        collection: 'license_changes',
+        id: change.id,
+        data: { emailSentAt: new Date().toISOString() },
+        req: tx,
+        overrideAccess: true,
+        depth: 0,
+      })
       return recipient
     })
     return { output: { to: to ?? '' } }

@@ -6,7 +6,14 @@ type LicenseChangeKind = (typeof LICENSE_CHANGE_KINDS)[number]
 export const LICENSE_CHANGE_STATUSES = ['pending', 'applied', 'refused', 'reversed', 'failed'] as const
 
 /** Why a paid change was refused (and refunded in full): the `reason` column's vocabulary. */
-export type RefusalReason = 'license_not_found' | 'not_the_owner' | 'license_not_active' | 'already_upgraded' | 'plan_changed' | 'credit_changed' | 'nothing_to_renew'
+export type RefusalReason =
+  | 'license_not_found'
+  | 'not_the_owner'
+  | 'license_not_active'
+  | 'already_upgraded'
+  | 'plan_changed'
+  | 'credit_changed'
+  | 'nothing_to_renew'
 
 /**
  * The checkout metadata that marks a payment as a change of an existing license, next to the usual

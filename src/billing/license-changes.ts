@@ -42,7 +42,13 @@ export type ChangePaymentFacts = {
   email?: string | null
 }
 
-type Snapshot = { plan: number | null; updatePolicy: UpdateWindow['policy']; updatesMajor: number | null; updatesUntil: string | null; upgradedAt: string | null }
+type Snapshot = {
+  plan: number | null
+  updatePolicy: UpdateWindow['policy']
+  updatesMajor: number | null
+  updatesUntil: string | null
+  upgradedAt: string | null
+}
 
 const snapshotOf = (license: License): Snapshot => ({
   plan: relationId(license.plan),
@@ -55,13 +61,26 @@ const findChange = async (req: PayloadRequest, facts: ChangePaymentFacts): Promi
   if (facts.paymentIntentId) or.push({ processorPaymentIntentId: { equals: facts.paymentIntentId } })
   if (facts.checkoutSessionId) or.push({ processorCheckoutSessionId: { equals: facts.checkoutSessionId } })
   if (or.length === 0) return undefined
-  return (await req.payload.find({ collection: 'license_changes', where: { or }, limit: 1, pagination: false, depth: 0, req, overrideAccess: true })).docs[0]
+  return (
+    await req.payload.find({
+      collection: 'license_changes',
+      where: { or },
+      limit: 1,
+      pagination: false,
+      depth: 0,
+      req,
+      overrideAccess: true,
+    })
+  ).docs[0]
 }
 
 const STATUS_RANK = { pending: 0, failed: 1, succeeded: 2 } as const
 
 /** The payment's status as the processor's facts say it: paid stays paid. */
-const paidState = (existing: LicenseChange | undefined, incoming: ChangePaymentFacts['status']): 'pending' | 'failed' | 'succeeded' => {
+const paidState = (
+  existing: LicenseChange | undefined,
+  incoming: ChangePaymentFacts['status'],
+): 'pending' | 'failed' | 'succeeded' => {
   const before: 'pending' | 'failed' | 'succeeded' = existing
     ? existing.status === 'failed'
       ? 'failed'
@@ -98,7 +117,14 @@ export const recordLicenseChange = async (req: PayloadRequest, facts: ChangePaym
     disputeStatus,
   }
   let change: LicenseChange = existing
-    ? await req.payload.update({ collection: 'license_changes', id: existing.id, data: common, req, overrideAccess: true, depth: 0 })
+    ? await req.payload.update({
+        collection: 'license_changes',
+        id: existing.id,
+        data: common,
+        req,
+        overrideAccess: true,
+        depth: 0,
+      })
     : await req.payload.create({
         collection: 'license_changes',
         data: {
@@ -116,7 +142,14 @@ export const recordLicenseChange = async (req: PayloadRequest, facts: ChangePaym
   if ((change.status === 'pending' || change.status === 'failed') && paid === 'succeeded') {
     ;({ change, decided } = await decide(req, change, facts))
   } else if (change.status === 'pending' && paid === 'failed') {
-    change = await req.payload.update({ collection: 'license_changes', id: change.id, data: { status: 'failed' }, req, overrideAccess: true, depth: 0 })
+    change = await req.payload.update({
+      collection: 'license_changes',
+      id: change.id,
+      data: { status: 'failed' },
+      req,
+      overrideAccess: true,
+      depth: 0,
+    })
   }
   let reversed = false
   const lost = disputeStatus === 'lost' || ((change.amount ?? 0) > 0 && refundedAmount >= (change.amount ?? 0))
@@ -132,32 +165,56 @@ type Decision = { change: LicenseChange; decided: 'applied' | 'refused' }
 /** Decide a change paid just now, under the license's lock: apply it, or refuse it and refund the payment. */
 const decide = async (req: PayloadRequest, change: LicenseChange, facts: ChangePaymentFacts): Promise<Decision> => {
   const license = facts.ref.licenseId === null ? null : await lockLicense(req, facts.ref.licenseId)
-  const refuse = (reason: RefusalReason, extra: Partial<LicenseChange> = {}) => refuseChange(req, change, license, facts, reason, extra)
+  const refuse = (reason: RefusalReason, extra: Partial<LicenseChange> = {}) =>
+    refuseChange(req, change, license, facts, reason, extra)
   if (!license) return refuse('license_not_found')
   // The metadata is the service's own, but the license id is checked against its owner all the same.
   if (String(relationId(license.user) ?? '') !== (facts.metadata.user_id ?? '')) return refuse('not_the_owner')
   if (license.status !== 'active') return refuse('license_not_active')
-  const current = await req.payload.findByID({ collection: 'plans', id: relationId(license.plan)!, depth: 0, req, overrideAccess: true })
+  const current = await req.payload.findByID({
+    collection: 'plans',
+    id: relationId(license.plan)!,
+    depth: 0,
+    req,
+    overrideAccess: true,
+  })
   const now = new Date()
   if (facts.ref.kind === 'upgrade') {
     const ref = await planForPrice(req, facts.metadata.price_id)
-    const target = ref ? await req.payload.findByID({ collection: 'plans', id: ref.id, depth: 0, req, overrideAccess: true }) : null
+    const target = ref
+      ? await req.payload.findByID({ collection: 'plans', id: ref.id, depth: 0, req, overrideAccess: true })
+      : null
     if (!target || target.billing !== 'lifetime' || target.isFree || (target.order ?? 0) <= (current.order ?? 0)) {
       return refuse('already_upgraded', { toPlan: target?.id ?? null, fromPlan: current.id })
     }
-    if (facts.metadata[CHANGE_METADATA.fromPlan] !== current.slug) return refuse('plan_changed', { toPlan: target.id, fromPlan: current.id })
+    if (facts.metadata[CHANGE_METADATA.fromPlan] !== current.slug)
+      return refuse('plan_changed', { toPlan: target.id, fromPlan: current.id })
     // The credit was what the license had paid when the checkout was made; a refund since then shrinks it.
     const credit = Number(facts.metadata[CHANGE_METADATA.credit] ?? 0) || 0
-    if (credit > (await netPaidFor(req, license)).amount) return refuse('credit_changed', { toPlan: target.id, fromPlan: current.id })
+    if (credit > (await netPaidFor(req, license)).amount)
+      return refuse('credit_changed', { toPlan: target.id, fromPlan: current.id })
     const window = await planWindow(req, target.id, now)
-    return applyChange(req, change, license, { plan: target.id, ...windowFields(window), upgradedAt: now.toISOString() }, { from: current, to: target, now })
+    return applyChange(
+      req,
+      change,
+      license,
+      { plan: target.id, ...windowFields(window), upgradedAt: now.toISOString() },
+      { from: current, to: target, now },
+    )
   }
-  if (current.renewalPriceId !== facts.metadata.price_id) return refuse('plan_changed', { fromPlan: current.id, toPlan: current.id })
+  if (current.renewalPriceId !== facts.metadata.price_id)
+    return refuse('plan_changed', { fromPlan: current.id, toPlan: current.id })
   const window = windowOfLicense(license)
   const releases = await publishedReleases(req, now)
-  if (!renewalOpensSomething(window, releases)) return refuse('nothing_to_renew', { fromPlan: current.id, toPlan: current.id })
+  if (!renewalOpensSomething(window, releases))
+    return refuse('nothing_to_renew', { fromPlan: current.id, toPlan: current.id })
   const newestMajor = newestStableMajor(releases.map((release) => release.version))
-  const renewed = renewedWindow(window, { updatePolicy: current.updatePolicy ?? 'lifetime', updateMonths: current.updateMonths ?? null }, newestMajor, now)
+  const renewed = renewedWindow(
+    window,
+    { updatePolicy: current.updatePolicy ?? 'lifetime', updateMonths: current.updateMonths ?? null },
+    newestMajor,
+    now,
+  )
   return applyChange(req, change, license, windowFields(renewed), { from: current, to: current, now })
 }
 
@@ -177,7 +234,16 @@ const applyChange = async (
   const applied = await req.payload.update({
     collection: 'license_changes',
     id: change.id,
-    data: { status: 'applied', license: license.id, user: relationId(license.user), fromPlan: from.id, toPlan: to.id, licenseBefore: before, licenseAfter: after, appliedAt: now.toISOString() },
+    data: {
+      status: 'applied',
+      license: license.id,
+      user: relationId(license.user),
+      fromPlan: from.id,
+      toPlan: to.id,
+      licenseBefore: before,
+      licenseAfter: after,
+      appliedAt: now.toISOString(),
+    },
     req,
     overrideAccess: true,
     depth: 0,
@@ -195,7 +261,14 @@ const applyChange = async (
     name: upgrade ? 'license_upgraded' : 'license_renewed',
     userId: relationId(license.user),
     email: license.email,
-    properties: { licenseId: license.id, from: from.slug, to: to.slug, amount: change.amount ?? 0, currency: change.currency, updates: after.updatePolicy },
+    properties: {
+      licenseId: license.id,
+      from: from.slug,
+      to: to.slug,
+      amount: change.amount ?? 0,
+      currency: change.currency,
+      updates: after.updatePolicy,
+    },
     sourceId: `license_change:${change.id}`,
   })
   await req.payload.jobs.queue({ task: 'sendLicenseChangeEmail', input: { changeId: change.id }, req })
@@ -210,12 +283,22 @@ const refuseChange = async (
   reason: RefusalReason,
   extra: Partial<LicenseChange>,
 ): Promise<Decision> => {
-  req.payload.logger.warn({ msg: 'license change refused: the payment is refunded', changeId: change.id, kind: change.kind, reason })
+  req.payload.logger.warn({
+    msg: 'license change refused: the payment is refunded',
+    changeId: change.id,
+    kind: change.kind,
+    reason,
+  })
   const refused = await req.payload.update({
     collection: 'license_changes',
     id: change.id,
     // A license of someone else is not linked to this payment, nor is its buyer told who owns it.
-    data: { status: 'refused', reason, ...(license && reason !== 'not_the_owner' ? { license: license.id, user: relationId(license.user) } : {}), ...extra },
+    data: {
+      status: 'refused',
+      reason,
+      ...(license && reason !== 'not_the_owner' ? { license: license.id, user: relationId(license.user) } : {}),
+      ...extra,
+    },
     req,
     overrideAccess: true,
     depth: 0,
@@ -244,9 +327,19 @@ const reverse = async (req: PayloadRequest, change: LicenseChange): Promise<Lice
   const after = change.licenseAfter as Snapshot | null
   if (license && before && after) {
     const now = snapshotOf(license)
-    const stillHeld = now.plan === after.plan && now.updatePolicy === after.updatePolicy && now.updatesMajor === after.updatesMajor && now.updatesUntil === after.updatesUntil
+    const stillHeld =
+      now.plan === after.plan &&
+      now.updatePolicy === after.updatePolicy &&
+      now.updatesMajor === after.updatesMajor &&
+      now.updatesUntil === after.updatesUntil
     if (stillHeld) {
-      await licenseChanged(req, license.id, { plan: before.plan ?? undefined, updatePolicy: before.updatePolicy, updatesMajor: before.updatesMajor, updatesUntil: before.updatesUntil, upgradedAt: before.upgradedAt })
+      await licenseChanged(req, license.id, {
+        plan: before.plan ?? undefined,
+        updatePolicy: before.updatePolicy,
+        updatesMajor: before.updatesMajor,
+        updatesUntil: before.updatesUntil,
+        upgradedAt: before.upgradedAt,
+      })
       await recordAudit(req, {
         action: change.kind === 'upgrade' ? 'license.upgrade_reversed' : 'license.renewal_reversed',
         targetCollection: 'licenses',
@@ -256,7 +349,10 @@ const reverse = async (req: PayloadRequest, change: LicenseChange): Promise<Lice
         after: before,
       })
     } else {
-      req.payload.logger.warn({ msg: 'license change reversed on the payment only: the license moved on since', changeId: change.id })
+      req.payload.logger.warn({
+        msg: 'license change reversed on the payment only: the license moved on since',
+        changeId: change.id,
+      })
     }
   }
   await track(req, {
@@ -265,7 +361,14 @@ const reverse = async (req: PayloadRequest, change: LicenseChange): Promise<Lice
     properties: { kind: change.kind, licenseId, amount: change.amount ?? 0, currency: change.currency },
     sourceId: `license_change:${change.id}`,
   })
-  return req.payload.update({ collection: 'license_changes', id: change.id, data: { status: 'reversed', reversedAt: new Date().toISOString() }, req, overrideAccess: true, depth: 0 })
+  return req.payload.update({
+    collection: 'license_changes',
+    id: change.id,
+    data: { status: 'reversed', reversedAt: new Date().toISOString() },
+    req,
+    overrideAccess: true,
+    depth: 0,
+  })
 }
 
 /**
@@ -274,21 +377,48 @@ const reverse = async (req: PayloadRequest, change: LicenseChange): Promise<Lice
  */
 export const upgradeWithoutPayment = async (
   req: PayloadRequest,
-  { licenseId, userId, fromPlan, toPlan, credit, currency }: { licenseId: number; userId: number; fromPlan: Plan; toPlan: Plan; credit: number; currency: string },
+  {
+    licenseId,
+    userId,
+    fromPlan,
+    toPlan,
+    credit,
+    currency,
+  }: { licenseId: number; userId: number; fromPlan: Plan; toPlan: Plan; credit: number; currency: string },
 ): Promise<LicenseChange> => {
   const license = await lockLicense(req, licenseId)
-  if (!license || relationId(license.user) !== userId || license.status !== 'active' || relationId(license.plan) !== fromPlan.id) {
+  if (
+    !license ||
+    relationId(license.user) !== userId ||
+    license.status !== 'active' ||
+    relationId(license.plan) !== fromPlan.id
+  ) {
     throw new ServiceError(409, 'upgrade_not_offered', 'Your license changed meanwhile: reload the page and try again.')
   }
   const change = await req.payload.create({
     collection: 'license_changes',
-    data: { kind: 'upgrade', status: 'pending', license: license.id, user: userId, amount: 0, taxAmount: 0, credit, currency },
+    data: {
+      kind: 'upgrade',
+      status: 'pending',
+      license: license.id,
+      user: userId,
+      amount: 0,
+      taxAmount: 0,
+      credit,
+      currency,
+    },
     req,
     overrideAccess: true,
     depth: 0,
   })
   const now = new Date()
   const window = await planWindow(req, toPlan.id, now)
-  const { change: applied } = await applyChange(req, change, license, { plan: toPlan.id, ...windowFields(window), upgradedAt: now.toISOString() }, { from: fromPlan, to: toPlan, now })
+  const { change: applied } = await applyChange(
+    req,
+    change,
+    license,
+    { plan: toPlan.id, ...windowFields(window), upgradedAt: now.toISOString() },
+    { from: fromPlan, to: toPlan, now },
+  )
   return applied
 }

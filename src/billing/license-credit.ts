@@ -31,7 +31,10 @@ export type NetPaid = {
  * Renewals paid for updates, not for the plan, and do not count. Null currency when nothing was paid (a
  * license granted by staff). One statement.
  */
-export const netPaidFor = async (req: PayloadRequest, license: Pick<License, 'id' | 'oneTimePurchase'>): Promise<NetPaid> => {
+export const netPaidFor = async (
+  req: PayloadRequest,
+  license: Pick<License, 'id' | 'oneTimePurchase'>,
+): Promise<NetPaid> => {
   const purchaseId = relationId(license.oneTimePurchase)
   const upgrades = sql`${license_changes.license} = ${license.id} AND ${license_changes.kind} = 'upgrade' AND ${license_changes.status} = 'applied'`
   const [row] = await execute<{

@@ -29,7 +29,14 @@ const notFound = licenseNotYours
 /** The caller's own license: another customer's id answers exactly as an unknown one. */
 const ownLicense = async (req: PayloadRequest, user: User, id: number): Promise<License> => {
   const license = (
-    await req.payload.find({ collection: 'licenses', where: { and: [{ id: { equals: id } }, { user: { equals: user.id } }] }, limit: 1, depth: 0, req, overrideAccess: true })
+    await req.payload.find({
+      collection: 'licenses',
+      where: { and: [{ id: { equals: id } }, { user: { equals: user.id } }] },
+      limit: 1,
+      depth: 0,
+      req,
+      overrideAccess: true,
+    })
   ).docs[0]
   if (!license) throw notFound()
   return license
@@ -39,21 +46,45 @@ const planOf = (req: PayloadRequest, license: License): Promise<Plan> =>
   req.payload.findByID({ collection: 'plans', id: relationId(license.plan)!, depth: 0, req, overrideAccess: true })
 
 /** A one-time price as the processor has it, checked to be for sale in this mode. */
-const oneTimePrice = async (billing: ConfiguredBilling, priceId: string, refusal: ServiceError): Promise<Stripe.Price & { unit_amount: number }> => {
+const oneTimePrice = async (
+  billing: ConfiguredBilling,
+  priceId: string,
+  refusal: ServiceError,
+): Promise<Stripe.Price & { unit_amount: number }> => {
   let price: Stripe.Price
   try {
     price = await billing.prices.retrieve(priceId)
   } catch (error) {
     throw processorFailure(error)
   }
-  if (!price.active || price.type !== 'one_time' || price.unit_amount === null || price.livemode !== (billing.mode === 'live')) throw refusal
+  if (
+    !price.active ||
+    price.type !== 'one_time' ||
+    price.unit_amount === null ||
+    price.livemode !== (billing.mode === 'live')
+  )
+    throw refusal
   return price as Stripe.Price & { unit_amount: number }
 }
 
 /** `price`: the target's price for all of the license's `seats`; `amount`: what is left to pay after the `credit`. */
-export type UpgradeQuote = { from: string; to: string; amount: number; currency: string; credit: number; price: number; seats: number }
+export type UpgradeQuote = {
+  from: string
+  to: string
+  amount: number
+  currency: string
+  credit: number
+  price: number
+  seats: number
+}
 
-type Quoted = { quote: UpgradeQuote; license: License; current: Plan; target: Plan; price: Stripe.Price & { unit_amount: number } }
+type Quoted = {
+  quote: UpgradeQuote
+  license: License
+  current: Plan
+  target: Plan
+  price: Stripe.Price & { unit_amount: number }
+}
 
 const notOffered = (message: string) => new ServiceError(409, 'upgrade_not_offered', message)
 
@@ -62,29 +93,62 @@ const notOffered = (message: string) => new ServiceError(409, 'upgrade_not_offer
  * paid before tax (its purchase and earlier upgrades, net of refunds), never below 0. Prices are before
  * tax too: the upgrade's checkout adds the tax on what is left to pay.
  */
-const quote = async (req: PayloadRequest, billing: ConfiguredBilling, user: User, licenseId: number, targetSlug: string): Promise<Quoted> => {
+const quote = async (
+  req: PayloadRequest,
+  billing: ConfiguredBilling,
+  user: User,
+  licenseId: number,
+  targetSlug: string,
+): Promise<Quoted> => {
   const license = await ownLicense(req, user, licenseId)
   const current = await planOf(req, license)
-  if (license.source !== 'one_time_purchase' || license.status !== 'active' || current.isFree || current.billing !== 'lifetime') {
+  if (
+    license.source !== 'one_time_purchase' ||
+    license.status !== 'active' ||
+    current.isFree ||
+    current.billing !== 'lifetime'
+  ) {
     throw notOffered('Only an active license bought with a one-time payment can be upgraded.')
   }
-  const target = (await req.payload.find({ collection: 'plans', where: { and: [{ slug: { equals: targetSlug } }, { active: { equals: true } }] }, limit: 1, depth: 0, req, overrideAccess: true }))
-    .docs[0]
+  const target = (
+    await req.payload.find({
+      collection: 'plans',
+      where: { and: [{ slug: { equals: targetSlug } }, { active: { equals: true } }] },
+      limit: 1,
+      depth: 0,
+      req,
+      overrideAccess: true,
+    })
+  ).docs[0]
   if (!target || target.isFree || target.billing !== 'lifetime' || !target.priceIds?.monthly) {
     throw notOffered(`"${targetSlug}" is not a one-time plan on sale.`)
   }
-  if ((target.order ?? 0) <= (current.order ?? 0)) throw notOffered(`Your license is ${current.name}: ${target.name} is not an upgrade of it.`)
-  const price = await oneTimePrice(billing, target.priceIds.monthly, notOffered(`${target.name} is not on sale right now.`))
+  if ((target.order ?? 0) <= (current.order ?? 0))
+    throw notOffered(`Your license is ${current.name}: ${target.name} is not an upgrade of it.`)
+  const price = await oneTimePrice(
+    billing,
+    target.priceIds.monthly,
+    notOffered(`${target.name} is not on sale right now.`),
+  )
   const paid = await netPaidFor(req, license)
   // The purchase's tax is known once its checkout's event arrives (seconds after paying): until then the credit is not.
   if (paid.taxPending) throw notOffered('Your payment is still being recorded: try again in a minute.')
-  if (paid.currency !== null && paid.currency !== price.currency) throw notOffered('Your license was paid in another currency: contact support to upgrade it.')
+  if (paid.currency !== null && paid.currency !== price.currency)
+    throw notOffered('Your license was paid in another currency: contact support to upgrade it.')
   // A team license moves every seat: the target's price once per seat, less what all of them paid.
   const seats = Math.max(1, license.seats ?? 1)
   const total = price.unit_amount * seats
   const credit = Math.min(paid.amount, total)
   return {
-    quote: { from: current.slug, to: target.slug, amount: total - credit, currency: price.currency, credit, price: total, seats },
+    quote: {
+      from: current.slug,
+      to: target.slug,
+      amount: total - credit,
+      currency: price.currency,
+      credit,
+      price: total,
+      seats,
+    },
     license,
     current,
     target,
@@ -93,8 +157,13 @@ const quote = async (req: PayloadRequest, billing: ConfiguredBilling, user: User
 }
 
 /** GET /api/licenses/:id/upgrade?plan=: the quote. */
-export const quoteUpgrade = async (req: PayloadRequest, billing: ConfiguredBilling, user: User, licenseId: number, targetSlug: string): Promise<UpgradeQuote> =>
-  (await quote(req, billing, user, licenseId, targetSlug)).quote
+export const quoteUpgrade = async (
+  req: PayloadRequest,
+  billing: ConfiguredBilling,
+  user: User,
+  licenseId: number,
+  targetSlug: string,
+): Promise<UpgradeQuote> => (await quote(req, billing, user, licenseId, targetSlug)).quote
 
 export type CheckoutRequestOptions = { idempotencyKey: string | null; now?: Date }
 
@@ -112,7 +181,16 @@ export const startUpgrade = async (
 ): Promise<{ url: string; id: string } | { upgraded: true }> => {
   const { quote: priced, license, current, target, price } = await quote(req, billing, user, licenseId, targetSlug)
   if (priced.amount === 0) {
-    await inTransaction(req.payload, (tx) => upgradeWithoutPayment(tx, { licenseId: license.id, userId: user.id, fromPlan: current, toPlan: target, credit: priced.credit, currency: priced.currency }))
+    await inTransaction(req.payload, (tx) =>
+      upgradeWithoutPayment(tx, {
+        licenseId: license.id,
+        userId: user.id,
+        fromPlan: current,
+        toPlan: target,
+        credit: priced.credit,
+        currency: priced.currency,
+      }),
+    )
     return { upgraded: true }
   }
   const scope = `upgrade:${user.id}:${license.id}:${target.slug}:${priced.credit}`
@@ -182,12 +260,22 @@ export const startRenewal = async (
   if (!renewalOpensSomething(windowOfLicense(license), releases)) {
     throw renewalNotOffered('Your license already covers every release: there is nothing to renew yet.')
   }
-  const price = await oneTimePrice(billing, plan.renewalPriceId, renewalNotOffered(`Renewals of ${plan.name} are not on sale right now.`))
+  const price = await oneTimePrice(
+    billing,
+    plan.renewalPriceId,
+    renewalNotOffered(`Renewals of ${plan.name} are not on sale right now.`),
+  )
   return openHostedCheckout(req, billing, {
     user,
     price,
     // Every seat's updates are renewed: the renewal price once per seat.
-    metadata: { plan_id: plan.slug, price_id: price.id, billing_cycle: 'lifetime', [CHANGE_METADATA.renewal]: String(license.id), seats: String(license.seats ?? 1) },
+    metadata: {
+      plan_id: plan.slug,
+      price_id: price.id,
+      billing_cycle: 'lifetime',
+      [CHANGE_METADATA.renewal]: String(license.id),
+      seats: String(license.seats ?? 1),
+    },
     quantity: Math.max(1, license.seats ?? 1),
     params: returnUrls(billing, 'renewal'),
     idempotencyKey: await checkoutIdempotencyKey(req.payload, `renewal:${user.id}:${license.id}`, price.id, options),

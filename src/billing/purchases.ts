@@ -4,7 +4,15 @@ import { track } from '../analytics/track'
 import { syncLicense } from '../licensing/sync'
 import { endSeatsBeyondPaid } from '../teams/seats'
 import type { UserSubscription } from '../payload-types'
-import { type Buyer, findPurchase, insertPurchase, markPurchaseRevoked, type PlanRef, type PurchaseWrite, updatePurchase } from './store'
+import {
+  type Buyer,
+  findPurchase,
+  insertPurchase,
+  markPurchaseRevoked,
+  type PlanRef,
+  type PurchaseWrite,
+  updatePurchase,
+} from './store'
 import { type DisputeState, laterDisputeState, worstDisputeState } from '../licensing/status'
 import type { SubscriptionStatus } from '../licensing/subscription-statuses'
 import { relationId as relId } from '../db/relations'
@@ -42,7 +50,9 @@ export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFac
   const existing = await findPurchase(req, facts.paymentIntentId)
 
   const status =
-    existing && facts.status && STATUS_RANK[existing.status] > STATUS_RANK[facts.status] ? existing.status : (facts.status ?? existing?.status ?? 'pending')
+    existing && facts.status && STATUS_RANK[existing.status] > STATUS_RANK[facts.status]
+      ? existing.status
+      : (facts.status ?? existing?.status ?? 'pending')
   const plan = relId(existing?.plan) ?? facts.plan?.id ?? null
   if (plan === null) {
     throw new Error(`payment ${facts.paymentIntentId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
@@ -64,10 +74,18 @@ export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFac
     email: existing?.email ?? facts.email?.toLowerCase() ?? null,
     grantedAt: existing?.grantedAt ?? (status === 'succeeded' ? new Date().toISOString() : null),
   }
-  const purchase = existing ? await updatePurchase(req, existing.id, data) : await insertPurchase(req, facts.paymentIntentId, data)
+  const purchase = existing
+    ? await updatePurchase(req, existing.id, data)
+    : await insertPurchase(req, facts.paymentIntentId, data)
 
   // A purchase inserted just now has no license yet, and no other transaction can give it one.
-  const result = await syncLicense(req, { collection: 'one_time_purchases', doc: purchase }, settings.graceDays, new Date(), { isNew: !existing })
+  const result = await syncLicense(
+    req,
+    { collection: 'one_time_purchases', doc: purchase },
+    settings.graceDays,
+    new Date(),
+    { isNew: !existing },
+  )
   if (result.license && result.license.status === 'revoked' && !purchase.revokedAt) {
     await markPurchaseRevoked(req, purchase.id, new Date().toISOString())
   }
@@ -108,7 +126,11 @@ type SubscriptionFacts = {
  * that read first may commit last. So each row keeps when its state was read, and under the
  * subscription's lock (the caller holds it) a read older than the recorded one changes nothing.
  */
-export const applySubscriptionFacts = async (req: PayloadRequest, facts: SubscriptionFacts, settings: BillingSettings) => {
+export const applySubscriptionFacts = async (
+  req: PayloadRequest,
+  facts: SubscriptionFacts,
+  settings: BillingSettings,
+) => {
   const { payload } = req
   const existing = (
     await payload.find({
@@ -138,9 +160,17 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
     email: existing?.email ?? facts.email?.toLowerCase() ?? null,
     processorSnapshotAt: facts.snapshotAt.toISOString(),
   }
-  if (!data.plan) throw new Error(`subscription ${facts.subscriptionId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
+  if (!data.plan)
+    throw new Error(`subscription ${facts.subscriptionId}: no plan sells price ${facts.priceId ?? '(unknown)'}`)
   const subscription = existing
-    ? await payload.update({ collection: 'user_subscriptions', id: existing.id, data, req, overrideAccess: true, depth: 0 })
+    ? await payload.update({
+        collection: 'user_subscriptions',
+        id: existing.id,
+        data,
+        req,
+        overrideAccess: true,
+        depth: 0,
+      })
     : await payload.create({
         collection: 'user_subscriptions',
         data: { ...data, processorSubscriptionId: facts.subscriptionId, status: facts.status },
@@ -186,7 +216,11 @@ export const applySubscriptionFacts = async (req: PayloadRequest, facts: Subscri
  * latest payment was refunded in full (recorded; the license keeps following the subscription's
  * status). The caller holds the subscription's lock.
  */
-export const applySubscriptionChargebacks = async (req: PayloadRequest, subscription: UserSubscription, settings: BillingSettings) => {
+export const applySubscriptionChargebacks = async (
+  req: PayloadRequest,
+  subscription: UserSubscription,
+  settings: BillingSettings,
+) => {
   const payments = (
     await req.payload.find({
       collection: 'payment_history',
@@ -201,7 +235,8 @@ export const applySubscriptionChargebacks = async (req: PayloadRequest, subscrip
   const disputeStatus = worstDisputeState(payments.map((payment) => payment.disputeStatus ?? 'none'))
   const latest = payments[0]
   const fullyRefunded = Boolean(latest && latest.amount > 0 && (latest.refundedAmount ?? 0) >= latest.amount)
-  if (disputeStatus === (subscription.disputeStatus ?? 'none') && fullyRefunded === Boolean(subscription.fullyRefunded)) return subscription
+  if (disputeStatus === (subscription.disputeStatus ?? 'none') && fullyRefunded === Boolean(subscription.fullyRefunded))
+    return subscription
   const updated = await req.payload.update({
     collection: 'user_subscriptions',
     id: subscription.id,
@@ -221,15 +256,34 @@ export const applySubscriptionChargebacks = async (req: PayloadRequest, subscrip
  * withChangeDisputes). A license staff granted by hand has no source and is left as it is.
  */
 export const resyncLicense = async (req: PayloadRequest, licenseId: number, settings: BillingSettings) => {
-  const license = await req.payload.findByID({ collection: 'licenses', id: licenseId, depth: 0, req, overrideAccess: true, disableErrors: true })
+  const license = await req.payload.findByID({
+    collection: 'licenses',
+    id: licenseId,
+    depth: 0,
+    req,
+    overrideAccess: true,
+    disableErrors: true,
+  })
   const purchaseId = relId(license?.oneTimePurchase)
   const subscriptionId = relId(license?.subscription)
   if (purchaseId !== null) {
-    const doc = await req.payload.findByID({ collection: 'one_time_purchases', id: purchaseId, depth: 0, req, overrideAccess: true })
+    const doc = await req.payload.findByID({
+      collection: 'one_time_purchases',
+      id: purchaseId,
+      depth: 0,
+      req,
+      overrideAccess: true,
+    })
     const result = await syncLicense(req, { collection: 'one_time_purchases', doc }, settings.graceDays)
     await afterLicenseSync(req, result, doc.user, doc.email, doc.processorPaymentIntentId)
   } else if (subscriptionId !== null) {
-    const doc = await req.payload.findByID({ collection: 'user_subscriptions', id: subscriptionId, depth: 0, req, overrideAccess: true })
+    const doc = await req.payload.findByID({
+      collection: 'user_subscriptions',
+      id: subscriptionId,
+      depth: 0,
+      req,
+      overrideAccess: true,
+    })
     const result = await syncLicense(req, { collection: 'user_subscriptions', doc }, settings.graceDays)
     await afterLicenseSync(req, result, doc.user, doc.email, doc.processorSubscriptionId)
   }
@@ -249,10 +303,17 @@ const afterLicenseSync = async (
   const license = result.license
   if (!license) return
   // The paid quantity dropped below the seats in use: the newest seats beyond it end (under the license's lock, taken by the sync).
-  if (result.previousSeats !== null && (license.seats ?? 1) < result.previousSeats) await endSeatsBeyondPaid(req, license.id)
+  if (result.previousSeats !== null && (license.seats ?? 1) < result.previousSeats)
+    await endSeatsBeyondPaid(req, license.id)
   if (result.created) {
     await req.payload.jobs.queue({ task: 'sendLicenseEmail', input: { licenseId: license.id }, req })
-    await track(req, { name: 'license_granted', userId: relId(user), email, properties: { licenseId: license.id }, sourceId })
+    await track(req, {
+      name: 'license_granted',
+      userId: relId(user),
+      email,
+      properties: { licenseId: license.id },
+      sourceId,
+    })
   }
   if (license.status === 'revoked' && result.previousStatus !== 'revoked') {
     await track(req, {

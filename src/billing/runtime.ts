@@ -53,11 +53,18 @@ export const createBillingRuntime = (options: BillingOptions): BillingRuntime =>
     require: () => {
       if (configured) return configured
       const mode = options.secretKey ? keyMode(options.secretKey) : null
-      const webhookSecrets = (options.webhookSecret ?? '').split(',').map((secret) => secret.trim()).filter(Boolean)
+      const webhookSecrets = (options.webhookSecret ?? '')
+        .split(',')
+        .map((secret) => secret.trim())
+        .filter(Boolean)
       if (!options.secretKey || !mode || webhookSecrets.length === 0) {
         throw new ServiceError(503, 'processor_not_configured', 'Payments are not configured on this server.')
       }
-      const processor = createProcessorClient({ secretKey: options.secretKey, apiUrl: options.apiUrl, timeoutMs: options.timeoutMs })
+      const processor = createProcessorClient({
+        secretKey: options.secretKey,
+        apiUrl: options.apiUrl,
+        timeoutMs: options.timeoutMs,
+      })
       configured = {
         processor,
         prices: priceReader(processor),

@@ -15,7 +15,6 @@ import type { OneTimePurchase, Plan } from '../payload-types'
  * depth 0 (relationships as ids, dates as ISO strings, numbers as numbers).
  */
 
-
 /** What the webhook needs of a buyer. */
 export type Buyer = { id: number; processorCustomerId: string | null }
 
@@ -33,7 +32,8 @@ export type PlanRef = Pick<Plan, 'id' | 'slug' | 'active' | 'isFree' | 'allowPro
  * purchase recorded while a verification commits could stay anonymous: the webhook would read the
  * account as unverified, and the claim would not see the webhook's uncommitted rows.
  */
-export const lockBuyerEmail = (req: PayloadRequest, email: string): Promise<void> => lockKey(req, `buyer-email:${email.toLowerCase()}`)
+export const lockBuyerEmail = (req: PayloadRequest, email: string): Promise<void> =>
+  lockKey(req, `buyer-email:${email.toLowerCase()}`)
 
 export const resolveBuyer = async (
   req: PayloadRequest,
@@ -61,7 +61,10 @@ export const resolveBuyer = async (
 }
 
 /** The plan that sells this price (its monthly or yearly price id), active or not, if any. */
-export const planForPrice = async (req: PayloadRequest, priceId: string | null | undefined): Promise<PlanRef | null> => {
+export const planForPrice = async (
+  req: PayloadRequest,
+  priceId: string | null | undefined,
+): Promise<PlanRef | null> => {
   if (!priceId) return null
   const [row] = await execute<Row>(
     req,
@@ -81,7 +84,11 @@ export const planForPrice = async (req: PayloadRequest, priceId: string | null |
 }
 
 /** Remember the buyer's processor customer, so their next checkout and the portal reuse it. */
-export const rememberCustomer = async (req: PayloadRequest, buyer: Buyer | null, customerId: string | null): Promise<void> => {
+export const rememberCustomer = async (
+  req: PayloadRequest,
+  buyer: Buyer | null,
+  customerId: string | null,
+): Promise<void> => {
   if (!buyer || !customerId || buyer.processorCustomerId) return
   await execute(
     req,
@@ -163,7 +170,11 @@ export type PurchaseWrite = Pick<
 > & { plan: number; user: number | null }
 
 /** Insert a purchase (the caller holds the payment intent's lock and found none). */
-export const insertPurchase = async (req: PayloadRequest, paymentIntentId: string, data: PurchaseWrite): Promise<OneTimePurchase> => {
+export const insertPurchase = async (
+  req: PayloadRequest,
+  paymentIntentId: string,
+  data: PurchaseWrite,
+): Promise<OneTimePurchase> => {
   const [row] = await execute<Row>(
     req,
     sql`INSERT INTO ${one_time_purchases}
@@ -182,7 +193,11 @@ export const insertPurchase = async (req: PayloadRequest, paymentIntentId: strin
 }
 
 /** Write a purchase's facts (the caller holds the payment intent's lock and merged them with the row). */
-export const updatePurchase = async (req: PayloadRequest, id: number, data: PurchaseWrite): Promise<OneTimePurchase> => {
+export const updatePurchase = async (
+  req: PayloadRequest,
+  id: number,
+  data: PurchaseWrite,
+): Promise<OneTimePurchase> => {
   const [row] = await execute<Row>(
     req,
     sql`UPDATE ${one_time_purchases}

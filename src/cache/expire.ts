@@ -10,7 +10,11 @@ export type RevalidateTag<Tag extends string = string> = (tag: Tag) => void
  * cache to reach, the call fails and is logged at debug, and the pages' 60-second ceiling brings them
  * up to date (as it does on the other instances).
  */
-export const expireTag = <Tag extends string>(payload: Payload, revalidate: RevalidateTag<Tag> | undefined, tag: Tag): void => {
+export const expireTag = <Tag extends string>(
+  payload: Payload,
+  revalidate: RevalidateTag<Tag> | undefined,
+  tag: Tag,
+): void => {
   try {
     revalidate?.(tag)
   } catch (error) {

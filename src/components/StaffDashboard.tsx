@@ -17,7 +17,10 @@ const moment = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle
  */
 export const StaffDashboard = async ({ payload, user, searchParams }: Props) => {
   if (!isStaffUser(user ?? null)) return null
-  const [data, insights] = await Promise.all([staffDashboardData(payload), StaffInsights({ payload, user, searchParams })])
+  const [data, insights] = await Promise.all([
+    staffDashboardData(payload),
+    StaffInsights({ payload, user, searchParams }),
+  ])
   const admin = payload.config.routes.admin
   return (
     <>
@@ -40,7 +43,9 @@ export const StaffDashboard = async ({ payload, user, searchParams }: Props) => 
                   <tr key={row.currency}>
                     <td>{row.currency.toUpperCase()}</td>
                     <td>{count.format(row.payments)}</td>
-                    <td title={`Gross ${formatMinorAmount(row.gross, row.currency)}, refunded ${formatMinorAmount(row.refunded, row.currency)}`}>
+                    <td
+                      title={`Gross ${formatMinorAmount(row.gross, row.currency)}, refunded ${formatMinorAmount(row.refunded, row.currency)}`}
+                    >
                       {formatMinorAmount(row.net, row.currency)}
                     </td>
                   </tr>
@@ -56,7 +61,11 @@ export const StaffDashboard = async ({ payload, user, searchParams }: Props) => 
           <ul>
             {data.licenses.byPlan.map((row) => (
               <li key={row.plan}>
-                <a href={`${admin}/collections/licenses?where[and][0][status][equals]=active&where[and][1][plan][equals]=${row.planId}`}>{row.name}</a>
+                <a
+                  href={`${admin}/collections/licenses?where[and][0][status][equals]=active&where[and][1][plan][equals]=${row.planId}`}
+                >
+                  {row.name}
+                </a>
                 <span>{count.format(row.active)}</span>
               </li>
             ))}
@@ -90,7 +99,8 @@ export const StaffDashboard = async ({ payload, user, searchParams }: Props) => 
                     {event.type}
                   </a>
                   <span>
-                    {moment.format(new Date(event.receivedAt))} UTC, {count.format(event.attempts)} {event.attempts === 1 ? 'attempt' : 'attempts'}
+                    {moment.format(new Date(event.receivedAt))} UTC, {count.format(event.attempts)}{' '}
+                    {event.attempts === 1 ? 'attempt' : 'attempts'}
                   </span>
                 </li>
               ))}
@@ -98,10 +108,14 @@ export const StaffDashboard = async ({ payload, user, searchParams }: Props) => 
           )}
           {data.failedEvents.total > data.failedEvents.latest.length && (
             <p className="staff-dashboard__note">
-              <a href={`${admin}/collections/processor_events?where[status][equals]=failed`}>All {count.format(data.failedEvents.total)} failed events</a>
+              <a href={`${admin}/collections/processor_events?where[status][equals]=failed`}>
+                All {count.format(data.failedEvents.total)} failed events
+              </a>
             </p>
           )}
-          {data.failedEvents.total > 0 && <p className="staff-dashboard__note">Open an event and press &quot;Run again&quot;.</p>}
+          {data.failedEvents.total > 0 && (
+            <p className="staff-dashboard__note">Open an event and press &quot;Run again&quot;.</p>
+          )}
         </div>
       </section>
       {insights}

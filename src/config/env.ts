@@ -20,12 +20,21 @@ export const ENV_SECTIONS = {
   core: { title: 'Core' },
   jobs: { title: 'Jobs' },
   email: { title: 'Email' },
-  payment: { title: 'Payment processor (Stripe)', note: 'Unset in development: the local processor stand-in runs instead.' },
-  plans: { title: 'Plans', note: "The processor's price IDs (`price_...`). In development the processor stand-in's prices are the defaults." },
+  payment: {
+    title: 'Payment processor (Stripe)',
+    note: 'Unset in development: the local processor stand-in runs instead.',
+  },
+  plans: {
+    title: 'Plans',
+    note: "The processor's price IDs (`price_...`). In development the processor stand-in's prices are the defaults.",
+  },
   licensing: { title: 'License certificates' },
   delivery: { title: 'Delivery: release archives and signed download links' },
   content: { title: 'Content: blog, changelog and their images' },
-  repo: { title: 'Repository access (GitHub)', note: 'Unset in development: the local code-host stand-in runs instead.' },
+  repo: {
+    title: 'Repository access (GitHub)',
+    note: 'Unset in development: the local code-host stand-in runs instead.',
+  },
   webhooks: { title: 'Outbound webhooks (your own systems)' },
   oauth: {
     title: 'Sign-in with GitHub and Google (OAuth)',
@@ -62,25 +71,31 @@ type Doc = Omit<VariableMeta, 'fallback'>
 const ENV_META = z.registry<VariableMeta>()
 
 /** Unset and blank are alike: the default applies. Values are trimmed. */
-const blank = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined)
+const blank = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined
 
 /** Unset stays undefined; `doc.unset` says what that means. */
-const optional = (schema: z.ZodString | z.ZodURL, doc: Doc) => z.preprocess(blank, schema.optional()).register(ENV_META, doc)
+const optional = (schema: z.ZodString | z.ZodURL, doc: Doc) =>
+  z.preprocess(blank, schema.optional()).register(ENV_META, doc)
 
 const text = (doc: Doc) => optional(z.string(), doc)
 
-const textOr = (fallback: string, doc: Doc) => z.preprocess(blank, z.string().default(fallback)).register(ENV_META, { ...doc, fallback })
+const textOr = (fallback: string, doc: Doc) =>
+  z.preprocess(blank, z.string().default(fallback)).register(ENV_META, { ...doc, fallback })
 
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an absolute http:// or https:// URL' })
 
 const url = (doc: Doc) => optional(httpUrl(), doc)
 
-const urlOr = (fallback: string, doc: Doc) => z.preprocess(blank, httpUrl().default(fallback)).register(ENV_META, { ...doc, fallback })
+const urlOr = (fallback: string, doc: Doc) =>
+  z.preprocess(blank, httpUrl().default(fallback)).register(ENV_META, { ...doc, fallback })
 
 /** A whole number from 1 to `max`, written as Number() reads it. */
 const integer = (fallback: number, doc: Doc, max = Number.MAX_SAFE_INTEGER, message = 'must be a positive integer') => {
   const error = { error: message }
-  return z.preprocess(blank, z.coerce.number(error).int(error).min(1, error).max(max, error).default(fallback)).register(ENV_META, { ...doc, fallback: String(fallback) })
+  return z
+    .preprocess(blank, z.coerce.number(error).int(error).min(1, error).max(max, error).default(fallback))
+    .register(ENV_META, { ...doc, fallback: String(fallback) })
 }
 
 const port = (fallback: number, doc: Doc) => integer(fallback, doc, 65535, 'must be a port number from 1 to 65535')
@@ -88,7 +103,10 @@ const port = (fallback: number, doc: Doc) => integer(fallback, doc, 65535, 'must
 /** Strict, in any case: a typo must not silently turn a switch on or off. */
 const flag = (fallback: boolean, doc: Doc) =>
   z
-    .preprocess(blank, z.stringbool({ truthy: ['true'], falsy: ['false'], error: 'must be true or false' }).default(fallback))
+    .preprocess(
+      blank,
+      z.stringbool({ truthy: ['true'], falsy: ['false'], error: 'must be true or false' }).default(fallback),
+    )
     .register(ENV_META, { ...doc, fallback: String(fallback) })
 
 /**
@@ -99,7 +117,10 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'
 
 const logLevel = (doc: Doc) =>
   z
-    .preprocess((value) => blank(value)?.toLowerCase(), z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'))
+    .preprocess(
+      (value) => blank(value)?.toLowerCase(),
+      z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    )
     .register(ENV_META, { ...doc, fallback: 'info' })
 
 const trustedProxies = (doc: Doc) =>
@@ -134,12 +155,17 @@ export const ENV_SCHEMA = z.object({
   }),
   DATABASE_POOL_MAX: integer(10, {
     section: 'core',
-    description: "Connections in each Payload instance's database pool: a server has two (Next's and the jobs worker's), `npm run jobs` one (docs/DEPLOYMENT.md).",
+    description:
+      "Connections in each Payload instance's database pool: a server has two (Next's and the jobs worker's), `npm run jobs` one (docs/DEPLOYMENT.md).",
   }),
-  EMBEDDED_POSTGRES_PORT: port(54329, { section: 'core', description: 'Port of the embedded development PostgreSQL (only when `DATABASE_URL` is unset).' }),
+  EMBEDDED_POSTGRES_PORT: port(54329, {
+    section: 'core',
+    description: 'Port of the embedded development PostgreSQL (only when `DATABASE_URL` is unset).',
+  }),
   PAYLOAD_SECRET: text({
     section: 'core',
-    description: 'Signs sessions, download links and OAuth state; at least 32 random characters (`openssl rand -hex 32`).',
+    description:
+      'Signs sessions, download links and OAuth state; at least 32 random characters (`openssl rand -hex 32`).',
     unset: 'generated into `<DATA_DIR>/payload-secret`',
     secret: true,
     production: {
@@ -147,19 +173,25 @@ export const ENV_SCHEMA = z.object({
       check: {
         rule: `at least ${MIN_SECRET_LENGTH} characters`,
         problem: (value) =>
-          value.length < MIN_SECRET_LENGTH ? `PAYLOAD_SECRET is too short (${value.length} characters, need at least ${MIN_SECRET_LENGTH})` : undefined,
+          value.length < MIN_SECRET_LENGTH
+            ? `PAYLOAD_SECRET is too short (${value.length} characters, need at least ${MIN_SECRET_LENGTH})`
+            : undefined,
       },
     },
   }),
   SERVER_URL: url({
     section: 'core',
-    description: 'The public address of the service, without a trailing slash; also the CSRF and CORS allow-list and the host of every emailed link.',
+    description:
+      'The public address of the service, without a trailing slash; also the CSRF and CORS allow-list and the host of every emailed link.',
     unset: '`http://localhost:<PORT>`',
     example: 'http://localhost:3000',
     production: { required: 'the public https:// address of the service' },
   }),
   PORT: port(3000, { section: 'core', description: 'Port the HTTP server listens on.' }),
-  DATA_DIR: textOr('.data', { section: 'core', description: 'Folder of development state (embedded database, outbox, generated secrets), relative to the project.' }),
+  DATA_DIR: textOr('.data', {
+    section: 'core',
+    description: 'Folder of development state (embedded database, outbox, generated secrets), relative to the project.',
+  }),
   LOG_LEVEL: logLevel({
     section: 'core',
     description: `Level of the service's logger (JSON lines in production): ${LOG_LEVELS.join(', ')}.`,
@@ -170,21 +202,25 @@ export const ENV_SCHEMA = z.object({
   }),
   MAX_UPLOAD_BYTES: integer(512 * 1024 * 1024, {
     section: 'core',
-    description: 'Largest body of a staff upload in bytes (create or update in an upload collection such as releases, with an admin or support session).',
+    description:
+      'Largest body of a staff upload in bytes (create or update in an upload collection such as releases, with an admin or support session).',
   }),
   TRUSTED_PROXIES: trustedProxies({
     section: 'core',
-    description: 'Proxies in front of the service, comma-separated addresses or CIDRs (`10.0.0.0/8`); only their `X-Forwarded-For` is believed.',
+    description:
+      'Proxies in front of the service, comma-separated addresses or CIDRs (`10.0.0.0/8`); only their `X-Forwarded-For` is believed.',
     unset: "no proxy trusted (the socket's peer is the client)",
   }),
 
   JOBS_WORKER: flag(true, {
     section: 'jobs',
-    description: 'Work the jobs queue (emails, scheduled upkeep) in the server process; `false` leaves it to a separate `npm run jobs` with the same environment (docs/DEPLOYMENT.md).',
+    description:
+      'Work the jobs queue (emails, scheduled upkeep) in the server process; `false` leaves it to a separate `npm run jobs` with the same environment (docs/DEPLOYMENT.md).',
   }),
   JOBS_RETRY_DELAY_MS: integer(30_000, {
     section: 'jobs',
-    description: 'First retry delay of a failed background job (emails), in milliseconds; it doubles on each further attempt.',
+    description:
+      'First retry delay of a failed background job (emails), in milliseconds; it doubles on each further attempt.',
   }),
 
   WEBHOOK_ALLOW_PRIVATE: flag(false, {
@@ -192,10 +228,14 @@ export const ENV_SCHEMA = z.object({
     description:
       'Let webhook endpoints use `http:` and loopback or private addresses (staging, tests). Off: `https:` on public addresses only. Link-local and cloud metadata addresses are refused either way (docs/WEBHOOKS.md).',
   }),
-  WEBHOOK_TIMEOUT_MS: integer(10_000, { section: 'webhooks', description: 'How long a webhook receiver may take to answer, in milliseconds.' }),
+  WEBHOOK_TIMEOUT_MS: integer(10_000, {
+    section: 'webhooks',
+    description: 'How long a webhook receiver may take to answer, in milliseconds.',
+  }),
   WEBHOOK_RETRY_BASE_MS: integer(10_000, {
     section: 'webhooks',
-    description: 'The wait before the second attempt of a failed webhook delivery, in milliseconds; it doubles on each further attempt, at most an hour, 10 attempts in all.',
+    description:
+      'The wait before the second attempt of a failed webhook delivery, in milliseconds; it doubles on each further attempt, at most an hour, 10 attempts in all.',
   }),
   WEBHOOK_RETENTION_DAYS: integer(
     30,
@@ -210,12 +250,17 @@ export const ENV_SCHEMA = z.object({
 
   SMTP_URL: text({
     section: 'email',
-    description: 'SMTP server (`smtps://user:pass@smtp.example.com:465`), through a pool of up to 5 connections unless the URL sets `pool` (`?pool=false`, `?maxConnections=10`).',
+    description:
+      'SMTP server (`smtps://user:pass@smtp.example.com:465`), through a pool of up to 5 connections unless the URL sets `pool` (`?pool=false`, `?maxConnections=10`).',
     unset: 'file outbox, `<DATA_DIR>/outbox/*.eml`',
     secret: true,
     production: { required: 'email delivery; production never writes to the file outbox' },
   }),
-  EMAIL_FROM: textOr('no-reply@localhost', { section: 'email', description: 'Sender address of every email.', example: 'no-reply@example.com' }),
+  EMAIL_FROM: textOr('no-reply@localhost', {
+    section: 'email',
+    description: 'Sender address of every email.',
+    example: 'no-reply@example.com',
+  }),
   EMAIL_FROM_NAME: textOr(PRODUCT_NAME, { section: 'email', description: 'Sender name of every email.' }),
 
   PAYMENT_SECRET_KEY: text({
@@ -227,7 +272,10 @@ export const ENV_SCHEMA = z.object({
       required: 'processor secret key, sk_live_... or sk_test_...',
       check: {
         rule: '`sk_test_`, `sk_live_` or a restricted `rk_` key',
-        problem: (value) => (/^(sk|rk)_(test|live)_/.test(value) ? undefined : 'PAYMENT_SECRET_KEY is not a secret key (sk_test_/sk_live_/rk_...)'),
+        problem: (value) =>
+          /^(sk|rk)_(test|live)_/.test(value)
+            ? undefined
+            : 'PAYMENT_SECRET_KEY is not a secret key (sk_test_/sk_live_/rk_...)',
       },
     },
   }),
@@ -261,39 +309,64 @@ export const ENV_SCHEMA = z.object({
     description: 'Another API base URL for the processor SDK (a stand-in, a staging double); honoured in every mode.',
     unset: "the processor's own",
   }),
-  PAYMENT_TIMEOUT_MS: integer(10_000, { section: 'payment', description: 'Timeout of one processor request, in milliseconds.' }),
+  PAYMENT_TIMEOUT_MS: integer(10_000, {
+    section: 'payment',
+    description: 'Timeout of one processor request, in milliseconds.',
+  }),
   PAYMENT_AUTOMATIC_TAX: flag(false, {
     section: 'payment',
     description:
-      "Checkout computes sales tax and VAT (`automatic_tax`): turn on Stripe Tax in the processor's dashboard and register where you collect tax first (docs/BILLING.md, \"Tax and invoices\").",
+      'Checkout computes sales tax and VAT (`automatic_tax`): turn on Stripe Tax in the processor\'s dashboard and register where you collect tax first (docs/BILLING.md, "Tax and invoices").',
   }),
   PAYMENT_TAX_ID_COLLECTION: flag(true, {
     section: 'payment',
-    description: 'Checkout lets business buyers enter their company name and tax ID (such as a VAT number), printed on their invoice (`tax_id_collection`).',
+    description:
+      'Checkout lets business buyers enter their company name and tax ID (such as a VAT number), printed on their invoice (`tax_id_collection`).',
   }),
   PAYMENT_INVOICES: flag(true, {
     section: 'payment',
-    description: 'Every one-time purchase gets an invoice from the processor (`invoice_creation`), linked in the dashboard and the license email; subscriptions always have one.',
+    description:
+      'Every one-time purchase gets an invoice from the processor (`invoice_creation`), linked in the dashboard and the license email; subscriptions always have one.',
   }),
-  SUBSCRIPTION_GRACE_DAYS: integer(7, { section: 'payment', description: 'Days a `past_due` subscription keeps its license after the paid period ended.' }),
-  PROCESSOR_STANDIN_PORT: port(12111, { section: 'payment', description: 'Port of the development processor stand-in (only when `PAYMENT_SECRET_KEY` is unset).' }),
+  SUBSCRIPTION_GRACE_DAYS: integer(7, {
+    section: 'payment',
+    description: 'Days a `past_due` subscription keeps its license after the paid period ended.',
+  }),
+  PROCESSOR_STANDIN_PORT: port(12111, {
+    section: 'payment',
+    description: 'Port of the development processor stand-in (only when `PAYMENT_SECRET_KEY` is unset).',
+  }),
 
-  PUBLIC_PRICE_ID_STANDARD_LIFETIME: text({ section: 'plans', description: 'One-time price of the standard plan.', unset: 'none' }),
-  PUBLIC_PRICE_ID_ULTIMATE_LIFETIME: text({ section: 'plans', description: 'One-time price of the ultimate plan.', unset: 'none' }),
-  PUBLIC_PRICE_ID_PRO_MONTHLY: text({
+  PUBLIC_PRICE_ID_STANDARD_LIFETIME: text({
     section: 'plans',
-    description: 'Monthly price of the optional recurring pro plan, which exists only when it or the yearly price is set.',
+    description: 'One-time price of the standard plan.',
     unset: 'none',
   }),
-  PUBLIC_PRICE_ID_PRO_YEARLY: text({ section: 'plans', description: 'Yearly price of the optional recurring pro plan.', unset: 'none' }),
+  PUBLIC_PRICE_ID_ULTIMATE_LIFETIME: text({
+    section: 'plans',
+    description: 'One-time price of the ultimate plan.',
+    unset: 'none',
+  }),
+  PUBLIC_PRICE_ID_PRO_MONTHLY: text({
+    section: 'plans',
+    description:
+      'Monthly price of the optional recurring pro plan, which exists only when it or the yearly price is set.',
+    unset: 'none',
+  }),
+  PUBLIC_PRICE_ID_PRO_YEARLY: text({
+    section: 'plans',
+    description: 'Yearly price of the optional recurring pro plan.',
+    unset: 'none',
+  }),
   PUBLIC_PRICE_ID_STANDARD_RENEWAL: text({
     section: 'plans',
-    description: 'One-time price that renews a standard license\'s updates to the newest major version (docs/LICENSING.md).',
+    description:
+      "One-time price that renews a standard license's updates to the newest major version (docs/LICENSING.md).",
     unset: 'no renewals',
   }),
   PUBLIC_PRICE_ID_ULTIMATE_RENEWAL: text({
     section: 'plans',
-    description: 'One-time price that renews an ultimate license\'s updates, when its plan limits them.',
+    description: "One-time price that renews an ultimate license's updates, when its plan limits them.",
     unset: 'no renewals',
   }),
 
@@ -320,11 +393,28 @@ export const ENV_SCHEMA = z.object({
     },
   }),
 
-  S3_BUCKET: text({ section: 'delivery', description: 'S3 bucket for release archives, template archives and images.', unset: 'local disk' }),
+  S3_BUCKET: text({
+    section: 'delivery',
+    description: 'S3 bucket for release archives, template archives and images.',
+    unset: 'local disk',
+  }),
   S3_REGION: textOr('us-east-1', { section: 'delivery', description: 'Region of that bucket.' }),
-  S3_ENDPOINT: url({ section: 'delivery', description: 'Endpoint of an S3-compatible store (MinIO, s3rver).', unset: "AWS's" }),
-  S3_ACCESS_KEY_ID: text({ section: 'delivery', description: 'Access key id for the bucket.', unset: "the AWS SDK's credential chain" }),
-  S3_SECRET_ACCESS_KEY: text({ section: 'delivery', description: 'Secret access key for the bucket.', unset: "the AWS SDK's credential chain", secret: true }),
+  S3_ENDPOINT: url({
+    section: 'delivery',
+    description: 'Endpoint of an S3-compatible store (MinIO, s3rver).',
+    unset: "AWS's",
+  }),
+  S3_ACCESS_KEY_ID: text({
+    section: 'delivery',
+    description: 'Access key id for the bucket.',
+    unset: "the AWS SDK's credential chain",
+  }),
+  S3_SECRET_ACCESS_KEY: text({
+    section: 'delivery',
+    description: 'Secret access key for the bucket.',
+    unset: "the AWS SDK's credential chain",
+    secret: true,
+  }),
   RELEASES_DIR: text({
     section: 'delivery',
     description: 'Local folder of release archives when `S3_BUCKET` is unset; never served publicly.',
@@ -332,46 +422,127 @@ export const ENV_SCHEMA = z.object({
   }),
   TEMPLATES_DIR: text({
     section: 'delivery',
-    description: 'Local folder of template archives when `S3_BUCKET` is unset (with S3 they go to the bucket under `templates/`); never served publicly.',
+    description:
+      'Local folder of template archives when `S3_BUCKET` is unset (with S3 they go to the bucket under `templates/`); never served publicly.',
     unset: '`<DATA_DIR>/templates`',
   }),
-  DOWNLOAD_URL_TTL_SECONDS: integer(300, { section: 'delivery', description: 'Lifetime of a download link, in seconds (at most 3600).' }, 3600, 'must be a whole number of seconds from 1 to 3600'),
+  DOWNLOAD_URL_TTL_SECONDS: integer(
+    300,
+    { section: 'delivery', description: 'Lifetime of a download link, in seconds (at most 3600).' },
+    3600,
+    'must be a whole number of seconds from 1 to 3600',
+  ),
 
   MEDIA_DIR: textOr('media', {
     section: 'content',
-    description: 'Local folder of uploaded images (blog covers) when `S3_BUCKET` is unset (with S3 they go to the bucket under `media/`); served publicly.',
+    description:
+      'Local folder of uploaded images (blog covers) when `S3_BUCKET` is unset (with S3 they go to the bucket under `media/`); served publicly.',
   }),
-  CONTENT_DIR: textOr('src/content', { section: 'content', description: 'Folder of the MDX sources, with `blog/` and `changelog/` inside.' }),
+  CONTENT_DIR: textOr('src/content', {
+    section: 'content',
+    description: 'Folder of the MDX sources, with `blog/` and `changelog/` inside.',
+  }),
   CONTENT_IMPORT_ON_START: flag(true, {
     section: 'content',
-    description: 'Import the MDX sources at start-up, after migrations and under the start-up lock; `false` leaves it to `npm run content:import`.',
+    description:
+      'Import the MDX sources at start-up, after migrations and under the start-up lock; `false` leaves it to `npm run content:import`.',
   }),
 
   REPO_ACCESS_TOKEN: text({
     section: 'repo',
-    description: 'Token allowed to manage collaborators of the kit repository (fine-grained: Administration read and write).',
+    description:
+      'Token allowed to manage collaborators of the kit repository (fine-grained: Administration read and write).',
     unset: 'code-host stand-in',
     secret: true,
     production: { required: REPO_REQUIRED },
   }),
-  REPO_OWNER: text({ section: 'repo', description: 'Owner (user or organisation) of the kit repository.', unset: "code-host stand-in's", production: { required: REPO_REQUIRED } }),
-  REPO_NAME: text({ section: 'repo', description: 'Name of the kit repository.', unset: "code-host stand-in's", production: { required: REPO_REQUIRED } }),
-  REPO_API_URL: url({ section: 'repo', description: 'Another API base URL for @octokit/rest (a stand-in, GitHub Enterprise); honoured in every mode.', unset: "GitHub's" }),
-  REPO_TIMEOUT_MS: integer(10_000, { section: 'repo', description: 'Timeout of one code-host request, in milliseconds.' }),
-  CODE_HOST_STANDIN_PORT: port(12112, { section: 'repo', description: 'Port of the development code-host stand-in (only when `REPO_ACCESS_TOKEN` is unset).' }),
+  REPO_OWNER: text({
+    section: 'repo',
+    description: 'Owner (user or organisation) of the kit repository.',
+    unset: "code-host stand-in's",
+    production: { required: REPO_REQUIRED },
+  }),
+  REPO_NAME: text({
+    section: 'repo',
+    description: 'Name of the kit repository.',
+    unset: "code-host stand-in's",
+    production: { required: REPO_REQUIRED },
+  }),
+  REPO_API_URL: url({
+    section: 'repo',
+    description: 'Another API base URL for @octokit/rest (a stand-in, GitHub Enterprise); honoured in every mode.',
+    unset: "GitHub's",
+  }),
+  REPO_TIMEOUT_MS: integer(10_000, {
+    section: 'repo',
+    description: 'Timeout of one code-host request, in milliseconds.',
+  }),
+  CODE_HOST_STANDIN_PORT: port(12112, {
+    section: 'repo',
+    description: 'Port of the development code-host stand-in (only when `REPO_ACCESS_TOKEN` is unset).',
+  }),
 
-  OAUTH_GITHUB_CLIENT_ID: text({ section: 'oauth', description: "Client id of the GitHub OAuth app; the GitHub button needs it and the app's secret.", unset: 'OAuth stand-in' }),
-  OAUTH_GITHUB_CLIENT_SECRET: text({ section: 'oauth', description: 'Client secret of the GitHub OAuth app.', unset: 'OAuth stand-in', secret: true }),
-  OAUTH_GOOGLE_CLIENT_ID: text({ section: 'oauth', description: "Client id of the Google OAuth client; the Google button needs it and the client's secret.", unset: 'OAuth stand-in' }),
-  OAUTH_GOOGLE_CLIENT_SECRET: text({ section: 'oauth', description: 'Client secret of the Google OAuth client.', unset: 'OAuth stand-in', secret: true }),
-  OAUTH_GITHUB_AUTHORIZE_URL: urlOr('https://github.com/login/oauth/authorize', { section: 'oauth', description: "GitHub's authorization endpoint (a stand-in, a staging double).", example: '' }),
-  OAUTH_GITHUB_TOKEN_URL: urlOr('https://github.com/login/oauth/access_token', { section: 'oauth', description: "GitHub's token endpoint.", example: '' }),
-  OAUTH_GITHUB_API_URL: urlOr('https://api.github.com', { section: 'oauth', description: "GitHub's API, for the signed-in user's profile and emails.", example: '' }),
-  OAUTH_GOOGLE_AUTHORIZE_URL: urlOr('https://accounts.google.com/o/oauth2/v2/auth', { section: 'oauth', description: "Google's authorization endpoint.", example: '' }),
-  OAUTH_GOOGLE_TOKEN_URL: urlOr('https://oauth2.googleapis.com/token', { section: 'oauth', description: "Google's token endpoint.", example: '' }),
-  OAUTH_GOOGLE_ISSUER: urlOr('https://accounts.google.com', { section: 'oauth', description: "Issuer (`iss`) of Google's ID tokens.", example: '' }),
-  OAUTH_GOOGLE_JWKS_URL: urlOr('https://www.googleapis.com/oauth2/v3/certs', { section: 'oauth', description: "Keys that sign Google's ID tokens.", example: '' }),
-  OAUTH_STANDIN_PORT: port(12113, { section: 'oauth', description: 'Port of the development OAuth stand-in (only when no OAuth client id is set).' }),
+  OAUTH_GITHUB_CLIENT_ID: text({
+    section: 'oauth',
+    description: "Client id of the GitHub OAuth app; the GitHub button needs it and the app's secret.",
+    unset: 'OAuth stand-in',
+  }),
+  OAUTH_GITHUB_CLIENT_SECRET: text({
+    section: 'oauth',
+    description: 'Client secret of the GitHub OAuth app.',
+    unset: 'OAuth stand-in',
+    secret: true,
+  }),
+  OAUTH_GOOGLE_CLIENT_ID: text({
+    section: 'oauth',
+    description: "Client id of the Google OAuth client; the Google button needs it and the client's secret.",
+    unset: 'OAuth stand-in',
+  }),
+  OAUTH_GOOGLE_CLIENT_SECRET: text({
+    section: 'oauth',
+    description: 'Client secret of the Google OAuth client.',
+    unset: 'OAuth stand-in',
+    secret: true,
+  }),
+  OAUTH_GITHUB_AUTHORIZE_URL: urlOr('https://github.com/login/oauth/authorize', {
+    section: 'oauth',
+    description: "GitHub's authorization endpoint (a stand-in, a staging double).",
+    example: '',
+  }),
+  OAUTH_GITHUB_TOKEN_URL: urlOr('https://github.com/login/oauth/access_token', {
+    section: 'oauth',
+    description: "GitHub's token endpoint.",
+    example: '',
+  }),
+  OAUTH_GITHUB_API_URL: urlOr('https://api.github.com', {
+    section: 'oauth',
+    description: "GitHub's API, for the signed-in user's profile and emails.",
+    example: '',
+  }),
+  OAUTH_GOOGLE_AUTHORIZE_URL: urlOr('https://accounts.google.com/o/oauth2/v2/auth', {
+    section: 'oauth',
+    description: "Google's authorization endpoint.",
+    example: '',
+  }),
+  OAUTH_GOOGLE_TOKEN_URL: urlOr('https://oauth2.googleapis.com/token', {
+    section: 'oauth',
+    description: "Google's token endpoint.",
+    example: '',
+  }),
+  OAUTH_GOOGLE_ISSUER: urlOr('https://accounts.google.com', {
+    section: 'oauth',
+    description: "Issuer (`iss`) of Google's ID tokens.",
+    example: '',
+  }),
+  OAUTH_GOOGLE_JWKS_URL: urlOr('https://www.googleapis.com/oauth2/v3/certs', {
+    section: 'oauth',
+    description: "Keys that sign Google's ID tokens.",
+    example: '',
+  }),
+  OAUTH_STANDIN_PORT: port(12113, {
+    section: 'oauth',
+    description: 'Port of the development OAuth stand-in (only when no OAuth client id is set).',
+  }),
 })
 
 export type EnvName = keyof typeof ENV_SCHEMA.shape
@@ -382,14 +553,19 @@ export const envVariables = (): Array<VariableMeta & { name: EnvName }> =>
 
 /** One problem per malformed variable, naming it; a secret's value is never quoted. */
 const describeIssues = (issues: z.core.$ZodIssue[], source: Source): string => {
-  const secret = new Set(envVariables().filter((variable) => variable.secret).map((variable) => variable.name as string))
+  const secret = new Set(
+    envVariables()
+      .filter((variable) => variable.secret)
+      .map((variable) => variable.name as string),
+  )
   const problems = new Map<string, string>()
   for (const issue of issues) {
     const name = String(issue.path[0])
     if (problems.has(name)) continue
     // Messages from a variable's own parser (TRUSTED_PROXIES) already name it and its bad entry.
     if (issue.message.startsWith(name)) problems.set(name, issue.message)
-    else problems.set(name, `${name} ${issue.message}${secret.has(name) ? '' : `, got ${JSON.stringify(source[name])}`}`)
+    else
+      problems.set(name, `${name} ${issue.message}${secret.has(name) ? '' : `, got ${JSON.stringify(source[name])}`}`)
   }
   return [...problems.values()].join('; ')
 }
@@ -432,7 +608,12 @@ export const readEnv = (source: Source = process.env) => {
     licenseSigningKey: values.LICENSE_SIGNING_KEY,
     jobsRetryDelayMs: values.JOBS_RETRY_DELAY_MS,
     jobsWorker: values.JOBS_WORKER,
-    webhooks: { allowPrivate: values.WEBHOOK_ALLOW_PRIVATE, timeoutMs: values.WEBHOOK_TIMEOUT_MS, retryBaseMs: values.WEBHOOK_RETRY_BASE_MS, retentionDays: values.WEBHOOK_RETENTION_DAYS },
+    webhooks: {
+      allowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: values.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: values.WEBHOOK_RETRY_BASE_MS,
+      retentionDays: values.WEBHOOK_RETENTION_DAYS,
+    },
     releasesDir: path.resolve(rootDir, values.RELEASES_DIR ?? path.join(dataDir, 'releases')),
     templatesDir: path.resolve(rootDir, values.TEMPLATES_DIR ?? path.join(dataDir, 'templates')),
     mediaDir: path.resolve(rootDir, values.MEDIA_DIR),
@@ -497,7 +678,8 @@ export const productionProblems = (source: Source = process.env): string[] =>
   envVariables().flatMap(({ name, production }) => {
     if (!production) return []
     const value = blank(source[name])
-    const problem = value === undefined ? `${name} is not set (${production.required})` : production.check?.problem(value, source)
+    const problem =
+      value === undefined ? `${name} is not set (${production.required})` : production.check?.problem(value, source)
     return problem ? [problem] : []
   })
 

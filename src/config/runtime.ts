@@ -14,17 +14,26 @@ export interface PluginRuntimes {}
 export type PluginName = keyof PluginRuntimes
 
 /** The config's `custom` with this plugin's runtime added. */
-export const withRuntime = <Name extends PluginName>(config: Config, name: Name, runtime: PluginRuntimes[Name]): Config['custom'] => ({
+export const withRuntime = <Name extends PluginName>(
+  config: Config,
+  name: Name,
+  runtime: PluginRuntimes[Name],
+): Config['custom'] => ({
   ...config.custom,
   [name]: runtime,
 })
 
 /** A plugin's runtime, or undefined when the plugin is not in the config (for readers that can do without it). */
-export const optionalRuntimeOf = <Name extends PluginName>(source: { config: Pick<Config, 'custom'> }, name: Name): PluginRuntimes[Name] | undefined =>
-  (source.config.custom as Partial<PluginRuntimes> | undefined)?.[name]
+export const optionalRuntimeOf = <Name extends PluginName>(
+  source: { config: Pick<Config, 'custom'> },
+  name: Name,
+): PluginRuntimes[Name] | undefined => (source.config.custom as Partial<PluginRuntimes> | undefined)?.[name]
 
 /** A plugin's runtime; throws, naming the plugin, when it is not in the config. */
-export const runtimeOf = <Name extends PluginName>(source: Pick<Payload, 'config'> | { config: Pick<Config, 'custom'> }, name: Name): PluginRuntimes[Name] => {
+export const runtimeOf = <Name extends PluginName>(
+  source: Pick<Payload, 'config'> | { config: Pick<Config, 'custom'> },
+  name: Name,
+): PluginRuntimes[Name] => {
   const runtime = optionalRuntimeOf(source, name)
   if (!runtime) throw new Error(`the ${name} plugin is not in the Payload config`)
   return runtime

@@ -8,7 +8,9 @@ const STRAY_TEXT = 'LICENSE_SIGNING_KEY holds text outside its PEM blocks (a key
 
 /** A single key keeps the message it always had; in a set the position tells the seller which one to fix. */
 const notAKey = (position: number, count: number) =>
-  count === 1 ? NOT_A_KEY : `LICENSE_SIGNING_KEY key ${position} of ${count} is not an Ed25519 private key (PKCS#8 PEM or private JWK)`
+  count === 1
+    ? NOT_A_KEY
+    : `LICENSE_SIGNING_KEY key ${position} of ${count} is not an Ed25519 private key (PKCS#8 PEM or private JWK)`
 
 /** One candidate as Node reads it: a PEM block, or a JWK object. */
 type Candidate = { format: 'pem'; key: string } | { format: 'jwk'; key: unknown }
@@ -64,7 +66,10 @@ const refuseDuplicates = (keys: KeyObject[]) => {
   keys.forEach((key, index) => {
     const point = publicPointOf(key)
     const first = seen.get(point)
-    if (first !== undefined) throw new Error(`LICENSE_SIGNING_KEY holds the same key twice (keys ${first} and ${index + 1}); list each key once`)
+    if (first !== undefined)
+      throw new Error(
+        `LICENSE_SIGNING_KEY holds the same key twice (keys ${first} and ${index + 1}); list each key once`,
+      )
     seen.set(point, index + 1)
   })
 }

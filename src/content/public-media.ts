@@ -56,7 +56,10 @@ const readPublicMedia = async (payload: Payload): Promise<PublicMedia> => {
     if (feature === null) open.add(Number(id))
     else byFeature.set(feature, (byFeature.get(feature) ?? new Set()).add(Number(id)))
   }
-  return { open: [...open], byFeature: new Map([...byFeature].map(([feature, ids]) => [feature, [...ids].filter((id) => !open.has(id))])) }
+  return {
+    open: [...open],
+    byFeature: new Map([...byFeature].map(([feature, ids]) => [feature, [...ids].filter((id) => !open.has(id))])),
+  }
 }
 
 const publicMedia = (payload: Payload): Promise<PublicMedia> => {

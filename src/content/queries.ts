@@ -62,7 +62,15 @@ export type ChangelogItem = {
 export type TagCount = { tag: string; count: number }
 
 // `url` is computed from `filename` after read: without it the URL comes back null.
-const MEDIA_FIELDS = { url: true, filename: true, mimeType: true, alt: true, width: true, height: true, sizes: true } as const
+const MEDIA_FIELDS = {
+  url: true,
+  filename: true,
+  mimeType: true,
+  alt: true,
+  width: true,
+  height: true,
+  sizes: true,
+} as const
 const CARD_FIELDS = {
   title: true,
   slug: true,
@@ -76,7 +84,20 @@ const CARD_FIELDS = {
   requiredFeature: true,
 } as const
 
-type CardSource = Pick<Post, 'id' | 'title' | 'slug' | 'summary' | 'publishedAt' | 'updatedAt' | 'author' | 'tags' | 'cover' | 'body' | 'requiredFeature'>
+type CardSource = Pick<
+  Post,
+  | 'id'
+  | 'title'
+  | 'slug'
+  | 'summary'
+  | 'publishedAt'
+  | 'updatedAt'
+  | 'author'
+  | 'tags'
+  | 'cover'
+  | 'body'
+  | 'requiredFeature'
+>
 
 const publishedOnly: Where = { _status: { equals: 'published' } }
 
@@ -85,7 +106,9 @@ const publishedOnly: Where = { _status: { equals: 'published' } }
  * the newest version of each document (drafts included) with that user's access.
  */
 const readAs = (staff: User | null) =>
-  staff ? ({ overrideAccess: false, user: staff, draft: true } as const) : ({ overrideAccess: false, draft: false } as const)
+  staff
+    ? ({ overrideAccess: false, user: staff, draft: true } as const)
+    : ({ overrideAccess: false, draft: false } as const)
 
 /** The cover in one of its sizes (`card` for lists), falling back to the original upload. */
 const imageOf = (cover: Post['cover'], size: 'card' | 'og' | null): Image | null => {
@@ -125,7 +148,12 @@ const toCard = (doc: CardSource, coverSize: 'card' | null): PostCard => ({
   requiredFeature: doc.requiredFeature ?? null,
 })
 
-const toChangelogItem = (doc: Pick<ChangelogEntry, 'id' | 'title' | 'slug' | 'version' | 'summary' | 'publishedAt' | 'updatedAt' | 'changeTypes' | 'body'>): ChangelogItem => ({
+const toChangelogItem = (
+  doc: Pick<
+    ChangelogEntry,
+    'id' | 'title' | 'slug' | 'version' | 'summary' | 'publishedAt' | 'updatedAt' | 'changeTypes' | 'body'
+  >,
+): ChangelogItem => ({
   id: doc.id,
   title: doc.title,
   slug: doc.slug,
@@ -170,10 +198,19 @@ export const findPostPage = async (payload: Payload, page: number, tag: string |
   }
 }
 
-const neighbour = async (payload: Payload, publishedAt: string, direction: 'older' | 'newer'): Promise<PostLink | null> => {
+const neighbour = async (
+  payload: Payload,
+  publishedAt: string,
+  direction: 'older' | 'newer',
+): Promise<PostLink | null> => {
   const { docs } = await payload.find({
     collection: 'posts',
-    where: { and: [publishedOnly, { publishedAt: direction === 'older' ? { less_than: publishedAt } : { greater_than: publishedAt } }] },
+    where: {
+      and: [
+        publishedOnly,
+        { publishedAt: direction === 'older' ? { less_than: publishedAt } : { greater_than: publishedAt } },
+      ],
+    },
     sort: direction === 'older' ? '-publishedAt' : 'publishedAt',
     limit: 1,
     depth: 0,
@@ -237,7 +274,9 @@ export const tagCounts = (index: PostIndexEntry[]): TagCount[] => {
   for (const post of index) {
     for (const tag of post.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1)
   }
-  return [...counts].map(([tag, count]) => ({ tag, count })).sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag))
+  return [...counts]
+    .map(([tag, count]) => ({ tag, count }))
+    .sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag))
 }
 
 const CHANGELOG_FIELDS = {

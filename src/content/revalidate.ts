@@ -18,4 +18,5 @@ declare module '../config/runtime' {
 }
 
 /** Expire the cached pages of one kind of content (src/cache/expire.ts), through the function the host gave contentPlugin. */
-export const revalidateContent = (payload: Payload, tag: ContentTag): void => expireTag(payload, optionalRuntimeOf(payload, 'content')?.revalidate, tag)
+export const revalidateContent = (payload: Payload, tag: ContentTag): void =>
+  expireTag(payload, optionalRuntimeOf(payload, 'content')?.revalidate, tag)

@@ -143,7 +143,9 @@ export const changelogJsonLd = (base: string, entries: ChangelogSeo[]) => {
     operatingSystem: 'Any',
     url: root,
     publisher: publisher(base),
-    ...(latest ? { softwareVersion: latest.version, releaseNotes: `${root}/changelog#${changelogAnchor(latest.slug)}` } : {}),
+    ...(latest
+      ? { softwareVersion: latest.version, releaseNotes: `${root}/changelog#${changelogAnchor(latest.slug)}` }
+      : {}),
     hasPart: entries.map((entry) => ({
       '@type': 'CreativeWork',
       name: entry.title,

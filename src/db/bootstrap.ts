@@ -33,7 +33,11 @@ export type PreparedDatabase<Content> = { seeded: SeedResult | null; content: Co
  */
 export const prepareDatabase = async <Content = never>(
   payload: Payload,
-  options: { priceIds: ConfiguredPriceIds; seed?: boolean; content?: { run: () => Promise<Content>; onError: (error: Error) => void } },
+  options: {
+    priceIds: ConfiguredPriceIds
+    seed?: boolean
+    content?: { run: () => Promise<Content>; onError: (error: Error) => void }
+  },
 ): Promise<PreparedDatabase<Content>> =>
   withBootstrapLock(payload, async () => {
     // The generated index types its entries with the adapter's argument types; Payload's are wider.

@@ -33,7 +33,12 @@ export const guardPool = <P extends pg.Pool>(pool: P, name: string, warn: PoolLo
     if (quiet) return
     quiet = true
     warnedAt = Date.now()
-    warn({ msg: 'database connection lost; queries fail until it is back', pool: name, code: error.code, error: error.message })
+    warn({
+      msg: 'database connection lost; queries fail until it is back',
+      pool: name,
+      code: error.code,
+      error: error.message,
+    })
   }
   pool.on('error', onError)
   pool.on('connect', (client) => {

@@ -13,10 +13,7 @@ export type ResolvedDatabase = {
  * DATABASE_URL as is when set; otherwise (development only) the embedded PostgreSQL, whose URL is
  * then exported as DATABASE_URL so every module of this process (Next's included) sees the same one.
  */
-export const resolveDatabase = async (
-  env: ServiceEnv,
-  log: (message: string) => void,
-): Promise<ResolvedDatabase> => {
+export const resolveDatabase = async (env: ServiceEnv, log: (message: string) => void): Promise<ResolvedDatabase> => {
   if (env.databaseUrl) return { url: env.databaseUrl, embedded: null }
   if (env.isProduction) throw new Error('DATABASE_URL is not set')
   const embedded = await startEmbeddedPostgres({

@@ -13,7 +13,11 @@ type SQL = ReturnType<typeof sql>
  * table before a column: an UPDATE's SET list, an INSERT's column list, ON CONFLICT's target.
  * Anywhere else a column goes in as it is: `${licenses.status}` renders "licenses"."status".
  */
-export const bare = (...columns: Column[]): SQL => sql.join(columns.map((column) => sql.identifier(column.name)), sql`, `)
+export const bare = (...columns: Column[]): SQL =>
+  sql.join(
+    columns.map((column) => sql.identifier(column.name)),
+    sql`, `,
+  )
 
 /** Columns as a SELECT or RETURNING list: "licenses"."id", "licenses"."key", ... (each row keyed by the column's name). */
 export const columnList = (...columns: Column[]): SQL => sql.join(columns, sql`, `)
@@ -33,11 +37,15 @@ export const execute = async <Row = Record<string, unknown>>(req: PayloadRequest
 }
 
 /** A timestamp column of a raw row (pg gives a Date) as Payload's documents hold it: ISO 8601, or null. */
-export const isoTimestamp = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString())
+export const isoTimestamp = (value: Date | string | null): string | null =>
+  value === null ? null : new Date(value).toISOString()
 
 /** Raw SQL on `req`'s transaction when given one, else on the pool. */
-export const executeOn = <Row = Record<string, unknown>>(payload: Payload, req: PayloadRequest | undefined, query: SQL): Promise<Row[]> =>
-  execute<Row>(req ?? ({ payload } as PayloadRequest), query)
+export const executeOn = <Row = Record<string, unknown>>(
+  payload: Payload,
+  req: PayloadRequest | undefined,
+  query: SQL,
+): Promise<Row[]> => execute<Row>(req ?? ({ payload } as PayloadRequest), query)
 
 // PATCH: failed-commit
 /**
@@ -89,7 +97,11 @@ export const lockKey = async (req: PayloadRequest, key: string): Promise<void> =
 
 /** The constraint a foreign-key violation (SQLSTATE 23503) names, as pg or a wrapping driver reports it; null for anything else. */
 export const foreignKeyViolation = (error: unknown): string | null => {
-  for (let current: unknown = error; current && typeof current === 'object'; current = (current as { cause?: unknown }).cause) {
+  for (
+    let current: unknown = error;
+    current && typeof current === 'object';
+    current = (current as { cause?: unknown }).cause
+  ) {
     const { code, constraint } = current as { code?: unknown; constraint?: unknown }
     if (code === '23503') return typeof constraint === 'string' ? constraint : ''
   }

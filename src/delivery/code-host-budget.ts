@@ -18,7 +18,11 @@ export type BudgetedCodeHost = CodeHost & {
  * started finishes what it does on the code host (an invitation sent is recorded or taken back), so it
  * can go a few calls past the budget, and the next request is refused.
  */
-export const openCodeHostBudget = async (payload: Payload, userId: number, host: CodeHost): Promise<BudgetedCodeHost> => {
+export const openCodeHostBudget = async (
+  payload: Payload,
+  userId: number,
+  host: CodeHost,
+): Promise<BudgetedCodeHost> => {
   const limiter = limiterOf(payload, 'code_host_calls:user')
   const key = String(userId)
   try {

@@ -52,9 +52,14 @@ const headerOf = (error: unknown, name: string): string | undefined =>
 export const codeHostFailure = (error: unknown): ServiceError => {
   if (error instanceof ServiceError) return error
   const status = statusOf(error)
-  if (status === 404) return new ServiceError(400, 'invalid_username', 'There is no account with that username on the code host.')
+  if (status === 404)
+    return new ServiceError(400, 'invalid_username', 'There is no account with that username on the code host.')
   if (status === 422 || status === 429 || (status === 403 && headerOf(error, 'x-ratelimit-remaining') === '0')) {
-    return new ServiceError(429, 'rate_limited', 'The code host is refusing requests right now. Please try again later.')
+    return new ServiceError(
+      429,
+      'rate_limited',
+      'The code host is refusing requests right now. Please try again later.',
+    )
   }
   return new ServiceError(502, 'code_host_unavailable', 'The code host is not available right now. Please try again.')
 }
@@ -83,7 +88,8 @@ export const createCodeHost = (options: CodeHostOptions): CodeHost => {
     invite: async (username) => {
       const response = await octokit.rest.repos.addCollaborator({ ...repo, username, permission: 'pull', ...timed() })
       // Only a 201 carries an invitation; 204 (an existing collaborator) must never count as ours.
-      if (response.status === 201 && typeof response.data?.id === 'number') return { status: 'invited', invitationId: response.data.id }
+      if (response.status === 201 && typeof response.data?.id === 'number')
+        return { status: 'invited', invitationId: response.data.id }
       return { status: 'has_access' }
     },
     isCollaborator: async (username) => {
@@ -96,7 +102,11 @@ export const createCodeHost = (options: CodeHostOptions): CodeHost => {
       }
     },
     invitationsOf: async (username) => {
-      const invitations = await octokit.paginate(octokit.rest.repos.listInvitations, { ...repo, per_page: 100, ...timed() })
+      const invitations = await octokit.paginate(octokit.rest.repos.listInvitations, {
+        ...repo,
+        per_page: 100,
+        ...timed(),
+      })
       const key = username.toLowerCase()
       return invitations
         .filter((invitation) => invitation.invitee?.login.toLowerCase() === key)

@@ -41,7 +41,10 @@ export type DownloadableReleases = {
 }
 
 /** The versions a customer may download by name, newest first (the dashboard's buttons): none without a paid license. */
-export const downloadableReleases = async (req: PayloadRequest, entitlements: Entitlements): Promise<DownloadableReleases> => {
+export const downloadableReleases = async (
+  req: PayloadRequest,
+  entitlements: Entitlements,
+): Promise<DownloadableReleases> => {
   const paid = entitlements.licenses.filter((license) => !license.plan.isFree)
   if (paid.length === 0) return { releases: [], locked: null }
   const rows = allowedOf(await publishedReleases(req, new Date()), entitlements.features.has(LATEST_FEATURE))
@@ -49,7 +52,9 @@ export const downloadableReleases = async (req: PayloadRequest, entitlements: En
   const lockedRows = rows.filter((row) => !coveringLicense(paid, row))
   return {
     releases: covered.map(asRelease),
-    locked: lockedRows[0] ? { count: lockedRows.length, newest: lockedRows[0].version, covers: windowInWords(paid[0]!.updates) } : null,
+    locked: lockedRows[0]
+      ? { count: lockedRows.length, newest: lockedRows[0].version, covers: windowInWords(paid[0]!.updates) }
+      : null,
   }
 }
 
@@ -91,7 +96,11 @@ export const requestDownload = async (
   if (paid.length === 0) throw new ServiceError(403, 'license_required', 'Downloading the kit needs an active license.')
   const allowsLatest = entitlements.features.has(LATEST_FEATURE)
   if (wanted.kind === 'latest' && !allowsLatest) {
-    throw new ServiceError(403, 'version_not_allowed', 'Your license does not include the latest release. Leave out the version for the newest one it covers.')
+    throw new ServiceError(
+      403,
+      'version_not_allowed',
+      'Your license does not include the latest release. Leave out the version for the newest one it covers.',
+    )
   }
 
   const now = new Date()
@@ -103,7 +112,11 @@ export const requestDownload = async (
     release = published.find((row) => row.version === wanted.version)
     if (!release) throw new ServiceError(404, 'version_not_found', `There is no release ${wanted.version}.`)
     if (isPrerelease(release.version) && !allowsLatest) {
-      throw new ServiceError(403, 'version_not_allowed', `Your license does not include the pre-release ${release.version}.`)
+      throw new ServiceError(
+        403,
+        'version_not_allowed',
+        `Your license does not include the pre-release ${release.version}.`,
+      )
     }
     if (!coveringLicense(paid, release)) throw updatesExpired(paid, release.version, allowed)
   } else if (wanted.kind === 'latest') {
@@ -150,4 +163,3 @@ export const requestDownload = async (
   }
   return { url, version: chosen.version, filename: chosen.filename!, expiresAt: new Date(expires * 1000).toISOString() }
 }
-

@@ -6,7 +6,10 @@ import { relationId } from '../db/relations'
 import { claimedMembersOf } from '../teams/seats'
 
 /** Take repository access back once its license is gone; retried while the code host fails. */
-export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs: number): TaskConfig<'withdrawRepoAccess'> => ({
+export const withdrawRepoAccessTask = (
+  codeHost: CodeHostProvider,
+  retryDelayMs: number,
+): TaskConfig<'withdrawRepoAccess'> => ({
   slug: 'withdrawRepoAccess',
   label: 'Withdraw repository access',
   // With `username`: take off the code host that one username the user replaced (and its invitation),
@@ -22,7 +25,11 @@ export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs:
   retries: { attempts: 12, backoff: { type: 'exponential', delay: retryDelayMs } },
   handler: async ({ input, req }) => {
     const replaced = input.username
-      ? { username: input.username, invitationId: input.invitationId ?? null, serviceInvited: input.serviceInvited === true }
+      ? {
+          username: input.username,
+          invitationId: input.invitationId ?? null,
+          serviceInvited: input.serviceInvited === true,
+        }
       : null
     return { output: { result: await withdrawRepoAccess(req, codeHost, input.userId, replaced) } }
   },
@@ -33,9 +40,15 @@ export const withdrawRepoAccessTask = (codeHost: CodeHostProvider, retryDelayMs:
  * queues the withdrawal for its owner and for each member with a claimed seat; each keeps the access
  * their other licenses still grant.
  */
-export const queueRepoAccessWithdrawal: CollectionAfterChangeHook<License> = async ({ doc, previousDoc, operation, req }) => {
+export const queueRepoAccessWithdrawal: CollectionAfterChangeHook<License> = async ({
+  doc,
+  previousDoc,
+  operation,
+  req,
+}) => {
   const planChanged = relationId(doc.plan) !== relationId(previousDoc?.plan)
-  if (operation !== 'update' || previousDoc?.status !== 'active' || (doc.status === 'active' && !planChanged)) return doc
+  if (operation !== 'update' || previousDoc?.status !== 'active' || (doc.status === 'active' && !planChanged))
+    return doc
   const owner = relationId(doc.user)
   const members = await claimedMembersOf(req, doc.id)
   for (const userId of new Set([...(owner ? [owner] : []), ...members])) {

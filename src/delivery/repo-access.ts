@@ -24,7 +24,10 @@ const REFRESH_INTERVAL_MS = 10_000
 /** A claim whose request never wrote its row (the process died in between) gives way after this. */
 const ABANDONED_CLAIM_MS = 10 * 60_000
 
-export type RepoAccessStatus = { status: 'none' | 'pending' | 'collaborator' | 'revoked' | 'failed'; username: string | null }
+export type RepoAccessStatus = {
+  status: 'none' | 'pending' | 'collaborator' | 'revoked' | 'failed'
+  username: string | null
+}
 
 export type CodeHostProvider = () => CodeHost
 
@@ -67,10 +70,21 @@ const requirePlan = async (req: PayloadRequest, user: User) => {
 }
 
 const rowOf = async (req: PayloadRequest, userId: number): Promise<RepoAccess | null> =>
-  (await req.payload.find({ collection: 'repo_access', where: { user: { equals: userId } }, limit: 1, depth: 0, req, overrideAccess: true })).docs[0] ??
-  null
+  (
+    await req.payload.find({
+      collection: 'repo_access',
+      where: { user: { equals: userId } },
+      limit: 1,
+      depth: 0,
+      req,
+      overrideAccess: true,
+    })
+  ).docs[0] ?? null
 
-const view = (row: RepoAccess | null): RepoAccessStatus => ({ status: row?.status ?? 'none', username: row?.username ?? null })
+const view = (row: RepoAccess | null): RepoAccessStatus => ({
+  status: row?.status ?? 'none',
+  username: row?.username ?? null,
+})
 
 const keyOf = (username: string) => username.toLowerCase()
 
@@ -78,7 +92,8 @@ const keyOf = (username: string) => username.toLowerCase()
 const holds = (row: RepoAccess | null, key?: string): row is RepoAccess =>
   row !== null && row.status !== 'revoked' && (key === undefined || keyOf(row.username) === key)
 
-const usernameTaken = () => new ServiceError(409, 'username_taken', 'That username already has access through another account.')
+const usernameTaken = () =>
+  new ServiceError(409, 'username_taken', 'That username already has access through another account.')
 
 /** A request of its own, outside any transaction. */
 const plainReq = (payload: Payload) => createLocalReq({}, payload)
@@ -125,11 +140,17 @@ const claimUsername = async (payload: Payload, userId: number, key: string): Pro
 }
 
 const beingRemoved = () =>
-  new ServiceError(409, 'username_being_removed', 'That username is being taken off the repository right now. Try again in a minute.')
+  new ServiceError(
+    409,
+    'username_being_removed',
+    'That username is being taken off the repository right now. Try again in a minute.',
+  )
 
 /** Whether a removal of the username (releaseReplaced) is under way and not abandoned. */
 const removalUnderWay = (removingSince: string | Date | null | undefined) =>
-  removingSince !== null && removingSince !== undefined && Date.now() - new Date(removingSince).getTime() < ABANDONED_CLAIM_MS
+  removingSince !== null &&
+  removingSince !== undefined &&
+  Date.now() - new Date(removingSince).getTime() < ABANDONED_CLAIM_MS
 
 /**
  * Inside the write's transaction: the user must still hold the claim (taking it again if it was given
@@ -188,11 +209,14 @@ const unchangedSince = (current: RepoAccess | null, row: RepoAccess): boolean =>
   (current.invitationId ?? null) === (row.invitationId ?? null) &&
   (current.serviceInvitation?.invitationId ?? null) === (row.serviceInvitation?.invitationId ?? null)
 
-const recordOf = (username: string, invitationId: number, sentAt: string) => ({ serviceInvitation: { username, invitationId, sentAt } })
+const recordOf = (username: string, invitationId: number, sentAt: string) => ({
+  serviceInvitation: { username, invitationId, sentAt },
+})
 const NO_RECORD = { serviceInvitation: { username: null, invitationId: null, sentAt: null } }
 
 /** What to withdraw with the collaborator role of a username the service invited: its invitation, unless accepted. */
-const withdrawableId = (row: RepoAccess, mine: ServiceInvitation): number | null => (row.status === 'collaborator' ? null : mine.invitationId)
+const withdrawableId = (row: RepoAccess, mine: ServiceInvitation): number | null =>
+  row.status === 'collaborator' ? null : mine.invitationId
 
 const usernameHasAccess = () =>
   new ServiceError(
@@ -235,17 +259,26 @@ const takeTurn = async (payload: Payload, row: RepoAccess, now: Date): Promise<b
  * invited it), at most `repo_username:user` (RATE_LIMITS) new ones a day. Asking again for the username one holds
  * refreshes it. A code-host failure changes nothing, so the request can be retried.
  */
-export const requestRepoAccess = async (req: PayloadRequest, codeHost: CodeHostProvider, username: unknown): Promise<RepoAccessStatus> => {
+export const requestRepoAccess = async (
+  req: PayloadRequest,
+  codeHost: CodeHostProvider,
+  username: unknown,
+): Promise<RepoAccessStatus> => {
   const user = requireAccount(req, 'Sign in first.')
   await requirePlan(req, user)
   if (typeof username !== 'string' || !USERNAME_PATTERN.test(username)) {
-    throw new ServiceError(400, 'invalid_username', 'A username has 1 to 39 letters, digits or single hyphens, and does not start or end with a hyphen.')
+    throw new ServiceError(
+      400,
+      'invalid_username',
+      'A username has 1 to 39 letters, digits or single hyphens, and does not start or end with a hyphen.',
+    )
   }
   const { payload } = req
   const row = await rowOf(req, user.id)
   // The username the service invited for this user: refresh it, never a second invitation while one stands.
   // (A row holding it without the record, from before it was kept, goes through every check of a new one.)
-  if (holds(row, keyOf(username)) && serviceInvitationOf(row)) return renewRepoAccess(payload, codeHost, user.id, row, new Date())
+  if (holds(row, keyOf(username)) && serviceInvitationOf(row))
+    return renewRepoAccess(payload, codeHost, user.id, row, new Date())
   const host = await openCodeHostBudget(payload, user.id, codeHost())
   try {
     return await inviteNewUsername(payload, host, user.id, username)
@@ -254,7 +287,12 @@ export const requestRepoAccess = async (req: PayloadRequest, codeHost: CodeHostP
   }
 }
 
-const inviteNewUsername = async (payload: Payload, host: CodeHost, userId: number, username: string): Promise<RepoAccessStatus> => {
+const inviteNewUsername = async (
+  payload: Payload,
+  host: CodeHost,
+  userId: number,
+  username: string,
+): Promise<RepoAccessStatus> => {
   const key = keyOf(username)
   await countUsernameChange(payload, userId)
   const claimed = (await claimUsername(payload, userId, key)) === 'claimed'
@@ -283,7 +321,8 @@ const inviteNewUsername = async (payload: Payload, host: CodeHost, userId: numbe
     const failure = codeHostFailure(error)
     if (claimed) await releaseUsername(await plainReq(payload), userId, key)
     // Nothing was sent: the day's point is given back.
-    if (failure.code === 'username_has_access' || failure.code === 'code_host_unavailable') await refundUsernameChange(payload, userId)
+    if (failure.code === 'username_has_access' || failure.code === 'code_host_unavailable')
+      await refundUsernameChange(payload, userId)
     throw failure
   }
   let written: { row: RepoAccess; replaced: Replaced | null; forgotten: string | null }
@@ -337,14 +376,24 @@ const inviteNewUsername = async (payload: Payload, host: CodeHost, userId: numbe
   if (written.forgotten) leftOnCodeHost(payload, userId, written.forgotten, 'replaced by another username')
   if (written.replaced) {
     await releaseReplaced(payload, host, userId, written.replaced).catch((error: unknown) => {
-      payload.logger.warn({ msg: 'repository access: the replaced username stays until the queued job removes it', userId, err: error })
+      payload.logger.warn({
+        msg: 'repository access: the replaced username stays until the queued job removes it',
+        userId,
+        err: error,
+      })
     })
   }
   return view(written.row)
 }
 
 /** Asking again for the username the service invited: a refresh, within the budget, at most every REFRESH_INTERVAL_MS. */
-const renewRepoAccess = async (payload: Payload, codeHost: CodeHostProvider, userId: number, row: RepoAccess, now: Date): Promise<RepoAccessStatus> => {
+const renewRepoAccess = async (
+  payload: Payload,
+  codeHost: CodeHostProvider,
+  userId: number,
+  row: RepoAccess,
+  now: Date,
+): Promise<RepoAccessStatus> => {
   if (recentlyChecked(row, now)) return view(row)
   const host = await openCodeHostBudget(payload, userId, codeHost())
   try {
@@ -399,7 +448,13 @@ const refreshRow = async (
         const invited = await host.invite(row.username)
         if (invited.status === 'invited') {
           sent = invited.invitationId
-          data = { status: 'pending', invitationId: sent, invitedAt: checkedAt, acceptedAt: null, ...recordOf(row.username, sent, checkedAt) }
+          data = {
+            status: 'pending',
+            invitationId: sent,
+            invitedAt: checkedAt,
+            acceptedAt: null,
+            ...recordOf(row.username, sent, checkedAt),
+          }
         } else {
           await refundUsernameChange(payload, userId)
           counted = false
@@ -431,7 +486,8 @@ const refreshRow = async (
   if (updated) return view(updated)
   // A request changed the row while we asked: an invitation sent for a username the user let go is taken back.
   const current = await rowOf(plain, userId)
-  if (sent !== null && serviceInvitationOf(current, row.username)?.invitationId !== sent) await host.withdrawInvitation(sent).catch(() => undefined)
+  if (sent !== null && serviceInvitationOf(current, row.username)?.invitationId !== sent)
+    await host.withdrawInvitation(sent).catch(() => undefined)
   return view(current)
 }
 
@@ -481,9 +537,14 @@ const releaseReplaced = async (
  * invitation (from before it was kept) is answered as stored: the code host is not asked.
  */
 /** What the row says, without asking the code host: the dashboard's answer when the code host is unavailable or the account's budget is spent. */
-export const storedRepoAccessStatus = async (req: PayloadRequest): Promise<RepoAccessStatus> => view(await rowOf(req, requireAccount(req, 'Sign in first.').id))
+export const storedRepoAccessStatus = async (req: PayloadRequest): Promise<RepoAccessStatus> =>
+  view(await rowOf(req, requireAccount(req, 'Sign in first.').id))
 
-export const repoAccessStatus = async (req: PayloadRequest, codeHost: CodeHostProvider, now = new Date()): Promise<RepoAccessStatus> => {
+export const repoAccessStatus = async (
+  req: PayloadRequest,
+  codeHost: CodeHostProvider,
+  now = new Date(),
+): Promise<RepoAccessStatus> => {
   const user = requireAccount(req, 'Sign in first.')
   await requirePlan(req, user)
   const { payload } = req
@@ -552,18 +613,43 @@ export type RepoInvitationResult = { repoAccess: RepoAccessStatus & { id: number
  * request changed meanwhile, the new invitation is taken back unless the user still holds that
  * username, and the answer is 409. Staff calls are not counted against the customer's budget.
  */
-export const resendRepoInvitation = async (req: PayloadRequest, codeHost: CodeHostProvider, id: number, reason: string): Promise<RepoInvitationResult> => {
+export const resendRepoInvitation = async (
+  req: PayloadRequest,
+  codeHost: CodeHostProvider,
+  id: number,
+  reason: string,
+): Promise<RepoInvitationResult> => {
   const { payload } = req
   const plain = await plainReq(payload)
-  const row = await payload.findByID({ collection: 'repo_access', id, depth: 0, req: plain, overrideAccess: true, disableErrors: true })
+  const row = await payload.findByID({
+    collection: 'repo_access',
+    id,
+    depth: 0,
+    req: plain,
+    overrideAccess: true,
+    disableErrors: true,
+  })
   if (!row) throw new ServiceError(404, 'repo_access_not_found', 'There is no repository access request with this id.')
   if (row.status === 'revoked') {
-    throw new ServiceError(409, 'repo_access_revoked', 'This access was withdrawn; the customer asks again from their dashboard.')
+    throw new ServiceError(
+      409,
+      'repo_access_revoked',
+      'This access was withdrawn; the customer asks again from their dashboard.',
+    )
   }
-  if (row.status === 'collaborator') throw new ServiceError(409, 'already_collaborator', 'This user is a collaborator already: there is no invitation to send.')
+  if (row.status === 'collaborator')
+    throw new ServiceError(
+      409,
+      'already_collaborator',
+      'This user is a collaborator already: there is no invitation to send.',
+    )
   const userId = relationId(row.user)
   if (!userId || !(await hasRepoAccessPlan(plain, userId))) {
-    throw new ServiceError(409, 'plan_required', 'The customer no longer holds a license that includes repository access.')
+    throw new ServiceError(
+      409,
+      'plan_required',
+      'The customer no longer holds a license that includes repository access.',
+    )
   }
   const host = codeHost()
   const mine = serviceInvitationOf(row)
@@ -574,9 +660,11 @@ export const resendRepoInvitation = async (req: PayloadRequest, codeHost: CodeHo
       result = { status: 'collaborator' }
     } else {
       const invitations = await host.invitationsOf(row.username)
-      if (invitations.some((invitation) => invitation.id !== mine?.invitationId && !invitation.expired)) throw usernameHasAccess()
+      if (invitations.some((invitation) => invitation.id !== mine?.invitationId && !invitation.expired))
+        throw usernameHasAccess()
       // Only the service's own invitation is withdrawn.
-      if (mine && invitations.some((invitation) => invitation.id === mine.invitationId)) await host.withdrawInvitation(mine.invitationId)
+      if (mine && invitations.some((invitation) => invitation.id === mine.invitationId))
+        await host.withdrawInvitation(mine.invitationId)
       const invited = await host.invite(row.username)
       if (invited.status !== 'invited') throw usernameHasAccess()
       result = { status: 'pending', invitationId: invited.invitationId }
@@ -592,7 +680,12 @@ export const resendRepoInvitation = async (req: PayloadRequest, codeHost: CodeHo
     if (!unchangedSince(await rowOf(tx, userId), row)) return null
     const data =
       result.status === 'pending'
-        ? { status: 'pending' as const, invitationId: result.invitationId, invitedAt: now, ...recordOf(row.username, result.invitationId, now) }
+        ? {
+            status: 'pending' as const,
+            invitationId: result.invitationId,
+            invitedAt: now,
+            ...recordOf(row.username, result.invitationId, now),
+          }
         : { status: 'collaborator' as const, invitationId: null, acceptedAt: now }
     const updated = await tx.payload.update({
       collection: 'repo_access',
@@ -613,10 +706,17 @@ export const resendRepoInvitation = async (req: PayloadRequest, codeHost: CodeHo
     return { updated, auditLogId }
   })
   if (!written) {
-    if (result.status === 'pending' && serviceInvitationOf(await rowOf(plain, userId), row.username)?.invitationId !== result.invitationId) {
+    if (
+      result.status === 'pending' &&
+      serviceInvitationOf(await rowOf(plain, userId), row.username)?.invitationId !== result.invitationId
+    ) {
       await host.withdrawInvitation(result.invitationId).catch(() => undefined)
     }
-    throw new ServiceError(409, 'repo_access_changed', 'The request changed while the invitation was being sent. Reload and look again.')
+    throw new ServiceError(
+      409,
+      'repo_access_changed',
+      'The request changed while the invitation was being sent. Reload and look again.',
+    )
   }
   return { repoAccess: { id: written.updated.id, ...view(written.updated) }, auditLogId: written.auditLogId }
 }

@@ -7,7 +7,11 @@ import type { Release } from '../payload-types'
 import { streamReleaseFile } from './file'
 
 /** A database id in a path or query: digits only, a positive safe integer. */
-export const positiveId = z.string().regex(/^\d{1,15}$/).transform(Number).pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
+export const positiveId = z
+  .string()
+  .regex(/^\d{1,15}$/)
+  .transform(Number)
+  .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
 
 export type SignedLink = { id: number; userId: number; expires: number; signature: string }
 
@@ -32,8 +36,14 @@ export const signedFileEndpoint = (options: {
     query: z.object({ user: positiveId, expires: positiveId, signature: z.string().min(1).max(512) }),
     invalid: invalidLink,
     handler: async ({ req, params, query }) => {
-      const verdict = options.verify({ id: params.id, userId: query.user, expires: query.expires, signature: query.signature })
-      if (verdict === 'expired') throw new ServiceError(403, 'link_expired', 'This download link has expired. Ask for a new one.')
+      const verdict = options.verify({
+        id: params.id,
+        userId: query.user,
+        expires: query.expires,
+        signature: query.signature,
+      })
+      if (verdict === 'expired')
+        throw new ServiceError(403, 'link_expired', 'This download link has expired. Ask for a new one.')
       if (verdict === 'invalid') throw invalidLink
       const file = await options.load(req, params.id)
       if (!file) throw options.missing

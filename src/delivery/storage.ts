@@ -6,7 +6,13 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { Release } from '../payload-types'
 import { signDownload } from './signing'
 
-export type S3Settings = { bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string }
+export type S3Settings = {
+  bucket: string
+  region: string
+  endpoint?: string
+  accessKeyId?: string
+  secretAccessKey?: string
+}
 
 /** What a link needs of a stored archive (a release or a template): its id, file name and S3 prefix. */
 export type StoredArchive = Pick<Release, 'id' | 'filename' | 'prefix'>

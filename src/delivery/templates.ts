@@ -27,13 +27,22 @@ export type TemplateLink = { url: string; expiresAt: string }
  * Template links are signed with their own key (derived from the secret for this purpose only), so a
  * release link's signature never opens the template of the same id, nor the other way round.
  */
-const linkSecret = (secret: string) => crypto.createHmac('sha256', secret).update('template-download-links').digest('base64url')
+const linkSecret = (secret: string) =>
+  crypto.createHmac('sha256', secret).update('template-download-links').digest('base64url')
 
 export const signTemplateLink = (secret: string, templateId: number, userId: number, expires: number): string =>
   signDownload(linkSecret(secret), templateId, userId, expires)
 
-export const verifyTemplateLink = (secret: string, link: { templateId: number; userId: number; expires: number; signature: string }) =>
-  verifyDownload(linkSecret(secret), { releaseId: link.templateId, userId: link.userId, expires: link.expires, signature: link.signature })
+export const verifyTemplateLink = (
+  secret: string,
+  link: { templateId: number; userId: number; expires: number; signature: string },
+) =>
+  verifyDownload(linkSecret(secret), {
+    releaseId: link.templateId,
+    userId: link.userId,
+    expires: link.expires,
+    signature: link.signature,
+  })
 
 /** Local disk: a link to /api/templates/:id/file, signed with an HMAC (user, expiry). */
 export const localTemplateStorage = (settings: { serverUrl: string; secret: string }): ReleaseStorage => ({
@@ -62,12 +71,21 @@ export const requestTemplateDownload = async (
   const user = requireAccount(req, 'Sign in to download templates.')
   await requireFeature(req.payload, user.id, TEMPLATES_FEATURE, req)
   const now = new Date()
-  const template = await req.payload.findByID({ collection: 'templates', id: templateId, depth: 0, req, overrideAccess: true, disableErrors: true })
+  const template = await req.payload.findByID({
+    collection: 'templates',
+    id: templateId,
+    depth: 0,
+    req,
+    overrideAccess: true,
+    disableErrors: true,
+  })
   if (!template || !template.filename || !isPublishedTemplate(template, now)) {
     throw new ServiceError(404, 'template_not_found', 'There is no such template.')
   }
   // The same request's entitlements again: answered from the request's cache, not the database.
-  const license = (await requestEntitlements(req)).licenses.find((candidate) => candidate.plan.featureAccess?.includes(TEMPLATES_FEATURE))
+  const license = (await requestEntitlements(req)).licenses.find((candidate) =>
+    candidate.plan.featureAccess?.includes(TEMPLATES_FEATURE),
+  )
   const nowSeconds = Math.floor(now.getTime() / 1000)
   const expires = nowSeconds + settings.ttlSeconds
   const url = await settings.storage.linkFor(template, user.id, expires, nowSeconds)

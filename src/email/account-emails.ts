@@ -2,7 +2,15 @@ import escapeHtml from 'escape-html'
 
 const message = (productName: string, subject: string, lines: string[], action: { label: string; url: string }) => ({
   subject: `${subject} | ${productName}`,
-  text: [...lines, '', `${action.label}: ${action.url}`, '', `If you did not ask for this, ignore this email.`, '', productName].join('\n'),
+  text: [
+    ...lines,
+    '',
+    `${action.label}: ${action.url}`,
+    '',
+    `If you did not ask for this, ignore this email.`,
+    '',
+    productName,
+  ].join('\n'),
   html: `${lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
 <p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>
 <p>If you did not ask for this, ignore this email.</p>
@@ -10,21 +18,37 @@ const message = (productName: string, subject: string, lines: string[], action: 
 })
 
 export const magicLinkEmail = (productName: string, url: string) =>
-  message(productName, 'Your sign-in link', ['Use this link to sign in. It works once, within 10 minutes.'], { label: 'Sign in', url })
+  message(productName, 'Your sign-in link', ['Use this link to sign in. It works once, within 10 minutes.'], {
+    label: 'Sign in',
+    url,
+  })
 
 export const verifyEmail = (productName: string, url: string) =>
-  message(productName, 'Confirm your email address', ['Welcome! Confirm your email address to finish creating your account.'], { label: 'Confirm my email', url })
+  message(
+    productName,
+    'Confirm your email address',
+    ['Welcome! Confirm your email address to finish creating your account.'],
+    { label: 'Confirm my email', url },
+  )
 
 export const existingAccountEmail = (productName: string, signInUrl: string) =>
   message(
     productName,
     'You already have an account',
-    ['Someone (probably you) tried to create an account with this email address, but you already have one.', 'Sign in with your password, with a sign-in link, or reset your password from the sign-in page.'],
+    [
+      'Someone (probably you) tried to create an account with this email address, but you already have one.',
+      'Sign in with your password, with a sign-in link, or reset your password from the sign-in page.',
+    ],
     { label: 'Sign in', url: signInUrl },
   )
 
 export const passwordResetEmail = (productName: string, url: string) =>
-  message(productName, 'Reset your password', ['Use this link to choose a new password. It works once, within an hour.'], { label: 'Reset my password', url })
+  message(
+    productName,
+    'Reset your password',
+    ['Use this link to choose a new password. It works once, within an hour.'],
+    { label: 'Reset my password', url },
+  )
 
 export const emailChangeEmail = (productName: string, currentEmail: string, url: string) =>
   message(

@@ -30,5 +30,7 @@ export const createEmailAdapter = (env: ServiceEnv) =>
     skipVerify: true,
     transport: env.smtpUrl
       ? nodemailer.createTransport(pooledSmtpUrl(env.smtpUrl))
-      : createOutboxTransport(path.join(env.dataDir, 'outbox'), (line) => outboxLog.info(line), { logLinks: !env.isProduction }),
+      : createOutboxTransport(path.join(env.dataDir, 'outbox'), (line) => outboxLog.info(line), {
+          logLinks: !env.isProduction,
+        }),
   })

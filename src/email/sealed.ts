@@ -10,7 +10,8 @@ const VERSION = 'v1'
 /** What a sealed value is for: each purpose has its own key, so one kind of value cannot be passed off as another. */
 export type SealPurpose = 'email-job-body/v1' | 'webhook-secret/v1'
 
-const keyOf = (secret: string, purpose: SealPurpose) => Buffer.from(crypto.hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32))
+const keyOf = (secret: string, purpose: SealPurpose) =>
+  Buffer.from(crypto.hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32))
 
 export const seal = (secret: string, plaintext: string, purpose: SealPurpose = 'email-job-body/v1'): string => {
   const iv = crypto.randomBytes(12)

@@ -23,7 +23,12 @@ export const sendEmailTask = (retryDelayMs: number): TaskConfig<'sendEmail'> => 
   inputSchema: [
     { name: 'to', type: 'email', required: true },
     { name: 'subject', type: 'text', required: true },
-    { name: 'body', type: 'text', required: true, admin: { description: 'Sealed (AES-256-GCM): readable only by this job.' } },
+    {
+      name: 'body',
+      type: 'text',
+      required: true,
+      admin: { description: 'Sealed (AES-256-GCM): readable only by this job.' },
+    },
   ],
   retries: { attempts: 8, backoff: { type: 'exponential', delay: retryDelayMs } },
   handler: async ({ input, req }) => {

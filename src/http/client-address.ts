@@ -15,7 +15,10 @@ export const CLIENT_ADDRESS_HEADER = 'x-kit-client-address'
  */
 export const parseTrustedProxies = (value: string | undefined): net.BlockList => {
   const list = new net.BlockList()
-  for (const entry of (value ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of (value ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const [address = '', prefixText, ...rest] = entry.split('/')
     const family = net.isIP(address)
     const prefix = prefixText === undefined ? (family === 6 ? 128 : 32) : Number(prefixText)
@@ -44,7 +47,7 @@ export const resolveClientAddress = (
 ): string | null => {
   const socketAddress = canonicalAddress(peer)
   if (!socketAddress || !isTrusted(trusted, socketAddress)) return socketAddress
-  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor ?? '')
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? ''))
     .split(',')
     .map((hop) => hop.trim())
     .filter(Boolean)

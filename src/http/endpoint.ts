@@ -123,7 +123,10 @@ const scrub = (text: string | undefined) =>
 const logFailure = (req: PayloadRequest, spec: { method: Method; path: string }, error: unknown) => {
   const failure = error instanceof Error ? error : new Error(String(error))
   req.payload.logger.error(
-    { endpoint: `${spec.method.toUpperCase()} ${spec.path}`, error: { name: failure.name, message: scrub(failure.message), stack: scrub(failure.stack) } },
+    {
+      endpoint: `${spec.method.toUpperCase()} ${spec.path}`,
+      error: { name: failure.name, message: scrub(failure.message), stack: scrub(failure.stack) },
+    },
     'endpoint failed',
   )
 }
@@ -151,7 +154,11 @@ export const endpoint = <
       if (spec.auth && !user) throw refusalOf(req) ?? new ServiceError(401, 'unauthenticated', spec.auth)
       if (spec.staff && !isStaffUser(user)) throw new ServiceError(403, 'forbidden', spec.staff)
       if (spec.admin && !isAdminUser(user)) throw new ServiceError(403, 'forbidden', spec.admin)
-      const validate = async (schema: z.ZodType | undefined, input: () => unknown, where: 'body' | 'query' | 'path') => {
+      const validate = async (
+        schema: z.ZodType | undefined,
+        input: () => unknown,
+        where: 'body' | 'query' | 'path',
+      ) => {
         if (!schema) return { data: undefined }
         const parsed = schema.safeParse(await input())
         if (parsed.success) return { data: parsed.data }

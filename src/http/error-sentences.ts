@@ -40,10 +40,12 @@ export const ERROR_SENTENCES = {
   unknown_provider: 'That sign-in provider is not available.',
   oauth_denied: 'The sign-in was cancelled at the provider.',
   oauth_failed: 'The provider did not confirm the sign-in. Please try again.',
-  oauth_email_unverified: 'Your email address is not verified with that provider. Verify it there, or sign in another way.',
+  oauth_email_unverified:
+    'Your email address is not verified with that provider. Verify it there, or sign in another way.',
   oauth_no_email: 'The provider did not share an email address with us.',
   email_unchanged: 'That is already your email address.',
-  email_change_requires_confirmation: 'Change your email address from your account page: we confirm the new address first.',
+  email_change_requires_confirmation:
+    'Change your email address from your account page: we confirm the new address first.',
 
   // Buying and billing
   unknown_price: 'That plan is not for sale right now.',
@@ -63,8 +65,10 @@ export const ERROR_SENTENCES = {
   license_already_active: 'This license is active already.',
   license_already_revoked: 'This license is revoked already.',
   no_recipient: 'This license has no email address to send it to.',
-  upgrade_not_offered: 'That upgrade is not offered for this license right now. Reload your dashboard to see the upgrades it can have.',
-  renewal_not_offered: 'A renewal of updates is not offered for this license: it already covers every release, or its plan does not sell renewals.',
+  upgrade_not_offered:
+    'That upgrade is not offered for this license right now. Reload your dashboard to see the upgrades it can have.',
+  renewal_not_offered:
+    'A renewal of updates is not offered for this license: it already covers every release, or its plan does not sell renewals.',
 
   // Teams and activations
   invalid_quantity: 'That number of seats is not offered for this plan. Pick a number within its limit.',
@@ -77,10 +81,12 @@ export const ERROR_SENTENCES = {
   license_suspended: 'This license is suspended while a chargeback is open.',
   license_revoked: 'This license was revoked.',
   license_expired: 'This license has expired.',
-  activation_limit_reached: 'This license is activated on as many installations as its plan allows. Deactivate one first.',
+  activation_limit_reached:
+    'This license is activated on as many installations as its plan allows. Deactivate one first.',
   activation_not_found: 'That installation is not activated on this license.',
   activation_already_removed: 'This activation was removed already.',
-  deactivation_limit: 'This license was deactivated too often today. Please try again tomorrow, or ask support to remove an installation.',
+  deactivation_limit:
+    'This license was deactivated too often today. Please try again tomorrow, or ask support to remove an installation.',
 
   // Outbound webhooks (admins)
   webhook_endpoint_not_found: 'There is no such webhook endpoint. It may have been deleted.',
@@ -91,12 +97,14 @@ export const ERROR_SENTENCES = {
   // Downloads and the repository
   version_not_found: 'That release is not available. Pick one from the list.',
   version_not_allowed: 'Your license does not include that version.',
-  updates_expired: 'That release is newer than your license’s updates. Renew your updates or upgrade your plan to download it.',
+  updates_expired:
+    'That release is newer than your license’s updates. Renew your updates or upgrade your plan to download it.',
   invalid_version: 'That is not a release version. Pick one from the list.',
   plan_required: 'Repository access comes with the Ultimate license.',
   invalid_username: 'That username does not exist on the code host.',
   username_taken: 'That username already has access through another account.',
-  username_has_access: 'That username already has access to the repository (or an invitation to it) that we did not send, so we cannot add it. Use your own username.',
+  username_has_access:
+    'That username already has access to the repository (or an invitation to it) that we did not send, so we cannot add it. Use your own username.',
   username_being_removed: 'That username is being removed from the repository; try again in a minute.',
   code_host_unavailable: 'The code host is not reachable right now; please try again.',
   code_host_not_configured: 'Repository access is not set up on this server yet. Please contact support.',
@@ -119,8 +127,11 @@ export const ERROR_SENTENCES = {
 
 export type ErrorCode = keyof typeof ERROR_SENTENCES
 
-const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(ERROR_SENTENCES, code)
+const isErrorCode = (code: unknown): code is ErrorCode =>
+  typeof code === 'string' && Object.hasOwn(ERROR_SENTENCES, code)
 
 /** The sentence for a code (from a query parameter or an action's result); unknown codes get `fallback`. */
-export const errorSentence = (code: string | null | undefined, fallback: string = ERROR_SENTENCES.unavailable): string =>
-  isErrorCode(code) ? ERROR_SENTENCES[code] : fallback
+export const errorSentence = (
+  code: string | null | undefined,
+  fallback: string = ERROR_SENTENCES.unavailable,
+): string => (isErrorCode(code) ? ERROR_SENTENCES[code] : fallback)

@@ -24,7 +24,9 @@ export class ServiceError extends Error {
 
 export type ErrorBody = { errors: ({ code: string; message: string } & Record<string, unknown>)[] }
 
-export const errorBody = (code: string, message: string, details?: Record<string, unknown>): ErrorBody => ({ errors: [{ ...details, code, message }] })
+export const errorBody = (code: string, message: string, details?: Record<string, unknown>): ErrorBody => ({
+  errors: [{ ...details, code, message }],
+})
 
 /** A Fetch API response for Payload endpoints; unknown errors become a bare 500 with no details. */
 export const errorResponse = (error: unknown, headers?: HeadersInit): Response => {

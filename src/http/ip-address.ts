@@ -49,7 +49,10 @@ export const addressBucket = (address: string | null): string => {
   if (!address) return UNKNOWN_ADDRESS
   if (net.isIP(address) !== 6) return address
   const groups = ipv6Groups(address.toLowerCase())
-  return `${groups.slice(0, 4).map((group) => group.padStart(4, '0')).join(':')}::/64`
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.padStart(4, '0'))
+    .join(':')}::/64`
 }
 
 /**
@@ -57,7 +60,10 @@ export const addressBucket = (address: string | null): string => {
  * abuse, not enough to single out a person.
  */
 export const truncatedAddress = (raw: string | null | undefined): string | null => {
-  const address = raw?.split(',')[0]?.trim().replace(/^::ffff:/, '')
+  const address = raw
+    ?.split(',')[0]
+    ?.trim()
+    .replace(/^::ffff:/, '')
   if (!address) return null
   if (net.isIPv4(address)) return `${address.split('.').slice(0, 3).join('.')}.0`
   if (net.isIPv6(address)) return `${ipv6Groups(address).slice(0, 3).join(':')}::`

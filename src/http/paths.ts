@@ -21,7 +21,8 @@ const decodeFully = (value: string): string | null => {
 const CONTROL = /[\u0000-\u001f\u007f]/
 
 /** A text that a browser reads as a path on the current site: one leading slash, no backslash, no control character. */
-const looksLikeSitePath = (text: string) => text.startsWith('/') && !text.startsWith('//') && !text.includes('\\') && !CONTROL.test(text)
+const looksLikeSitePath = (text: string) =>
+  text.startsWith('/') && !text.startsWith('//') && !text.includes('\\') && !CONTROL.test(text)
 
 /**
  * The one check every redirect of the service goes through (sign-in's `next`, the OAuth and
@@ -51,7 +52,8 @@ export const sameSitePath = (value: unknown, serverUrl: string): string | null =
   const decodedResolved = new URL(decoded, base)
   const decodedPath = decodeFully(resolved.pathname)
   if (decodedPath === null || decodedResolved.origin !== base.origin) return null
-  if (!looksLikeSitePath(path) || !looksLikeSitePath(decodedPath) || !looksLikeSitePath(decodedResolved.pathname)) return null
+  if (!looksLikeSitePath(path) || !looksLikeSitePath(decodedPath) || !looksLikeSitePath(decodedResolved.pathname))
+    return null
   // What the browser does with the Location header: resolve it against the page's URL once more.
   const again = new URL(path, base)
   if (again.origin !== base.origin || again.pathname !== resolved.pathname) return null

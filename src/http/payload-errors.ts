@@ -16,7 +16,11 @@ import { errorBody, type ErrorBody, ServiceError } from './errors'
  * A wrong password, a locked account and an unverified one answer exactly alike: telling them
  * apart would say which emails have accounts (and which are locked).
  */
-const INVALID_CREDENTIALS = { status: 401, code: 'invalid_credentials', message: 'The email or password is incorrect.' } as const
+const INVALID_CREDENTIALS = {
+  status: 401,
+  code: 'invalid_credentials',
+  message: 'The email or password is incorrect.',
+} as const
 
 /**
  * Payload's error classes whose names our error codes (`codeOf`) and log levels (payload.config.ts
@@ -48,12 +52,16 @@ type FieldError = { path: string; message: string }
 
 /** `{code, message}` plus Payload's own fields, so the admin UI still marks each invalid field. */
 const validationBody = (error: ValidationError): ErrorBody => {
-  const fields = ((error.data as { errors?: FieldError[] } | undefined)?.errors ?? []).map(({ path, message }) => ({ path, message }))
+  const fields = ((error.data as { errors?: FieldError[] } | undefined)?.errors ?? []).map(({ path, message }) => ({
+    path,
+    message,
+  }))
   return {
     errors: [
       {
         code: 'validation_error',
-        message: fields.length > 0 ? fields.map(({ path, message }) => `${path}: ${message}`).join('; ') : error.message,
+        message:
+          fields.length > 0 ? fields.map(({ path, message }) => `${path}: ${message}`).join('; ') : error.message,
         name: 'ValidationError',
         data: { errors: fields },
       },
@@ -81,12 +89,17 @@ const codeOf = (error: Error, status: number) =>
 type Mapped = { status: number; body: ErrorBody }
 
 const mapError = (error: Error): Mapped => {
-  if (error instanceof ServiceError) return { status: error.status, body: errorBody(error.code, error.message, error.details) }
+  if (error instanceof ServiceError)
+    return { status: error.status, body: errorBody(error.code, error.message, error.details) }
   if (error instanceof AuthenticationError || error instanceof LockedAuth || error instanceof UnverifiedEmail) {
-    return { status: INVALID_CREDENTIALS.status, body: errorBody(INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.message) }
+    return {
+      status: INVALID_CREDENTIALS.status,
+      body: errorBody(INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.message),
+    }
   }
   if (error instanceof UnauthorizedError) return { status: 401, body: errorBody('unauthenticated', 'Sign in first.') }
-  if (error instanceof Forbidden) return { status: 403, body: errorBody('forbidden', 'You are not allowed to do this.') }
+  if (error instanceof Forbidden)
+    return { status: 403, body: errorBody('forbidden', 'You are not allowed to do this.') }
   if (error instanceof NotFound) return { status: 404, body: errorBody('not_found', 'Not found.') }
   if (error instanceof ValidationError) return { status: 400, body: validationBody(error) }
   const status = (error as { status?: unknown }).status

@@ -61,6 +61,13 @@ export const claimJobsAtomically = (payload: Payload): void => {
           RETURNING ${payload_jobs.id}`,
     )
     if (rows.length === 0) return []
-    return updateJobs({ data: args.data, req: args.req, returning: args.returning, sort: args.sort, limit: rows.length, where: { id: { in: rows.map((row) => row.id) } } })
+    return updateJobs({
+      data: args.data,
+      req: args.req,
+      returning: args.returning,
+      sort: args.sort,
+      limit: rows.length,
+      where: { id: { in: rows.map((row) => row.id) } },
+    })
   }
 }

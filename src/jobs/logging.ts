@@ -17,7 +17,10 @@ export const withJobLogging = <T extends TaskConfig>(task: T): T => {
     withLogContext({ jobId: args.job?.id, task: task.slug }, async () => {
       const started = performance.now()
       const result = await handler(args)
-      jobsLog.info({ durationMs: Math.round(performance.now() - started), attempt: (args.job?.totalTried ?? 0) + 1 }, 'job task completed')
+      jobsLog.info(
+        { durationMs: Math.round(performance.now() - started), attempt: (args.job?.totalTried ?? 0) + 1 },
+        'job task completed',
+      )
       return result
     })
   return { ...task, handler: logged }

@@ -22,7 +22,10 @@ type Reaped = { id: number; task_slug: string | null; interruptions: number; has
  * is safe to repeat); the `maxInterruptions`th time one is failed instead, so a job that crashes its
  * worker cannot loop.
  */
-export const reapStuckJobs = async (payload: Payload, options: ReaperOptions = DEFAULT_REAPER_OPTIONS): Promise<Reaped[]> => {
+export const reapStuckJobs = async (
+  payload: Payload,
+  options: ReaperOptions = DEFAULT_REAPER_OPTIONS,
+): Promise<Reaped[]> => {
   // The count lives in the job's `meta` (Payload's free-form field), apart from its own failed tries.
   const rows = await executeOn<Reaped>(
     payload,
@@ -47,7 +50,12 @@ export const reapStuckJobs = async (payload: Payload, options: ReaperOptions = D
       RETURNING ${payload_jobs.id}, ${payload_jobs.taskSlug}, stuck.interruptions, ${payload_jobs.hasError}`,
   )
   for (const job of rows) {
-    payload.logger.warn({ msg: job.has_error ? 'interrupted job failed for good' : 'interrupted job handed back to the queue', jobId: job.id, task: job.task_slug, interruptions: job.interruptions })
+    payload.logger.warn({
+      msg: job.has_error ? 'interrupted job failed for good' : 'interrupted job handed back to the queue',
+      jobId: job.id,
+      task: job.task_slug,
+      interruptions: job.interruptions,
+    })
   }
   return rows
 }

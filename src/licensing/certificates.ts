@@ -44,7 +44,10 @@ type KeySet = [SigningKey, ...SigningKey[]]
 export const publicJwkOf = (privateKey: KeyObject): PublicSigningJwk => {
   const { x } = crypto.createPublicKey(privateKey).export({ format: 'jwk' })
   if (typeof x !== 'string') throw new Error('an Ed25519 public key without x')
-  const kid = crypto.createHash('sha256').update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x })).digest('base64url')
+  const kid = crypto
+    .createHash('sha256')
+    .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }))
+    .digest('base64url')
   return { kty: 'OKP', crv: 'Ed25519', x, kid, alg: 'EdDSA', use: 'sig' }
 }
 
@@ -60,7 +63,10 @@ const readOrGenerate = (file: string, onGenerated: (file: string) => void): KeyO
   try {
     return parseSigningKeys(fs.readFileSync(file, 'utf8'))
   } catch (error) {
-    if (!isErrorCode(error, 'ENOENT')) throw new Error(`The license signing key in ${file} is unreadable; delete the file to generate a new one.`, { cause: error })
+    if (!isErrorCode(error, 'ENOENT'))
+      throw new Error(`The license signing key in ${file} is unreadable; delete the file to generate a new one.`, {
+        cause: error,
+      })
   }
   const pem = crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' })
   fs.mkdirSync(path.dirname(file), { recursive: true })
@@ -93,7 +99,11 @@ export type CertificateClaims = {
 type CertificateUpdates = { policy: 'lifetime' | 'major' | 'months'; major?: number; until?: string }
 
 /** Members in a fixed order, whatever order the caller built them in: the token's bytes stay reproducible. */
-const updClaim = ({ policy, major, until }: CertificateUpdates) => ({ policy, ...(major !== undefined ? { major } : {}), ...(until !== undefined ? { until } : {}) })
+const updClaim = ({ policy, major, until }: CertificateUpdates) => ({
+  policy,
+  ...(major !== undefined ? { major } : {}),
+  ...(until !== undefined ? { until } : {}),
+})
 
 const payloadOf = (claims: CertificateClaims) => ({
   license: claims.license,
@@ -126,11 +136,16 @@ export const licenseCertificates = (settings: SigningKeySettings): ((logger: Key
   const privateKeys = (logger: KeyLogger): KeyObject[] => {
     if (settings.configured) return parseSigningKeys(settings.configured)
     if (settings.isProduction) throw new Error('LICENSE_SIGNING_KEY is not set')
-    return readOrGenerate(settings.generatedFile, (file) => logger.info({ file }, 'generated a development license signing key'))
+    return readOrGenerate(settings.generatedFile, (file) =>
+      logger.info({ file }, 'generated a development license signing key'),
+    )
   }
   const load = (logger: KeyLogger): KeySet => {
     if (loaded) return loaded
-    const [first, ...rest] = privateKeys(logger).map((privateKey) => ({ privateKey, publicJwk: publicJwkOf(privateKey) }))
+    const [first, ...rest] = privateKeys(logger).map((privateKey) => ({
+      privateKey,
+      publicJwk: publicJwkOf(privateKey),
+    }))
     // parseSigningKeys never returns an empty list; this keeps the type honest if that ever changes.
     if (!first) throw new Error('LICENSE_SIGNING_KEY holds no key')
     loaded = [first, ...rest]

@@ -94,7 +94,14 @@ const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): P
       major: row.updates_major === null ? null : Number(row.updates_major),
       until: isoTimestamp(row.updates_until),
     }
-    if (usableLicense) usable.push({ id: row.license_id!, owned: row.owned === true, validUntil, updates, plan: { id: row.plan_id, slug: row.slug, isFree, featureAccess } })
+    if (usableLicense)
+      usable.push({
+        id: row.license_id!,
+        owned: row.owned === true,
+        validUntil,
+        updates,
+        plan: { id: row.plan_id, slug: row.slug, isFree, featureAccess },
+      })
     if (usableLicense || (isFree && row.active === true)) for (const key of featureAccess) features.add(key)
   }
   usable.sort((a, b) => planRank(b.plan) - planRank(a.plan) || Number(b.owned) - Number(a.owned))
@@ -107,7 +114,11 @@ const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): P
  * request, the answer is looked up once per user and kept in `req.context` for the request's life
  * (a failed lookup is not kept).
  */
-export const entitlementsOf = (payload: Payload, userId: number | null | undefined, req?: PayloadRequest): Promise<Entitlements> => {
+export const entitlementsOf = (
+  payload: Payload,
+  userId: number | null | undefined,
+  req?: PayloadRequest,
+): Promise<Entitlements> => {
   if (!userId) return Promise.resolve(NO_ENTITLEMENTS)
   if (!req) return lookUp(payload, userId)
   const cache = cacheOf(req)
@@ -124,18 +135,31 @@ export const entitlementsOf = (payload: Payload, userId: number | null | undefin
 const accountIdOf = (req: PayloadRequest): number | null => accountOf(req)?.id ?? null
 
 /** The entitlements of the request's signed-in user (none when anonymous), from the request's cache. */
-export const requestEntitlements = (req: PayloadRequest): Promise<Entitlements> => entitlementsOf(req.payload, accountIdOf(req), req)
+export const requestEntitlements = (req: PayloadRequest): Promise<Entitlements> =>
+  entitlementsOf(req.payload, accountIdOf(req), req)
 
 /** Whether the user has an active license of a paid plan. */
-export const hasAccess = async (payload: Payload, userId: number | null | undefined, req?: PayloadRequest): Promise<boolean> =>
-  (await entitlementsOf(payload, userId, req)).hasPaidAccess
+export const hasAccess = async (
+  payload: Payload,
+  userId: number | null | undefined,
+  req?: PayloadRequest,
+): Promise<boolean> => (await entitlementsOf(payload, userId, req)).hasPaidAccess
 
 /** Whether the user's plans (or the free plan) grant the feature key. */
-export const canAccessFeature = async (payload: Payload, userId: number | null | undefined, key: FeatureKey, req?: PayloadRequest): Promise<boolean> =>
-  (await entitlementsOf(payload, userId, req)).features.has(key)
+export const canAccessFeature = async (
+  payload: Payload,
+  userId: number | null | undefined,
+  key: FeatureKey,
+  req?: PayloadRequest,
+): Promise<boolean> => (await entitlementsOf(payload, userId, req)).features.has(key)
 
 /** Throws a 403 `feature_required` unless the user's plans grant the feature key. */
-export const requireFeature = async (payload: Payload, userId: number | null | undefined, key: FeatureKey, req?: PayloadRequest): Promise<void> => {
+export const requireFeature = async (
+  payload: Payload,
+  userId: number | null | undefined,
+  key: FeatureKey,
+  req?: PayloadRequest,
+): Promise<void> => {
   if (!(await canAccessFeature(payload, userId, key, req))) {
     throw new ServiceError(403, 'feature_required', `Your plan does not include "${key}".`)
   }

@@ -67,7 +67,10 @@ export const sendLicenseEmailTask = (options: LicenseJobOptions): TaskConfig<'se
       await tx.payload.sendEmail({ to: recipient, ...message })
       // One column, in SQL: Payload's update writes back every column as this job read it, and an account
       // claiming this license meanwhile (its owner set by the claim on email verification) lost its owner.
-      await execute(tx, sql`UPDATE ${licenses} SET ${bare(licenses.emailSentAt)} = now() WHERE ${licenses.id} = ${license.id}`)
+      await execute(
+        tx,
+        sql`UPDATE ${licenses} SET ${bare(licenses.emailSentAt)} = now() WHERE ${licenses.id} = ${license.id}`,
+      )
       return recipient
     })
     return { output: { to } }

@@ -32,17 +32,37 @@ const expireLapsedLicenses = async (payload: Payload, graceDays: number, now = n
     const changed = await inTransaction(payload, async (req) => {
       const subscriptionId = relationId(candidate.subscription)
       if (subscriptionId !== null) {
-        const subscription = await payload.findByID({ collection: 'user_subscriptions', id: subscriptionId, depth: 0, req })
+        const subscription = await payload.findByID({
+          collection: 'user_subscriptions',
+          id: subscriptionId,
+          depth: 0,
+          req,
+        })
         await lockKey(req, subscription.processorSubscriptionId)
         const fresh = await payload.findByID({ collection: 'user_subscriptions', id: subscriptionId, depth: 0, req })
-        const { license, previousStatus } = await syncLicense(req, { collection: 'user_subscriptions', doc: fresh }, graceDays, now)
+        const { license, previousStatus } = await syncLicense(
+          req,
+          { collection: 'user_subscriptions', doc: fresh },
+          graceDays,
+          now,
+        )
         return previousStatus === 'active' && license?.status !== 'active'
       }
       await lockKey(req, `license:${candidate.id}`)
       const license = await payload.findByID({ collection: 'licenses', id: candidate.id, depth: 0, req })
-      const stillLapsed = license.status === 'active' && license.override !== 'active' && license.validUntil && new Date(license.validUntil) <= now
+      const stillLapsed =
+        license.status === 'active' &&
+        license.override !== 'active' &&
+        license.validUntil &&
+        new Date(license.validUntil) <= now
       if (!stillLapsed) return false
-      await payload.update({ collection: 'licenses', id: license.id, data: { status: 'expired' }, req, overrideAccess: true })
+      await payload.update({
+        collection: 'licenses',
+        id: license.id,
+        data: { status: 'expired' },
+        req,
+        overrideAccess: true,
+      })
       return true
     })
     if (changed) expired += 1

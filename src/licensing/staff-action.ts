@@ -7,5 +7,5 @@ export type StaffActionContext = { auditLogId?: number }
 
 export const staffActionOf = (context: Record<string, unknown>): StaffActionContext | null => {
   const action = context[STAFF_ACTION]
-  return action && typeof action === 'object' ? (action) : null
+  return action && typeof action === 'object' ? action : null
 }

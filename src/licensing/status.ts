@@ -47,7 +47,11 @@ const DAY_MS = 24 * 60 * 60 * 1000
  * invoice does not: the subscription's own status does (the merchant cancels it to end access), and
  * a paid period whose grace has run out without news (no renewal arrived) has lapsed.
  */
-export const licenseStateFor = (facts: LicenseFacts, graceDays: number, now: Date = new Date()): LicenseState | null => {
+export const licenseStateFor = (
+  facts: LicenseFacts,
+  graceDays: number,
+  now: Date = new Date(),
+): LicenseState | null => {
   if (facts.disputeStatus === 'lost') return { status: 'revoked', validUntil: null, reason: 'dispute_lost' }
   if (facts.kind === 'one_time_purchase') {
     if (facts.status !== 'succeeded') return null
@@ -63,7 +67,8 @@ export const licenseStateFor = (facts: LicenseFacts, graceDays: number, now: Dat
     case 'active':
     case 'trialing':
     case 'past_due':
-      if (graceEnd && graceEnd.getTime() <= now.getTime()) return { status: 'expired', validUntil: graceEnd, reason: 'lapsed' }
+      if (graceEnd && graceEnd.getTime() <= now.getTime())
+        return { status: 'expired', validUntil: graceEnd, reason: 'lapsed' }
       return { status: 'active', validUntil: graceEnd, reason: facts.status === 'past_due' ? 'past_due' : null }
     case 'canceled':
     case 'unpaid':
@@ -85,7 +90,9 @@ export const licenseStateFor = (facts: LicenseFacts, graceDays: number, now: Dat
  * It never lifts what the purchase's own facts say: a revoked or expired license stays so.
  */
 export const withChangeDisputes = (state: LicenseState | null, changeDisputeOpen: boolean): LicenseState | null =>
-  state && changeDisputeOpen && state.status === 'active' ? { status: 'suspended', validUntil: state.validUntil, reason: 'dispute_open' } : state
+  state && changeDisputeOpen && state.status === 'active'
+    ? { status: 'suspended', validUntil: state.validUntil, reason: 'dispute_open' }
+    : state
 
 /** Whether a license grants access right now. */
 export const isLicenseUsable = (license: { status?: string | null; validUntil?: string | null }, now = new Date()) =>

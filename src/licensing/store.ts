@@ -72,7 +72,9 @@ const licenseOf = (row: Row): License => ({
 })
 
 /** A license's update window as recorded on it (a license from before windows existed covers every release). */
-export const windowOfLicense = (license: Pick<License, 'updatePolicy' | 'updatesMajor' | 'updatesUntil'>): UpdateWindow => ({
+export const windowOfLicense = (
+  license: Pick<License, 'updatePolicy' | 'updatesMajor' | 'updatesUntil'>,
+): UpdateWindow => ({
   policy: license.updatePolicy ?? 'lifetime',
   major: license.updatesMajor ?? null,
   until: license.updatesUntil ?? null,
@@ -80,7 +82,10 @@ export const windowOfLicense = (license: Pick<License, 'updatePolicy' | 'updates
 
 /** A license by id, locked for the rest of the transaction (upgrades and renewals change it under this lock). */
 export const lockLicense = async (req: PayloadRequest, id: number): Promise<License | null> => {
-  const [row] = await execute<Row>(req, sql`SELECT ${LICENSE_COLUMNS} FROM ${licenses} WHERE ${licenses.id} = ${id} FOR UPDATE`)
+  const [row] = await execute<Row>(
+    req,
+    sql`SELECT ${LICENSE_COLUMNS} FROM ${licenses} WHERE ${licenses.id} = ${id} FOR UPDATE`,
+  )
   return row ? licenseOf(row) : null
 }
 
@@ -94,16 +99,28 @@ const newestStableMajorSql = (at: string) =>
 
 /** The window a license of this plan opens at `at`, and the plan's policy: one statement. */
 export const planWindow = async (req: PayloadRequest, planId: number, at: Date): Promise<UpdateWindow> => {
-  const [row] = await execute<{ update_policy: UpdatePolicy | null; update_months: number | null; newest_major: number }>(
+  const [row] = await execute<{
+    update_policy: UpdatePolicy | null
+    update_months: number | null
+    newest_major: number
+  }>(
     req,
     sql`SELECT ${plans.updatePolicy}, ${plans.updateMonths}, ${newestStableMajorSql(at.toISOString())} AS newest_major FROM ${plans} WHERE ${plans.id} = ${planId}`,
   )
   if (!row) throw new Error(`plan ${planId} does not exist`)
-  return openingWindow({ updatePolicy: row.update_policy ?? 'lifetime', updateMonths: num(row.update_months) }, Number(row.newest_major), at)
+  return openingWindow(
+    { updatePolicy: row.update_policy ?? 'lifetime', updateMonths: num(row.update_months) },
+    Number(row.newest_major),
+    at,
+  )
 }
 
 /** The license fields that record a window. */
-export const windowFields = (window: UpdateWindow) => ({ updatePolicy: window.policy, updatesMajor: window.major, updatesUntil: window.until })
+export const windowFields = (window: UpdateWindow) => ({
+  updatePolicy: window.policy,
+  updatesMajor: window.major,
+  updatesUntil: window.until,
+})
 
 /**
  * The license of a purchase or subscription, locked for the rest of the transaction (read and lock in
@@ -127,7 +144,10 @@ export const lockLicenseOf = async (
   return row ? { license: licenseOf(row), changeDisputeOpen: row.change_dispute_open === true } : null
 }
 
-export type LicenseInsert = Pick<License, 'key' | 'email' | 'source' | 'status' | 'validUntil' | 'grantedAt' | 'revokedAt' | 'revokedReason'> & {
+export type LicenseInsert = Pick<
+  License,
+  'key' | 'email' | 'source' | 'status' | 'validUntil' | 'grantedAt' | 'revokedAt' | 'revokedReason'
+> & {
   user: number | null
   plan: number
   oneTimePurchase: number | null

@@ -45,7 +45,12 @@ export const factsForLicense = async (req: PayloadRequest, license: License): Pr
 const seatsOfSource = (source: LicenseSource): number => Math.max(1, Number(source.doc.quantity ?? 1))
 
 /** `previousSeats`: the seats the license covered before this sync (null for a new one). */
-export type SyncResult = { license: License | null; created: boolean; previousStatus: LicenseStatus | null; previousSeats: number | null }
+export type SyncResult = {
+  license: License | null
+  created: boolean
+  previousStatus: LicenseStatus | null
+  previousSeats: number | null
+}
 
 /**
  * Make the license of a purchase or subscription match its facts: create it when one is first due,
@@ -69,7 +74,9 @@ export const syncLicense = async (
   const now = at.toISOString()
   const owner = { user: relId(source.doc.user), email: source.doc.email ?? null }
   const revocation = (status: LicenseStatus, reason: string | null) =>
-    status === 'revoked' ? { revokedAt: now, revokedReason: reason } : { revokedAt: null, revokedReason: null, revokedBy: null }
+    status === 'revoked'
+      ? { revokedAt: now, revokedReason: reason }
+      : { revokedAt: null, revokedReason: null, revokedBy: null }
 
   if (!existing) {
     if (!state) return { license: null, created: false, previousStatus: null, previousSeats: null }
@@ -94,10 +101,18 @@ export const syncLicense = async (
   }
 
   const status: LicenseStatus =
-    existing.override === 'revoked' ? 'revoked' : existing.override === 'active' ? 'active' : (state?.status ?? 'expired')
-  const validUntil = existing.override === 'none' || !existing.override ? (state?.validUntil?.toISOString() ?? null) : existing.validUntil ?? null
+    existing.override === 'revoked'
+      ? 'revoked'
+      : existing.override === 'active'
+        ? 'active'
+        : (state?.status ?? 'expired')
+  const validUntil =
+    existing.override === 'none' || !existing.override
+      ? (state?.validUntil?.toISOString() ?? null)
+      : (existing.validUntil ?? null)
   const changes: Partial<License> = {}
-  if (status !== existing.status) Object.assign(changes, { status }, existing.override === 'none' ? revocation(status, state?.reason ?? null) : {})
+  if (status !== existing.status)
+    Object.assign(changes, { status }, existing.override === 'none' ? revocation(status, state?.reason ?? null) : {})
   if ((validUntil ?? null) !== (existing.validUntil ?? null)) changes.validUntil = validUntil
   if (owner.user !== null && relId(existing.user) === null) changes.user = owner.user
   // A subscription's quantity changed in the portal changes its seats; when it drops below the seats in
@@ -111,7 +126,15 @@ export const syncLicense = async (
     Object.assign(changes, { plan }, windowFields(await planWindow(req, plan, at)))
   }
   const previousSeats = existing.seats ?? 1
-  if (Object.keys(changes).length === 0) return { license: existing, created: false, previousStatus: existing.status, previousSeats }
-  const license = await payload.update({ collection: 'licenses', id: existing.id, data: changes, req, overrideAccess: true, depth: 0 })
+  if (Object.keys(changes).length === 0)
+    return { license: existing, created: false, previousStatus: existing.status, previousSeats }
+  const license = await payload.update({
+    collection: 'licenses',
+    id: existing.id,
+    data: changes,
+    req,
+    overrideAccess: true,
+    depth: 0,
+  })
   return { license, created: false, previousStatus: existing.status, previousSeats }
 }

@@ -24,7 +24,10 @@ export const describeWindow = (window: UpdateWindow): { policy: UpdatePolicy; ma
       : { policy: window.policy }
 
 /** Whether a release (its version and publication time) is inside the window. */
-export const windowCovers = (window: UpdateWindow, release: { version: string; publishedAt: string | Date }): boolean => {
+export const windowCovers = (
+  window: UpdateWindow,
+  release: { version: string; publishedAt: string | Date },
+): boolean => {
   switch (window.policy) {
     case 'lifetime':
       return true
@@ -79,7 +82,12 @@ export const openingWindow = (plan: PlanUpdatePolicy, newestMajor: number, now: 
  * was), `months` adds the plan's months to the later of now and the current end. A `lifetime` window
  * has nothing to renew (the caller refuses it before).
  */
-export const renewedWindow = (window: UpdateWindow, plan: PlanUpdatePolicy, newestMajor: number, now: Date): UpdateWindow => {
+export const renewedWindow = (
+  window: UpdateWindow,
+  plan: PlanUpdatePolicy,
+  newestMajor: number,
+  now: Date,
+): UpdateWindow => {
   switch (window.policy) {
     case 'lifetime':
       return window
@@ -98,8 +106,10 @@ export const renewedWindow = (window: UpdateWindow, plan: PlanUpdatePolicy, newe
  * window covers everything; a `major` or `months` window that still covers every release has nothing
  * to renew yet).
  */
-export const renewalOpensSomething = (window: UpdateWindow, releases: { version: string; publishedAt: string | Date }[]): boolean =>
-  releases.some((release) => semver.prerelease(release.version) === null && !windowCovers(window, release))
+export const renewalOpensSomething = (
+  window: UpdateWindow,
+  releases: { version: string; publishedAt: string | Date }[],
+): boolean => releases.some((release) => semver.prerelease(release.version) === null && !windowCovers(window, release))
 
 /** The window in a customer's words, for the dashboard and the emails. */
 export const windowInWords = (window: UpdateWindow): string => {

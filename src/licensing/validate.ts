@@ -32,7 +32,15 @@ export type LicenseValidation = {
   limitsActivations: boolean
 }
 
-const NOT_FOUND: LicenseValidation = { code: 'NOT_FOUND', key: null, plan: null, features: [], validUntil: null, updates: null, limitsActivations: false }
+const NOT_FOUND: LicenseValidation = {
+  code: 'NOT_FOUND',
+  key: null,
+  plan: null,
+  features: [],
+  validUntil: null,
+  updates: null,
+  limitsActivations: false,
+}
 
 /** Longer than any key with room for stray spaces: anything longer is malformed without more work. */
 const MAX_KEY_LENGTH = 64
@@ -50,7 +58,10 @@ export const lookupKey = (raw: string): string => {
  * Why a license is or is not valid now. Every status is mapped explicitly; an active license past its
  * validity end (a lapse the scheduled job has not marked yet) is already EXPIRED.
  */
-export const validationCodeOf = (license: { status: LicenseStatus; validUntil?: string | null }, now: Date): ValidationCode => {
+export const validationCodeOf = (
+  license: { status: LicenseStatus; validUntil?: string | null },
+  now: Date,
+): ValidationCode => {
   switch (license.status) {
     case 'active':
       return license.validUntil && new Date(license.validUntil).getTime() <= now.getTime() ? 'EXPIRED' : 'VALID'
@@ -90,7 +101,12 @@ const LAST_VALIDATED_EVERY_MS = 3600 * 1000
  * activation limit and the fingerprint's live activation joined in (and, at most hourly per
  * activation, a second one recording when it was last validated).
  */
-export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: Date = new Date(), fingerprint?: string): Promise<LicenseValidation> => {
+export const validateLicenseKey = async (
+  req: PayloadRequest,
+  raw: string,
+  now: Date = new Date(),
+  fingerprint?: string,
+): Promise<LicenseValidation> => {
   const [license] = await execute<ValidationRow>(
     req,
     sql`SELECT ${licenses.key}, ${licenses.status}, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${plans.slug},
@@ -108,7 +124,8 @@ export const validateLicenseKey = async (req: PayloadRequest, raw: string, now: 
   const standing = validationCodeOf({ status: license.status, validUntil }, now)
   // A plan with an activation limit validates only an activated installation.
   const limited = license.max_activations !== null && license.max_activations !== undefined
-  const code: ValidationCode = standing === 'VALID' && limited && license.activation_id === null ? 'NO_ACTIVATION' : standing
+  const code: ValidationCode =
+    standing === 'VALID' && limited && license.activation_id === null ? 'NO_ACTIVATION' : standing
   if (code === 'VALID' && license.activation_id !== null) {
     const last = license.last_validated_at ? new Date(license.last_validated_at).getTime() : 0
     if (now.getTime() - last >= LAST_VALIDATED_EVERY_MS) {

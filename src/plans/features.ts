@@ -2,15 +2,7 @@
  * The feature keys: the one list that plans, entitlement checks and access rules share.
  * Adding a key here adds it to the plans' `featureAccess` options (and needs a migration).
  */
-export const FEATURE_KEYS = [
-  'basic',
-  'templates',
-  'support',
-  'api',
-  'analytics',
-  'custom_domain',
-  'advanced',
-] as const
+export const FEATURE_KEYS = ['basic', 'templates', 'support', 'api', 'analytics', 'custom_domain', 'advanced'] as const
 
 export type FeatureKey = (typeof FEATURE_KEYS)[number]
 

@@ -10,7 +10,11 @@ export const PLAN_CURRENCY = 'USD'
 
 /** "$149", "$29": Intl's currency format, without cents when the amount is whole. */
 export const formatMoney = (amount: number, currency = PLAN_CURRENCY): string =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency, maximumFractionDigits: Number.isInteger(amount) ? 0 : 2 }).format(amount)
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    maximumFractionDigits: Number.isInteger(amount) ? 0 : 2,
+  }).format(amount)
 
 /**
  * An amount in the currency's minor unit, as the processor counts it (cents; but yen have none and
@@ -18,9 +22,12 @@ export const formatMoney = (amount: number, currency = PLAN_CURRENCY): string =>
  */
 export const formatMinorAmount = (amount: number, currency: string, options: { keepZeros?: boolean } = {}): string => {
   const code = currency.toUpperCase()
-  const digits = new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2
+  const digits =
+    new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2
   const major = amount / 10 ** digits
-  return options.keepZeros ? new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).format(major) : formatMoney(major, code)
+  return options.keepZeros
+    ? new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).format(major)
+    : formatMoney(major, code)
 }
 
 /** What paying yearly saves against twelve months, in whole percent; null when it saves nothing. */

@@ -20,7 +20,8 @@ declare module '../config/runtime' {
 }
 
 /** Expire the pricing table's cached plans (src/cache/expire.ts). */
-const revalidatePlans = (payload: Payload): void => expireTag(payload, optionalRuntimeOf(payload, 'catalog')?.revalidate, PLANS_TAG)
+const revalidatePlans = (payload: Payload): void =>
+  expireTag(payload, optionalRuntimeOf(payload, 'catalog')?.revalidate, PLANS_TAG)
 
 /** Every change to a plan (created, edited, deactivated, deleted) expires the cached plans: afterChange and afterDelete. */
 export const expirePlans: CollectionAfterChangeHook<Plan> & CollectionAfterDeleteHook<Plan> = ({ doc, req }) => {

@@ -12,7 +12,9 @@ export type RunningChild = { done: Promise<void>; stop: () => Promise<void> }
  */
 export const childScript = (name: string, form: 'source' | 'compiled', moduleUrl: string = import.meta.url): string => {
   const here = path.dirname(fileURLToPath(moduleUrl))
-  return form === 'source' ? path.resolve(here, '../../scripts', `${name}.ts`) : path.resolve(here, '../scripts', `${name}.mjs`)
+  return form === 'source'
+    ? path.resolve(here, '../../scripts', `${name}.ts`)
+    : path.resolve(here, '../scripts', `${name}.mjs`)
 }
 
 /**
@@ -25,7 +27,10 @@ export const childScript = (name: string, form: 'source' | 'compiled', moduleUrl
 export const runChild = (name: string): RunningChild => {
   const underTsx = process.execArgv.some((arg) => arg.includes('tsx'))
   const script = childScript(name, underTsx ? 'source' : 'compiled')
-  const child: ChildProcess = spawn(process.execPath, [...process.execArgv, script], { stdio: 'inherit', env: process.env })
+  const child: ChildProcess = spawn(process.execPath, [...process.execArgv, script], {
+    stdio: 'inherit',
+    env: process.env,
+  })
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.once('error', reject)
     child.once('exit', (code, signal) => resolve({ code, signal }))

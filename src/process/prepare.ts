@@ -28,7 +28,10 @@ export const prepareProcess = async (name: string): Promise<PreparedProcess> => 
   // The service runs offline by default; Next's telemetry would only try the network.
   process.env.NEXT_TELEMETRY_DISABLED ??= '1'
   const envFileErrors: unknown[][] = []
-  nextEnv.loadEnvConfig(process.cwd(), dev, { info: () => undefined, error: (...args: unknown[]) => envFileErrors.push(args) })
+  nextEnv.loadEnvConfig(process.cwd(), dev, {
+    info: () => undefined,
+    error: (...args: unknown[]) => envFileErrors.push(args),
+  })
 
   const { logger: root, sendProcessOutputToLogger } = await import('../log')
   const logger = root.child({ name })

@@ -23,17 +23,28 @@ export type StartCommand = {
  * setting elsewhere.
  */
 export const startCommand = (root: string): StartCommand => {
-  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>
+  }
   const script = manifest.scripts?.start ?? ''
   const words = script.trim().split(/\s+/)
   const node = words.indexOf('node')
   const server = words.indexOf(BUILT_SERVER)
   const nodeArgs = node >= 0 && server > node ? words.slice(node + 1, server) : null
   const assignments = node >= 0 ? words.slice(0, node).filter((word) => word !== 'exec') : null
-  if (!nodeArgs || nodeArgs.some((word) => !word.startsWith('--')) || !assignments || assignments.some((word) => !/^[A-Z_][A-Z0-9_]*=\S+$/.test(word))) {
-    throw new Error(`package.json's start script is not "NAME=value … exec node <--flags> ${BUILT_SERVER}": ${JSON.stringify(script)}`)
+  if (
+    !nodeArgs ||
+    nodeArgs.some((word) => !word.startsWith('--')) ||
+    !assignments ||
+    assignments.some((word) => !/^[A-Z_][A-Z0-9_]*=\S+$/.test(word))
+  ) {
+    throw new Error(
+      `package.json's start script is not "NAME=value … exec node <--flags> ${BUILT_SERVER}": ${JSON.stringify(script)}`,
+    )
   }
-  const env = Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]))
+  const env = Object.fromEntries(
+    assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  )
   return { env, nodeArgs }
 }
 
@@ -44,4 +55,7 @@ export const startNodeArgs = (root: string): string[] => startCommand(root).node
  * The environment of a built server started as `npm start` starts it: `env` with the start script's
  * own variables over it (the script sets them whatever the caller's environment says).
  */
-export const startEnv = (root: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...env, ...startCommand(root).env })
+export const startEnv = (root: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+  ...env,
+  ...startCommand(root).env,
+})

@@ -10,14 +10,16 @@ const brotli = promisify(zlib.brotliCompress)
 const gzip = promisify(zlib.gzip)
 
 /** What is worth compressing: pages, RSC payloads, JSON, scripts, styles, feeds, SVG. */
-const COMPRESSIBLE = /^(?:text\/|application\/(?:json|javascript|xml|rss\+xml|atom\+xml|manifest\+json)|image\/svg\+xml)/i
+const COMPRESSIBLE =
+  /^(?:text\/|application\/(?:json|javascript|xml|rss\+xml|atom\+xml|manifest\+json)|image\/svg\+xml)/i
 /** Bodies under this go as they are (the compression package's own threshold). */
 const MIN_BYTES = 1024
 /** Pages kept compressed, and the largest page kept: at most 128 x 512 KiB, far less in practice. */
 const MEMO_ENTRIES = 128
 const MEMO_MAX_BYTES = 512 * 1024
 /** A response any cache may keep: no `private`, `no-store` or `no-transform`, and a Cache-Control at all. */
-const SHARED = (cacheControl: unknown) => typeof cacheControl === 'string' && !/\b(?:private|no-store|no-transform)\b/i.test(cacheControl)
+const SHARED = (cacheControl: unknown) =>
+  typeof cacheControl === 'string' && !/\b(?:private|no-store|no-transform)\b/i.test(cacheControl)
 
 export type CompressionStats = { memoHits: number; memoMisses: number }
 
@@ -32,7 +34,8 @@ const carriesCredentials = (req: Request): boolean =>
  * (BREACH), so it leaves as it is. Public pages, signed-out visitors' pages and every shared-cacheable
  * answer (assets, the cached storefront) are still compressed.
  */
-const isPersonal = (req: Request, res: Response): boolean => carriesCredentials(req) && !SHARED(res.getHeader('cache-control'))
+const isPersonal = (req: Request, res: Response): boolean =>
+  carriesCredentials(req) && !SHARED(res.getHeader('cache-control'))
 
 /**
  * Compression of every response (brotli or gzip, as the client accepts), in two layers:
@@ -50,7 +53,9 @@ const isPersonal = (req: Request, res: Response): boolean => carriesCredentials(
  * 4) and 5 for kept pages. Already encoded answers, `no-transform`, zip archives and images pass as
  * they are.
  */
-export const createCompression = (options: { memoEntries?: number } = {}): { handlers: RequestHandler[]; stats: CompressionStats } => {
+export const createCompression = (
+  options: { memoEntries?: number } = {},
+): { handlers: RequestHandler[]; stats: CompressionStats } => {
   const stats: CompressionStats = { memoHits: 0, memoMisses: 0 }
   const memo = new LRUCache<string, Promise<Buffer>>({ max: options.memoEntries ?? MEMO_ENTRIES })
 
@@ -61,13 +66,16 @@ export const createCompression = (options: { memoEntries?: number } = {}): { han
 
   const encode = (encoding: 'br' | 'gzip', body: Buffer) =>
     encoding === 'br'
-      ? brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
+      ? brotli(body, {
+          params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+        })
       : gzip(body, { level: 6 })
 
   const whole = (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET') return next()
     // Brotli whenever the client takes it, whatever order it lists its encodings in (as the compression package).
-    const encoding = req.acceptsEncodings('br') === 'br' ? 'br' : req.acceptsEncodings('gzip') === 'gzip' ? 'gzip' : null
+    const encoding =
+      req.acceptsEncodings('br') === 'br' ? 'br' : req.acceptsEncodings('gzip') === 'gzip' ? 'gzip' : null
     if (!encoding) return next()
     let wrote = false
     // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called back with the response as `this`
@@ -79,7 +87,10 @@ export const createCompression = (options: { memoEntries?: number } = {}): { han
     // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called back with the response as `this`
     const end = res.end
     res.end = function (this: Response, chunk?: unknown, encodingOrCallback?: unknown, callback?: unknown) {
-      const body = typeof chunk === 'string' ? Buffer.from(chunk, typeof encodingOrCallback === 'string' ? (encodingOrCallback as BufferEncoding) : 'utf8') : chunk
+      const body =
+        typeof chunk === 'string'
+          ? Buffer.from(chunk, typeof encodingOrCallback === 'string' ? (encodingOrCallback as BufferEncoding) : 'utf8')
+          : chunk
       const done = typeof encodingOrCallback === 'function' ? encodingOrCallback : callback
       if (
         wrote ||
@@ -92,7 +103,10 @@ export const createCompression = (options: { memoEntries?: number } = {}): { han
         !COMPRESSIBLE.test(String(res.getHeader('content-type') ?? '')) ||
         !SHARED(res.getHeader('cache-control'))
       ) {
-        return (end as (...args: unknown[]) => Response).apply(this, [chunk, encodingOrCallback, callback].filter((arg) => arg !== undefined))
+        return (end as (...args: unknown[]) => Response).apply(
+          this,
+          [chunk, encodingOrCallback, callback].filter((arg) => arg !== undefined),
+        )
       }
       const key = `${encoding}:${crypto.createHash('sha256').update(body).digest('base64')}`
       let compressed = memo.get(key)

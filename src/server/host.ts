@@ -81,7 +81,9 @@ const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
  */
 const setClientAddress = (trusted: BlockList) => (req: Request, _res: Response, next: NextFunction) => {
   delete req.headers[CLIENT_ADDRESS_HEADER]
-  req.rawHeaders = req.rawHeaders.filter((_value, index, raw) => raw[index - (index % 2)]!.toLowerCase() !== CLIENT_ADDRESS_HEADER)
+  req.rawHeaders = req.rawHeaders.filter(
+    (_value, index, raw) => raw[index - (index % 2)]!.toLowerCase() !== CLIENT_ADDRESS_HEADER,
+  )
   const address = resolveClientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted)
   if (address) {
     req.headers[CLIENT_ADDRESS_HEADER] = address
@@ -105,7 +107,11 @@ const refuse = (req: http.IncomingMessage, res: http.ServerResponse, limit: numb
     socket.destroy()
     return
   }
-  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' })
+  res.writeHead(413, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'close',
+  })
   res.end(JSON.stringify(errorBody('payload_too_large', `Request bodies are limited to ${limit} bytes.`)))
   const ignore = () => res
   Object.assign(res, {
@@ -185,7 +191,8 @@ const restorable = (pages: readonly string[]) => {
     const writeHead = res.writeHead
     res.writeHead = function (this: Response, ...args: Parameters<typeof writeHead>) {
       const value = res.getHeader('cache-control')
-      if (typeof value === 'string' && /\bno-store\b/i.test(value)) res.setHeader('cache-control', RESTORABLE_CACHE_CONTROL)
+      if (typeof value === 'string' && /\bno-store\b/i.test(value))
+        res.setHeader('cache-control', RESTORABLE_CACHE_CONTROL)
       return writeHead.apply(this, args)
     } as typeof writeHead
     next()
@@ -245,7 +252,9 @@ const identifyRequests = (log: HostLogger) => (req: Request, res: Response, next
   const incoming = req.headers[REQUEST_ID_HEADER]
   const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
   req.headers[REQUEST_ID_HEADER] = requestId
-  req.rawHeaders = req.rawHeaders.filter((_value, index, raw) => raw[index - (index % 2)]!.toLowerCase() !== REQUEST_ID_HEADER)
+  req.rawHeaders = req.rawHeaders.filter(
+    (_value, index, raw) => raw[index - (index % 2)]!.toLowerCase() !== REQUEST_ID_HEADER,
+  )
   req.rawHeaders.push(REQUEST_ID_HEADER, requestId)
   res.setHeader(REQUEST_ID_HEADER, requestId)
   const started = performance.now()
@@ -335,7 +344,14 @@ export const createHost = (options: HostOptions): Host => {
         enableBrotli: true,
         orderPreference: ['br', 'gz'],
         index: false,
-        serveStatic: { immutable: true, maxAge: '1y', index: false, redirect: false, dotfiles: 'ignore', fallthrough: true },
+        serveStatic: {
+          immutable: true,
+          maxAge: '1y',
+          index: false,
+          redirect: false,
+          dotfiles: 'ignore',
+          fallthrough: true,
+        },
       }),
     )
   }

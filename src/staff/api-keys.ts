@@ -21,7 +21,14 @@ export const revokeApiKeyByStaff = (req: PayloadRequest, id: number, reason: str
     if (!row) throw new ServiceError(404, 'api_key_not_found', 'There is no API key with this id.')
     if (row.revoked_at) throw new ServiceError(409, 'api_key_already_revoked', 'This API key is revoked already.')
     const revokedAt = new Date().toISOString()
-    await tx.payload.update({ collection: 'api_keys', id, data: { revokedAt }, depth: 0, req: tx, overrideAccess: true })
+    await tx.payload.update({
+      collection: 'api_keys',
+      id,
+      data: { revokedAt },
+      depth: 0,
+      req: tx,
+      overrideAccess: true,
+    })
     const auditLogId = await recordAudit(tx, {
       action: 'api_key.revoke',
       targetCollection: 'api_keys',
@@ -30,6 +37,9 @@ export const revokeApiKeyByStaff = (req: PayloadRequest, id: number, reason: str
       before: { revokedAt: null },
       after: { revokedAt },
     })
-    req.payload.logger.info({ event: 'api_key_revoked', apiKeyId: id, by: 'staff', auditLogId }, 'API key revoked by staff')
+    req.payload.logger.info(
+      { event: 'api_key_revoked', apiKeyId: id, by: 'staff', auditLogId },
+      'API key revoked by staff',
+    )
     return { apiKey: { id, prefix: row.prefix, revokedAt }, auditLogId }
   })

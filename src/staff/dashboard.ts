@@ -1,12 +1,26 @@
 import { createLocalReq, type Payload } from 'payload'
 
-import { downloads, licenses, payment_history, plans, processor_events, template_downloads } from '../db/schema.generated'
+import {
+  downloads,
+  licenses,
+  payment_history,
+  plans,
+  processor_events,
+  template_downloads,
+} from '../db/schema.generated'
 import { columnList, execute, sql } from '../db/transaction'
 
 /** Sales of one currency: amounts in the currency's minor unit (cents), as the processor sends them. */
 type CurrencySales = { currency: string; payments: number; gross: number; refunded: number; net: number }
 type PlanLicenses = { planId: number; plan: string; name: string; active: number }
-type FailedEvent = { id: number; eventId: string; type: string; attempts: number; lastError: string | null; receivedAt: string }
+type FailedEvent = {
+  id: number
+  eventId: string
+  type: string
+  attempts: number
+  lastError: string | null
+  receivedAt: string
+}
 
 export type DashboardData = {
   sales: { since: string; byCurrency: CurrencySales[] }
@@ -28,7 +42,8 @@ export const startOfWeek = (now: Date): Date => {
   return new Date(midnight - daysSinceMonday * DAY_MS)
 }
 
-const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString())
+const iso = (value: unknown): string =>
+  value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString()
 
 /**
  * The admin dashboard's numbers, four aggregate queries at once: succeeded payments of the last 30
@@ -67,7 +82,15 @@ export const staffDashboardData = async (payload: Payload, now = new Date()): Pr
           (SELECT count(*) FROM ${template_downloads}
             WHERE ${template_downloads.createdAt} >= ${weekStart}::timestamptz AND ${template_downloads.createdAt} <= ${at}::timestamptz) AS templates`,
     ),
-    execute<{ id: number; event_id: string; type: string; attempts: string | number | null; last_error: string | null; received_at: Date | string; total: string }>(
+    execute<{
+      id: number
+      event_id: string
+      type: string
+      attempts: string | number | null
+      last_error: string | null
+      received_at: Date | string
+      total: string
+    }>(
       req,
       sql`SELECT ${columnList(processor_events.id, processor_events.eventId, processor_events.type, processor_events.attempts, processor_events.lastError, processor_events.receivedAt)},
           count(*) OVER () AS total
@@ -75,7 +98,12 @@ export const staffDashboardData = async (payload: Payload, now = new Date()): Pr
         ORDER BY ${processor_events.receivedAt} DESC, ${processor_events.id} DESC LIMIT ${FAILED_EVENTS_SHOWN}`,
     ),
   ])
-  const byPlan = activeByPlan.map((row) => ({ planId: Number(row.id), plan: row.plan, name: row.name, active: Number(row.active) }))
+  const byPlan = activeByPlan.map((row) => ({
+    planId: Number(row.id),
+    plan: row.plan,
+    name: row.name,
+    active: Number(row.active),
+  }))
   return {
     sales: {
       since: salesSince,
@@ -86,7 +114,11 @@ export const staffDashboardData = async (payload: Payload, now = new Date()): Pr
       }),
     },
     licenses: { byPlan, total: byPlan.reduce((sum, row) => sum + row.active, 0) },
-    downloads: { since: weekStart, releases: Number(weekDownloads[0]?.releases ?? 0), templates: Number(weekDownloads[0]?.templates ?? 0) },
+    downloads: {
+      since: weekStart,
+      releases: Number(weekDownloads[0]?.releases ?? 0),
+      templates: Number(weekDownloads[0]?.templates ?? 0),
+    },
     failedEvents: {
       total: Number(failed[0]?.total ?? 0),
       latest: failed.map((row) => ({

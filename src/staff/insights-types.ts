@@ -18,7 +18,14 @@ export type LicensesRow = { day: string; plan: string; planName: string; created
 /** Subscriptions active at the end of the day, and their monthly recurring revenue (yearly prices / 12). */
 export type SubscriptionsRow = { day: string; currency: string; active: number; mrr: number }
 /** Refunds and disputes opened on the day: how many and how much. */
-export type RefundsRow = { day: string; currency: string; refunds: number; refunded: number; disputes: number; disputed: number }
+export type RefundsRow = {
+  day: string
+  currency: string
+  refunds: number
+  refunded: number
+  disputes: number
+  disputed: number
+}
 /** The checkout funnel on the day: pricing viewed, checkout started, paid. */
 export type FunnelRow = { day: string; pricingViewed: number; checkoutStarted: number; paid: number }
 /** Release downloads on the day, per release version. */

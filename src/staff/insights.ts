@@ -1,6 +1,16 @@
 import { createLocalReq, type Payload } from 'payload'
 
-import { analytics_events, downloads, license_changes, licenses, one_time_purchases, payment_history, plans, releases, user_subscriptions } from '../db/schema.generated'
+import {
+  analytics_events,
+  downloads,
+  license_changes,
+  licenses,
+  one_time_purchases,
+  payment_history,
+  plans,
+  releases,
+  user_subscriptions,
+} from '../db/schema.generated'
 import { execute, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
 import { PLAN_CURRENCY } from '../plans/format'
@@ -47,7 +57,8 @@ export const parseInsightRange = (from: string, to: string): { from: string; to:
   if (!start) throw new ServiceError(400, 'invalid_request', 'from: give a day as YYYY-MM-DD.')
   if (!end) throw new ServiceError(400, 'invalid_request', 'to: give a day as YYYY-MM-DD.')
   if (end < start) throw new ServiceError(400, 'invalid_request', 'to: the range ends before it starts.')
-  if (daysBetween(start, end) > MAX_INSIGHT_DAYS) throw new ServiceError(400, 'invalid_request', `The range covers at most ${MAX_INSIGHT_DAYS} days.`)
+  if (daysBetween(start, end) > MAX_INSIGHT_DAYS)
+    throw new ServiceError(400, 'invalid_request', `The range covers at most ${MAX_INSIGHT_DAYS} days.`)
   return { from, to }
 }
 
@@ -168,20 +179,37 @@ export const loadInsights = async (payload: Payload, range: { from: string; to: 
       const refunded = num(row.refunded)
       return { day: row.day, currency: row.currency, paid, refunded, net: paid - refunded }
     }),
-    licenses: licensesRows.map((row): LicensesRow => ({ day: row.day, plan: row.plan, planName: row.plan_name, created: num(row.created) })),
-    subscriptions: subscriptions.map((row): SubscriptionsRow => ({ day: row.day, currency: row.currency, active: num(row.active), mrr: num(row.mrr) })),
-    refunds: refunds.map(
-      (row): RefundsRow => ({
-        day: row.day,
-        currency: row.currency,
-        refunds: num(row.refunds),
-        refunded: num(row.refunded),
-        disputes: num(row.disputes),
-        disputed: num(row.disputed),
-      }),
-    ),
-    funnel: funnel.map((row): FunnelRow => ({ day: row.day, pricingViewed: num(row.pricing_viewed), checkoutStarted: num(row.checkout_started), paid: num(row.paid) })),
-    downloads: downloadRows.map((row): DownloadsRow => ({ day: row.day, release: row.release, downloads: num(row.downloads) })),
+    licenses: licensesRows.map((row): LicensesRow => ({
+      day: row.day,
+      plan: row.plan,
+      planName: row.plan_name,
+      created: num(row.created),
+    })),
+    subscriptions: subscriptions.map((row): SubscriptionsRow => ({
+      day: row.day,
+      currency: row.currency,
+      active: num(row.active),
+      mrr: num(row.mrr),
+    })),
+    refunds: refunds.map((row): RefundsRow => ({
+      day: row.day,
+      currency: row.currency,
+      refunds: num(row.refunds),
+      refunded: num(row.refunded),
+      disputes: num(row.disputes),
+      disputed: num(row.disputed),
+    })),
+    funnel: funnel.map((row): FunnelRow => ({
+      day: row.day,
+      pricingViewed: num(row.pricing_viewed),
+      checkoutStarted: num(row.checkout_started),
+      paid: num(row.paid),
+    })),
+    downloads: downloadRows.map((row): DownloadsRow => ({
+      day: row.day,
+      release: row.release,
+      downloads: num(row.downloads),
+    })),
   }
 }
 
@@ -283,14 +311,17 @@ export const insightsCsv = (insights: Insights, series: InsightSeries): string =
   const keyOf = (row: Record<string, string | number>) => JSON.stringify(keys.map((key) => row[key]))
   // The funnel has no key: one group, so every day has its row.
   const seen = new Map<string, Record<string, string | number>>(keys.length === 0 ? [[keyOf({}), {}]] : [])
-  for (const row of rows) if (!seen.has(keyOf(row))) seen.set(keyOf(row), Object.fromEntries(keys.map((key) => [key, row[key]!])))
+  for (const row of rows)
+    if (!seen.has(keyOf(row))) seen.set(keyOf(row), Object.fromEntries(keys.map((key) => [key, row[key]!])))
   const groups = [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   const byDayAndKey = new Map(rows.map((row) => [`${row.day} ${keyOf(row)}`, row]))
   const lines = [columns.join(',')]
   for (const day of insights.days) {
     for (const [key, values] of groups) {
       const row = byDayAndKey.get(`${day} ${key}`)
-      lines.push(columns.map((column) => csvCell(column === 'day' ? day : (row?.[column] ?? values[column] ?? 0))).join(','))
+      lines.push(
+        columns.map((column) => csvCell(column === 'day' ? day : (row?.[column] ?? values[column] ?? 0))).join(','),
+      )
     }
   }
   return `${lines.join('\r\n')}\r\n`

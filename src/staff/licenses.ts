@@ -25,11 +25,18 @@ const lockedLicense = async (tx: PayloadRequest, id: number): Promise<License> =
  * follows, the licensing hooks write the audit row and the analytics event), with the reason given.
  * Revoking a revoked license or restoring an active one changes nothing and answers 409.
  */
-export const overrideLicense = (req: PayloadRequest, id: number, override: 'revoked' | 'active', reason: string): Promise<LicenseActionResult> =>
+export const overrideLicense = (
+  req: PayloadRequest,
+  id: number,
+  override: 'revoked' | 'active',
+  reason: string,
+): Promise<LicenseActionResult> =>
   inStaffTransaction(req, async (tx) => {
     const license = await lockedLicense(tx, id)
-    if (override === 'revoked' && license.status === 'revoked') throw new ServiceError(409, 'license_already_revoked', 'This license is revoked already.')
-    if (override === 'active' && license.status === 'active') throw new ServiceError(409, 'license_already_active', 'This license is active already.')
+    if (override === 'revoked' && license.status === 'revoked')
+      throw new ServiceError(409, 'license_already_revoked', 'This license is revoked already.')
+    if (override === 'active' && license.status === 'active')
+      throw new ServiceError(409, 'license_already_active', 'This license is active already.')
     const action: StaffActionContext = {}
     const updated = await tx.payload.update({
       collection: 'licenses',
@@ -55,13 +62,33 @@ export const resendLicenseEmail = (req: PayloadRequest, id: number, reason: stri
     await lockKey(tx, `license-email:${id}`)
     const license = await lockedLicense(tx, id)
     if (license.status !== 'active') {
-      throw new ServiceError(409, 'license_not_active', `This license is ${license.status}: its key opens nothing, so it is not sent again.`)
+      throw new ServiceError(
+        409,
+        'license_not_active',
+        `This license is ${license.status}: its key opens nothing, so it is not sent again.`,
+      )
     }
     const userId = relationId(license.user)
-    const owner = userId ? await tx.payload.findByID({ collection: 'users', id: userId, depth: 0, req: tx, overrideAccess: true, disableErrors: true }) : null
+    const owner = userId
+      ? await tx.payload.findByID({
+          collection: 'users',
+          id: userId,
+          depth: 0,
+          req: tx,
+          overrideAccess: true,
+          disableErrors: true,
+        })
+      : null
     const to = owner?.email ?? license.email
     if (!to) throw new ServiceError(409, 'no_recipient', 'This license has neither a user nor an email to send it to.')
-    await tx.payload.update({ collection: 'licenses', id, data: { emailSentAt: null }, depth: 0, req: tx, overrideAccess: true })
+    await tx.payload.update({
+      collection: 'licenses',
+      id,
+      data: { emailSentAt: null },
+      depth: 0,
+      req: tx,
+      overrideAccess: true,
+    })
     await tx.payload.jobs.queue({ task: 'sendLicenseEmail', input: { licenseId: id }, req: tx })
     const auditLogId = await recordAudit(tx, {
       action: 'license.resend_email',

@@ -11,7 +11,10 @@ import { inStaffTransaction, recordAudit } from './audit'
  */
 export const revokeSeatByStaff = (req: PayloadRequest, seatId: number, reason: string) =>
   inStaffTransaction(req, async (tx) => {
-    const { changed, seat } = await endSeat(tx, null, seatId, { by: 'staff', userId: typeof req.user?.id === 'number' ? req.user.id : null })
+    const { changed, seat } = await endSeat(tx, null, seatId, {
+      by: 'staff',
+      userId: typeof req.user?.id === 'number' ? req.user.id : null,
+    })
     if (!changed) throw new ServiceError(409, 'seat_already_revoked', 'This seat is revoked already.')
     const auditLogId = await recordAudit(tx, {
       action: 'seat.revoke',

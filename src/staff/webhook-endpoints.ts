@@ -10,7 +10,8 @@ import { eventBody, newEventId } from '../webhooks/emit'
 import { PREVIOUS_SECRET_TTL_MS, TEST_EVENT_TYPE } from '../webhooks/events'
 import { currentSecret, generateSigningSecret, sealSecret } from '../webhooks/secrets'
 
-const endpointNotFound = () => new ServiceError(404, 'webhook_endpoint_not_found', 'There is no webhook endpoint with this id.')
+const endpointNotFound = () =>
+  new ServiceError(404, 'webhook_endpoint_not_found', 'There is no webhook endpoint with this id.')
 
 const withActor = <T>(req: PayloadRequest, work: (tx: PayloadRequest) => Promise<T>) =>
   inTransaction(req.payload, (tx) => {
@@ -34,9 +35,20 @@ export const revealSecret = (req: PayloadRequest, id: number): Promise<{ secret:
     if (!row?.secret) {
       const [exists] = await execute(tx, sql`SELECT 1 FROM ${webhook_endpoints} WHERE ${webhook_endpoints.id} = ${id}`)
       if (!exists) throw endpointNotFound()
-      throw new ServiceError(409, 'secret_already_shown', 'This secret was shown once already. Rotate it to get a new one.')
+      throw new ServiceError(
+        409,
+        'secret_already_shown',
+        'This secret was shown once already. Rotate it to get a new one.',
+      )
     }
-    await recordAudit(tx, { action: 'webhook_endpoint.reveal_secret', targetCollection: 'webhook_endpoints', targetId: String(id), reason: null, before: null, after: null })
+    await recordAudit(tx, {
+      action: 'webhook_endpoint.reveal_secret',
+      targetCollection: 'webhook_endpoints',
+      targetId: String(id),
+      reason: null,
+      before: null,
+      after: null,
+    })
     return { secret: currentSecret(tx.payload.secret, { secretSealed: row.secret })! }
   })
 
@@ -44,7 +56,10 @@ export const revealSecret = (req: PayloadRequest, id: number): Promise<{ secret:
  * A new signing secret, shown once. The one before it keeps signing for 24 hours beside it (each
  * delivery carries both signatures), so a receiver switches without losing an event.
  */
-export const rotateSecret = (req: PayloadRequest, id: number): Promise<{ secret: string; previousSecretExpiresAt: string }> =>
+export const rotateSecret = (
+  req: PayloadRequest,
+  id: number,
+): Promise<{ secret: string; previousSecretExpiresAt: string }> =>
   withActor(req, async (tx) => {
     const secret = generateSigningSecret()
     const expires = new Date(Date.now() + PREVIOUS_SECRET_TTL_MS)
@@ -92,7 +107,10 @@ export const sendTestEvent = async (req: PayloadRequest, id: number, options: De
       eventId,
       type: TEST_EVENT_TYPE,
       sourceKey: `test:${eventId}`,
-      body: eventBody(TEST_EVENT_TYPE, new Date(), { endpointId: endpoint.id, message: 'A test event sent from the admin. It reports no change.' }),
+      body: eventBody(TEST_EVENT_TYPE, new Date(), {
+        endpointId: endpoint.id,
+        message: 'A test event sent from the admin. It reports no change.',
+      }),
     },
     overrideAccess: true,
     depth: 0,
@@ -103,13 +121,27 @@ export const sendTestEvent = async (req: PayloadRequest, id: number, options: De
 /** "Send again": the delivery's event, with its id, to its endpoint once more, now. */
 export const sendAgain = async (req: PayloadRequest, deliveryId: number, options: DeliveryOptions) => {
   const notFound = new ServiceError(404, 'webhook_delivery_not_found', 'There is no webhook delivery with this id.')
-  const delivery = await req.payload.findByID({ collection: 'webhook_deliveries', id: deliveryId, depth: 0, overrideAccess: true, disableErrors: true })
+  const delivery = await req.payload.findByID({
+    collection: 'webhook_deliveries',
+    id: deliveryId,
+    depth: 0,
+    overrideAccess: true,
+    disableErrors: true,
+  })
   if (!delivery) throw notFound
   const endpointId = typeof delivery.endpoint === 'object' ? delivery.endpoint?.id : delivery.endpoint
   const eventRowId = typeof delivery.event === 'object' ? delivery.event.id : delivery.event
   const endpoint = endpointId ? await findEndpoint(req.payload, endpointId) : null
-  if (!endpoint) throw new ServiceError(409, 'webhook_endpoint_deleted', 'This delivery\'s endpoint was deleted: there is nowhere to send it.')
+  if (!endpoint)
+    throw new ServiceError(
+      409,
+      'webhook_endpoint_deleted',
+      "This delivery's endpoint was deleted: there is nowhere to send it.",
+    )
   const event = await findEvent(req.payload, eventRowId)
   if (!event) throw notFound
-  return { eventId: event.eventId, delivery: deliveryView(await deliverNow(req.payload, event, endpoint, 'manual', options)) }
+  return {
+    eventId: event.eventId,
+    delivery: deliveryView(await deliverNow(req.payload, event, endpoint, 'manual', options)),
+  }
 }

@@ -106,7 +106,10 @@ const startDevelopmentOAuth = async (env: ServiceEnv) => {
  * OAuth clients, repository token), each announced with `log`; the closers stop them. server.ts
  * imports this module only outside production, so the production bundle does not contain it.
  */
-export const startDevelopmentStandIns = async (env: ServiceEnv, log: (line: string) => void): Promise<{ name: string; close: () => Promise<unknown> }[]> => {
+export const startDevelopmentStandIns = async (
+  env: ServiceEnv,
+  log: (line: string) => void,
+): Promise<{ name: string; close: () => Promise<unknown> }[]> => {
   const closers: { name: string; close: () => Promise<unknown> }[] = []
   if (!env.payment.secretKey) {
     const standIn = await startDevelopmentProcessor(env)
@@ -121,7 +124,9 @@ export const startDevelopmentStandIns = async (env: ServiceEnv, log: (line: stri
   if (!env.repo.token) {
     const standIn = await startDevelopmentCodeHost(env)
     closers.push({ name: 'code host stand-in', close: () => standIn.close() })
-    log(`no REPO_ACCESS_TOKEN: repository invitations go to the local code-host stand-in at ${standIn.url} (accept them there)`)
+    log(
+      `no REPO_ACCESS_TOKEN: repository invitations go to the local code-host stand-in at ${standIn.url} (accept them there)`,
+    )
   }
   return closers
 }

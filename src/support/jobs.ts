@@ -22,10 +22,21 @@ export const sendSupportReplyTask = (options: SupportJobOptions): TaskConfig<'se
     // One runner at a time per reply, and never twice once recorded (as the license email).
     const to = await inTransaction(req.payload, async (tx) => {
       await lockKey(tx, `support-reply-email:${input.replyId}`)
-      const reply = await tx.payload.findByID({ collection: 'support_replies', id: input.replyId, depth: 0, req: tx, disableErrors: true })
+      const reply = await tx.payload.findByID({
+        collection: 'support_replies',
+        id: input.replyId,
+        depth: 0,
+        req: tx,
+        disableErrors: true,
+      })
       // Deleted by an admin before it went out, or a customer's own message: nothing to send.
       if (!reply || !reply.fromStaff) return null
-      const request = await tx.payload.findByID({ collection: 'support_requests', id: reply.request as number, depth: 1, req: tx })
+      const request = await tx.payload.findByID({
+        collection: 'support_requests',
+        id: reply.request as number,
+        depth: 1,
+        req: tx,
+      })
       const customer = typeof request.user === 'object' ? request.user : null
       if (!customer?.email) throw new Error(`support request ${request.id} has no customer email to send to`)
       if (reply.emailedAt) return customer.email
@@ -38,7 +49,13 @@ export const sendSupportReplyTask = (options: SupportJobOptions): TaskConfig<'se
         recipientName: customer.name ?? null,
       })
       await tx.payload.sendEmail({ to: customer.email, ...message })
-      await tx.payload.update({ collection: 'support_replies', id: reply.id, data: { emailedAt: new Date().toISOString() }, req: tx, overrideAccess: true })
+      await tx.payload.update({
+        collection: 'support_replies',
+        id: reply.id,
+        data: { emailedAt: new Date().toISOString() },
+        req: tx,
+        overrideAccess: true,
+      })
       return customer.email
     })
     return { output: { to } }

@@ -26,7 +26,13 @@ export type ActivationView = {
 
 type ActivationCounts = { used: number; limit: number | null }
 
-type ActivationRow = { id: number; fingerprint: string; label: string | null; created_at: Date | string; last_validated_at: Date | string | null }
+type ActivationRow = {
+  id: number
+  fingerprint: string
+  label: string | null
+  created_at: Date | string
+  last_validated_at: Date | string | null
+}
 
 const ACTIVATION_COLUMNS = sql`${license_activations.id}, ${license_activations.fingerprint}, ${license_activations.label}, ${license_activations.createdAt}, ${license_activations.lastValidatedAt}`
 
@@ -39,9 +45,16 @@ const viewOf = (row: ActivationRow): ActivationView => ({
 })
 
 /** A key that opens nothing answers as validation would: the same code, as an error an app branches on. */
-const INVALID: Record<Exclude<ValidationCode, 'VALID' | 'NO_ACTIVATION'>, { status: number; code: string; message: string }> = {
+const INVALID: Record<
+  Exclude<ValidationCode, 'VALID' | 'NO_ACTIVATION'>,
+  { status: number; code: string; message: string }
+> = {
   NOT_FOUND: { status: 404, code: 'license_not_found', message: 'No license has this key.' },
-  SUSPENDED: { status: 403, code: 'license_suspended', message: 'This license is suspended while a chargeback is open.' },
+  SUSPENDED: {
+    status: 403,
+    code: 'license_suspended',
+    message: 'This license is suspended while a chargeback is open.',
+  },
   REVOKED: { status: 403, code: 'license_revoked', message: 'This license was revoked.' },
   EXPIRED: { status: 403, code: 'license_expired', message: 'This license has expired.' },
 }
@@ -54,13 +67,21 @@ type KeyLicense = { id: number; maxActivations: number | null; key: string }
  * license is refused with its validation code.
  */
 const lockLicenseByKey = async (req: PayloadRequest, raw: string, now: Date): Promise<KeyLicense> => {
-  const [row] = await execute<{ id: number; key: string; status: LicenseStatus; valid_until: Date | string | null; max_activations: string | number | null }>(
+  const [row] = await execute<{
+    id: number
+    key: string
+    status: LicenseStatus
+    valid_until: Date | string | null
+    max_activations: string | number | null
+  }>(
     req,
     sql`SELECT ${licenses.id}, ${licenses.key}, ${licenses.status}, ${licenses.validUntil}, ${plans.maxActivations}
         FROM ${licenses} LEFT JOIN ${plans} ON ${plans.id} = ${licenses.plan}
         WHERE ${licenses.key} = ${lookupKey(raw)} FOR UPDATE OF ${licenses}`,
   )
-  const code: ValidationCode = row ? validationCodeOf({ status: row.status, validUntil: iso(row.valid_until) }, now) : 'NOT_FOUND'
+  const code: ValidationCode = row
+    ? validationCodeOf({ status: row.status, validUntil: iso(row.valid_until) }, now)
+    : 'NOT_FOUND'
   if (code !== 'VALID') {
     const refusal = INVALID[code as keyof typeof INVALID]
     throw new ServiceError(refusal.status, refusal.code, refusal.message, undefined, { validation: code })
@@ -84,7 +105,11 @@ export type ActivationResult = { created: boolean; activation: ActivationView & 
  * `activation_limit_reached` with `{used, limit}`. Under the license's lock, so concurrent activations
  * never pass the limit.
  */
-export const activate = (payload: Payload, input: { key: string; fingerprint: string; label?: string | null }, now = new Date()): Promise<ActivationResult> =>
+export const activate = (
+  payload: Payload,
+  input: { key: string; fingerprint: string; label?: string | null },
+  now = new Date(),
+): Promise<ActivationResult> =>
   inTransaction(payload, async (req) => {
     const license = await lockLicenseByKey(req, input.key, now)
     const [existing] = await execute<ActivationRow>(
@@ -94,7 +119,11 @@ export const activate = (payload: Payload, input: { key: string; fingerprint: st
           ORDER BY ${license_activations.id} LIMIT 1`,
     )
     const used = await activeCount(req, license.id)
-    if (existing) return { created: false, activation: { ...viewOf(existing), activations: { used, limit: license.maxActivations } } }
+    if (existing)
+      return {
+        created: false,
+        activation: { ...viewOf(existing), activations: { used, limit: license.maxActivations } },
+      }
     if (license.maxActivations !== null && used >= license.maxActivations) {
       throw new ServiceError(
         409,
@@ -112,13 +141,20 @@ export const activate = (payload: Payload, input: { key: string; fingerprint: st
           RETURNING ${ACTIVATION_COLUMNS}`,
     )
     const activation = viewOf(row!)
-    await track(req, { name: 'activation_created', properties: { licenseId: license.id, activationId: activation.id }, sourceId: `activation:${activation.id}` })
+    await track(req, {
+      name: 'activation_created',
+      properties: { licenseId: license.id, activationId: activation.id },
+      sourceId: `activation:${activation.id}`,
+    })
     await emitWebhookEvent(req, {
       type: 'activation.created',
       sourceKey: `activation.created:${activation.id}`,
       data: () => activationData({ ...activation, licenseId: license.id, deactivatedAt: null, deactivatedBy: null }),
     })
-    return { created: true, activation: { ...activation, activations: { used: used + 1, limit: license.maxActivations } } }
+    return {
+      created: true,
+      activation: { ...activation, activations: { used: used + 1, limit: license.maxActivations } },
+    }
   })
 
 /**
@@ -127,7 +163,13 @@ export const activate = (payload: Payload, input: { key: string; fingerprint: st
  * The key's holder and the owner share DEACTIVATIONS_PER_DAY a rolling day (429 `deactivation_limit`
  * with Retry-After); staff are not counted.
  */
-const deactivateOn = async (req: PayloadRequest, licenseId: number, activationId: number, by: DeactivatedBy, now: Date): Promise<void> => {
+const deactivateOn = async (
+  req: PayloadRequest,
+  licenseId: number,
+  activationId: number,
+  by: DeactivatedBy,
+  now: Date,
+): Promise<void> => {
   const [activation] = await execute<{ id: number; deactivated_at: Date | string | null }>(
     req,
     sql`SELECT ${license_activations.id}, ${license_activations.deactivatedAt} FROM ${license_activations}
@@ -162,7 +204,11 @@ const deactivateOn = async (req: PayloadRequest, licenseId: number, activationId
         WHERE ${license_activations.id} = ${activationId}
         RETURNING ${ACTIVATION_COLUMNS}`,
   )
-  await track(req, { name: 'activation_deleted', properties: { licenseId, activationId, by }, sourceId: `activation:${activationId}` })
+  await track(req, {
+    name: 'activation_deleted',
+    properties: { licenseId, activationId, by },
+    sourceId: `activation:${activationId}`,
+  })
   await emitWebhookEvent(req, {
     type: 'activation.deleted',
     sourceKey: `activation.deleted:${activationId}`,
@@ -171,14 +217,24 @@ const deactivateOn = async (req: PayloadRequest, licenseId: number, activationId
 }
 
 /** POST /api/licenses/deactivate {key, activationId}: the key is the credential. */
-export const deactivateWithKey = (payload: Payload, input: { key: string; activationId: number }, now = new Date()): Promise<void> =>
+export const deactivateWithKey = (
+  payload: Payload,
+  input: { key: string; activationId: number },
+  now = new Date(),
+): Promise<void> =>
   inTransaction(payload, async (req) => {
     const license = await lockLicenseByKey(req, input.key, now)
     await deactivateOn(req, license.id, input.activationId, 'key', now)
   })
 
 /** The owner's Deactivate button (a session): their own license only (a member 403, anyone else 404), the same daily limit. */
-export const deactivateAsOwner = (payload: Payload, userId: number, licenseId: number, activationId: number, now = new Date()): Promise<void> =>
+export const deactivateAsOwner = (
+  payload: Payload,
+  userId: number,
+  licenseId: number,
+  activationId: number,
+  now = new Date(),
+): Promise<void> =>
   inTransaction(payload, async (req) => {
     await ownedLicense(req, { id: userId }, licenseId, { lock: true })
     await deactivateOn(req, licenseId, activationId, 'owner', now)
@@ -192,14 +248,19 @@ export const removeActivationByStaff = async (req: PayloadRequest, activationId:
         WHERE ${license_activations.id} = ${activationId}`,
   )
   if (!row) throw new ServiceError(404, 'activation_not_found', 'There is no activation with this id.')
-  if (row.deactivated_at !== null) throw new ServiceError(409, 'activation_already_removed', 'This activation was removed already.')
+  if (row.deactivated_at !== null)
+    throw new ServiceError(409, 'activation_already_removed', 'This activation was removed already.')
   await execute(req, sql`SELECT 1 FROM ${licenses} WHERE ${licenses.id} = ${row.license_id} FOR UPDATE`)
   await deactivateOn(req, row.license_id, activationId, 'staff', now)
   return { licenseId: row.license_id, fingerprint: row.fingerprint }
 }
 
 /** A license's live activations and its plan's limit (the owner's dashboard; the caller checked ownership). */
-export const activationsOf = async (payload: Payload, licenseId: number, req?: PayloadRequest): Promise<{ limit: number | null; activations: ActivationView[] }> => {
+export const activationsOf = async (
+  payload: Payload,
+  licenseId: number,
+  req?: PayloadRequest,
+): Promise<{ limit: number | null; activations: ActivationView[] }> => {
   const rows = await execute<ActivationRow & { max_activations: string | number | null }>(
     req ?? ({ payload } as PayloadRequest),
     sql`SELECT ${ACTIVATION_COLUMNS}, ${plans.maxActivations}

@@ -21,7 +21,15 @@ export type SeatClaimResult = { location: string; cookies: string[] }
  */
 export const handleSeatClaim = async (
   payload: Payload,
-  { params, cookies, user }: { params: URLSearchParams; cookies: Map<string, string>; user: Pick<User, 'id' | 'email' | 'emailVerified'> | null },
+  {
+    params,
+    cookies,
+    user,
+  }: {
+    params: URLSearchParams
+    cookies: Map<string, string>
+    user: Pick<User, 'id' | 'email' | 'emailVerified'> | null
+  },
 ): Promise<SeatClaimResult> => {
   const serverUrl = payload.config.serverURL
   const token = params.get('token') ?? cookies.get(SEAT_COOKIE) ?? ''

@@ -18,7 +18,18 @@ export const seatInvitationEmail = (input: SeatInvitationInput) => {
   const subject = `You have a seat on a ${input.productName} ${input.planName} license`
   const lead = `${input.ownerEmail} gave you a seat on their ${input.productName} ${input.planName} license: downloads, templates and everything else the plan includes, with your own account.`
   const how = `Claim it with this link, signed in with this email address (or create an account with it first). The link works once, until ${until}.`
-  const text = ['Hi,', '', lead, '', how, input.claimUrl, '', 'If you did not expect this, ignore this email.', '', input.productName].join('\n')
+  const text = [
+    'Hi,',
+    '',
+    lead,
+    '',
+    how,
+    input.claimUrl,
+    '',
+    'If you did not expect this, ignore this email.',
+    '',
+    input.productName,
+  ].join('\n')
   const html = `<p>Hi,</p>
 <p>${escapeHtml(lead)}</p>
 <p>${escapeHtml(how)}</p>
@@ -42,9 +53,23 @@ export const seatsEndedEmail = (input: SeatsEndedInput) => {
   const count = input.ended.length
   const subject = `${count === 1 ? 'A seat' : `${count} seats`} of your ${input.productName} ${input.planName} license ended`
   const lead = `Your ${input.planName} subscription now pays for ${input.seats} ${input.seats === 1 ? 'person' : 'people'}, yourself included, which is fewer than the seats you had given. So the newest ${count === 1 ? 'seat' : `${count} seats`} ended, and ${count === 1 ? 'this person no longer has' : 'these people no longer have'} access:`
-  const lines = input.ended.map((seat) => `${seat.email} (${seat.joined ? 'had joined' : 'invited, had not joined yet'})`)
-  const back = 'To give a seat back, raise the quantity in the billing portal, then give the seat again from your dashboard:'
-  const text = ['Hi,', '', lead, '', ...lines.map((line) => `- ${line}`), '', back, input.dashboardUrl, '', input.productName].join('\n')
+  const lines = input.ended.map(
+    (seat) => `${seat.email} (${seat.joined ? 'had joined' : 'invited, had not joined yet'})`,
+  )
+  const back =
+    'To give a seat back, raise the quantity in the billing portal, then give the seat again from your dashboard:'
+  const text = [
+    'Hi,',
+    '',
+    lead,
+    '',
+    ...lines.map((line) => `- ${line}`),
+    '',
+    back,
+    input.dashboardUrl,
+    '',
+    input.productName,
+  ].join('\n')
   const html = `<p>Hi,</p>
 <p>${escapeHtml(lead)}</p>
 <ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>

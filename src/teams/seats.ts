@@ -21,7 +21,14 @@ import { seatInvitationEmail, seatsEndedEmail } from './emails'
 /** How long a claim link works (docs/TEAMS.md). */
 const CLAIM_TTL_MS = 7 * 24 * 3600 * 1000
 
-export type SeatView = { id: number; email: string; status: SeatStatus; claimedAt: string | null; expiresAt: string | null; createdAt: string }
+export type SeatView = {
+  id: number
+  email: string
+  status: SeatStatus
+  claimedAt: string | null
+  expiresAt: string | null
+  createdAt: string
+}
 
 export type SeatList = {
   /** People the license covers, its owner included. */
@@ -34,15 +41,27 @@ export type SeatList = {
 
 export type SeatContext = { productName: string; serverUrl: string }
 
-
-type OwnedLicense = { id: number; ownerId: number | null; ownerEmail: string | null; seats: number; status: string; validUntil: string | null; planName: string }
+type OwnedLicense = {
+  id: number
+  ownerId: number | null
+  ownerEmail: string | null
+  seats: number
+  status: string
+  validUntil: string | null
+  planName: string
+}
 
 /**
  * The license `id` as its owner sees it, optionally locked for the rest of the transaction (every
  * seat change takes this lock first, so two requests never both take the last seat). A license of
  * someone else is 404, as the upgrade endpoints answer; its member gets 403 `not_license_owner`.
  */
-export const ownedLicense = async (req: PayloadRequest, user: Pick<User, 'id'>, id: number, options: { lock?: boolean } = {}): Promise<OwnedLicense> => {
+export const ownedLicense = async (
+  req: PayloadRequest,
+  user: Pick<User, 'id'>,
+  id: number,
+  options: { lock?: boolean } = {},
+): Promise<OwnedLicense> => {
   const [row] = await execute<{
     id: number
     user_id: number | null
@@ -62,7 +81,7 @@ export const ownedLicense = async (req: PayloadRequest, user: Pick<User, 'id'>, 
   )
   if (!row) throw licenseNotYours()
   if (row.user_id !== user.id) {
-    if (row.is_member) throw new ServiceError(403, 'not_license_owner', 'Only the license\'s owner manages its seats.')
+    if (row.is_member) throw new ServiceError(403, 'not_license_owner', "Only the license's owner manages its seats.")
     throw licenseNotYours()
   }
   return {
@@ -150,7 +169,13 @@ const normalEmail = (email: string) => email.trim().toLowerCase()
  * the owner nothing about who has an account. Under the license's lock: the seat count is read and
  * the row written by one request at a time, so concurrent assignments never pass the count.
  */
-export const assignSeat = async (payload: Payload, user: User, licenseId: number, rawEmail: string, context: SeatContext): Promise<SeatView> => {
+export const assignSeat = async (
+  payload: Payload,
+  user: User,
+  licenseId: number,
+  rawEmail: string,
+  context: SeatContext,
+): Promise<SeatView> => {
   // Each assignment sends an email: one account must not turn the service into a mailer.
   try {
     await limiterOf(payload, 'seat_invites:user').consume(String(user.id))
@@ -166,15 +191,22 @@ export const assignSeat = async (payload: Payload, user: User, licenseId: number
       throw new ServiceError(409, 'license_inactive', 'This license is not active: its seats cannot be assigned.')
     }
     if (email === normalEmail(license.ownerEmail ?? '')) {
-      throw new ServiceError(409, 'seat_already_assigned', 'You hold this license\'s first seat yourself.')
+      throw new ServiceError(409, 'seat_already_assigned', "You hold this license's first seat yourself.")
     }
     const rows = await liveSeats(req, licenseId)
-    if (rows.some((row) => row.email === email)) throw new ServiceError(409, 'seat_already_assigned', 'This email already has a seat on this license.')
+    if (rows.some((row) => row.email === email))
+      throw new ServiceError(409, 'seat_already_assigned', 'This email already has a seat on this license.')
     if (1 + rows.length >= license.seats) {
-      throw new ServiceError(409, 'seats_exhausted', `Every seat of this license is taken (${license.seats} of ${license.seats}). Revoke one first, or buy a license with more seats.`, undefined, {
-        seats: license.seats,
-        used: 1 + rows.length,
-      })
+      throw new ServiceError(
+        409,
+        'seats_exhausted',
+        `Every seat of this license is taken (${license.seats} of ${license.seats}). Revoke one first, or buy a license with more seats.`,
+        undefined,
+        {
+          seats: license.seats,
+          used: 1 + rows.length,
+        },
+      )
     }
     const [row] = await execute<SeatRow>(
       req,
@@ -194,7 +226,12 @@ export const assignSeat = async (payload: Payload, user: User, licenseId: number
         expiresAt,
       }),
     })
-    await track(req, { name: 'seat_assigned', userId: user.id, properties: { licenseId, seatId: seat.id }, sourceId: `seat:${seat.id}` })
+    await track(req, {
+      name: 'seat_assigned',
+      userId: user.id,
+      properties: { licenseId, seatId: seat.id },
+      sourceId: `seat:${seat.id}`,
+    })
     return seatView(seat)
   })
 }
@@ -215,7 +252,12 @@ export const revokeSeat = async (payload: Payload, user: User, licenseId: number
 /** Who ended a seat: its license's owner, support, or the billing (the paid quantity dropped below it). */
 export type SeatEnder = 'owner' | 'staff' | 'billing'
 
-export const endSeat = async (req: PayloadRequest, licenseId: number | null, seatId: number, actor: { by: SeatEnder; userId: number | null }) => {
+export const endSeat = async (
+  req: PayloadRequest,
+  licenseId: number | null,
+  seatId: number,
+  actor: { by: SeatEnder; userId: number | null },
+) => {
   const [seat] = await execute<{ id: number; status: SeatStatus; member_id: number | null; license_id: number }>(
     req,
     sql`SELECT ${license_seats.id}, ${license_seats.status}, ${license_seats.member}, ${license_seats.license} FROM ${license_seats}
@@ -238,7 +280,11 @@ export const endSeat = async (req: PayloadRequest, licenseId: number | null, sea
     properties: { licenseId: seat.license_id, seatId, wasClaimed: seat.status === 'claimed', by: actor.by },
     sourceId: `seat:${seatId}`,
   })
-  await emitWebhookEvent(req, { type: 'seat.revoked', sourceKey: `seat.revoked:${seatId}`, data: () => seatData(seatEventOf(ended!), { revokedBy: actor.by }) })
+  await emitWebhookEvent(req, {
+    type: 'seat.revoked',
+    sourceKey: `seat.revoked:${seatId}`,
+    data: () => seatData(seatEventOf(ended!), { revokedBy: actor.by }),
+  })
   return { changed: true, seat }
 }
 
@@ -281,7 +327,16 @@ export const endSeatsBeyondPaid = async (req: PayloadRequest, licenseId: number)
 
 export type ClaimOutcome =
   | { result: 'claimed'; licenseId: number }
-  | { result: 'invalid_link' | 'sign_in' | 'wrong_account' | 'unverified' | 'own_license' | 'already_member' | 'license_inactive' }
+  | {
+      result:
+        | 'invalid_link'
+        | 'sign_in'
+        | 'wrong_account'
+        | 'unverified'
+        | 'own_license'
+        | 'already_member'
+        | 'license_inactive'
+    }
 
 const TOKEN = /^[A-Za-z0-9_-]{20,100}$/
 
@@ -291,11 +346,22 @@ const TOKEN = /^[A-Za-z0-9_-]{20,100}$/
  * anyone else. The seat is taken by one UPDATE that also ends the token, so a second use (or two tabs)
  * finds nothing to claim.
  */
-export const claimSeat = async (payload: Payload, token: string, user: Pick<User, 'id' | 'email' | 'emailVerified'> | null): Promise<ClaimOutcome> => {
+export const claimSeat = async (
+  payload: Payload,
+  token: string,
+  user: Pick<User, 'id' | 'email' | 'emailVerified'> | null,
+): Promise<ClaimOutcome> => {
   if (!TOKEN.test(token)) return { result: 'invalid_link' }
   const tokenHash = hashToken(token)
   return inTransaction(payload, async (req) => {
-    const [seat] = await execute<{ id: number; email: string; license_id: number; owner_id: number | null; license_status: string; valid_until: Date | string | null }>(
+    const [seat] = await execute<{
+      id: number
+      email: string
+      license_id: number
+      owner_id: number | null
+      license_status: string
+      valid_until: Date | string | null
+    }>(
       req,
       sql`SELECT ${license_seats.id}, ${license_seats.email}, ${license_seats.license}, ${licenses.user} AS owner_id, ${licenses.status} AS license_status, ${licenses.validUntil}
           FROM ${license_seats} JOIN ${licenses} ON ${licenses.id} = ${license_seats.license}
@@ -325,17 +391,40 @@ export const claimSeat = async (payload: Payload, token: string, user: Pick<User
           RETURNING ${SEAT_EVENT_COLUMNS}`,
     )
     if (claimed.length === 0) return { result: 'invalid_link' as const }
-    await track(req, { name: 'seat_claimed', userId: user.id, properties: { licenseId: seat.license_id, seatId: seat.id }, sourceId: `seat:${seat.id}` })
-    await emitWebhookEvent(req, { type: 'seat.claimed', sourceKey: `seat.claimed:${seat.id}`, data: () => seatData(seatEventOf(claimed[0]!)) })
+    await track(req, {
+      name: 'seat_claimed',
+      userId: user.id,
+      properties: { licenseId: seat.license_id, seatId: seat.id },
+      sourceId: `seat:${seat.id}`,
+    })
+    await emitWebhookEvent(req, {
+      type: 'seat.claimed',
+      sourceKey: `seat.claimed:${seat.id}`,
+      data: () => seatData(seatEventOf(claimed[0]!)),
+    })
     return { result: 'claimed' as const, licenseId: seat.license_id }
   })
 }
 
-export type HeldSeat = { seatId: number; licenseId: number; planName: string; ownerEmail: string | null; claimedAt: string | null; licenseStatus: string }
+export type HeldSeat = {
+  seatId: number
+  licenseId: number
+  planName: string
+  ownerEmail: string | null
+  claimedAt: string | null
+  licenseStatus: string
+}
 
 /** The seats `userId` holds on other people's licenses (the member's dashboard). */
 export const seatsHeldBy = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<HeldSeat[]> => {
-  const rows = await execute<{ id: number; license_id: number; plan_name: string; owner_email: string | null; claimed_at: Date | string | null; status: string }>(
+  const rows = await execute<{
+    id: number
+    license_id: number
+    plan_name: string
+    owner_email: string | null
+    claimed_at: Date | string | null
+    status: string
+  }>(
     req ?? ({ payload } as PayloadRequest),
     sql`SELECT ${license_seats.id}, ${license_seats.license}, ${plans.name} AS plan_name, ${users.email} AS owner_email, ${license_seats.claimedAt}, ${licenses.status}
         FROM ${license_seats} JOIN ${licenses} ON ${licenses.id} = ${license_seats.license} JOIN ${plans} ON ${plans.id} = ${licenses.plan}

@@ -27,7 +27,8 @@ export const WEBHOOK_URL_REASONS = {
   schemeAllowPrivate: 'Webhook URLs must use https or http.',
   credentials: 'Webhook URLs must not contain a user name or password.',
   forbidden: 'This URL points to a link-local, cloud metadata or reserved address, which is never allowed.',
-  private: 'This URL points to a private or loopback address; set WEBHOOK_ALLOW_PRIVATE=true to allow that outside production.',
+  private:
+    'This URL points to a private or loopback address; set WEBHOOK_ALLOW_PRIVATE=true to allow that outside production.',
   unresolvable: 'The host name could not be resolved.',
 } as const
 
@@ -108,7 +109,8 @@ const classifyV4 = (address: ipaddr.IPv4): AddressClass => {
 }
 
 /** The IPv4 address in four bytes of an IPv6 address. */
-const v4At = (bytes: number[], ...indexes: number[]): ipaddr.IPv4 => new ipaddr.IPv4(indexes.map((index) => bytes[index] ?? 0))
+const v4At = (bytes: number[], ...indexes: number[]): ipaddr.IPv4 =>
+  new ipaddr.IPv4(indexes.map((index) => bytes[index] ?? 0))
 
 /**
  * The IPv4 addresses an IPv6 address carries to the IPv4 internet (NAT64, SIIT, 6to4, Teredo), or null
@@ -127,7 +129,12 @@ const embeddedV4 = (address: ipaddr.IPv6, range: string): ipaddr.IPv4[] | null =
     if (address.parts[2] !== 1) return [v4At(bytes, 12, 13, 14, 15)]
     // The local-use prefix 64:ff9b:1::/48 may be any of RFC 6052's lengths from /48 on: each place that can hold the IPv4
     // address, but for those that read the zeros around it (0.0.0.0/8, which no NAT64 translates to).
-    const candidates = [v4At(bytes, 6, 7, 9, 10), v4At(bytes, 7, 9, 10, 11), v4At(bytes, 9, 10, 11, 12), v4At(bytes, 12, 13, 14, 15)]
+    const candidates = [
+      v4At(bytes, 6, 7, 9, 10),
+      v4At(bytes, 7, 9, 10, 11),
+      v4At(bytes, 9, 10, 11, 12),
+      v4At(bytes, 12, 13, 14, 15),
+    ]
     return candidates.filter((candidate) => candidate.octets[0] !== 0)
   }
   return null
@@ -152,7 +159,10 @@ const classifyV6 = (address: ipaddr.IPv6): AddressClass => {
  * ::102:304) as if it were IPv4-mapped. The zone of a scoped address (`fe80::1%eth0`) is dropped.
  */
 const parseAddress = (ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null => {
-  let text = ip.trim().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '')
+  let text = ip
+    .trim()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/%.*$/, '')
   if (text.includes(':')) {
     const tail = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text)
     if (tail) {
@@ -210,7 +220,11 @@ export const checkWebhookUrl = async (
     return { ok: false, reason: WEBHOOK_URL_REASONS.invalid }
   }
   const schemeAllowed = url.protocol === 'https:' || (options.allowPrivate && url.protocol === 'http:')
-  if (!schemeAllowed) return { ok: false, reason: options.allowPrivate ? WEBHOOK_URL_REASONS.schemeAllowPrivate : WEBHOOK_URL_REASONS.scheme }
+  if (!schemeAllowed)
+    return {
+      ok: false,
+      reason: options.allowPrivate ? WEBHOOK_URL_REASONS.schemeAllowPrivate : WEBHOOK_URL_REASONS.scheme,
+    }
   if (url.username || url.password) return { ok: false, reason: WEBHOOK_URL_REASONS.credentials }
   url.hash = ''
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1')

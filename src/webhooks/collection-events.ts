@@ -19,7 +19,11 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stri
 
 /** The fields of `previous` that differ in `doc`, with their values before. */
 const changedFields = <T extends object>(doc: T, previous: T | undefined, fields: readonly (keyof T)[]) =>
-  Object.fromEntries(fields.filter((field) => previous && !same(doc[field], previous[field])).map((field) => [field, previous![field] ?? null]))
+  Object.fromEntries(
+    fields
+      .filter((field) => previous && !same(doc[field], previous[field]))
+      .map((field) => [field, previous![field] ?? null]),
+  )
 
 const relationIdOf = (value: unknown) => (value && typeof value === 'object' ? (value as { id: unknown }).id : value)
 
@@ -28,9 +32,17 @@ const relationIdOf = (value: unknown) => (value && typeof value === 'object' ? (
  * chargeback applied before the purchase's own events), so a receiver acting on revocations hears of it.
  */
 export const announceNewLicense = async (req: PayloadRequest, license: License) => {
-  await emitWebhookEvent(req, { type: 'license.created', sourceKey: `license.created:${license.id}`, data: () => licenseData(req, license) })
+  await emitWebhookEvent(req, {
+    type: 'license.created',
+    sourceKey: `license.created:${license.id}`,
+    data: () => licenseData(req, license),
+  })
   if (license.status === 'revoked') {
-    await emitWebhookEvent(req, { type: 'license.revoked', sourceKey: `license.revoked:${license.id}:at-creation`, data: () => licenseData(req, license) })
+    await emitWebhookEvent(req, {
+      type: 'license.revoked',
+      sourceKey: `license.revoked:${license.id}:at-creation`,
+      data: () => licenseData(req, license),
+    })
   }
 }
 
@@ -42,7 +54,9 @@ export const licenseEvents: CollectionAfterChangeHook<License> = async ({ doc, p
   }
   const previous = changedFields(
     { ...doc, plan: relationIdOf(doc.plan), user: relationIdOf(doc.user) } as License,
-    previousDoc ? ({ ...previousDoc, plan: relationIdOf(previousDoc.plan), user: relationIdOf(previousDoc.user) } as License) : undefined,
+    previousDoc
+      ? ({ ...previousDoc, plan: relationIdOf(previousDoc.plan), user: relationIdOf(previousDoc.user) } as License)
+      : undefined,
     LICENSE_FIELDS,
   )
   if (Object.keys(previous).length === 0) return doc
@@ -60,7 +74,11 @@ export const licenseEvents: CollectionAfterChangeHook<License> = async ({ doc, p
 export const orderEvents: CollectionAfterChangeHook<PaymentHistory> = async ({ doc, previousDoc, operation, req }) => {
   const before = operation === 'create' ? undefined : previousDoc
   if (doc.status === 'succeeded' && before?.status !== 'succeeded') {
-    await emitWebhookEvent(req, { type: 'order.paid', sourceKey: `order.paid:${doc.processorPaymentId}`, data: () => orderData(req, doc) })
+    await emitWebhookEvent(req, {
+      type: 'order.paid',
+      sourceKey: `order.paid:${doc.processorPaymentId}`,
+      data: () => orderData(req, doc),
+    })
   }
   const refunded = doc.refundedAmount ?? 0
   if (refunded > (before?.refundedAmount ?? 0)) {
@@ -73,16 +91,37 @@ export const orderEvents: CollectionAfterChangeHook<PaymentHistory> = async ({ d
   return doc
 }
 
-const SUBSCRIPTION_FIELDS = ['status', 'plan', 'quantity', 'billingCycle', 'currentPeriodEnd', 'cancelAtPeriodEnd', 'canceledAt'] as const
+const SUBSCRIPTION_FIELDS = [
+  'status',
+  'plan',
+  'quantity',
+  'billingCycle',
+  'currentPeriodEnd',
+  'cancelAtPeriodEnd',
+  'canceledAt',
+] as const
 
 /** subscription.created, subscription.canceled (once, when it becomes canceled), subscription.updated for any other change that matters. */
-export const subscriptionEvents: CollectionAfterChangeHook<UserSubscription> = async ({ doc, previousDoc, operation, req }) => {
+export const subscriptionEvents: CollectionAfterChangeHook<UserSubscription> = async ({
+  doc,
+  previousDoc,
+  operation,
+  req,
+}) => {
   const key = doc.processorSubscriptionId
   if (operation === 'create') {
-    await emitWebhookEvent(req, { type: 'subscription.created', sourceKey: `subscription.created:${key}`, data: () => subscriptionData(req, doc) })
+    await emitWebhookEvent(req, {
+      type: 'subscription.created',
+      sourceKey: `subscription.created:${key}`,
+      data: () => subscriptionData(req, doc),
+    })
     // First heard of already ended (its deletion's event came first): it ends for receivers too.
     if (doc.status === 'canceled') {
-      await emitWebhookEvent(req, { type: 'subscription.canceled', sourceKey: `subscription.canceled:${key}`, data: () => subscriptionData(req, doc) })
+      await emitWebhookEvent(req, {
+        type: 'subscription.canceled',
+        sourceKey: `subscription.canceled:${key}`,
+        data: () => subscriptionData(req, doc),
+      })
     }
     return doc
   }

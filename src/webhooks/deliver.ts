@@ -24,7 +24,15 @@ export type DeliveryOptions = {
 type Trigger = WebhookDelivery['trigger']
 
 const findEndpoint = (payload: Payload, id: number, req?: PayloadRequest) =>
-  payload.findByID({ collection: 'webhook_endpoints', id, depth: 0, overrideAccess: true, showHiddenFields: true, disableErrors: true, req })
+  payload.findByID({
+    collection: 'webhook_endpoints',
+    id,
+    depth: 0,
+    overrideAccess: true,
+    showHiddenFields: true,
+    disableErrors: true,
+    req,
+  })
 
 const findEvent = (payload: Payload, id: number, req?: PayloadRequest) =>
   payload.findByID({ collection: 'webhook_events', id, depth: 0, overrideAccess: true, disableErrors: true, req })
@@ -33,7 +41,12 @@ const findEvent = (payload: Payload, id: number, req?: PayloadRequest) =>
  * One attempt: the event's exact body, signed as Standard Webhooks specify with each secret that signs
  * now (`webhook-signature: v1,<sig> [v1,<previous secret's sig>]`), POSTed through the address guard.
  */
-const sendEvent = async (payload: Payload, event: WebhookEvent, endpoint: WebhookEndpoint, options: DeliveryOptions): Promise<SendOutcome> => {
+const sendEvent = async (
+  payload: Payload,
+  event: WebhookEvent,
+  endpoint: WebhookEndpoint,
+  options: DeliveryOptions,
+): Promise<SendOutcome> => {
   const timestamp = new Date()
   let secrets: string[]
   try {
@@ -42,13 +55,34 @@ const sendEvent = async (payload: Payload, event: WebhookEvent, endpoint: Webhoo
     return { ok: false, status: null, durationMs: 0, excerpt: null, error: 'secret', message: UNREADABLE_SECRET }
   }
   const signature = secrets.map((secret) => new Webhook(secret).sign(event.eventId, timestamp, event.body)).join(' ')
-  const headers = { 'webhook-id': event.eventId, 'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)), 'webhook-signature': signature }
-  return postWebhook(endpoint.url, event.body, headers, { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate })
+  const headers = {
+    'webhook-id': event.eventId,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': signature,
+  }
+  return postWebhook(endpoint.url, event.body, headers, {
+    timeoutMs: options.timeoutMs,
+    allowPrivate: options.allowPrivate,
+  })
 }
 
 const recordAttempt = (
   req: PayloadRequest,
-  { event, endpoint, attempt, trigger, outcome, nextAttemptAt }: { event: WebhookEvent; endpoint: WebhookEndpoint; attempt: number; trigger: Trigger; outcome: SendOutcome; nextAttemptAt?: Date | null },
+  {
+    event,
+    endpoint,
+    attempt,
+    trigger,
+    outcome,
+    nextAttemptAt,
+  }: {
+    event: WebhookEvent
+    endpoint: WebhookEndpoint
+    attempt: number
+    trigger: Trigger
+    outcome: SendOutcome
+    nextAttemptAt?: Date | null
+  },
 ) =>
   req.payload.create({
     collection: 'webhook_deliveries',
@@ -84,8 +118,11 @@ const disabledEmail = (options: DeliveryOptions, endpoint: WebhookEndpoint, last
   const subject = `${options.productName}: webhook endpoint turned off (${new URL(endpoint.url).host})`
   const lead = `The last ${FAILED_EVENTS_TO_DISABLE} events to ${endpoint.url} failed every attempt, so the endpoint was turned off and gets nothing until it is turned back on.`
   const cause = lastError ? `The last attempt: ${lastError}` : ''
-  const how = 'Fix the receiver, send it a test event from the endpoint\'s page, then turn it back on there. Each failed event can be sent again from its delivery.'
-  const text = ['Hi,', '', lead, cause, '', how, link, '', options.productName].filter((line, index, all) => line !== '' || all[index - 1] !== '').join('\n')
+  const how =
+    "Fix the receiver, send it a test event from the endpoint's page, then turn it back on there. Each failed event can be sent again from its delivery."
+  const text = ['Hi,', '', lead, cause, '', how, link, '', options.productName]
+    .filter((line, index, all) => line !== '' || all[index - 1] !== '')
+    .join('\n')
   const html = `<p>Hi,</p>
 <p>${escapeHtml(lead)}</p>
 ${cause ? `<p>${escapeHtml(cause)}</p>` : ''}
@@ -100,7 +137,12 @@ ${cause ? `<p>${escapeHtml(cause)}</p>` : ''}
  * UPDATE (two servers finishing two events at once count both). The one that reaches the limit turns
  * the endpoint off, and only that one emails the admins.
  */
-const countFailedEvent = async (req: PayloadRequest, endpoint: WebhookEndpoint, lastError: string | null, options: DeliveryOptions) => {
+const countFailedEvent = async (
+  req: PayloadRequest,
+  endpoint: WebhookEndpoint,
+  lastError: string | null,
+  options: DeliveryOptions,
+) => {
   const [counted] = await execute<{ failed: number }>(
     req,
     sql`UPDATE ${webhook_endpoints} SET ${bare(webhook_endpoints.failedEventsInARow)} = COALESCE(${webhook_endpoints.failedEventsInARow}, 0) + 1
@@ -113,7 +155,11 @@ const countFailedEvent = async (req: PayloadRequest, endpoint: WebhookEndpoint, 
         WHERE ${webhook_endpoints.id} = ${endpoint.id} AND ${webhook_endpoints.enabled} = true RETURNING ${webhook_endpoints.id}`,
   )
   if (disabled.length === 0) return
-  req.payload.logger.warn({ msg: 'webhook endpoint turned off after failed events', endpoint: endpoint.id, failedEvents: Number(counted.failed) })
+  req.payload.logger.warn({
+    msg: 'webhook endpoint turned off after failed events',
+    endpoint: endpoint.id,
+    failedEvents: Number(counted.failed),
+  })
   const admins = await req.payload.find({
     collection: 'users',
     where: { roles: { in: ['admin'] } },
@@ -156,7 +202,14 @@ export const deliverWebhookTask = (options: DeliveryOptions): TaskConfig<'delive
       }
       if (input.attempt < MAX_ATTEMPTS) {
         const nextAttemptAt = new Date(Date.now() + retryDelayMs(input.attempt, options.retryBaseMs))
-        await recordAttempt(tx, { event, endpoint, attempt: input.attempt, trigger: 'automatic', outcome, nextAttemptAt })
+        await recordAttempt(tx, {
+          event,
+          endpoint,
+          attempt: input.attempt,
+          trigger: 'automatic',
+          outcome,
+          nextAttemptAt,
+        })
         await tx.payload.jobs.queue({
           task: 'deliverWebhook',
           queue: WEBHOOKS_QUEUE,

@@ -24,7 +24,8 @@ export type WebhookEventInput = {
 export const newEventId = (): string => `msg_${crypto.randomBytes(16).toString('base64url')}`
 
 /** The body every attempt sends and signs, as one string: `{type, timestamp, data}`. */
-export const eventBody = (type: string, occurredAt: Date, data: Data): string => JSON.stringify({ type, timestamp: occurredAt.toISOString(), data })
+export const eventBody = (type: string, occurredAt: Date, data: Data): string =>
+  JSON.stringify({ type, timestamp: occurredAt.toISOString(), data })
 
 /**
  * Enqueue an event for every enabled endpoint that subscribes to its type, in the transaction of the
@@ -53,7 +54,12 @@ export const emitWebhookEvent = async (req: PayloadRequest, event: WebhookEventI
   )
   if (!inserted) return null
   for (const endpoint of endpoints) {
-    await req.payload.jobs.queue({ task: 'deliverWebhook', queue: WEBHOOKS_QUEUE, input: { event: inserted.id, endpoint: Number(endpoint.id), attempt: 1 }, req })
+    await req.payload.jobs.queue({
+      task: 'deliverWebhook',
+      queue: WEBHOOKS_QUEUE,
+      input: { event: inserted.id, endpoint: Number(endpoint.id), attempt: 1 },
+      req,
+    })
   }
   return eventId
 }

@@ -16,7 +16,11 @@ export const prepareWebhookEndpoint =
     const url = typeof next.url === 'string' ? next.url.trim() : next.url
     if (operation === 'create' || (url !== undefined && url !== originalDoc?.url)) {
       const check = await checkWebhookUrl(String(url ?? ''), { allowPrivate: options.allowPrivate })
-      if (!check.ok) throw new ValidationError({ collection: 'webhook_endpoints', errors: [{ path: 'url', message: check.reason }] }, req.t)
+      if (!check.ok)
+        throw new ValidationError(
+          { collection: 'webhook_endpoints', errors: [{ path: 'url', message: check.reason }] },
+          req.t,
+        )
       next.url = check.url.toString()
     }
     if (operation === 'create') {

@@ -15,13 +15,28 @@ type Customer = { id: number | null; email: string | null }
 /** The plan as receivers know it; one read in the caller's transaction (none when it came populated). */
 const planRef = async (req: PayloadRequest, plan: number | Plan | null | undefined): Promise<PlanRef> => {
   if (plan === null || plan === undefined) return null
-  const doc = typeof plan === 'object' ? plan : await req.payload.findByID({ collection: 'plans', id: plan, depth: 0, req, disableErrors: true })
+  const doc =
+    typeof plan === 'object'
+      ? plan
+      : await req.payload.findByID({ collection: 'plans', id: plan, depth: 0, req, disableErrors: true })
   return doc ? { id: doc.id, slug: doc.slug, name: doc.name } : null
 }
 
-const customerOf = (row: { user?: unknown; email?: string | null }): Customer => ({ id: relationId(row.user), email: row.email ?? null })
+const customerOf = (row: { user?: unknown; email?: string | null }): Customer => ({
+  id: relationId(row.user),
+  email: row.email ?? null,
+})
 
-export const LICENSE_FIELDS = ['status', 'plan', 'validUntil', 'seats', 'updatePolicy', 'updatesMajor', 'updatesUntil', 'user'] as const
+export const LICENSE_FIELDS = [
+  'status',
+  'plan',
+  'validUntil',
+  'seats',
+  'updatePolicy',
+  'updatesMajor',
+  'updatesUntil',
+  'user',
+] as const
 
 export const licenseData = async (req: PayloadRequest, license: License) => ({
   id: license.id,

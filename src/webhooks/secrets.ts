@@ -6,9 +6,11 @@ import type { WebhookEndpoint } from '../payload-types'
 /** A signing secret as Standard Webhooks spell it: `whsec_` and 32 random bytes in base64. */
 export const generateSigningSecret = (): string => `whsec_${crypto.randomBytes(32).toString('base64')}`
 
-export const sealSecret = (payloadSecret: string, secret: string): string => seal(payloadSecret, secret, 'webhook-secret/v1')
+export const sealSecret = (payloadSecret: string, secret: string): string =>
+  seal(payloadSecret, secret, 'webhook-secret/v1')
 
-const unsealSecret = (payloadSecret: string, sealed: string): string => unseal(payloadSecret, sealed, 'webhook-secret/v1')
+const unsealSecret = (payloadSecret: string, sealed: string): string =>
+  unseal(payloadSecret, sealed, 'webhook-secret/v1')
 
 type SecretColumns = Pick<WebhookEndpoint, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>
 
@@ -19,7 +21,8 @@ type SecretColumns = Pick<WebhookEndpoint, 'secretSealed' | 'previousSecretSeale
 export const signingSecrets = (payloadSecret: string, endpoint: SecretColumns, now = new Date()): string[] => {
   const secrets: string[] = []
   if (endpoint.secretSealed) secrets.push(unsealSecret(payloadSecret, endpoint.secretSealed))
-  const previousValid = endpoint.previousSecretExpiresAt && new Date(endpoint.previousSecretExpiresAt).getTime() > now.getTime()
+  const previousValid =
+    endpoint.previousSecretExpiresAt && new Date(endpoint.previousSecretExpiresAt).getTime() > now.getTime()
   if (endpoint.previousSecretSealed && previousValid) {
     // Sealed under an earlier PAYLOAD_SECRET (the endpoint's secret was rotated since): it signs no more.
     const previous = readable(() => unsealSecret(payloadSecret, endpoint.previousSecretSealed!))
@@ -39,7 +42,6 @@ const readable = (read: () => string): string | null => {
 /** Why an endpoint's deliveries cannot be signed: its secret was sealed under another PAYLOAD_SECRET. */
 export const UNREADABLE_SECRET =
   "The endpoint's signing secret cannot be read (PAYLOAD_SECRET changed since it was made): rotate the endpoint's secret."
-
 
 /** The endpoint's current secret in clear, for the one time it is shown. */
 export const currentSecret = (payloadSecret: string, endpoint: Pick<WebhookEndpoint, 'secretSealed'>): string | null =>

@@ -25,7 +25,15 @@ const EXCERPT_BYTES = 4096
 const EXCERPT_CHARS = 1000
 
 /** Headers set here, whatever the caller passes (framing and identity are not the caller's to change). */
-const OWN_HEADERS = new Set(['content-type', 'content-length', 'user-agent', 'host', 'connection', 'transfer-encoding', 'expect'])
+const OWN_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'user-agent',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'expect',
+])
 
 /** getaddrinfo's failures, as Node names them. */
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA'])
@@ -45,14 +53,21 @@ const connectionFailure = (error: NodeJS.ErrnoException): Failure => {
   if (DNS_CODES.has(code)) return { error: 'dns', message: WEBHOOK_URL_REASONS.unresolvable }
   if (isTlsCode(code)) return { error: 'tls', message: `The TLS connection to the receiver failed (${code}).` }
   if (code === 'ECONNREFUSED') return { error: 'connection', message: 'The receiver refused the connection.' }
-  return { error: 'connection', message: code ? `The connection to the receiver failed (${code}).` : 'The connection to the receiver failed.' }
+  return {
+    error: 'connection',
+    message: code ? `The connection to the receiver failed (${code}).` : 'The connection to the receiver failed.',
+  }
 }
 
 /** What an answer's status means for the delivery. */
 const statusResult = (status: number): Failure & { ok: boolean } => {
   if (status >= 200 && status < 300) return { ok: true, error: null, message: null }
   if (status >= 300 && status < 400) {
-    return { ok: false, error: 'redirect', message: `The receiver answered with a redirect (HTTP ${status}), and redirects are not followed.` }
+    return {
+      ok: false,
+      error: 'redirect',
+      message: `The receiver answered with a redirect (HTTP ${status}), and redirects are not followed.`,
+    }
   }
   return { ok: false, error: 'status', message: `The receiver answered with HTTP ${status}.` }
 }
@@ -169,7 +184,11 @@ export const postWebhook = (
           send(check.url)
         } catch {
           // http.request throws on a header name or value it cannot send.
-          finish({ ok: false, error: 'connection', message: 'The request could not be sent: a header name or value is not valid in HTTP.' })
+          finish({
+            ok: false,
+            error: 'connection',
+            message: 'The request could not be sent: a header name or value is not valid in HTTP.',
+          })
         }
       })
       .catch(() => finish({ ok: false, error: 'connection', message: 'The request could not be sent.' }))

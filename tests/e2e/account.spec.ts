@@ -1,6 +1,8 @@
 import { expectPath, linkFromOutbox, signOut, test } from './helpers'
 
-test('sign up, confirm the email, sign out, sign in with a magic link, reset the password: the dashboard each time', async ({ page }) => {
+test('sign up, confirm the email, sign out, sign in with a magic link, reset the password: the dashboard each time', async ({
+  page,
+}) => {
   const email = `e2e-${Date.now()}@example.com`
   await page.goto('/sign-up')
   await page.fill('input[name="email"]', email)

@@ -6,7 +6,16 @@ import { expect, signUp, test } from './helpers'
 test.use({
   launchOptions: {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     ignoreDefaultArgs: ['--disable-back-forward-cache'],
   },
   // An address of its own (the server trusts the local proxy): the run's sign-ups share no limit.
@@ -14,7 +23,8 @@ test.use({
 })
 
 /** Whether the page now showing came back from the back-forward cache (set by the pageshow listener below). */
-const restored = (page: Page) => page.evaluate(() => (window as unknown as { restoredFromCache?: boolean }).restoredFromCache ?? null)
+const restored = (page: Page) =>
+  page.evaluate(() => (window as unknown as { restoredFromCache?: boolean }).restoredFromCache ?? null)
 const listenForRestores = (page: Page) =>
   page.evaluate(() => {
     window.addEventListener('pageshow', (event) => {
@@ -22,7 +32,10 @@ const listenForRestores = (page: Page) =>
     })
   })
 
-test('Back restores /sign-in and the storefront from the back-forward cache; a restored page asks who is signed in again', async ({ page, context }) => {
+test('Back restores /sign-in and the storefront from the back-forward cache; a restored page asks who is signed in again', async ({
+  page,
+  context,
+}) => {
   // /sign-in (rendered per request, without no-store) comes back as it was left.
   await page.goto('/sign-in')
   await listenForRestores(page)

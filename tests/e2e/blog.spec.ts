@@ -1,7 +1,9 @@
 import { expect, test } from './helpers'
 import { base } from './service'
 
-test('read the blog: a post carries BlogPosting JSON-LD and a 1200x630 PNG social image, and is in the feed and the sitemap', async ({ page }) => {
+test('read the blog: a post carries BlogPosting JSON-LD and a 1200x630 PNG social image, and is in the feed and the sitemap', async ({
+  page,
+}) => {
   await page.goto('/blog')
   const firstPost = page.locator('.post-card-title a').first()
   const title = (await firstPost.textContent())?.trim() ?? ''
@@ -10,7 +12,10 @@ test('read the blog: a post carries BlogPosting JSON-LD and a 1200x630 PNG socia
   const url = page.url()
   expect((await page.locator('h1').textContent())?.trim(), "the post page's h1").toBe(title)
 
-  const jsonLd = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent()) ?? '{}') as Record<string, unknown>
+  const jsonLd = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent()) ?? '{}') as Record<
+    string,
+    unknown
+  >
   expect(jsonLd, 'the JSON-LD').toMatchObject({ '@type': 'BlogPosting', headline: title, url })
   const ogImage = (await page.locator('meta[property="og:image"]').getAttribute('content')) ?? ''
   const twitterImage = await page.locator('meta[name="twitter:image"]').getAttribute('content')

@@ -3,7 +3,10 @@ import path from 'node:path'
 import { expect, expectPath, linkFromOutbox, test } from './helpers'
 import { screenshotDir } from './service'
 
-test("someone signs up with another person's email: the owner's confirmation asks for a new password, and the squatter's stops working", async ({ page, browser }) => {
+test("someone signs up with another person's email: the owner's confirmation asks for a new password, and the squatter's stops working", async ({
+  page,
+  browser,
+}) => {
   const email = `e2e-owner-${Date.now()}@example.com`
   // The squatter signs up in this browser with a password of their own.
   await page.goto('/sign-up')

@@ -16,7 +16,21 @@ import zlib from 'node:zlib'
 import pg from 'pg'
 
 import { BUILT_SERVER, startEnv, startNodeArgs } from '../../src/process/start-command'
-import { adminToken, api, base, failedRunDir, failuresFile, PASSWORD, port, RELEASE_VERSION, resultsDir, root, type RunState, screenshotDir, STAFF } from './service'
+import {
+  adminToken,
+  api,
+  base,
+  failedRunDir,
+  failuresFile,
+  PASSWORD,
+  port,
+  RELEASE_VERSION,
+  resultsDir,
+  root,
+  type RunState,
+  screenshotDir,
+  STAFF,
+} from './service'
 
 const databaseUrl = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/kit_e2e'
 
@@ -40,7 +54,13 @@ const ensureBuild = () => {
 }
 
 /** A child whose output goes to `<dataDir>/<name>.log`, detached so that its whole group can be stopped. */
-const startChild = (children: ChildProcess[], dataDir: string, name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess => {
+const startChild = (
+  children: ChildProcess[],
+  dataDir: string,
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): ChildProcess => {
   const log = fs.openSync(path.join(dataDir, `${name}.log`), 'a')
   const child = spawn(process.execPath, args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', log] })
   fs.closeSync(log)
@@ -63,12 +83,18 @@ type StandIns = { serverEnv: Record<string, string>; codeHostUrl: string }
 
 /** The stand-ins' process; settles with the settings it printed on its `ready` line. */
 const startStandIns = (children: ChildProcess[], dataDir: string, outbox: string): Promise<StandIns> => {
-  const child = startChild(children, dataDir, 'standins', ['--conditions=production', '--import', 'tsx', 'tests/e2e/standins.ts'], {
-    ...process.env,
-    E2E_SERVER_URL: base,
-    E2E_OUTBOX: outbox,
-    E2E_STANDIN_PORTS: [port + 11, port + 12, port + 13, port + 14].join(','),
-  })
+  const child = startChild(
+    children,
+    dataDir,
+    'standins',
+    ['--conditions=production', '--import', 'tsx', 'tests/e2e/standins.ts'],
+    {
+      ...process.env,
+      E2E_SERVER_URL: base,
+      E2E_OUTBOX: outbox,
+      E2E_STANDIN_PORTS: [port + 11, port + 12, port + 13, port + 14].join(','),
+    },
+  )
   const lines = readline.createInterface({ input: child.stdout! })
   return new Promise<StandIns>((resolve, reject) => {
     lines.on('line', (line) => {
@@ -80,27 +106,38 @@ const startStandIns = (children: ChildProcess[], dataDir: string, outbox: string
 
 /** `npm start`: the built server in production mode, with every setting explicit. */
 const startServer = async (children: ChildProcess[], dataDir: string, standIns: StandIns): Promise<void> => {
-  const keep = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'TERM'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []))
-  const server = startChild(children, dataDir, 'server', [...startNodeArgs(root), BUILT_SERVER], startEnv(root, {
-    ...Object.fromEntries(keep),
-    ...standIns.serverEnv,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    SERVER_URL: base,
-    DATABASE_URL: databaseUrl,
-    PAYLOAD_SECRET: crypto.randomBytes(32).toString('hex'),
-    LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    DATA_DIR: dataDir,
-    MEDIA_DIR: path.join(dataDir, 'media'),
-    RELEASES_DIR: path.join(dataDir, 'releases'),
-    TEMPLATES_DIR: path.join(dataDir, 'templates'),
-    JOBS_RETRY_DELAY_MS: '1000',
-    // A scenario may name its own client address (X-Forwarded-For), so the whole run's sign-ups do not
-    // share one address's limit (10 an hour); scenarios that send none are 127.0.0.1 as before.
-    TRUSTED_PROXIES: '127.0.0.1,::1',
-    // The webhooks scenario's receiver listens on 127.0.0.1.
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-  }))
+  const keep = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'TERM'].flatMap((name) =>
+    process.env[name] ? [[name, process.env[name]]] : [],
+  )
+  const server = startChild(
+    children,
+    dataDir,
+    'server',
+    [...startNodeArgs(root), BUILT_SERVER],
+    startEnv(root, {
+      ...Object.fromEntries(keep),
+      ...standIns.serverEnv,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      SERVER_URL: base,
+      DATABASE_URL: databaseUrl,
+      PAYLOAD_SECRET: crypto.randomBytes(32).toString('hex'),
+      LICENSE_SIGNING_KEY: crypto
+        .generateKeyPairSync('ed25519')
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString(),
+      DATA_DIR: dataDir,
+      MEDIA_DIR: path.join(dataDir, 'media'),
+      RELEASES_DIR: path.join(dataDir, 'releases'),
+      TEMPLATES_DIR: path.join(dataDir, 'templates'),
+      JOBS_RETRY_DELAY_MS: '1000',
+      // A scenario may name its own client address (X-Forwarded-For), so the whole run's sign-ups do not
+      // share one address's limit (10 an hour); scenarios that send none are 127.0.0.1 as before.
+      TRUSTED_PROXIES: '127.0.0.1,::1',
+      // The webhooks scenario's receiver listens on 127.0.0.1.
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    }),
+  )
   server.stdout!.pipe(fs.createWriteStream(path.join(dataDir, 'server.out.log')))
   for (let attempt = 0; attempt < 240; attempt += 1) {
     try {
@@ -108,7 +145,8 @@ const startServer = async (children: ChildProcess[], dataDir: string, standIns: 
     } catch {
       // not listening yet
     }
-    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}); see ${dataDir}/server.out.log`)
+    if (server.exitCode !== null)
+      throw new Error(`the server exited (${server.exitCode}); see ${dataDir}/server.out.log`)
     await new Promise((resolve) => setTimeout(resolve, 500))
   }
   throw new Error(`the server did not become ready in 2 minutes; see ${dataDir}/server.out.log`)
@@ -118,11 +156,21 @@ const startServer = async (children: ChildProcess[], dataDir: string, standIns: 
 const prepareStaff = async (): Promise<void> => {
   await api('/api/users/first-register', { json: { email: STAFF.admin, password: PASSWORD } })
   const token = await adminToken()
-  await api('/api/users', { jwt: token, json: { email: STAFF.support, password: PASSWORD, roles: ['support'], emailVerified: true } })
+  await api('/api/users', {
+    jwt: token,
+    json: { email: STAFF.support, password: PASSWORD, roles: ['support'], emailVerified: true },
+  })
   const form = new FormData()
-  form.append('_payload', JSON.stringify({ version: RELEASE_VERSION, publishedAt: new Date(Date.now() - 60_000).toISOString() }))
+  form.append(
+    '_payload',
+    JSON.stringify({ version: RELEASE_VERSION, publishedAt: new Date(Date.now() - 60_000).toISOString() }),
+  )
   // A real gzip archive: Payload checks an upload's type from its bytes.
-  form.append('file', new Blob([zlib.gzipSync(crypto.randomBytes(32 * 1024))], { type: 'application/gzip' }), `starter-kit-${RELEASE_VERSION}.tar.gz`)
+  form.append(
+    'file',
+    new Blob([zlib.gzipSync(crypto.randomBytes(32 * 1024))], { type: 'application/gzip' }),
+    `starter-kit-${RELEASE_VERSION}.tar.gz`,
+  )
   await api('/api/releases', { jwt: token, form })
 }
 
@@ -131,7 +179,10 @@ const tearDown = async (children: ChildProcess[], dataDir: string, failed: boole
   await stopChildren(children)
   if (failed) {
     // Beside the page screenshots, so that CI keeps them as one artifact.
-    fs.cpSync(dataDir, failedRunDir, { recursive: true, filter: (source) => !source.includes(`${path.sep}media`) && !source.includes(`${path.sep}releases`) })
+    fs.cpSync(dataDir, failedRunDir, {
+      recursive: true,
+      filter: (source) => !source.includes(`${path.sep}media`) && !source.includes(`${path.sep}releases`),
+    })
     if (fs.existsSync(resultsDir)) fs.cpSync(resultsDir, failedRunDir, { recursive: true })
     console.error(`server and stand-in logs, failure screenshots and traces: ${failedRunDir}`)
   } else {

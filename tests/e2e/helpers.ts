@@ -17,7 +17,8 @@ export const test = playwrightTest.extend<{ recordFailure: void }>({
     // eslint-disable-next-line no-empty-pattern -- Playwright requires an object pattern as a fixture's first parameter; this fixture needs none
     async ({}, use, testInfo) => {
       await use()
-      if (testInfo.status !== testInfo.expectedStatus) fs.appendFileSync(failuresFile(runState().dataDir), `${testInfo.title}: ${testInfo.status}\n`)
+      if (testInfo.status !== testInfo.expectedStatus)
+        fs.appendFileSync(failuresFile(runState().dataDir), `${testInfo.title}: ${testInfo.status}\n`)
     },
     { auto: true },
   ],
@@ -38,7 +39,10 @@ export const linkFromOutbox = async (email: string, type: string): Promise<strin
   const newest = () => {
     const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).sort().reverse() : []
     for (const file of files) {
-      const raw = fs.readFileSync(path.join(outbox, file), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=')
+      const raw = fs
+        .readFileSync(path.join(outbox, file), 'utf8')
+        .replace(/=\r?\n/g, '')
+        .replace(/=3D/g, '=')
       if (!raw.includes(email)) continue
       const match = pattern.exec(raw)
       if (match) return match[0]
@@ -46,7 +50,9 @@ export const linkFromOutbox = async (email: string, type: string): Promise<strin
     return null
   }
   let link: string | null = null
-  await expect.poll(() => (link = newest()), { message: `no ${type} email for ${email}`, timeout: 30_000, intervals: [500] }).not.toBeNull()
+  await expect
+    .poll(() => (link = newest()), { message: `no ${type} email for ${email}`, timeout: 30_000, intervals: [500] })
+    .not.toBeNull()
   return link!
 }
 
@@ -54,8 +60,12 @@ export const linkFromOutbox = async (email: string, type: string): Promise<strin
 export const expectLicenseEmail = async (email: string, key: string) => {
   const { outbox } = runState()
   const arrived = () =>
-    (fs.existsSync(outbox) ? fs.readdirSync(outbox) : []).some((file) => ((raw) => raw.includes(key) && raw.includes(email))(fs.readFileSync(path.join(outbox, file), 'utf8')))
-  await expect.poll(arrived, { message: `the license email to ${email} did not arrive`, timeout: 45_000, intervals: [500] }).toBe(true)
+    (fs.existsSync(outbox) ? fs.readdirSync(outbox) : []).some((file) =>
+      ((raw) => raw.includes(key) && raw.includes(email))(fs.readFileSync(path.join(outbox, file), 'utf8')),
+    )
+  await expect
+    .poll(arrived, { message: `the license email to ${email} did not arrive`, timeout: 45_000, intervals: [500] })
+    .toBe(true)
 }
 
 export const signOut = async (page: Page) => {
@@ -102,7 +112,10 @@ export const buySignedIn = async (page: Page, email: string, plan: 'standard' | 
 export const licenseOnDashboard = async (page: Page): Promise<string> => {
   await expect(async () => {
     await page.goto('/dashboard')
-    expect(await page.locator('[data-testid="licenses"] tbody tr').count(), 'license rows on the dashboard').toBeGreaterThan(0)
+    expect(
+      await page.locator('[data-testid="licenses"] tbody tr').count(),
+      'license rows on the dashboard',
+    ).toBeGreaterThan(0)
   }).toPass({ intervals: [500], timeout: 60_000 })
   const key = (await page.locator('[data-testid="licenses"] code').first().textContent())?.trim() ?? ''
   expect(key, 'no license on the dashboard').toMatch(/^KIT(-[0-9A-Z]{5}){4}$/)
@@ -111,7 +124,13 @@ export const licenseOnDashboard = async (page: Page): Promise<string> => {
 
 /** The dashboard's newest-release button: a signed link, followed by the browser to the file. */
 export const downloadFromDashboard = async (page: Page): Promise<{ name: string; size: number }> => {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('form button', { hasText: /^Download/ }).first().click()])
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page
+      .locator('form button', { hasText: /^Download/ })
+      .first()
+      .click(),
+  ])
   return { name: download.suggestedFilename(), size: fs.statSync(await download.path()).size }
 }
 
@@ -125,11 +144,15 @@ export const ultimateJourney = async (page: Page): Promise<Buyer> => {
   const username = `e2e-ultimate-${Date.now().toString(36)}`
   await signUp(page, email)
   await buySignedIn(page, email, 'ultimate')
-  const shown = ((await page.locator('[data-testid="success-license"] code').textContent({ timeout: 60_000 })) ?? '').trim()
+  const shown = (
+    (await page.locator('[data-testid="success-license"] code').textContent({ timeout: 60_000 })) ?? ''
+  ).trim()
   expect(await licenseOnDashboard(page), 'the success page and the dashboard show different licenses').toBe(shown)
   // BREACH: the dashboard holds the key beside whatever the query says; asked for with the key's first
   // characters, it leaves uncompressed (its length tells nothing), while a public page is still compressed.
-  const probe = await page.request.get(`/dashboard?q=${shown.slice(0, 8)}`, { headers: { 'accept-encoding': 'br, gzip' } })
+  const probe = await page.request.get(`/dashboard?q=${shown.slice(0, 8)}`, {
+    headers: { 'accept-encoding': 'br, gzip' },
+  })
   expect(probe.headers()['content-encoding'], 'the dashboard with a guess in its query was compressed').toBeUndefined()
   expect(await probe.text()).toContain(shown)
   const home = await page.request.get('/', { headers: { 'accept-encoding': 'br, gzip' } })
@@ -144,14 +167,23 @@ export const ultimateJourney = async (page: Page): Promise<Buyer> => {
   await expect(async () => {
     await page.goto('/dashboard')
     const status = page.locator('[data-testid="repo-status"]')
-    expect(await status.filter({ hasText: `${username} is a collaborator` }).count(), `the dashboard still says: ${(await status.allTextContents()).join(' ')}`).toBeGreaterThan(0)
+    expect(
+      await status.filter({ hasText: `${username} is a collaborator` }).count(),
+      `the dashboard still says: ${(await status.allTextContents()).join(' ')}`,
+    ).toBeGreaterThan(0)
   }).toPass({ intervals: [1_000], timeout: 60_000 })
   // Ultimate includes API keys: a new key is shown once, works on the download API, and is gone on reload.
   await page.fill('input[name="name"]', 'CI server')
   await page.click('button:has-text("Create a key")')
   const apiKey = ((await page.locator('[data-testid="new-api-key"] code').textContent()) ?? '').trim()
-  const viaKey = await fetch(`${base}/api/download?version=${RELEASE_VERSION}`, { headers: { authorization: `Bearer ${apiKey}` }, redirect: 'manual' })
-  expect(viaKey.status, `the new API key's download answered: ${viaKey.status === 200 ? '' : await viaKey.text()}`).toBe(200)
+  const viaKey = await fetch(`${base}/api/download?version=${RELEASE_VERSION}`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+    redirect: 'manual',
+  })
+  expect(
+    viaKey.status,
+    `the new API key's download answered: ${viaKey.status === 200 ? '' : await viaKey.text()}`,
+  ).toBe(200)
   await page.goto('/dashboard')
   expect((await page.content()).includes(apiKey), 'the API key is shown again after a reload').toBe(false)
   // And priority support: a request opened from the dashboard is listed there.

@@ -7,7 +7,10 @@ import { PASSWORD, screenshotDir, STAFF } from './service'
 const OWN_ADDRESS = { 'x-forwarded-for': '198.51.100.27' }
 test.use({ extraHTTPHeaders: OWN_ADDRESS })
 
-test('a seller sees the launch in charts on the admin dashboard, switches the range and downloads a series as CSV; a customer gets 403', async ({ page, browser }) => {
+test('a seller sees the launch in charts on the admin dashboard, switches the range and downloads a series as CSV; a customer gets 403', async ({
+  page,
+  browser,
+}) => {
   // A sale on record: the storefront viewed (its beacon), a checkout started and paid.
   const buyerContext = await browser.newContext({ extraHTTPHeaders: OWN_ADDRESS })
   const buyer = await buyerContext.newPage()
@@ -17,7 +20,9 @@ test('a seller sees the launch in charts on the admin dashboard, switches the ra
   await buyer.waitForLoadState('networkidle')
   await buySignedIn(buyer, email, 'standard')
   // Asked from the customer's own page, with their session cookie.
-  const refused = await buyer.evaluate(async () => (await fetch('/api/staff/insights.csv?series=revenue&from=2026-11-01&to=2026-11-07')).status)
+  const refused = await buyer.evaluate(
+    async () => (await fetch('/api/staff/insights.csv?series=revenue&from=2026-11-01&to=2026-11-07')).status,
+  )
   expect(refused).toBe(403)
   await buyerContext.close()
 

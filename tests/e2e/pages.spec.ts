@@ -7,7 +7,18 @@ import { base, root, screenshotDir } from './service'
 
 const AXE_SOURCE = path.join(root, 'node_modules/axe-core/axe.min.js')
 /** The public pages checked with axe-core and photographed; `{post}` is the first blog post. */
-const PUBLIC_PAGES = ['/', '/pricing', '/sign-in', '/sign-up', '/reset-password', '/blog', '{post}', '/changelog', '/success?session_id=cs_test_unknown', '/no/such/page']
+const PUBLIC_PAGES = [
+  '/',
+  '/pricing',
+  '/sign-in',
+  '/sign-up',
+  '/reset-password',
+  '/blog',
+  '{post}',
+  '/changelog',
+  '/success?session_id=cs_test_unknown',
+  '/no/such/page',
+]
 
 type Violation = { id: string; impact: string; nodes: { target: string[] }[] }
 
@@ -25,22 +36,42 @@ const checkPages = async (page: Page, pagePaths: string[], who: string, linked: 
         await page.goto(pagePath, { waitUntil: 'networkidle' })
         await page.addScriptTag({ path: AXE_SOURCE })
         const violations = (await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: unknown[] }> } }).axe
+          const axe = (
+            window as unknown as {
+              axe: { run: (context: Document, options: object) => Promise<{ violations: unknown[] }> }
+            }
+          ).axe
           return (await axe.run(document, { resultTypes: ['violations'] })).violations
         })) as Violation[]
-        for (const violation of violations.filter((candidate) => candidate.impact === 'serious' || candidate.impact === 'critical')) {
-          problems.push(`${pagePath} (${who}) ${width}px ${scheme}: ${violation.impact} ${violation.id} at ${violation.nodes.map((node) => node.target.join(' ')).slice(0, 3).join(', ')}`)
+        for (const violation of violations.filter(
+          (candidate) => candidate.impact === 'serious' || candidate.impact === 'critical',
+        )) {
+          problems.push(
+            `${pagePath} (${who}) ${width}px ${scheme}: ${violation.impact} ${violation.id} at ${violation.nodes
+              .map((node) => node.target.join(' '))
+              .slice(0, 3)
+              .join(', ')}`,
+          )
         }
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
         if (overflow > 0) problems.push(`${pagePath} (${who}) ${width}px: scrolls sideways by ${overflow} px`)
         // Links to a place on the same page (the skip link) are not links to check.
-        const hrefs = await page.locator('a[href]:not([href^="#"])').evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).href))
+        const hrefs = await page
+          .locator('a[href]:not([href^="#"])')
+          .evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).href))
         for (const href of hrefs) {
           const url = new URL(href)
           if (url.origin === base) linked.add(`${url.pathname}${url.search}`)
         }
-        const slug = pagePath.replace(/\?.*$/, '').replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'
-        await page.screenshot({ path: path.join(screenshotDir, `${who}-${slug}-${width}-${scheme}.png`), fullPage: true })
+        const slug =
+          pagePath
+            .replace(/\?.*$/, '')
+            .replace(/[^a-z0-9]+/gi, '-')
+            .replace(/^-|-$/g, '') || 'home'
+        await page.screenshot({
+          path: path.join(screenshotDir, `${who}-${slug}-${width}-${scheme}.png`),
+          fullPage: true,
+        })
       }
     }
   }
@@ -57,7 +88,10 @@ const brokenLinks = async (page: Page, linked: Set<string>): Promise<string[]> =
   return broken
 }
 
-test('every page at 360 and 1280 px, light and dark, public and signed in: no serious or critical axe-core violation, no horizontal scroll, a screenshot; every link on them answers', async ({ page, browser }) => {
+test('every page at 360 and 1280 px, light and dark, public and signed in: no serious or critical axe-core violation, no horizontal scroll, a screenshot; every link on them answers', async ({
+  page,
+  browser,
+}) => {
   // 56 page loads, each with axe-core and a full-page screenshot, after a whole Ultimate journey.
   test.setTimeout(10 * 60_000)
   // The signed-in pages are those of a customer with everything on the dashboard: the Ultimate journey's.
@@ -66,7 +100,12 @@ test('every page at 360 and 1280 px, light and dark, public and signed in: no se
   const linked = new Set<string>()
   await page.goto('/blog')
   const post = (await page.locator('.post-card-title a').first().getAttribute('href')) ?? '/blog'
-  const problems = await checkPages(page, PUBLIC_PAGES.map((candidate) => (candidate === '{post}' ? post : candidate)), 'public', linked)
+  const problems = await checkPages(
+    page,
+    PUBLIC_PAGES.map((candidate) => (candidate === '{post}' ? post : candidate)),
+    'public',
+    linked,
+  )
   await signInWithPassword(page, customer.email)
   problems.push(...(await checkPages(page, ['/dashboard', '/pricing'], 'customer', linked)))
   problems.push(...(await brokenLinks(page, linked)))

@@ -1,7 +1,9 @@
 import { expect, licenseOnDashboard, payOnCheckout, signUp, test } from './helpers'
 import { base } from './service'
 
-test('a Pro subscriber opens the billing portal, cancels, and the dashboard says when the plan ends', async ({ page }) => {
+test('a Pro subscriber opens the billing portal, cancels, and the dashboard says when the plan ends', async ({
+  page,
+}) => {
   const email = `pro-${Date.now()}@example.com`
   await signUp(page, email)
   await page.goto('/pricing')

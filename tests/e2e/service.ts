@@ -20,7 +20,10 @@ export const RELEASE_VERSION = '1.0.0'
 export const STAFF = { admin: 'e2e-admin@example.com', support: 'e2e-support@example.com' }
 
 /** A JSON or multipart request to the server's REST API, as staff would make in the admin. */
-export const api = async <T>(pathname: string, init: { jwt?: string; json?: unknown; form?: FormData; method?: string } = {}): Promise<T> => {
+export const api = async <T>(
+  pathname: string,
+  init: { jwt?: string; json?: unknown; form?: FormData; method?: string } = {},
+): Promise<T> => {
   const headers: Record<string, string> = { origin: base }
   if (init.jwt) headers.authorization = `JWT ${init.jwt}`
   if (init.json !== undefined) headers['content-type'] = 'application/json'
@@ -30,7 +33,8 @@ export const api = async <T>(pathname: string, init: { jwt?: string; json?: unkn
     body: init.form ?? (init.json !== undefined ? JSON.stringify(init.json) : undefined),
   })
   const text = await response.text()
-  if (!response.ok) throw new Error(`${init.method ?? 'request'} ${pathname} answered ${response.status}: ${text.slice(0, 300)}`)
+  if (!response.ok)
+    throw new Error(`${init.method ?? 'request'} ${pathname} answered ${response.status}: ${text.slice(0, 300)}`)
   return JSON.parse(text) as T
 }
 
@@ -49,7 +53,10 @@ export type RunState = {
 }
 
 export const runState = (): RunState => {
-  if (!process.env.E2E_RUN) throw new Error('E2E_RUN is not set: run the scenarios with `npm run test:e2e`, whose global set-up starts the server')
+  if (!process.env.E2E_RUN)
+    throw new Error(
+      'E2E_RUN is not set: run the scenarios with `npm run test:e2e`, whose global set-up starts the server',
+    )
   return JSON.parse(process.env.E2E_RUN) as RunState
 }
 

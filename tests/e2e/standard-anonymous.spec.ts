@@ -1,7 +1,17 @@
-import { downloadFromDashboard, expect, expectLicenseEmail, licenseOnDashboard, payOnCheckout, signUp, test } from './helpers'
+import {
+  downloadFromDashboard,
+  expect,
+  expectLicenseEmail,
+  licenseOnDashboard,
+  payOnCheckout,
+  signUp,
+  test,
+} from './helpers'
 import { RELEASE_VERSION } from './service'
 
-test('a visitor buys Standard anonymously, pays, signs up with the checkout email, confirms, sees the license and downloads', async ({ page }) => {
+test('a visitor buys Standard anonymously, pays, signs up with the checkout email, confirms, sees the license and downloads', async ({
+  page,
+}) => {
   const email = `standard-${Date.now()}@example.com`
   await page.goto('/pricing')
   await page.locator('[data-testid="account-nav"]', { hasText: 'Sign in' }).waitFor()
@@ -24,5 +34,8 @@ test('a visitor buys Standard anonymously, pays, signs up with the checkout emai
   // A plan the customer owns says so instead of selling itself again.
   await page.goto('/pricing')
   await page.locator('article[data-plan="standard"]', { hasText: 'Your plan' }).waitFor()
-  expect(await page.locator('article[data-plan="standard"] button[type="submit"]').count(), 'an owned plan still has a Buy button').toBe(0)
+  expect(
+    await page.locator('article[data-plan="standard"] button[type="submit"]').count(),
+    'an owned plan still has a Buy button',
+  ).toBe(0)
 })

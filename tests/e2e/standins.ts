@@ -23,11 +23,23 @@ const serverUrl = required('E2E_SERVER_URL')
 const outbox = required('E2E_OUTBOX')
 const [processorPort, codeHostPort, oauthPort, smtpPort] = required('E2E_STANDIN_PORTS').split(',').map(Number)
 
-const E2E_PROCESSOR = { secretKey: 'sk_test_e2e_0123456789', publishableKey: 'pk_test_e2e_0123456789', webhookSecret: 'whsec_e2e_0123456789' }
+const E2E_PROCESSOR = {
+  secretKey: 'sk_test_e2e_0123456789',
+  publishableKey: 'pk_test_e2e_0123456789',
+  webhookSecret: 'whsec_e2e_0123456789',
+}
 const E2E_REPO = { token: 'ghp_e2e_0123456789', owner: 'kit-org', repo: 'starter-kit' }
 const OAUTH_CLIENTS = {
-  github: { clientId: 'e2e-github-client', clientSecret: 'e2e-github-secret', redirectUris: [`${serverUrl}/auth/callback`] },
-  google: { clientId: 'e2e-google-client', clientSecret: 'e2e-google-secret', redirectUris: [`${serverUrl}/auth/callback`] },
+  github: {
+    clientId: 'e2e-github-client',
+    clientSecret: 'e2e-github-secret',
+    redirectUris: [`${serverUrl}/auth/callback`],
+  },
+  google: {
+    clientId: 'e2e-google-client',
+    clientSecret: 'e2e-google-secret',
+    redirectUris: [`${serverUrl}/auth/callback`],
+  },
 }
 
 // Every delivery is logged to standins.log (stderr; kept when a scenario fails), and one without a 2xx answer
@@ -53,7 +65,10 @@ const smtp = new SMTPServer({
     stream.on('data', (chunk: Buffer) => chunks.push(chunk))
     stream.on('end', () => {
       received += 1
-      fs.writeFileSync(path.join(outbox, `${Date.now()}-${String(received).padStart(5, '0')}.eml`), Buffer.concat(chunks))
+      fs.writeFileSync(
+        path.join(outbox, `${Date.now()}-${String(received).padStart(5, '0')}.eml`),
+        Buffer.concat(chunks),
+      )
       callback()
     })
   },

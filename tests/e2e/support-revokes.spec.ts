@@ -17,9 +17,14 @@ const standardBuyer = async (browser: Browser): Promise<Buyer> => {
   }
 }
 
-test('support revokes a license in the admin; the customer sees it revoked and the next download is refused', async ({ page, browser }) => {
+test('support revokes a license in the admin; the customer sees it revoked and the next download is refused', async ({
+  page,
+  browser,
+}) => {
   const buyer = await standardBuyer(browser)
-  const { docs } = await api<{ docs: { id: number }[] }>(`/api/licenses?where[key][equals]=${buyer.key}&depth=0`, { jwt: await adminToken() })
+  const { docs } = await api<{ docs: { id: number }[] }>(`/api/licenses?where[key][equals]=${buyer.key}&depth=0`, {
+    jwt: await adminToken(),
+  })
   const licenseId = docs[0]?.id
   expect(licenseId, `no license ${buyer.key}`).toBeDefined()
   await page.goto('/admin/login')
@@ -31,7 +36,9 @@ test('support revokes a license in the admin; the customer sees it revoked and t
   await page.locator('button', { hasText: 'Revoke license' }).waitFor()
   // On a phone the license's page does not scroll sideways, its long key in the breadcrumb included.
   await page.setViewportSize({ width: 360, height: 800 })
-  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { timeout: 5_000 }).toBe(0)
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { timeout: 5_000 })
+    .toBe(0)
   await page.setViewportSize({ width: 1280, height: 800 })
   await page.click('button:has-text("Revoke license")')
   await page.fill('.staff-actions__reason', 'Chargeback: the payment was disputed (e2e).')
@@ -52,7 +59,10 @@ test('support revokes a license in the admin; the customer sees it revoked and t
     expect(refused.status, `a download with a revoked license answered ${JSON.stringify(body)}`).toBe(403)
     expect(body.errors?.[0]?.code, `the refusal has no error code: ${JSON.stringify(body)}`).toBeTruthy()
     // The dashboard no longer offers the download and says why the license stopped.
-    expect(await customerPage.locator('form button', { hasText: /^Download/ }).count(), 'a revoked license still offers downloads').toBe(0)
+    expect(
+      await customerPage.locator('form button', { hasText: /^Download/ }).count(),
+      'a revoked license still offers downloads',
+    ).toBe(0)
     await customerPage.locator('#download', { hasText: 'Downloads come with' }).waitFor()
   } finally {
     await customer.close()

@@ -9,13 +9,19 @@ import { base, PASSWORD, RELEASE_VERSION, screenshotDir } from './service'
 const photograph = async (page: Page, name: string) => {
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 900 })
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${name} scrolls sideways at ${width} px`).toBe(0)
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      `${name} scrolls sideways at ${width} px`,
+    ).toBe(0)
     await page.screenshot({ path: path.join(screenshotDir, `team-${name}-${width}.png`), fullPage: true })
   }
   await page.setViewportSize({ width: 1280, height: 900 })
 }
 
-test('an owner buys Ultimate for three and invites a member, who claims the seat from the email and downloads; revoked, the member has no downloads', async ({ page, browser }) => {
+test('an owner buys Ultimate for three and invites a member, who claims the seat from the email and downloads; revoked, the member has no downloads', async ({
+  page,
+  browser,
+}) => {
   const stamp = Date.now()
   const ownerEmail = `team-owner-${stamp}@example.com`
   const memberEmail = `team-member-${stamp}@example.com`
@@ -41,7 +47,11 @@ test('an owner buys Ultimate for three and invites a member, who claims the seat
   await expect(team.locator('[data-testid="seats-used"]')).toHaveText('1 of 3 seats used.')
   await team.getByLabel('Their email address').fill(memberEmail)
   await team.getByRole('button', { name: 'Send invitation' }).click()
-  await team.locator('[data-testid="team-notice"]', { hasText: `We emailed a link to ${memberEmail}. It works for 7 days, only for an account with that address.` }).waitFor()
+  await team
+    .locator('[data-testid="team-notice"]', {
+      hasText: `We emailed a link to ${memberEmail}. It works for 7 days, only for an account with that address.`,
+    })
+    .waitFor()
   await expect(team.locator('[data-testid="seats-used"]')).toHaveText('2 of 3 seats used.')
   await expect(team.locator('li[data-status="pending"]', { hasText: memberEmail })).toContainText('Invited')
   await photograph(page, 'owner-invited')
@@ -52,7 +62,9 @@ test('an owner buys Ultimate for three and invites a member, who claims the seat
     const member = await memberBrowser.newPage()
     await member.goto(await linkFromOutbox(memberEmail, 'seat'))
     expectPath(member, '/sign-in?next=%2Fauth%2Fcallback%3Ftype%3Dseat&notice=seat')
-    await member.locator('[data-testid="seat-sign-in-notice"]', { hasText: 'with the email address the invitation was sent to' }).waitFor()
+    await member
+      .locator('[data-testid="seat-sign-in-notice"]', { hasText: 'with the email address the invitation was sent to' })
+      .waitFor()
     await photograph(member, 'sign-in')
     // They have no account: sign up from there, and confirming the address claims the seat on the way to the dashboard.
     await member.locator('[data-testid="seat-sign-in-notice"]').getByRole('link', { name: 'create an account' }).click()
@@ -64,7 +76,9 @@ test('an owner buys Ultimate for three and invites a member, who claims the seat
     await member.goto(await linkFromOutbox(memberEmail, 'verify'))
     expectPath(member, '/dashboard?seat=claimed')
     await member.locator('[data-testid="seat-notice"]', { hasText: 'You joined the team' }).waitFor()
-    await member.locator('[data-testid="team-seats"]', { hasText: `Ultimate license, shared with you by ${ownerEmail}, joined` }).waitFor()
+    await member
+      .locator('[data-testid="team-seats"]', { hasText: `Ultimate license, shared with you by ${ownerEmail}, joined` })
+      .waitFor()
     // A member never sees the owner's key, nor a team to manage.
     expect(await member.locator('[data-testid="licenses"]').count(), 'the member sees a license table').toBe(0)
     expect(await member.locator('[data-testid="team"]').count(), 'the member sees the team').toBe(0)
@@ -89,9 +103,15 @@ test('an owner buys Ultimate for three and invites a member, who claims the seat
     // At once, the member's dashboard offers no download, and the download API refuses them.
     await member.goto('/dashboard')
     await member.locator('#download', { hasText: 'Downloads come with' }).waitFor()
-    expect(await member.locator('form button', { hasText: /^Download/ }).count(), 'a revoked member still has download buttons').toBe(0)
+    expect(
+      await member.locator('form button', { hasText: /^Download/ }).count(),
+      'a revoked member still has download buttons',
+    ).toBe(0)
     expect(await member.locator('[data-testid="team-seats"]').count(), 'the revoked seat is still listed').toBe(0)
-    const refused = await member.evaluate(async (url) => (await fetch(url, { redirect: 'manual' })).status, `${base}/api/download?version=${RELEASE_VERSION}`)
+    const refused = await member.evaluate(
+      async (url) => (await fetch(url, { redirect: 'manual' })).status,
+      `${base}/api/download?version=${RELEASE_VERSION}`,
+    )
     expect(refused, 'the download API still serves a revoked member').toBe(403)
     await photograph(member, 'member-revoked')
   } finally {

@@ -3,7 +3,9 @@ import path from 'node:path'
 import { buySignedIn, expect, licenseOnDashboard, signUp, test } from './helpers'
 import { screenshotDir } from './service'
 
-test('a Standard buyer upgrades to Ultimate from the pricing page, paying the difference, and keeps the same key', async ({ page }) => {
+test('a Standard buyer upgrades to Ultimate from the pricing page, paying the difference, and keeps the same key', async ({
+  page,
+}) => {
   const email = `upgrade-${Date.now()}@example.com`
   await signUp(page, email)
   await buySignedIn(page, email, 'standard')
@@ -19,7 +21,10 @@ test('a Standard buyer upgrades to Ultimate from the pricing page, paying the di
   await page.goto('/pricing')
   const ultimate = page.locator('article[data-plan="ultimate"]')
   await ultimate.locator('button[type="submit"]', { hasText: 'Upgrade to Ultimate for $150' }).waitFor()
-  expect(await ultimate.locator('button[type="submit"]', { hasText: 'Buy Ultimate' }).count(), 'the pricing page still sells Ultimate in full').toBe(0)
+  expect(
+    await ultimate.locator('button[type="submit"]', { hasText: 'Buy Ultimate' }).count(),
+    'the pricing page still sells Ultimate in full',
+  ).toBe(0)
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 900 })
     await page.screenshot({ path: path.join(screenshotDir, `upgrade-pricing-${width}.png`), fullPage: true })

@@ -8,9 +8,13 @@ import { PASSWORD, screenshotDir, STAFF } from './service'
 
 /** No sideways scrolling at this width (the secret and the URL are long words). */
 const fitsWidth = async (page: Page) =>
-  expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { timeout: 5_000 }).toBe(0)
+  expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { timeout: 5_000 })
+    .toBe(0)
 
-test('an admin adds a webhook endpoint, copies its secret once, sends a test event and sends a delivery again', async ({ page }) => {
+test('an admin adds a webhook endpoint, copies its secret once, sends a test event and sends a delivery again', async ({
+  page,
+}) => {
   const receiver = await startWebhookReceiver()
   try {
     await page.goto('/admin/login')

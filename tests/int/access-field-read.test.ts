@@ -77,7 +77,12 @@ const payload = usePayload()
 type Id = number | string
 type Data = Record<string, unknown>
 type ActorName = 'anonymous' | 'customer' | 'subscriber' | 'support'
-type Actor = { name: ActorName; user: (User & { collection: 'users' }) | null; as: { token: string } | null; staff: boolean }
+type Actor = {
+  name: ActorName
+  user: (User & { collection: 'users' }) | null
+  as: { token: string } | null
+  staff: boolean
+}
 
 const ACTORS: ActorName[] = ['anonymous', 'customer', 'subscriber', 'support']
 
@@ -109,7 +114,10 @@ type RowEntry = {
 }
 
 /** A row that `field` makes the actor's: anonymous reads none; staff read a customer's. */
-const owned = (field: string, options: Pick<RowEntry, 'defaults' | 'via' | 'hiddenWhenSet'> & { unique?: boolean } = {}): RowEntry => ({
+const owned = (
+  field: string,
+  options: Pick<RowEntry, 'defaults' | 'via' | 'hiddenWhenSet'> & { unique?: boolean } = {},
+): RowEntry => ({
   ...options,
   fixed: [field],
   make: async ({ slug, actor, index, data, kit }) => {
@@ -121,7 +129,10 @@ const owned = (field: string, options: Pick<RowEntry, 'defaults' | 'via' | 'hidd
 })
 
 /** A row everyone reads (published content, the public catalogue). */
-const published = (options: Pick<RowEntry, 'defaults' | 'via'> = {}): RowEntry => ({ ...options, make: ({ slug, data, kit }) => kit.create(slug, data) })
+const published = (options: Pick<RowEntry, 'defaults' | 'via'> = {}): RowEntry => ({
+  ...options,
+  make: ({ slug, data, kit }) => kit.create(slug, data),
+})
 
 let versionSeed = 0
 const past = () => new Date(Date.now() - 86_400_000).toISOString()
@@ -134,11 +145,19 @@ const ROWS: Record<string, RowEntry> = {
   // A customer reads only themselves; support reads every user.
   users: {
     via: 'local',
-    make: async ({ actor, index, kit }) => (!actor.user ? null : actor.staff ? kit.customer() : index === 0 ? actor.user.id : null),
+    make: async ({ actor, index, kit }) =>
+      !actor.user ? null : actor.staff ? kit.customer() : index === 0 ? actor.user.id : null,
   },
   api_keys: owned('user', { hiddenWhenSet: ['revokedAt'] }),
   // A revoked license of the free plan: a row of theirs that opens nothing (the actor's rights stay as they are).
-  licenses: owned('user', { defaults: async (kit) => ({ status: 'revoked', source: 'manual', plan: await kit.plan('free'), key: generateLicenseKey() }) }),
+  licenses: owned('user', {
+    defaults: async (kit) => ({
+      status: 'revoked',
+      source: 'manual',
+      plan: await kit.plan('free'),
+      key: generateLicenseKey(),
+    }),
+  }),
   // One per user (unique): a customer reads one.
   repo_access: owned('user', { unique: true }),
   templates: {
@@ -146,7 +165,10 @@ const ROWS: Record<string, RowEntry> = {
     unplantable: { thumbnailURL: 'Payload computes it for image uploads only; an archive has none' },
   },
   posts: published({ via: 'local', defaults: () => ({ _status: 'published', requiredFeature: 'advanced' }) }),
-  changelog_entries: published({ via: 'local', defaults: () => ({ _status: 'published', version: `97.${(versionSeed += 1)}.0` }) }),
+  changelog_entries: published({
+    via: 'local',
+    defaults: () => ({ _status: 'published', version: `97.${(versionSeed += 1)}.0` }),
+  }),
   // An image is public only while published content shows it (src/content/public-media.ts): the cover of a published post.
   media: {
     via: 'db',
@@ -162,7 +184,13 @@ const ROWS: Record<string, RowEntry> = {
     defaults: async (kit) => ({
       email: `seat-${(versionSeed += 1)}@example.test`,
       status: 'pending',
-      license: await kit.create('licenses', { user: await kit.customer(), status: 'revoked', source: 'manual', plan: await kit.plan('free'), key: generateLicenseKey() }),
+      license: await kit.create('licenses', {
+        user: await kit.customer(),
+        status: 'revoked',
+        source: 'manual',
+        plan: await kit.plan('free'),
+        key: generateLicenseKey(),
+      }),
     }),
     make: async ({ slug, actor, data, kit }) => (actor.staff ? kit.create(slug, data) : null),
   },
@@ -174,7 +202,11 @@ const ROWS: Record<string, RowEntry> = {
   user_subscriptions: owned('user'),
   one_time_purchases: owned('user'),
   payment_history: owned('user'),
-  releases: { via: 'db', defaults: () => ({ version: `95.${(versionSeed += 1)}.0` }), make: () => Promise.resolve(null) },
+  releases: {
+    via: 'db',
+    defaults: () => ({ version: `95.${(versionSeed += 1)}.0` }),
+    make: () => Promise.resolve(null),
+  },
   // Admins only: none of the actors (support included) reads an endpoint, so each probes two rows it cannot see.
   webhook_endpoints: {
     via: 'db',
@@ -196,28 +228,45 @@ const shared: { support: Actor; admin: Actor } = {} as never
 
 const actorOf = (name: ActorName, who: TestUser | null): Actor => ({
   name,
-  user: who ? ({ ...who.user, collection: 'users' }) : null,
+  user: who ? { ...who.user, collection: 'users' } : null,
   as: who ? { token: who.token } : null,
   staff: name === 'support',
 })
 
 const grant = async (who: TestUser, plan: string, status: 'active' | 'revoked') => {
   const { docs } = await payload().find({ collection: 'plans', where: { slug: { equals: plan } }, limit: 1, depth: 0 })
-  await payload().create({ collection: 'licenses', data: { key: generateLicenseKey(), user: who.user.id, plan: docs[0]!.id, source: 'manual', status }, overrideAccess: true })
+  await payload().create({
+    collection: 'licenses',
+    data: { key: generateLicenseKey(), user: who.user.id, plan: docs[0]!.id, source: 'manual', status },
+    overrideAccess: true,
+  })
 }
 
 /** A fresh set of actors for one field (rows owned by a customer never collide with another field's). */
 const freshActors = async (): Promise<Record<ActorName, Actor>> => {
-  const [customer, subscriber] = await Promise.all([createUser(payload(), 'customer'), createUser(payload(), 'customer')])
+  const [customer, subscriber] = await Promise.all([
+    createUser(payload(), 'customer'),
+    createUser(payload(), 'customer'),
+  ])
   await grant(subscriber, 'standard', 'active')
-  return { anonymous: actorOf('anonymous', null), customer: actorOf('customer', customer), subscriber: actorOf('subscriber', subscriber), support: shared.support }
+  return {
+    anonymous: actorOf('anonymous', null),
+    customer: actorOf('customer', customer),
+    subscriber: actorOf('subscriber', subscriber),
+    support: shared.support,
+  }
 }
 
 const plans = new Map<string, Id>()
 const kit: Kit = {
   plan: async (slug) => {
     if (!plans.has(slug)) {
-      const { docs } = await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })
+      const { docs } = await payload().find({
+        collection: 'plans',
+        where: { slug: { equals: slug } },
+        limit: 1,
+        depth: 0,
+      })
       plans.set(slug, docs[0]!.id)
     }
     return plans.get(slug)!
@@ -228,11 +277,21 @@ const kit: Kit = {
     const merged = { ...((await entry?.defaults?.(kit)) ?? {}), ...data }
     const filled = await fillRequired(collectionOf(slug).fields as DataField[], merged)
     if (slug === 'users') {
-      const created = await payload().create({ collection: 'users', data: { password: `pw-${token()}`, emailVerified: true, roles: ['customer'], ...filled } as never, overrideAccess: true })
+      const created = await payload().create({
+        collection: 'users',
+        data: { password: `pw-${token()}`, emailVerified: true, roles: ['customer'], ...filled } as never,
+        overrideAccess: true,
+      })
       return created.id
     }
     if ((entry?.via ?? 'db') === 'local') {
-      const created = await payload().create({ collection: slug as never, data: filled as never, overrideAccess: true, context: { contentImport: true }, draft: false })
+      const created = await payload().create({
+        collection: slug as never,
+        data: filled as never,
+        overrideAccess: true,
+        context: { contentImport: true },
+        draft: false,
+      })
       return (created as { id: Id }).id
     }
     const created = await payload().db.create({ collection: slug as never, data: filled })
@@ -242,7 +301,15 @@ const kit: Kit = {
 
 /** An id of some row of `slug` (for a relationship's value): an existing one, else a new one. */
 const rowOf = async (slug: string): Promise<Id> => {
-  const { docs } = await payload().find({ collection: slug as never, limit: 1, depth: 0, overrideAccess: true, sort: '-id', select: {} as never, pagination: false })
+  const { docs } = await payload().find({
+    collection: slug as never,
+    limit: 1,
+    depth: 0,
+    overrideAccess: true,
+    sort: '-id',
+    select: {} as never,
+    pagination: false,
+  })
   if (docs[0]) return (docs[0] as { id: Id }).id
   return kit.create(slug, {})
 }
@@ -250,17 +317,27 @@ const rowOf = async (slug: string): Promise<Id> => {
 /** `data` with every required field (top level, groups, named tabs) given a value. */
 const fillRequired = async (fields: DataField[], data: Data): Promise<Data> => {
   const filled = { ...data }
-  for (const field of fields as unknown as Array<{ type: string; name?: string; required?: boolean; defaultValue?: unknown; fields?: DataField[]; tabs?: Array<{ name?: string; fields: DataField[] }> }>) {
-    if (field.type === 'row' || field.type === 'collapsible') Object.assign(filled, await fillRequired(field.fields!, filled))
+  for (const field of fields as unknown as Array<{
+    type: string
+    name?: string
+    required?: boolean
+    defaultValue?: unknown
+    fields?: DataField[]
+    tabs?: Array<{ name?: string; fields: DataField[] }>
+  }>) {
+    if (field.type === 'row' || field.type === 'collapsible')
+      Object.assign(filled, await fillRequired(field.fields!, filled))
     else if (field.type === 'tabs') {
       for (const tab of field.tabs!) {
         if (tab.name) filled[tab.name] = await fillRequired(tab.fields, (filled[tab.name] as Data) ?? {})
         else Object.assign(filled, await fillRequired(tab.fields, filled))
       }
     } else if (field.name && field.type === 'group') {
-      if (filled[field.name] !== undefined || field.required) filled[field.name] = await fillRequired(field.fields!, (filled[field.name] as Data) ?? {})
+      if (filled[field.name] !== undefined || field.required)
+        filled[field.name] = await fillRequired(field.fields!, (filled[field.name] as Data) ?? {})
     } else if (field.name && field.required && filled[field.name] === undefined && field.name !== 'id') {
-      if (field.defaultValue !== undefined && typeof field.defaultValue !== 'function') filled[field.name] = field.defaultValue
+      if (field.defaultValue !== undefined && typeof field.defaultValue !== 'function')
+        filled[field.name] = field.defaultValue
       else filled[field.name] = (await plantValue(field as DataField, field.name, { rowOf })).value
     }
   }
@@ -269,9 +346,18 @@ const fillRequired = async (fields: DataField[], data: Data): Promise<Data> => {
 
 /** A row as staff see it: everything, joins and hidden fields included. */
 const observe = async (slug: string, id: Id): Promise<Data> =>
-  await payload().findByID({ collection: slug as never, id, depth: 0, overrideAccess: true, showHiddenFields: true, user: shared.admin.user, draft: false })
+  await payload().findByID({
+    collection: slug as never,
+    id,
+    depth: 0,
+    overrideAccess: true,
+    showHiddenFields: true,
+    user: shared.admin.user,
+    draft: false,
+  })
 
-const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b) || (a !== null && typeof a === 'object' && (a as { id?: unknown }).id === b)
+const sameValue = (a: unknown, b: unknown) =>
+  JSON.stringify(a) === JSON.stringify(b) || (a !== null && typeof a === 'object' && (a as { id?: unknown }).id === b)
 
 type ProbedRow = { id: Id; doc: Data; tokens: string[]; leaves: Leaf[] }
 
@@ -295,10 +381,15 @@ const plantRow = async (rule: FieldReadRule, actor: Actor, index: 0 | 1): Promis
     // The join's value: a row of the joined collection that points at this one.
     const join = rule.field as unknown as { collection: string; on: string }
     const joined = await kit.create(join.collection, { [join.on]: id })
-    planted = { value: joined, tokens: [], leaves: [{ path: `${rule.path}.id`, value: joined, wrong: 2_000_000_000, like: false, sortable: false }] }
+    planted = {
+      value: joined,
+      tokens: [],
+      leaves: [{ path: `${rule.path}.id`, value: joined, wrong: 2_000_000_000, like: false, sortable: false }],
+    }
   } else {
     let doc = await observe(rule.collection, id)
-    const stuck = () => planted.leaves.every((leaf) => valuesAt(doc, leaf.path).values.some((value) => sameValue(value, leaf.value)))
+    const stuck = () =>
+      planted.leaves.every((leaf) => valuesAt(doc, leaf.path).values.some((value) => sameValue(value, leaf.value)))
     if (!stuck() && !(entry.fixed ?? []).includes(topName)) {
       const existing = doc[topName]
       const value = data[topName]
@@ -310,19 +401,20 @@ const plantRow = async (rule: FieldReadRule, actor: Actor, index: 0 | 1): Promis
     planted.leaves = planted.leaves.map((leaf) => {
       const values = valuesAt(doc, leaf.path).values.filter((value) => value !== null && value !== undefined)
       if (values.some((value) => sameValue(value, leaf.value)) || values.length === 0) return leaf
-      const actual = typeof values[0] === 'object' ? (values[0] as { id?: unknown }).id ?? values[0] : values[0]
+      const actual = typeof values[0] === 'object' ? ((values[0] as { id?: unknown }).id ?? values[0]) : values[0]
       return { ...leaf, value: actual }
     })
     planted.tokens = planted.tokens.filter((text) => JSON.stringify(doc).includes(text))
     // A value Payload computes from planted ones (an upload's url from its filename) is a token too.
-    for (const value of valuesAt(doc, rule.path).values) if (typeof value === 'string' && value.length >= 12 && !planted.tokens.includes(value)) planted.tokens.push(value)
+    for (const value of valuesAt(doc, rule.path).values)
+      if (typeof value === 'string' && value.length >= 12 && !planted.tokens.includes(value)) planted.tokens.push(value)
   }
   return { id, doc: await observe(rule.collection, id), tokens: planted.tokens, leaves: planted.leaves }
 }
 
 /** What the rule answers for the actor with the whole document (the truth every other path must agree with). */
 const ruleAllows = async (rule: FieldReadRule, actor: Actor, doc: Data): Promise<boolean> => {
-  const req = await createLocalReq({ user: (actor.user ?? undefined) }, payload())
+  const req = await createLocalReq({ user: actor.user ?? undefined }, payload())
   let sibling: unknown = doc
   for (const container of rule.containers) {
     const inner = (sibling as Data | undefined)?.[container.name]
@@ -349,27 +441,42 @@ const query = (params: Record<string, string | number | boolean>) =>
     .join('&')
 
 /** `a.b.c` as a nested select parameter: `select[a][b][c]=true`. */
-const selectParam = (path: string, prefix = 'select') => `${prefix}${path
-  .split('.')
-  .map((segment) => `[${segment}]`)
-  .join('')}`
+const selectParam = (path: string, prefix = 'select') =>
+  `${prefix}${path
+    .split('.')
+    .map((segment) => `[${segment}]`)
+    .join('')}`
 
 /** The documents of a REST answer: a list's docs, or the document itself. */
 const docsOf = (body: unknown): unknown[] => {
   if (!body || typeof body !== 'object') return []
   const docs = (body as { docs?: unknown }).docs
   if (Array.isArray(docs)) return docs
-  return 'id' in (body) ? [body] : []
+  return 'id' in body ? [body] : []
 }
 
 /** The answer reveals nothing: none of the tokens in the body, and the field absent from every document. */
-const expectNoLeak = (label: string, response: ApiResponse | { status?: number; body: unknown }, rule: FieldReadRule, rows: ProbedRow[], docs: unknown[] = docsOf(response.body)) => {
+const expectNoLeak = (
+  label: string,
+  response: ApiResponse | { status?: number; body: unknown },
+  rule: FieldReadRule,
+  rows: ProbedRow[],
+  docs: unknown[] = docsOf(response.body),
+) => {
   const text = JSON.stringify(response.body)
-  for (const row of rows) for (const secret of row.tokens) expect(text.includes(secret), `${label}: the planted value of ${rule.collection}.${rule.path} is in the response: ${text.slice(0, Number(process.env.FIELD_READ_SHOW ?? 300))}`).toBe(false)
+  for (const row of rows)
+    for (const secret of row.tokens)
+      expect(
+        text.includes(secret),
+        `${label}: the planted value of ${rule.collection}.${rule.path} is in the response: ${text.slice(0, Number(process.env.FIELD_READ_SHOW ?? 300))}`,
+      ).toBe(false)
   for (const doc of docs.filter((one) => one !== undefined && one !== null)) {
     // A refused field is left out; Payload leaves a refused array (or a group in GraphQL) as an empty shell.
     const { values } = valuesAt(doc, rule.path)
-    expect(values.some(hasContent), `${label}: ${rule.collection}.${rule.path} is in a returned document: ${JSON.stringify(doc).slice(0, 300)}`).toBe(false)
+    expect(
+      values.some(hasContent),
+      `${label}: ${rule.collection}.${rule.path} is in a returned document: ${JSON.stringify(doc).slice(0, 300)}`,
+    ).toBe(false)
   }
 }
 
@@ -388,35 +495,86 @@ const probeRows = async (rule: FieldReadRule, c: Case) => {
   const one = await get(c.actor, `/${slug}/${row!.id}`)
   const list = await get(c.actor, `/${slug}?${query({ 'where[id][equals]': row!.id })}`)
   if (c.visible) {
-    expect(one.status, `${slug} row ${row!.id} must be readable by ${c.actor.name} (else the probes mean nothing): ${JSON.stringify(one.body).slice(0, 200)}`).toBe(200)
+    expect(
+      one.status,
+      `${slug} row ${row!.id} must be readable by ${c.actor.name} (else the probes mean nothing): ${JSON.stringify(one.body).slice(0, 200)}`,
+    ).toBe(200)
     expect(list.body.totalDocs, `${slug} list for ${c.actor.name}`).toBe(1)
   } else {
     expect([403, 404], `${slug} row ${row!.id} must be hidden from ${c.actor.name} at row level`).toContain(one.status)
-    expect(list.status === 403 || list.body.totalDocs === 0, `${slug} list must hide row ${row!.id} from ${c.actor.name}`).toBe(true)
+    expect(
+      list.status === 403 || list.body.totalDocs === 0,
+      `${slug} list must hide row ${row!.id} from ${c.actor.name}`,
+    ).toBe(true)
   }
   expectNoLeak('by id', one, rule, c.rows)
   expectNoLeak('list', list, rule, c.rows)
   expectNoLeak('by id, depth 2', await get(c.actor, `/${slug}/${row!.id}?depth=2`), rule, c.rows)
-  expectNoLeak('list, depth 2', await get(c.actor, `/${slug}?${query({ 'where[id][equals]': row!.id, depth: 2 })}`), rule, c.rows)
+  expectNoLeak(
+    'list, depth 2',
+    await get(c.actor, `/${slug}?${query({ 'where[id][equals]': row!.id, depth: 2 })}`),
+    rule,
+    c.rows,
+  )
   // Exclude-mode selects leave out what the rule may read (Payload merges no forceSelect into them): each
   // other top-level field in turn, the forced ones, and the id; then the forced ones in a list.
   const top = rule.path.split('.')[0]
   const forced = Object.keys((collectionOf(slug) as { forceSelect?: Data }).forceSelect ?? {})
-  const others = collectionOf(slug).flattenedFields.filter((field) => field.name !== top && field.type !== 'join').map((field) => field.name)
+  const others = collectionOf(slug)
+    .flattenedFields.filter((field) => field.name !== top && field.type !== 'join')
+    .map((field) => field.name)
   for (const excluded of new Set(['id', ...forced, ...others])) {
-    expectNoLeak(`select[${excluded}]=false`, await get(c.actor, `/${slug}/${row!.id}?${selectParam(excluded)}=false`), rule, c.rows)
+    expectNoLeak(
+      `select[${excluded}]=false`,
+      await get(c.actor, `/${slug}/${row!.id}?${selectParam(excluded)}=false`),
+      rule,
+      c.rows,
+    )
   }
-  expectNoLeak('list, forced fields excluded', await get(c.actor, `/${slug}?where[id][equals]=${row!.id}&${['id', ...forced].map((name) => `${selectParam(name)}=false`).join('&')}`), rule, c.rows)
+  expectNoLeak(
+    'list, forced fields excluded',
+    await get(
+      c.actor,
+      `/${slug}?where[id][equals]=${row!.id}&${['id', ...forced].map((name) => `${selectParam(name)}=false`).join('&')}`,
+    ),
+    rule,
+    c.rows,
+  )
 }
 
 const probeSelect = async (rule: FieldReadRule, c: Case) => {
   const slug = rule.collection
   const ids = c.rows.map((row) => row.id).join(',')
-  const paths = [...new Set([rule.path, ...c.rows[0]!.leaves.map((leaf) => leaf.path.split('.').slice(0, rule.path.split('.').length + 1).join('.'))])]
+  const paths = [
+    ...new Set([
+      rule.path,
+      ...c.rows[0]!.leaves.map((leaf) =>
+        leaf.path
+          .split('.')
+          .slice(0, rule.path.split('.').length + 1)
+          .join('.'),
+      ),
+    ]),
+  ]
   for (const path of paths) {
-    expectNoLeak(`select ${path} by id`, await get(c.actor, `/${slug}/${c.rows[0]!.id}?${selectParam(path)}=true`), rule, c.rows)
-    expectNoLeak(`select ${path} list`, await get(c.actor, `/${slug}?where[id][in]=${ids}&${selectParam(path)}=true`), rule, c.rows)
-    expectNoLeak(`select ${path} list, depth 2`, await get(c.actor, `/${slug}?where[id][in]=${ids}&${selectParam(path)}=true&depth=2`), rule, c.rows)
+    expectNoLeak(
+      `select ${path} by id`,
+      await get(c.actor, `/${slug}/${c.rows[0]!.id}?${selectParam(path)}=true`),
+      rule,
+      c.rows,
+    )
+    expectNoLeak(
+      `select ${path} list`,
+      await get(c.actor, `/${slug}?where[id][in]=${ids}&${selectParam(path)}=true`),
+      rule,
+      c.rows,
+    )
+    expectNoLeak(
+      `select ${path} list, depth 2`,
+      await get(c.actor, `/${slug}?where[id][in]=${ids}&${selectParam(path)}=true&depth=2`),
+      rule,
+      c.rows,
+    )
   }
 }
 
@@ -433,7 +591,11 @@ const probeWhere = async (rule: FieldReadRule, c: Case) => {
       asks.push({ label: `${leaf.path} ${op}`, right: scoped(clause(leaf.value)), wrong: scoped(clause(leaf.wrong)) })
     }
     // The attacker's plain form, and nested in or/and.
-    asks.push({ label: `${leaf.path} equals, unscoped`, right: `where[${leaf.path}][equals]=${encodeURIComponent(String(leaf.value))}`, wrong: `where[${leaf.path}][equals]=${encodeURIComponent(String(leaf.wrong))}` })
+    asks.push({
+      label: `${leaf.path} equals, unscoped`,
+      right: `where[${leaf.path}][equals]=${encodeURIComponent(String(leaf.value))}`,
+      wrong: `where[${leaf.path}][equals]=${encodeURIComponent(String(leaf.wrong))}`,
+    })
     asks.push({
       label: `${leaf.path} in or/and`,
       right: `where[or][0][and][0][id][in]=${ids}&where[or][0][and][1][${leaf.path}][equals]=${encodeURIComponent(String(leaf.value))}`,
@@ -441,23 +603,43 @@ const probeWhere = async (rule: FieldReadRule, c: Case) => {
     })
   }
   for (const path of new Set([rule.path, ...row!.leaves.map((leaf) => leaf.path)])) {
-    asks.push({ label: `${path} exists`, right: scoped(`where[and][1][${path}][exists]=true`), wrong: scoped(`where[and][1][${path}][exists]=false`) })
+    asks.push({
+      label: `${path} exists`,
+      right: scoped(`where[and][1][${path}][exists]=true`),
+      wrong: scoped(`where[and][1][${path}][exists]=false`),
+    })
   }
   for (const ask of asks) {
     const [right, wrong] = [await get(c.actor, `/${slug}?${ask.right}`), await get(c.actor, `/${slug}?${ask.wrong}`)]
-    expect(answerOf(right), `where ${ask.label} (list) tells a right guess from a wrong one for ${c.actor.name}`).toEqual(answerOf(wrong))
+    expect(
+      answerOf(right),
+      `where ${ask.label} (list) tells a right guess from a wrong one for ${c.actor.name}`,
+    ).toEqual(answerOf(wrong))
     expectNoLeak(`where ${ask.label}`, right, rule, c.rows)
-    const [countRight, countWrong] = [await get(c.actor, `/${slug}/count?${ask.right}`), await get(c.actor, `/${slug}/count?${ask.wrong}`)]
-    expect(answerOf(countRight), `where ${ask.label} (count) tells a right guess from a wrong one for ${c.actor.name}`).toEqual(answerOf(countWrong))
+    const [countRight, countWrong] = [
+      await get(c.actor, `/${slug}/count?${ask.right}`),
+      await get(c.actor, `/${slug}/count?${ask.wrong}`),
+    ]
+    expect(
+      answerOf(countRight),
+      `where ${ask.label} (count) tells a right guess from a wrong one for ${c.actor.name}`,
+    ).toEqual(answerOf(countWrong))
   }
 }
 
 const probeSort = async (rule: FieldReadRule, c: Case, probe: { notApplicable: (note: string) => void }) => {
-  if (c.rows.length < 2) return probe.notApplicable(`${c.actor.name} reads one row of ${rule.collection} at most: an order of one row reveals nothing`)
+  if (c.rows.length < 2)
+    return probe.notApplicable(
+      `${c.actor.name} reads one row of ${rule.collection} at most: an order of one row reveals nothing`,
+    )
   const ids = c.rows.map((row) => row.id).join(',')
   const paths = new Set([rule.path, ...c.rows[0]!.leaves.filter((leaf) => leaf.sortable).map((leaf) => leaf.path)])
   for (const path of paths) {
-    const order = async (sort: string) => answerOf(await get(c.actor, `/${rule.collection}?where[id][in]=${ids}&sort=${sort}&${selectParam('id')}=true`), true)
+    const order = async (sort: string) =>
+      answerOf(
+        await get(c.actor, `/${rule.collection}?where[id][in]=${ids}&sort=${sort}&${selectParam('id')}=true`),
+        true,
+      )
     expect(await order(path), `sort=${path} against sort=-${path} for ${c.actor.name}`).toEqual(await order(`-${path}`))
   }
 }
@@ -470,24 +652,47 @@ const probePopulate = async (rule: FieldReadRule, c: Case, probe: { notApplicabl
   for (const row of c.rows) {
     for (const ref of refs) {
       const source = ROWS[ref.collection]!
-      const data = wrapInContainers(ref.containers, ref.field.name, Array.isArray((ref.field as { relationTo?: unknown }).relationTo) ? { relationTo: rule.collection, value: row.id } : row.id)
-      const made = await source.make({ slug: ref.collection, actor: c.actor, index: 0, data, kit }).catch((error: Error) => {
-        failures.push(`${ref.collection}.${ref.path}: ${error.message}`)
-        return null
-      })
+      const data = wrapInContainers(
+        ref.containers,
+        ref.field.name,
+        Array.isArray((ref.field as { relationTo?: unknown }).relationTo)
+          ? { relationTo: rule.collection, value: row.id }
+          : row.id,
+      )
+      const made = await source
+        .make({ slug: ref.collection, actor: c.actor, index: 0, data, kit })
+        .catch((error: Error) => {
+          failures.push(`${ref.collection}.${ref.path}: ${error.message}`)
+          return null
+        })
       if (made === null) continue
-      const pointed = valuesAt(await observe(ref.collection, made), ref.path).values.some((value) => sameValue(value, row.id) || (value as { value?: unknown })?.value === row.id)
+      const pointed = valuesAt(await observe(ref.collection, made), ref.path).values.some(
+        (value) => sameValue(value, row.id) || (value as { value?: unknown })?.value === row.id,
+      )
       const readable = (await get(c.actor, `/${ref.collection}/${made}?depth=0`)).status === 200
       if (!pointed || !readable) continue
       probed += 1
-      const populated = (body: unknown) => docsOf(body).flatMap((doc) => valuesAt(doc, ref.path).values.map((value) => (value && typeof value === 'object' && 'value' in (value) && 'relationTo' in (value) ? (value as { value: unknown }).value : value)))
+      const populated = (body: unknown) =>
+        docsOf(body).flatMap((doc) =>
+          valuesAt(doc, ref.path).values.map((value) =>
+            value && typeof value === 'object' && 'value' in value && 'relationTo' in value
+              ? (value as { value: unknown }).value
+              : value,
+          ),
+        )
       for (const path of [
         `/${ref.collection}/${made}?depth=2`,
         `/${ref.collection}?where[id][equals]=${made}&depth=2`,
         `/${ref.collection}/${made}?depth=1&${selectParam(rule.path.split('.')[0]!, `populate[${rule.collection}]`)}=true`,
       ]) {
         const response = await get(c.actor, path)
-        expectNoLeak(`populate from ${ref.collection}.${ref.path} (${path})`, response, rule, c.rows, populated(response.body))
+        expectNoLeak(
+          `populate from ${ref.collection}.${ref.path} (${path})`,
+          response,
+          rule,
+          c.rows,
+          populated(response.body),
+        )
       }
       // A where through the relationship (downloads?where[license.revokedReason][like]=...). Not for a join
       // field: a third hop (licenses?where[user.downloads.id]...) is refused, but Payload 3.90 validates it
@@ -495,8 +700,15 @@ const probePopulate = async (rule: FieldReadRule, c: Case, probe: { notApplicabl
       // unhandled rejection per request.
       if (Array.isArray((ref.field as { relationTo?: unknown }).relationTo) || rule.field.type === 'join') continue
       for (const leaf of row.leaves) {
-        const ask = (value: unknown) => get(c.actor, `/${ref.collection}?where[and][0][id][equals]=${made}&where[and][1][${ref.path}.${leaf.path}][equals]=${encodeURIComponent(String(value))}`)
-        expect(answerOf(await ask(leaf.value)), `where ${ref.collection}.${ref.path}.${leaf.path} tells a right guess from a wrong one for ${c.actor.name}`).toEqual(answerOf(await ask(leaf.wrong)))
+        const ask = (value: unknown) =>
+          get(
+            c.actor,
+            `/${ref.collection}?where[and][0][id][equals]=${made}&where[and][1][${ref.path}.${leaf.path}][equals]=${encodeURIComponent(String(value))}`,
+          )
+        expect(
+          answerOf(await ask(leaf.value)),
+          `where ${ref.collection}.${ref.path}.${leaf.path} tells a right guess from a wrong one for ${c.actor.name}`,
+        ).toEqual(answerOf(await ask(leaf.wrong)))
       }
       const list = through.get(ref) ?? []
       through.set(ref, [...list, made])
@@ -505,13 +717,28 @@ const probePopulate = async (rule: FieldReadRule, c: Case, probe: { notApplicabl
   // A sort through the relationship, over rows that point at the two probed rows.
   for (const [ref, made] of through) {
     if (made.length < 2) continue
-    for (const path of new Set([rule.path, ...c.rows[0]!.leaves.filter((leaf) => leaf.sortable).map((leaf) => leaf.path)])) {
-      const order = async (sort: string) => answerOf(await get(c.actor, `/${ref.collection}?where[id][in]=${made.join(',')}&sort=${sort}&${selectParam('id')}=true`), true)
-      expect(await order(`${ref.path}.${path}`), `sort=${ref.collection}.${ref.path}.${path} against its reverse for ${c.actor.name}`).toEqual(await order(`-${ref.path}.${path}`))
+    for (const path of new Set([
+      rule.path,
+      ...c.rows[0]!.leaves.filter((leaf) => leaf.sortable).map((leaf) => leaf.path),
+    ])) {
+      const order = async (sort: string) =>
+        answerOf(
+          await get(
+            c.actor,
+            `/${ref.collection}?where[id][in]=${made.join(',')}&sort=${sort}&${selectParam('id')}=true`,
+          ),
+          true,
+        )
+      expect(
+        await order(`${ref.path}.${path}`),
+        `sort=${ref.collection}.${ref.path}.${path} against its reverse for ${c.actor.name}`,
+      ).toEqual(await order(`-${ref.path}.${path}`))
     }
   }
-  if (probed === 0 && failures.length > 0) throw new Error(`could not make a row that points at ${rule.collection}: ${failures.join('; ')}`)
-  if (probed === 0) probe.notApplicable(`no collection in ROWS gives ${c.actor.name} a row that points at ${rule.collection}`)
+  if (probed === 0 && failures.length > 0)
+    throw new Error(`could not make a row that points at ${rule.collection}: ${failures.join('; ')}`)
+  if (probed === 0)
+    probe.notApplicable(`no collection in ROWS gives ${c.actor.name} a row that points at ${rule.collection}`)
 }
 
 const probeJoins = async (rule: FieldReadRule, c: Case, probe: { notApplicable: (note: string) => void }) => {
@@ -523,7 +750,9 @@ const probeJoins = async (rule: FieldReadRule, c: Case, probe: { notApplicable: 
       const ownerId = owner && typeof owner === 'object' ? (owner as { id: Id }).id : (owner as Id | undefined)
       if (ownerId === undefined || ownerId === null) continue
       const response = await get(c.actor, `/${join.collection}/${ownerId}?depth=2&joins[${join.name}][limit]=100`)
-      const listed = docsOf(response.body).flatMap((doc) => valuesAt(doc, `${join.name}.docs`).values.flatMap((docs) => (Array.isArray(docs) ? docs : [])))
+      const listed = docsOf(response.body).flatMap((doc) =>
+        valuesAt(doc, `${join.name}.docs`).values.flatMap((docs) => (Array.isArray(docs) ? docs : [])),
+      )
       expectNoLeak(`join ${join.collection}.${join.name}`, response, rule, c.rows, listed)
     }
   }
@@ -536,19 +765,25 @@ const gqlTypes = new Map<string, GqlField[] | null>()
 const typeFields = async (name: string): Promise<GqlField[] | null> => {
   if (!gqlTypes.has(name)) {
     const deep = 'kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } }'
-    const result = await graphql(`{ __type(name: "${name}") { fields { name args { name } type { ${deep} } } } }`, shared.admin.as)
-    gqlTypes.set(name, ((result.data as unknown as { __type?: { fields: GqlField[] } | null })?.__type?.fields ?? null))
+    const result = await graphql(
+      `{ __type(name: "${name}") { fields { name args { name } type { ${deep} } } } }`,
+      shared.admin.as,
+    )
+    gqlTypes.set(name, (result.data as unknown as { __type?: { fields: GqlField[] } | null })?.__type?.fields ?? null)
   }
   return gqlTypes.get(name)!
 }
-const named = (type: GqlType): GqlType => (type.ofType && (type.kind === 'NON_NULL' || type.kind === 'LIST') ? named(type.ofType) : type)
+const named = (type: GqlType): GqlType =>
+  type.ofType && (type.kind === 'NON_NULL' || type.kind === 'LIST') ? named(type.ofType) : type
 const selectionOf = async (field: GqlField, depth: number): Promise<string | null> => {
   const type = named(field.type)
   if (type.kind === 'SCALAR' || type.kind === 'ENUM') return field.name
   if (depth === 0 || !type.name) return null
   if (type.kind === 'UNION') return `${field.name} { __typename }`
   const inner = (await typeFields(type.name)) ?? []
-  const parts = (await Promise.all(inner.filter((f) => f.args.length === 0).map((f) => selectionOf(f, depth - 1)))).filter(Boolean)
+  const parts = (
+    await Promise.all(inner.filter((f) => f.args.length === 0).map((f) => selectionOf(f, depth - 1)))
+  ).filter(Boolean)
   return parts.length ? `${field.name} { ${parts.join(' ')} }` : `${field.name} { __typename }`
 }
 const gqlNames = (collection: SanitizedCollectionConfig) => {
@@ -573,20 +808,32 @@ const probeGraphQL = async (rule: FieldReadRule, c: Case, probe: { notApplicable
     const where = `{ OR: [${ids.map((id) => `{ id: { equals: ${id} } }`).join(', ')}] }`
     const list = await graphql(`{ ${plural}(${select}where: ${where}) { docs { ${pick} } } }`, c.actor.as)
     const byId = await graphql(`{ ${singular}(${select}id: ${ids[0]}) { ${pick} } }`, c.actor.as)
-    const listDocs = ((list.data?.[plural] as { docs?: unknown[] } | null)?.docs ?? [])
+    const listDocs = (list.data?.[plural] as { docs?: unknown[] } | null)?.docs ?? []
     const oneDoc = (byId.data as Record<string, unknown> | undefined)?.[singular]
     for (const [label, result, docs] of [
       [`GraphQL ${plural}(${select})`, list, listDocs],
       [`GraphQL ${singular}(${select})`, byId, oneDoc ? [oneDoc] : []],
     ] as const) {
       const text = JSON.stringify(result)
-      for (const row of c.rows) for (const secret of row.tokens) expect(text.includes(secret), `${label}: the planted value of ${rule.collection}.${rule.path} is in ${text.slice(0, 300)}`).toBe(false)
+      for (const row of c.rows)
+        for (const secret of row.tokens)
+          expect(
+            text.includes(secret),
+            `${label}: the planted value of ${rule.collection}.${rule.path} is in ${text.slice(0, 300)}`,
+          ).toBe(false)
       for (const doc of docs) {
         const { values } = valuesAt(doc, rule.path)
-        expect(values.some(hasContent), `${label}: ${rule.collection}.${rule.path} has a value for ${c.actor.name}: ${JSON.stringify(doc).slice(0, 200)}`).toBe(false)
+        expect(
+          values.some(hasContent),
+          `${label}: ${rule.collection}.${rule.path} has a value for ${c.actor.name}: ${JSON.stringify(doc).slice(0, 200)}`,
+        ).toBe(false)
       }
     }
-    if (c.visible) expect(listDocs.length, `GraphQL ${plural}: ${c.actor.name} reads the rows at row level: ${JSON.stringify(list).slice(0, 400)}`).toBeGreaterThan(0)
+    if (c.visible)
+      expect(
+        listDocs.length,
+        `GraphQL ${plural}: ${c.actor.name} reads the rows at row level: ${JSON.stringify(list).slice(0, 400)}`,
+      ).toBeGreaterThan(0)
   }
 }
 
@@ -596,24 +843,48 @@ const probeVersions = async (rule: FieldReadRule, c: Case, probe: { notApplicabl
   const slug = rule.collection
   for (const row of c.rows) {
     const versionDocs = (body: unknown) => docsOf(body).map((doc) => (doc as { version?: unknown }).version)
-    for (const path of [`/${slug}/versions?where[parent][equals]=${row.id}&depth=2`, `/${slug}/versions?where[parent][equals]=${row.id}&${selectParam(`version.${rule.path}`)}=true`]) {
+    for (const path of [
+      `/${slug}/versions?where[parent][equals]=${row.id}&depth=2`,
+      `/${slug}/versions?where[parent][equals]=${row.id}&${selectParam(`version.${rule.path}`)}=true`,
+    ]) {
       const response = await get(c.actor, path)
       expectNoLeak(`versions ${path}`, response, rule, c.rows, versionDocs(response.body))
     }
-    const { docs } = await payload().findVersions({ collection: slug as never, where: { parent: { equals: row.id } }, overrideAccess: true, limit: 1, depth: 0 })
+    const { docs } = await payload().findVersions({
+      collection: slug as never,
+      where: { parent: { equals: row.id } },
+      overrideAccess: true,
+      limit: 1,
+      depth: 0,
+    })
     if (docs[0]) {
       const response = await get(c.actor, `/${slug}/versions/${docs[0].id}`)
       expectNoLeak('version by id', response, rule, c.rows, [(response.body as { version?: unknown } | null)?.version])
     }
     for (const leaf of row.leaves) {
-      const ask = (value: unknown) => get(c.actor, `/${slug}/versions?where[parent][equals]=${row.id}&where[version.${leaf.path}][equals]=${encodeURIComponent(String(value))}`)
-      expect(answerOf(await ask(leaf.value)), `versions where version.${leaf.path}`).toEqual(answerOf(await ask(leaf.wrong)))
+      const ask = (value: unknown) =>
+        get(
+          c.actor,
+          `/${slug}/versions?where[parent][equals]=${row.id}&where[version.${leaf.path}][equals]=${encodeURIComponent(String(value))}`,
+        )
+      expect(answerOf(await ask(leaf.value)), `versions where version.${leaf.path}`).toEqual(
+        answerOf(await ask(leaf.wrong)),
+      )
     }
     if (collection.versions && typeof collection.versions === 'object' && collection.versions.drafts) {
       expectNoLeak('draft by id', await get(c.actor, `/${slug}/${row.id}?draft=true&depth=2`), rule, c.rows)
-      expectNoLeak('draft list, select', await get(c.actor, `/${slug}?draft=true&where[id][equals]=${row.id}&${selectParam(rule.path)}=true`), rule, c.rows)
+      expectNoLeak(
+        'draft list, select',
+        await get(c.actor, `/${slug}?draft=true&where[id][equals]=${row.id}&${selectParam(rule.path)}=true`),
+        rule,
+        c.rows,
+      )
       for (const leaf of row.leaves) {
-        const ask = (value: unknown) => get(c.actor, `/${slug}?draft=true&where[id][equals]=${row.id}&where[${leaf.path}][equals]=${encodeURIComponent(String(value))}`)
+        const ask = (value: unknown) =>
+          get(
+            c.actor,
+            `/${slug}?draft=true&where[id][equals]=${row.id}&where[${leaf.path}][equals]=${encodeURIComponent(String(value))}`,
+          )
         expect(answerOf(await ask(leaf.value)), `draft where ${leaf.path}`).toEqual(answerOf(await ask(leaf.wrong)))
       }
     }
@@ -625,7 +896,10 @@ const expectEntitledRead = async (rule: FieldReadRule, c: Case) => {
   const response = await get(c.actor, `/${rule.collection}/${c.rows[0]!.id}`)
   expect(response.status).toBe(200)
   if ((rule.field as { hidden?: boolean }).hidden) return
-  expect(valuesAt(response.body, rule.path).values.some(hasContent), `${c.actor.name} may read ${rule.collection}.${rule.path} (its rule says so) but REST leaves it out`).toBe(true)
+  expect(
+    valuesAt(response.body, rule.path).values.some(hasContent),
+    `${c.actor.name} may read ${rule.collection}.${rule.path} (its rule says so) but REST leaves it out`,
+  ).toBe(true)
   const text = JSON.stringify(response.body)
   for (const secret of c.rows[0]!.tokens) expect(text, `${c.actor.name} reads the planted value`).toContain(secret)
 }
@@ -633,7 +907,12 @@ const expectEntitledRead = async (rule: FieldReadRule, c: Case) => {
 // --- the generated tests --------------------------------------------------------------------------
 
 beforeAll(async () => {
-  await seedPlans(payload(), { standardLifetime: 'price_std', ultimateLifetime: 'price_ult', proMonthly: null, proYearly: null })
+  await seedPlans(payload(), {
+    standardLifetime: 'price_std',
+    ultimateLifetime: 'price_ult',
+    proMonthly: null,
+    proYearly: null,
+  })
   const [support, admin] = await Promise.all([createUser(payload(), 'support'), createUser(payload(), 'admin')])
   shared.support = actorOf('support', support)
   // An admin (staff): reads rows whole for the test itself (joins included) and introspects GraphQL.
@@ -663,7 +942,15 @@ describe('the walker', () => {
   it('visits every collection of the running config, Payload’s own included', () => {
     const walked = walk.visited.map((entry) => entry.collection)
     expect(walked).toEqual(payload().config.collections.map((collection) => collection.slug))
-    for (const own of ['users', 'payload-preferences', 'payload-jobs', 'payload-locked-documents', 'payload-migrations', 'payload-kv']) expect(walked).toContain(own)
+    for (const own of [
+      'users',
+      'payload-preferences',
+      'payload-jobs',
+      'payload-locked-documents',
+      'payload-migrations',
+      'payload-kv',
+    ])
+      expect(walked).toContain(own)
     expect(walk.visited.every((entry) => entry.fields > 0)).toBe(true)
   })
 
@@ -679,7 +966,9 @@ describe('the walker', () => {
   })
 
   it('posts load what the premium body rule reads with any select (forceSelect)', () => {
-    expect((payload().collections.posts.config as { forceSelect?: Data }).forceSelect).toEqual({ requiredFeature: true })
+    expect((payload().collections.posts.config as { forceSelect?: Data }).forceSelect).toEqual({
+      requiredFeature: true,
+    })
   })
 })
 
@@ -700,14 +989,19 @@ for (const rule of walk.rules.filter((one) => !only || `${one.collection}.${one.
   describe(`${rule.collection}.${rule.path} (${rule.field.type}, read rule)`, () => {
     if (!ROWS[rule.collection]) {
       it('has a row registry entry', () => {
-        throw new Error(`${rule.collection}.${rule.path} has a field read rule but ROWS in tests/int/access-field-read.test.ts has no entry for ${rule.collection}: add one line saying how to make a row each actor reads`)
+        throw new Error(
+          `${rule.collection}.${rule.path} has a field read rule but ROWS in tests/int/access-field-read.test.ts has no entry for ${rule.collection}: add one line saying how to make a row each actor reads`,
+        )
       })
       return
     }
     const cases = new Map<ActorName, Case>()
     beforeAll(async () => {
       const actors = await freshActors()
-      const staffRows = async () => [await plantRow(rule, actors.support, 0), await plantRow(rule, actors.support, 1)].filter((row): row is ProbedRow => row !== null)
+      const staffRows = async () =>
+        [await plantRow(rule, actors.support, 0), await plantRow(rule, actors.support, 1)].filter(
+          (row): row is ProbedRow => row !== null,
+        )
       let hidden: ProbedRow[] | null = null
       for (const name of ACTORS) {
         const actor = actors[name]
@@ -735,7 +1029,10 @@ for (const rule of walk.rules.filter((one) => !only || `${one.collection}.${one.
         if (unplantable) await context.annotate(`nothing can be planted in ${rule.path}: ${unplantable}`)
         for (const row of unplantable ? [] : c.rows) {
           const stored = valuesAt(row.doc, rule.path).values.some(hasContent)
-          expect(stored, `${rule.collection}.${rule.path}: nothing planted in row ${row.id} (staff read ${JSON.stringify(row.doc).slice(0, 300)})`).toBe(true)
+          expect(
+            stored,
+            `${rule.collection}.${rule.path}: nothing planted in row ${row.id} (staff read ${JSON.stringify(row.doc).slice(0, 300)})`,
+          ).toBe(true)
         }
         if (c.entitled) {
           await context.annotate(`${name} may read ${rule.collection}.${rule.path}: checked that it does`)

@@ -24,7 +24,7 @@ beforeAll(async () => {
 })
 
 describe('every collection has explicit access', () => {
-  it('each collection (ours, the plugins\', Payload\'s own) defines every operation itself', () => {
+  it("each collection (ours, the plugins', Payload's own) defines every operation itself", () => {
     const missing: string[] = []
     for (const collection of payload().config.collections) {
       const operations = ['read', 'create', 'update', 'delete']
@@ -32,21 +32,25 @@ describe('every collection has explicit access', () => {
       if (collection.versions) operations.push('readVersions')
       const access = collection.access as Record<string, unknown>
       for (const operation of operations) {
-        if (typeof access[operation] !== 'function' || DEFAULTS.has(access[operation])) missing.push(`${collection.slug}.${operation}`)
+        if (typeof access[operation] !== 'function' || DEFAULTS.has(access[operation]))
+          missing.push(`${collection.slug}.${operation}`)
       }
     }
     for (const global of payload().config.globals) {
       const access = global.access as Record<string, unknown>
       for (const operation of ['read', 'update']) {
-        if (typeof access[operation] !== 'function' || DEFAULTS.has(access[operation])) missing.push(`global ${global.slug}.${operation}`)
+        if (typeof access[operation] !== 'function' || DEFAULTS.has(access[operation]))
+          missing.push(`global ${global.slug}.${operation}`)
       }
     }
     expect(missing).toEqual([])
   })
 
-  it('the check sees Payload\'s own collections', () => {
+  it("the check sees Payload's own collections", () => {
     const slugs = payload().config.collections.map((collection) => collection.slug)
-    expect(slugs).toEqual(expect.arrayContaining(['payload-jobs', 'payload-migrations', 'payload-locked-documents', 'payload-preferences']))
+    expect(slugs).toEqual(
+      expect.arrayContaining(['payload-jobs', 'payload-migrations', 'payload-locked-documents', 'payload-preferences']),
+    )
   })
 })
 
@@ -88,7 +92,14 @@ describe('payload-jobs: admins only', () => {
     expect(list.body.docs.map((doc: { id: number }) => doc.id)).toContain(jobId)
     const result = await graphql('{ PayloadJobs { docs { id } } }', admin)
     expect(result.data?.PayloadJobs?.docs.map((doc) => doc.id)).toContain(jobId)
-    expect((await api('POST', '/payload-jobs', { as: admin, body: { taskSlug: 'withdrawRepoAccess', input: { userId: 1 } } })).status).toBe(403)
+    expect(
+      (
+        await api('POST', '/payload-jobs', {
+          as: admin,
+          body: { taskSlug: 'withdrawRepoAccess', input: { userId: 1 } },
+        })
+      ).status,
+    ).toBe(403)
   })
 
   it('anonymous: nothing', async () => {
@@ -106,12 +117,20 @@ describe('payload-migrations: admins only', () => {
     const user = who().user
     const as = { overrideAccess: false, user: { ...user, collection: 'users' as const } }
     await expect(payload().find({ collection: 'payload-migrations', ...as })).rejects.toBeInstanceOf(Forbidden)
-    await expect(payload().create({ collection: 'payload-migrations', data: { name: 'forged', batch: 99 }, ...as })).rejects.toBeInstanceOf(Forbidden)
-    expect((await payload().find({ collection: 'payload-migrations', where: { name: { equals: 'forged' } } })).totalDocs).toBe(0)
+    await expect(
+      payload().create({ collection: 'payload-migrations', data: { name: 'forged', batch: 99 }, ...as }),
+    ).rejects.toBeInstanceOf(Forbidden)
+    expect(
+      (await payload().find({ collection: 'payload-migrations', where: { name: { equals: 'forged' } } })).totalDocs,
+    ).toBe(0)
   })
 
   it('admin: reads them', async () => {
-    const found = await payload().find({ collection: 'payload-migrations', overrideAccess: false, user: { ...admin.user, collection: 'users' } })
+    const found = await payload().find({
+      collection: 'payload-migrations',
+      overrideAccess: false,
+      user: { ...admin.user, collection: 'users' },
+    })
     expect(found.totalDocs).toBeGreaterThan(0)
   })
 
@@ -128,7 +147,10 @@ describe('payload-locked-documents: staff only', () => {
   beforeAll(async () => {
     const lock = await payload().create({
       collection: 'payload-locked-documents',
-      data: { document: { relationTo: 'users', value: admin.user.id }, user: { relationTo: 'users', value: admin.user.id } },
+      data: {
+        document: { relationTo: 'users', value: admin.user.id },
+        user: { relationTo: 'users', value: admin.user.id },
+      },
     })
     lockId = lock.id
   })
@@ -137,7 +159,14 @@ describe('payload-locked-documents: staff only', () => {
     for (const [method, path, body] of [
       ['GET', '/payload-locked-documents', undefined],
       ['GET', `/payload-locked-documents/${lockId}`, undefined],
-      ['POST', '/payload-locked-documents', { document: { relationTo: 'users', value: customer.user.id }, user: { relationTo: 'users', value: customer.user.id } }],
+      [
+        'POST',
+        '/payload-locked-documents',
+        {
+          document: { relationTo: 'users', value: customer.user.id },
+          user: { relationTo: 'users', value: customer.user.id },
+        },
+      ],
       ['PATCH', `/payload-locked-documents/${lockId}`, { user: { relationTo: 'users', value: customer.user.id } }],
       ['DELETE', `/payload-locked-documents/${lockId}`, undefined],
     ] as const) {
@@ -181,7 +210,7 @@ describe('payload-preferences: their owner only', () => {
     ['other customer', () => otherCustomer],
     ['support', () => support],
     ['admin', () => admin],
-  ])("%s lists only their own (REST and GraphQL)", async (_role, who) => {
+  ])('%s lists only their own (REST and GraphQL)', async (_role, who) => {
     const list = await api('GET', '/payload-preferences', { as: who() })
     expect(list.status).toBe(200)
     const ids = list.body.docs.map((doc: { id: number }) => doc.id)
@@ -194,8 +223,17 @@ describe('payload-preferences: their owner only', () => {
   it("nobody reads, changes or deletes another user's preference", async () => {
     // Payload's own routes GET/POST/DELETE /payload-preferences/:key are the caller's own key; PATCH /:id is the collection's.
     for (const who of [customer, otherCustomer, support]) {
-      expect(JSON.stringify((await api('GET', `/payload-preferences/${adminPreference.id}`, { as: who })).body)).not.toContain(admin.email)
-      expect((await api('PATCH', `/payload-preferences/${adminPreference.id}`, { as: who, body: { value: { forged: true } } })).status).toBeOneOf([403, 404])
+      expect(
+        JSON.stringify((await api('GET', `/payload-preferences/${adminPreference.id}`, { as: who })).body),
+      ).not.toContain(admin.email)
+      expect(
+        (
+          await api('PATCH', `/payload-preferences/${adminPreference.id}`, {
+            as: who,
+            body: { value: { forged: true } },
+          })
+        ).status,
+      ).toBeOneOf([403, 404])
       await api('DELETE', `/payload-preferences/${adminPreference.id}`, { as: who })
       const graphqlRead = await graphql(`{ PayloadPreference(id: ${adminPreference.id}) { id value } }`, who)
       expect(JSON.stringify(graphqlRead.data ?? {})).not.toContain(admin.email)
@@ -207,7 +245,7 @@ describe('payload-preferences: their owner only', () => {
     expect(JSON.stringify(own.data)).toContain(admin.email)
   })
 
-  it('a new preference is always its creator\'s', async () => {
+  it("a new preference is always its creator's", async () => {
     const created = await api('POST', '/payload-preferences', {
       as: customer,
       body: { key: 'forged', value: {}, user: { relationTo: 'users', value: admin.user.id } },

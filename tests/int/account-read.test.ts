@@ -10,7 +10,12 @@ const payload = usePayload()
 
 /** Payload's own read of an account, as its JWT strategy makes it (the collection's auth depth, overrideAccess). */
 const payloadRead = (id: number) =>
-  payload().findByID({ collection: 'users', id, depth: payload().collections.users.config.auth.depth, overrideAccess: true })
+  payload().findByID({
+    collection: 'users',
+    id,
+    depth: payload().collections.users.config.auth.depth,
+    overrideAccess: true,
+  })
 
 /** The download path is a hot path: with a session and no license it answers 403, without a user 401. */
 const download = (headers: Record<string, string>) => api('GET', '/download', { headers })
@@ -24,7 +29,12 @@ describe('readAccount', () => {
     await payload().update({
       collection: 'users',
       id: staff.user.id,
-      data: { roles: ['support', 'admin'], name: null, pendingEmail: 'new-address@example.test', processorCustomerId: `cus_${staff.user.id}` },
+      data: {
+        roles: ['support', 'admin'],
+        name: null,
+        pendingEmail: 'new-address@example.test',
+        processorCustomerId: `cus_${staff.user.id}`,
+      },
       overrideAccess: true,
     })
     // A second session beside the one createUser opened.
@@ -52,7 +62,7 @@ describe('readAccount', () => {
 })
 
 describe("the hot paths check a session's token with Payload's JWT strategy and one account read", () => {
-  it('a valid token is the account on GET /api/download: read in one statement, not by Payload\'s relational read', async () => {
+  it("a valid token is the account on GET /api/download: read in one statement, not by Payload's relational read", async () => {
     const customer = await createUser(payload(), 'customer')
     let status = 0
     const statements = await recordQueries(payload(), async () => {
@@ -103,11 +113,12 @@ describe("the hot paths check a session's token with Payload's JWT strategy and 
     expect((await download({ authorization: `JWT ${forged}` })).status).toBe(401)
   })
 
-  it('a token for a session of another account is refused (the session must be the account\'s own)', async () => {
+  it("a token for a session of another account is refused (the session must be the account's own)", async () => {
     const one = await createUser(payload(), 'customer')
     const other = await createUser(payload(), 'customer')
     const claims = JSON.parse(Buffer.from(one.token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
-    const otherSid = (JSON.parse(Buffer.from(other.token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
+    const otherSid = (JSON.parse(Buffer.from(other.token.split('.')[1]!, 'base64url').toString()) as { sid: string })
+      .sid
     const forged = await new SignJWT({ ...claims, sid: otherSid })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT', authVersion: JWT_AUTH_VERSION })
       .sign(new TextEncoder().encode(payload().secret))

@@ -37,11 +37,21 @@ type ModuleImport = { specifier: string; typeOnly: boolean; line: number }
 /** Every module a file names: static imports and re-exports, `import()`, `require()`, with whether it is type-only. */
 const importsOf = (file: string): ModuleImport[] => {
   const text = fs.readFileSync(file, 'utf8')
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS)
+  const source = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  )
   const found: ModuleImport[] = []
   const add = (node: ts.Node, specifier: ts.Expression | undefined, typeOnly: boolean) => {
     if (specifier && ts.isStringLiteralLike(specifier)) {
-      found.push({ specifier: specifier.text, typeOnly, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 })
+      found.push({
+        specifier: specifier.text,
+        typeOnly,
+        line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+      })
     }
   }
   const visit = (node: ts.Node) => {
@@ -73,12 +83,17 @@ const importsOf = (file: string): ModuleImport[] => {
 }
 
 /** Next's modules: `next/...` always; `next` itself unless the import is type-only. */
-const importsNext = ({ specifier, typeOnly }: ModuleImport) => specifier.startsWith('next/') || (specifier === 'next' && !typeOnly)
+const importsNext = ({ specifier, typeOnly }: ModuleImport) =>
+  specifier.startsWith('next/') || (specifier === 'next' && !typeOnly)
 
 const nextImportsOutsideApp = (srcDir: string): string[] =>
   walk(srcDir)
     .filter((file) => !path.relative(srcDir, file).split(path.sep).join('/').startsWith('app/'))
-    .flatMap((file) => importsOf(file).filter(importsNext).map((found) => `${path.relative(ROOT, file)}:${found.line} imports '${found.specifier}'`))
+    .flatMap((file) =>
+      importsOf(file)
+        .filter(importsNext)
+        .map((found) => `${path.relative(ROOT, file)}:${found.line} imports '${found.specifier}'`),
+    )
 
 const GRAPH_ENTRIES = ['src/**/*.{ts,tsx}', 'collections/**/*.ts', 'plugins/**/*.ts', 'endpoints/**/*.ts']
 
@@ -87,7 +102,13 @@ const GRAPH_ENTRIES = ['src/**/*.{ts,tsx}', 'collections/**/*.ts', 'plugins/**/*
  * `transform`) unless `types` asks for them.
  */
 const moduleGraph = (entries: string[], context: string, { types = false } = {}): Promise<DependencyTree> =>
-  parseDependencyTree(entries, { cwd: context, context, tsconfig: path.join(context, 'tsconfig.json'), transform: !types, skipDynamicImports: false })
+  parseDependencyTree(entries, {
+    cwd: context,
+    context,
+    tsconfig: path.join(context, 'tsconfig.json'),
+    transform: !types,
+    skipDynamicImports: false,
+  })
 
 /** The folder of src/ a module is in (null for a module outside src/ or at its top). */
 const folderOf = (file: string) => /^src\/([^/]+)\//.exec(file)?.[1] ?? null
@@ -123,7 +144,10 @@ const folderCycles = (graph: DependencyTree): string[] => {
   return folders.flatMap((a) =>
     folders
       .filter((b) => a < b && reachable(a).has(b) && reachable(b).has(a))
-      .map((b) => `${a} <-> ${b} (${because.get(`${a}->${b}`) ?? 'through others'}; ${because.get(`${b}->${a}`) ?? 'through others'})`),
+      .map(
+        (b) =>
+          `${a} <-> ${b} (${because.get(`${a}->${b}`) ?? 'through others'}; ${because.get(`${b}->${a}`) ?? 'through others'})`,
+      ),
   )
 }
 
@@ -153,10 +177,15 @@ describe('Next.js stays in src/app', () => {
       'src/auth/c.ts': "export const later = () => import('next/navigation')\n",
       'src/auth/d.ts': "import type { NextRequest } from 'next/server'\n",
       'src/auth/e.ts': "import next from 'next'\n",
-      'src/auth/ok.ts': "import type { Metadata } from 'next'\nimport { type Payload } from 'payload'\nexport const nextPage = 'next/page'\n",
+      'src/auth/ok.ts':
+        "import type { Metadata } from 'next'\nimport { type Payload } from 'payload'\nexport const nextPage = 'next/page'\n",
     })
     try {
-      expect(nextImportsOutsideApp(path.join(dir, 'src')).map((line) => line.replace(/^.*src\//, 'src/')).sort()).toEqual([
+      expect(
+        nextImportsOutsideApp(path.join(dir, 'src'))
+          .map((line) => line.replace(/^.*src\//, 'src/'))
+          .sort(),
+      ).toEqual([
         "src/auth/a.ts:1 imports 'next/headers'",
         "src/auth/b.ts:1 imports 'next/cache'",
         "src/auth/c.ts:1 imports 'next/navigation'",
@@ -173,7 +202,14 @@ describe('no import cycles', () => {
   it('among src/**, collections, plugins and endpoints (dpdm, type-only imports skipped)', async () => {
     const graph = await moduleGraph(GRAPH_ENTRIES, ROOT)
     // The graph really is the project's: the layers it must see are in it.
-    for (const file of ['src/auth/oauth.ts', 'src/billing/claim.ts', 'collections/Users.ts', 'plugins/billing.ts', 'endpoints/webhook.ts', 'src/app/_lib/session.ts']) {
+    for (const file of [
+      'src/auth/oauth.ts',
+      'src/billing/claim.ts',
+      'collections/Users.ts',
+      'plugins/billing.ts',
+      'endpoints/webhook.ts',
+      'src/app/_lib/session.ts',
+    ]) {
       expect(graph).toHaveProperty([file])
     }
     expect(parseCircular(graph).map((cycle) => cycle.join(' -> '))).toEqual([])
@@ -188,7 +224,12 @@ describe('no import cycles', () => {
       'src/d.ts': "import { c } from './c'\nexport type D = { c: typeof c }\n",
     })
     try {
-      const tree = await parseDependencyTree(['src/**/*.ts'], { cwd: dir, context: dir, tsconfig: path.join(dir, 'tsconfig.json'), transform: true })
+      const tree = await parseDependencyTree(['src/**/*.ts'], {
+        cwd: dir,
+        context: dir,
+        tsconfig: path.join(dir, 'tsconfig.json'),
+        transform: true,
+      })
       expect(parseCircular(tree).map((cycle) => [...cycle].sort())).toEqual([['src/a.ts', 'src/b.ts']])
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
@@ -198,16 +239,21 @@ describe('no import cycles', () => {
   it('between the folders of src/: none, type-only imports counted', async () => {
     const typed = await moduleGraph(GRAPH_ENTRIES, ROOT, { types: true })
     // Type-only imports are in it (this one is nothing else).
-    expect(typed['src/billing/purchases.ts']?.map((dependency) => dependency.id)).toContain('src/licensing/subscription-statuses.ts')
+    expect(typed['src/billing/purchases.ts']?.map((dependency) => dependency.id)).toContain(
+      'src/licensing/subscription-statuses.ts',
+    )
     expect(folderCycles(typed)).toEqual([])
   }, 120_000)
 
   it('the folder check sees a cycle made by a type-only import, through a third folder too (proof on a fixture)', async () => {
     const dir = fixture({
       'tsconfig.json': FIXTURE_TSCONFIG,
-      'src/config/runtime.ts': "import type { Slice } from '../billing/runtime'\nexport type Runtimes = { billing: Slice }\n",
-      'src/billing/runtime.ts': "import type { Runtimes } from '../config/runtime'\nexport type Slice = { ok: true }\nexport type All = Runtimes\n",
-      'src/db/bootstrap.ts': "import { importContent } from '../content/import'\nexport const prepare = () => importContent()\n",
+      'src/config/runtime.ts':
+        "import type { Slice } from '../billing/runtime'\nexport type Runtimes = { billing: Slice }\n",
+      'src/billing/runtime.ts':
+        "import type { Runtimes } from '../config/runtime'\nexport type Slice = { ok: true }\nexport type All = Runtimes\n",
+      'src/db/bootstrap.ts':
+        "import { importContent } from '../content/import'\nexport const prepare = () => importContent()\n",
       'src/content/import.ts': "import { pool } from '../jobs/pool'\nexport const importContent = () => pool\n",
       'src/jobs/pool.ts': "import type { Prepare } from '../db/types'\nexport const pool: Prepare | null = null\n",
       'src/db/types.ts': 'export type Prepare = () => void\n',
@@ -233,7 +279,12 @@ describe("plugins' runtimes", () => {
   it('reach config.custom only through src/config/runtime.ts (typed, named per plugin)', () => {
     const files = ['src', 'plugins', 'collections', 'endpoints'].flatMap((dir) => walk(path.join(ROOT, dir)))
     const untyped = files.filter(
-      (file) => !file.endsWith(path.join('src', 'config', 'runtime.ts')) && !file.includes(`${path.sep}standins${path.sep}`) && /\.custom\s*(\?\.|as\b|\.(?!s?css\b)\w)/.test(fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')),
+      (file) =>
+        !file.endsWith(path.join('src', 'config', 'runtime.ts')) &&
+        !file.includes(`${path.sep}standins${path.sep}`) &&
+        /\.custom\s*(\?\.|as\b|\.(?!s?css\b)\w)/.test(
+          fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''),
+        ),
     )
     expect(untyped.map((file) => path.relative(ROOT, file))).toEqual([])
   })

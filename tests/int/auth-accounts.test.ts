@@ -14,19 +14,26 @@ const SERVER = 'http://localhost:3000'
 
 const mailTo = async (email: string, subjectStart: string) => {
   await payload().jobs.run({ limit: 100 })
-  return smtp.waitFor((message) => JSON.stringify(message.to).includes(email) && (message.subject ?? '').startsWith(subjectStart))
+  return smtp.waitFor(
+    (message) => JSON.stringify(message.to).includes(email) && (message.subject ?? '').startsWith(subjectStart),
+  )
 }
-const linkIn = (text: string | undefined, type: string) => new URL(new RegExp(`https?://\\S+type=${type}&token=[^\\s"<]+`).exec(text ?? '')![0])
-const callback = (url: URL, cookies = new Map<string, string>()) => handleAuthCallback(payload(), { params: url.searchParams, cookies })
+const linkIn = (text: string | undefined, type: string) =>
+  new URL(new RegExp(`https?://\\S+type=${type}&token=[^\\s"<]+`).exec(text ?? '')![0])
+const callback = (url: URL, cookies = new Map<string, string>()) =>
+  handleAuthCallback(payload(), { params: url.searchParams, cookies })
 const tokenIn = (cookie: string | undefined) => /payload-token=([^;]+)/.exec(cookie ?? '')?.[1]
-const me = async (token: string | undefined) => (await api('GET', '/users/me', { headers: { authorization: `JWT ${token}` } })).body.user
+const me = async (token: string | undefined) =>
+  (await api('GET', '/users/me', { headers: { authorization: `JWT ${token}` } })).body.user
 
 describe('sign-up and email verification', () => {
   it('creates an unverified customer, emails a confirmation link, and the link verifies and signs in', async () => {
     const email = `signup-${Date.now()}@example.test`
     const signedUp = await api('POST', '/auth/sign-up', { body: { email, password: 'a-long-password-1', name: 'Ada' } })
     expect(signedUp).toMatchObject({ status: 200, body: { ok: true } })
-    const browser = new Map([[SIGN_UP_COOKIE, /kit-signup=([^;]+)/.exec(signedUp.headers.get('set-cookie') ?? '')![1]!]])
+    const browser = new Map([
+      [SIGN_UP_COOKIE, /kit-signup=([^;]+)/.exec(signedUp.headers.get('set-cookie') ?? '')![1]!],
+    ])
     const [created] = (await payload().find({ collection: 'users', where: { email: { equals: email } } })).docs
     expect(created).toMatchObject({ emailVerified: false, roles: ['customer'], name: 'Ada' })
 
@@ -54,17 +61,26 @@ describe('sign-up and email verification', () => {
     const notice = await mailTo(owner.email, 'You already have an account')
     expect(notice.text).toContain(`${SERVER}/sign-in`)
     // the existing account is untouched: its password still works
-    expect((await api('POST', '/users/login', { body: { email: owner.email, password: owner.password } })).status).toBe(200)
+    expect((await api('POST', '/users/login', { body: { email: owner.email, password: owner.password } })).status).toBe(
+      200,
+    )
   })
 
   it('400 for a short password or a malformed email', async () => {
-    expect((await api('POST', '/auth/sign-up', { body: { email: 'x@example.test', password: 'short' } })).body.errors[0].code).toBe('weak_password')
-    expect((await api('POST', '/auth/sign-up', { body: { email: 'nope', password: 'a-long-password-1' } })).body.errors[0].code).toBe('invalid_request')
+    expect(
+      (await api('POST', '/auth/sign-up', { body: { email: 'x@example.test', password: 'short' } })).body.errors[0]
+        .code,
+    ).toBe('weak_password')
+    expect(
+      (await api('POST', '/auth/sign-up', { body: { email: 'nope', password: 'a-long-password-1' } })).body.errors[0]
+        .code,
+    ).toBe('invalid_request')
   })
 })
 
 describe('password reset', () => {
-  const requestReset = (email: string, headers: Record<string, string> = {}) => api('POST', '/auth/forgot-password', { body: { email }, headers })
+  const requestReset = (email: string, headers: Record<string, string> = {}) =>
+    api('POST', '/auth/forgot-password', { body: { email }, headers })
 
   it('emails a link on SERVER_URL (a forged Host header changes nothing); the token is single use; other sessions end', async () => {
     const user = await createUser(payload(), 'customer')
@@ -84,16 +100,24 @@ describe('password reset', () => {
     // no session yet: the new password comes first
     expect(recovery.cookie).toBeUndefined()
     expect(recovery.location).toBe(`${SERVER}/reset-password?step=new`)
-    const recoveryToken = decodeURIComponent(new RegExp(`${RECOVERY_COOKIE}=([^;]+)`).exec(recovery.extraCookies?.[0] ?? '')![1]!)
+    const recoveryToken = decodeURIComponent(
+      new RegExp(`${RECOVERY_COOKIE}=([^;]+)`).exec(recovery.extraCookies?.[0] ?? '')![1]!,
+    )
 
     const userId = await completePasswordReset(payload(), recoveryToken, 'a-brand-new-password')
     expect(userId).toBe(user.user.id)
-    expect((await api('POST', '/users/login', { body: { email: user.email, password: 'a-brand-new-password' } })).status).toBe(200)
-    expect((await api('POST', '/users/login', { body: { email: user.email, password: user.password } })).status).toBe(401)
+    expect(
+      (await api('POST', '/users/login', { body: { email: user.email, password: 'a-brand-new-password' } })).status,
+    ).toBe(200)
+    expect((await api('POST', '/users/login', { body: { email: user.email, password: user.password } })).status).toBe(
+      401,
+    )
     // the old session is gone
     expect(await me(otherDevice)).toBeNull()
     // single use
-    await expect(completePasswordReset(payload(), recoveryToken, 'yet-another-password')).rejects.toMatchObject({ code: 'invalid_link' })
+    await expect(completePasswordReset(payload(), recoveryToken, 'yet-another-password')).rejects.toMatchObject({
+      code: 'invalid_link',
+    })
     expect((await callback(link)).location).toBe(`${SERVER}/sign-in?error=invalid_link`)
   })
 
@@ -114,8 +138,13 @@ describe('password reset', () => {
     const user = await createUser(payload(), 'customer')
     await requestReset(user.email)
     const link = linkIn((await mailTo(user.email, 'Reset your password')).text, 'recovery')
-    await payload().db.pool.query(`UPDATE users SET reset_password_expiration = now() - interval '1 second' WHERE id = $1`, [user.user.id])
+    await payload().db.pool.query(
+      `UPDATE users SET reset_password_expiration = now() - interval '1 second' WHERE id = $1`,
+      [user.user.id],
+    )
     expect((await callback(link)).location).toBe(`${SERVER}/sign-in?error=invalid_link`)
-    await expect(completePasswordReset(payload(), link.searchParams.get('token')!, 'a-brand-new-password')).rejects.toMatchObject({ code: 'invalid_link' })
+    await expect(
+      completePasswordReset(payload(), link.searchParams.get('token')!, 'a-brand-new-password'),
+    ).rejects.toMatchObject({ code: 'invalid_link' })
   })
 })

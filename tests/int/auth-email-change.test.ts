@@ -15,15 +15,19 @@ beforeAll(async () => {
 })
 
 let addressCounter = 0
-const from = () => ({ 'x-kit-client-address': `198.19.${Math.floor(addressCounter / 250)}.${(addressCounter++ % 250) + 1}` })
+const from = () => ({
+  'x-kit-client-address': `198.19.${Math.floor(addressCounter / 250)}.${(addressCounter++ % 250) + 1}`,
+})
 
-const me = async (token: string | undefined) => (token ? (await api('GET', '/users/me', { headers: { authorization: `JWT ${token}` } })).body.user : null)
+const me = async (token: string | undefined) =>
+  token ? (await api('GET', '/users/me', { headers: { authorization: `JWT ${token}` } })).body.user : null
 const tokenIn = (cookie: string | undefined) => /payload-token=([^;]+)/.exec(cookie ?? '')?.[1]
 const changeEmail = (user: TestUser | null, email: unknown, currentPassword: unknown = user?.password) =>
   api('POST', '/account/email', { as: user, body: { email, currentPassword }, headers: from() })
 const stored = (user: TestUser) => payload().findByID({ collection: 'users', id: user.user.id })
 
-const messagesTo = (email: string, subject: string) => smtp.messages.filter((m) => JSON.stringify(m.to).includes(email) && (m.subject ?? '').startsWith(subject))
+const messagesTo = (email: string, subject: string) =>
+  smtp.messages.filter((m) => JSON.stringify(m.to).includes(email) && (m.subject ?? '').startsWith(subject))
 const changeLink = async (email: string, count = 1) => {
   await payload().jobs.run({ limit: 100 })
   await smtp.waitFor(() => messagesTo(email, 'Confirm your new email address').length >= count)
@@ -35,12 +39,24 @@ const callback = (url: URL) => handleAuthCallback(payload(), { params: url.searc
 describe('a customer changes their email', () => {
   it('cannot set it directly: PATCH /api/users/:id with an email is refused with our error shape', async () => {
     const customer = await createUser(payload(), 'customer')
-    const response = await api('PATCH', `/users/${customer.user.id}`, { as: customer, body: { email: `elsewhere-${Date.now()}@example.test` } })
+    const response = await api('PATCH', `/users/${customer.user.id}`, {
+      as: customer,
+      body: { email: `elsewhere-${Date.now()}@example.test` },
+    })
     expect(response.status).toBe(400)
-    expect(response.body).toEqual({ errors: [{ code: 'email_change_requires_confirmation', message: expect.any(String) }] })
+    expect(response.body).toEqual({
+      errors: [{ code: 'email_change_requires_confirmation', message: expect.any(String) }],
+    })
     expect((await stored(customer)).email).toBe(customer.email)
     // other fields, and the same email, still save
-    expect((await api('PATCH', `/users/${customer.user.id}`, { as: customer, body: { email: customer.email.toUpperCase(), name: 'Renamed' } })).status).toBe(200)
+    expect(
+      (
+        await api('PATCH', `/users/${customer.user.id}`, {
+          as: customer,
+          body: { email: customer.email.toUpperCase(), name: 'Renamed' },
+        })
+      ).status,
+    ).toBe(200)
   })
 
   it('admins still change emails in the admin', async () => {
@@ -70,16 +86,24 @@ describe('a customer changes their email', () => {
     expect(notice?.text).not.toMatch(/token=/)
     // nothing claimed, and the new address does not sign in yet
     expect(await rows(payload(), 'licenses', { user: { equals: customer.user.id } })).toHaveLength(0)
-    expect((await api('POST', '/users/login', { body: { email: newEmail, password: customer.password }, headers: from() })).status).toBe(401)
+    expect(
+      (await api('POST', '/users/login', { body: { email: newEmail, password: customer.password }, headers: from() }))
+        .status,
+    ).toBe(401)
 
     const result = await callback(link)
     expect(result.location).toBe(`${SERVER}/dashboard?email_changed=1`)
     expect(await me(tokenIn(result.cookie))).toMatchObject({ id: customer.user.id, email: newEmail })
     expect(await stored(customer)).toMatchObject({ email: newEmail, pendingEmail: null, emailVerified: true })
     expect(await me(otherDevice)).toBeNull()
-    expect((await rows(payload(), 'licenses', { user: { equals: customer.user.id } })).map((row) => row.id)).toEqual([license!.id])
+    expect((await rows(payload(), 'licenses', { user: { equals: customer.user.id } })).map((row) => row.id)).toEqual([
+      license!.id,
+    ])
     // the password is the account's own and keeps working, now with the new address
-    expect((await api('POST', '/users/login', { body: { email: newEmail, password: customer.password }, headers: from() })).status).toBe(200)
+    expect(
+      (await api('POST', '/users/login', { body: { email: newEmail, password: customer.password }, headers: from() }))
+        .status,
+    ).toBe(200)
     // single use
     expect((await callback(link)).location).toBe(`${SERVER}/sign-in?error=invalid_link`)
   })
@@ -123,7 +147,11 @@ describe('a customer changes their email', () => {
     })
     expect(response.status).toBe(200)
     const after = await stored(customer)
-    expect([after.processorCustomerId ?? null, after.emailVerified, after.pendingEmail ?? null]).toEqual([null, true, null])
+    expect([after.processorCustomerId ?? null, after.emailVerified, after.pendingEmail ?? null]).toEqual([
+      null,
+      true,
+      null,
+    ])
   })
 
   it('a session alone (perhaps a stolen one) cannot move the account: the current password is required', async () => {

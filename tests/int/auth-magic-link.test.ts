@@ -11,12 +11,18 @@ import { api, createUser, usePayload } from '../support/payload'
 const payload = usePayload()
 const SERVER = 'http://localhost:3000'
 
-const requestLink = (email: string, next?: string) => api('POST', '/auth/magic-link', { body: { email, ...(next ? { next } : {}) } })
+const requestLink = (email: string, next?: string) =>
+  api('POST', '/auth/magic-link', { body: { email, ...(next ? { next } : {}) } })
 
 /** Run the queued emails and return the newest sign-in link sent to `email`. */
 const linkFor = async (email: string, count = 1) => {
   await payload().jobs.run({ limit: 100 })
-  const message = await smtp.waitFor((candidate) => candidate.subject?.startsWith('Your sign-in link') === true && JSON.stringify(candidate.to).includes(email) && smtp.messages.filter((m) => JSON.stringify(m.to).includes(email)).length >= count)
+  const message = await smtp.waitFor(
+    (candidate) =>
+      candidate.subject?.startsWith('Your sign-in link') === true &&
+      JSON.stringify(candidate.to).includes(email) &&
+      smtp.messages.filter((m) => JSON.stringify(m.to).includes(email)).length >= count,
+  )
   const links = smtp.messages
     .filter((candidate) => JSON.stringify(candidate.to).includes(email))
     .map((candidate) => /https?:\/\/\S+type=magiclink&token=[A-Za-z0-9_-]+/.exec(candidate.text ?? '')?.[0])
@@ -96,7 +102,9 @@ describe('magic links', () => {
     const email = `magic-expired-${Date.now()}@example.test`
     await requestLink(email)
     const link = await linkFor(email)
-    await payload().db.pool.query(`UPDATE auth_tokens SET expires_at = now() - interval '1 second' WHERE email = $1`, [email])
+    await payload().db.pool.query(`UPDATE auth_tokens SET expires_at = now() - interval '1 second' WHERE email = $1`, [
+      email,
+    ])
     expect(await callback(link)).toEqual({ location: `${SERVER}/sign-in?error=invalid_link` })
     expect(MAGIC_LINK_TTL_MS).toBe(600_000)
   })

@@ -10,7 +10,10 @@ describe('changing one’s own password', () => {
 
   it('is refused without the current password, and the old password keeps working', async () => {
     const customer = await createUser(payload(), 'customer')
-    const response = await api('PATCH', `/users/${customer.user.id}`, { as: customer, body: { password: 'taken-over-password-1' } })
+    const response = await api('PATCH', `/users/${customer.user.id}`, {
+      as: customer,
+      body: { password: 'taken-over-password-1' },
+    })
     expect(response.status).toBe(400)
     expect(response.body.errors[0].code).toBe('current_password_incorrect')
     expect((await login(customer.email, 'taken-over-password-1')).status).toBe(401)
@@ -31,7 +34,10 @@ describe('changing one’s own password', () => {
   it('works with the current password, for customers and support alike', async () => {
     for (const role of ['customer', 'support'] as const) {
       const user = await createUser(payload(), role)
-      const response = await api('PATCH', `/users/${user.user.id}`, { as: user, body: { password: 'a-new-long-password', currentPassword: user.password } })
+      const response = await api('PATCH', `/users/${user.user.id}`, {
+        as: user,
+        body: { password: 'a-new-long-password', currentPassword: user.password },
+      })
       expect(response.status).toBe(200)
       expect(JSON.stringify(response.body)).not.toContain('currentPassword')
       expect((await login(user.email, 'a-new-long-password')).status).toBe(200)
@@ -49,7 +55,10 @@ describe('changing one’s own password', () => {
   it('admins still set another user’s password in the admin', async () => {
     const admin = await createUser(payload(), 'admin')
     const customer = await createUser(payload(), 'customer')
-    const response = await api('PATCH', `/users/${customer.user.id}`, { as: admin, body: { password: 'set-by-the-admin-1' } })
+    const response = await api('PATCH', `/users/${customer.user.id}`, {
+      as: admin,
+      body: { password: 'set-by-the-admin-1' },
+    })
     expect(response.status).toBe(200)
     expect((await login(customer.email, 'set-by-the-admin-1')).status).toBe(200)
   })
@@ -57,7 +66,10 @@ describe('changing one’s own password', () => {
   it('guessing the current password with a session counts as sign-in attempts: 429 after the account limit', async () => {
     const customer = await createUser(payload(), 'customer')
     const guess = (currentPassword: string) =>
-      api('PATCH', `/users/${customer.user.id}`, { as: customer, body: { password: 'taken-over-password-3', currentPassword } })
+      api('PATCH', `/users/${customer.user.id}`, {
+        as: customer,
+        body: { password: 'taken-over-password-3', currentPassword },
+      })
     const answers = []
     for (let attempt = 0; attempt < 11; attempt += 1) answers.push((await guess(`guess-${attempt}`)).status)
     expect(answers.slice(0, 10)).toEqual(Array(10).fill(400))
@@ -68,4 +80,3 @@ describe('changing one’s own password', () => {
     expect(right.body.errors[0].code).toBe('rate_limited')
   })
 })
-

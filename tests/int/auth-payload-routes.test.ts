@@ -34,8 +34,12 @@ describe('POST /api/users/forgot-password (the admin\'s "Forgot password?")', ()
     // Warm the route once so neither measured call pays for the first compile of anything.
     await api('POST', '/users/forgot-password', { body: { email: `warm-${Date.now()}@example.test` } })
 
-    const [knownAnswer, knownMs] = await timed(() => api('POST', '/users/forgot-password', { body: { email: known.email } }))
-    const [unknownAnswer, unknownMs] = await timed(() => api('POST', '/users/forgot-password', { body: { email: unknown } }))
+    const [knownAnswer, knownMs] = await timed(() =>
+      api('POST', '/users/forgot-password', { body: { email: known.email } }),
+    )
+    const [unknownAnswer, unknownMs] = await timed(() =>
+      api('POST', '/users/forgot-password', { body: { email: unknown } }),
+    )
     expect(knownAnswer.status).toBe(200)
     expect(unknownAnswer.status).toBe(200)
     expect(knownAnswer.body).toEqual(unknownAnswer.body)
@@ -53,10 +57,11 @@ describe('POST /api/users/forgot-password (the admin\'s "Forgot password?")', ()
     expect(mailsTo(unknown)).toHaveLength(0)
   })
 
-  it('counts against the same per-account limit as the service\'s own form', async () => {
+  it("counts against the same per-account limit as the service's own form", async () => {
     const email = `limited-${Date.now()}@example.test`
     const limit = RATE_LIMITS['password_reset:account'].points
-    for (let attempt = 0; attempt < limit; attempt += 1) expect((await api('POST', '/users/forgot-password', { body: { email } })).status).toBe(200)
+    for (let attempt = 0; attempt < limit; attempt += 1)
+      expect((await api('POST', '/users/forgot-password', { body: { email } })).status).toBe(200)
     const blocked = await api('POST', '/users/forgot-password', { body: { email } })
     expect(blocked.status).toBe(429)
     expect(blocked.body.errors[0].code).toBe('rate_limited')
@@ -66,13 +71,16 @@ describe('POST /api/users/forgot-password (the admin\'s "Forgot password?")', ()
   it('400 invalid_request for a missing or huge email, and nothing queued', async () => {
     const before = (await payload().count({ collection: 'payload-jobs' })).totalDocs
     expect((await api('POST', '/users/forgot-password', { body: {} })).body.errors[0].code).toBe('invalid_request')
-    expect((await api('POST', '/users/forgot-password', { body: { email: `${'a'.repeat(400)}@example.test` } })).body.errors[0].code).toBe('invalid_request')
+    expect(
+      (await api('POST', '/users/forgot-password', { body: { email: `${'a'.repeat(400)}@example.test` } })).body
+        .errors[0].code,
+    ).toBe('invalid_request')
     expect((await payload().count({ collection: 'payload-jobs' })).totalDocs).toBe(before)
   })
 })
 
-describe('POST /api/users/reset-password (the admin\'s reset form)', () => {
-  it('sets the password with the emailed token through the service\'s reset: single use, other sessions ended, signed in', async () => {
+describe("POST /api/users/reset-password (the admin's reset form)", () => {
+  it("sets the password with the emailed token through the service's reset: single use, other sessions ended, signed in", async () => {
     const user = await createUser(payload(), 'customer')
     await api('POST', '/users/forgot-password', { body: { email: user.email } })
     await payload().jobs.run({ limit: 100 })
@@ -85,8 +93,12 @@ describe('POST /api/users/reset-password (the admin\'s reset form)', () => {
     expect(reset.headers.get('set-cookie')).toMatch(/^payload-token=/)
     // the old session ended; the new one works; the old password does not
     expect((await api('GET', '/users/me', { as: user })).body.user).toBeNull()
-    expect((await api('GET', '/users/me', { headers: { authorization: `JWT ${reset.body.token}` } })).body.user?.id).toBe(user.user.id)
-    expect((await api('POST', '/users/login', { body: { email: user.email, password: user.password } })).status).toBe(401)
+    expect(
+      (await api('GET', '/users/me', { headers: { authorization: `JWT ${reset.body.token}` } })).body.user?.id,
+    ).toBe(user.user.id)
+    expect((await api('POST', '/users/login', { body: { email: user.email, password: user.password } })).status).toBe(
+      401,
+    )
     // single use
     const again = await api('POST', '/users/reset-password', { body: { token, password: 'another-password-2' } })
     expect(again.status).toBe(400)
@@ -94,8 +106,17 @@ describe('POST /api/users/reset-password (the admin\'s reset form)', () => {
   })
 
   it('400 for a made-up token or a weak password', async () => {
-    expect((await api('POST', '/users/reset-password', { body: { token: 'a'.repeat(40), password: 'a-brand-new-password-1' } })).body.errors[0].code).toBe('invalid_link')
-    expect((await api('POST', '/users/reset-password', { body: { token: 'a'.repeat(40), password: 'short' } })).body.errors[0].code).toBe('weak_password')
+    expect(
+      (
+        await api('POST', '/users/reset-password', {
+          body: { token: 'a'.repeat(40), password: 'a-brand-new-password-1' },
+        })
+      ).body.errors[0].code,
+    ).toBe('invalid_link')
+    expect(
+      (await api('POST', '/users/reset-password', { body: { token: 'a'.repeat(40), password: 'short' } })).body
+        .errors[0].code,
+    ).toBe('weak_password')
   })
 })
 
@@ -120,7 +141,7 @@ describe('the other duplicates', () => {
     expect((await payload().count({ collection: 'payload-jobs' })).totalDocs).toBe(before)
   })
 
-  it('unlock stays the admin\'s: anyone else gets the same 403 for known and unknown emails', async () => {
+  it("unlock stays the admin's: anyone else gets the same 403 for known and unknown emails", async () => {
     const customer = await createUser(payload(), 'customer')
     const admin = await createUser(payload(), 'admin')
     for (const as of [null, customer]) {

@@ -18,7 +18,9 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
     }
     const blocked = await login('another@example.test', 'wrong-password', address)
     expect(blocked.status).toBe(429)
-    expect(blocked.body).toEqual({ errors: [{ code: 'rate_limited', message: expect.stringMatching(/Try again in \d+ seconds/) }] })
+    expect(blocked.body).toEqual({
+      errors: [{ code: 'rate_limited', message: expect.stringMatching(/Try again in \d+ seconds/) }],
+    })
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0)
     // another address is not affected
     expect((await login('another@example.test', 'wrong-password', '198.51.100.11')).status).toBe(401)
@@ -30,7 +32,10 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
     const unknown = `ghost-${Date.now()}@example.test`
     const answers: Record<string, { status: number; body: unknown }[]> = { known: [], unknown: [] }
     for (let attempt = 0; attempt <= limit; attempt += 1) {
-      for (const [label, email] of [['known', known.email], ['unknown', unknown]] as const) {
+      for (const [label, email] of [
+        ['known', known.email],
+        ['unknown', unknown],
+      ] as const) {
         const response = await login(email, 'wrong-password', `203.0.113.${attempt + 1}`)
         answers[label]!.push({ status: response.status, body: response.body })
       }
@@ -47,9 +52,19 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
     const limit = RATE_LIMITS['magic_link:account'].points
     const email = `links-${Date.now()}@example.test`
     for (let attempt = 0; attempt < limit; attempt += 1) {
-      expect((await api('POST', '/auth/magic-link', { body: { email }, headers: { 'x-kit-client-address': `192.0.2.${attempt + 1}` } })).status).toBe(200)
+      expect(
+        (
+          await api('POST', '/auth/magic-link', {
+            body: { email },
+            headers: { 'x-kit-client-address': `192.0.2.${attempt + 1}` },
+          })
+        ).status,
+      ).toBe(200)
     }
-    const blocked = await api('POST', '/auth/magic-link', { body: { email }, headers: { 'x-kit-client-address': '192.0.2.99' } })
+    const blocked = await api('POST', '/auth/magic-link', {
+      body: { email },
+      headers: { 'x-kit-client-address': '192.0.2.99' },
+    })
     expect(blocked.status).toBe(429)
     expect(blocked.body.errors[0].code).toBe('rate_limited')
     expect(blocked.headers.get('retry-after')).toBeTruthy()
@@ -59,10 +74,16 @@ describe('sign-in rate limits (shared in PostgreSQL)', () => {
     const limit = RATE_LIMITS['sign_up:ip'].points
     const address = '192.0.2.200'
     for (let attempt = 0; attempt < limit; attempt += 1) {
-      const response = await api('POST', '/auth/sign-up', { body: { email: `signup-${attempt}-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-kit-client-address': address } })
+      const response = await api('POST', '/auth/sign-up', {
+        body: { email: `signup-${attempt}-${Date.now()}@example.test`, password: 'a-long-password-1' },
+        headers: { 'x-kit-client-address': address },
+      })
       expect(response.status).toBe(200)
     }
-    const blocked = await api('POST', '/auth/sign-up', { body: { email: `signup-x-${Date.now()}@example.test`, password: 'a-long-password-1' }, headers: { 'x-kit-client-address': address } })
+    const blocked = await api('POST', '/auth/sign-up', {
+      body: { email: `signup-x-${Date.now()}@example.test`, password: 'a-long-password-1' },
+      headers: { 'x-kit-client-address': address },
+    })
     expect(blocked.status).toBe(429)
   })
 })

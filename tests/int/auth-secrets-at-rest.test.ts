@@ -10,7 +10,9 @@ import { api, createUser, type TestUser, usePayload } from '../support/payload'
 const payload = usePayload()
 
 let addressCounter = 0
-const from = () => ({ 'x-kit-client-address': `198.20.${Math.floor(addressCounter / 250)}.${(addressCounter++ % 250) + 1}` })
+const from = () => ({
+  'x-kit-client-address': `198.20.${Math.floor(addressCounter / 250)}.${(addressCounter++ % 250) + 1}`,
+})
 
 const TABLES = ['payload_jobs', 'payload_jobs_log', 'users', 'auth_tokens', 'audit_log', 'analytics_events']
 
@@ -26,7 +28,8 @@ const dump = async () => {
 
 /** The newest email to `email` with that subject, after running the queue. */
 const mail = async (email: string, subject: string) => {
-  const matching = () => smtp.messages.filter((m) => JSON.stringify(m.to).includes(email) && (m.subject ?? '').startsWith(subject))
+  const matching = () =>
+    smtp.messages.filter((m) => JSON.stringify(m.to).includes(email) && (m.subject ?? '').startsWith(subject))
   await payload().jobs.run({ limit: 100 })
   await smtp.waitFor(() => matching().length > 0)
   return matching().at(-1)!
@@ -54,7 +57,9 @@ describe('no sign-in token or link is stored in clear text', () => {
     expect(queued).toContain('"task_slug":"sendEmail"')
     const link = linkIn((await mail(email, 'Your sign-in link')).text)
     expectNowhere(link, queued, await dump())
-    expect((await handleAuthCallback(payload(), { params: new URL(link.url).searchParams, cookies: new Map() })).cookie).toBeTruthy()
+    expect(
+      (await handleAuthCallback(payload(), { params: new URL(link.url).searchParams, cookies: new Map() })).cookie,
+    ).toBeTruthy()
     expectNowhere(link, await dump())
   })
 
@@ -72,19 +77,28 @@ describe('no sign-in token or link is stored in clear text', () => {
     const queued = await dump()
     const link = linkIn((await mail(user.email, 'Reset your password')).text)
     expectNowhere(link, queued, await dump())
-    const { rows } = await payload().db.pool.query('SELECT reset_password_token FROM users WHERE id = $1', [user.user.id])
+    const { rows } = await payload().db.pool.query('SELECT reset_password_token FROM users WHERE id = $1', [
+      user.user.id,
+    ])
     expect(rows[0].reset_password_token).toMatch(/^sha256:[0-9a-f]{64}$/)
     // the stored value itself is no link: Payload's own reset endpoint refuses it
-    const stolen = await api('POST', '/users/reset-password', { body: { token: rows[0].reset_password_token, password: 'stolen-password-1' }, headers: from() })
+    const stolen = await api('POST', '/users/reset-password', {
+      body: { token: rows[0].reset_password_token, password: 'stolen-password-1' },
+      headers: from(),
+    })
     expect(stolen.status).toBeGreaterThanOrEqual(400)
-    await expect(completePasswordReset(payload(), rows[0].reset_password_token, 'stolen-password-1')).rejects.toMatchObject({ code: 'invalid_link' })
+    await expect(
+      completePasswordReset(payload(), rows[0].reset_password_token, 'stolen-password-1'),
+    ).rejects.toMatchObject({ code: 'invalid_link' })
     // the emailed token works
     expect(await completePasswordReset(payload(), link.token, 'a-brand-new-password')).toBe(user.user.id)
   })
 
   it("password reset from the admin's form (Payload's forgot-password): the same link on our callback, the same hashing", async () => {
     const user = await createUser(payload(), 'customer')
-    expect((await api('POST', '/users/forgot-password', { body: { email: user.email }, headers: from() })).status).toBe(200)
+    expect((await api('POST', '/users/forgot-password', { body: { email: user.email }, headers: from() })).status).toBe(
+      200,
+    )
     const link = linkIn((await mail(user.email, 'Reset your password')).text)
     expectNowhere(link, await dump())
     const recovery = await handleAuthCallback(payload(), { params: new URL(link.url).searchParams, cookies: new Map() })
@@ -95,7 +109,11 @@ describe('no sign-in token or link is stored in clear text', () => {
   it('email change', async () => {
     const customer: TestUser = await createUser(payload(), 'customer')
     const newEmail = `at-rest-change-${Date.now()}@example.test`
-    await api('POST', '/account/email', { as: customer, body: { email: newEmail, currentPassword: customer.password }, headers: from() })
+    await api('POST', '/account/email', {
+      as: customer,
+      body: { email: newEmail, currentPassword: customer.password },
+      headers: from(),
+    })
     const queued = await dump()
     const link = linkIn((await mail(newEmail, 'Confirm your new email address')).text)
     expectNowhere(link, queued, await dump())
@@ -108,7 +126,9 @@ describe('no sign-in token or link is stored in clear text', () => {
     const record = (...args: unknown[]) => {
       logged.push(JSON.stringify(args, (_key, value) => (value instanceof Error ? value.message : value)))
     }
-    const spies = (['error', 'warn', 'info'] as const).map((level) => vi.spyOn(logger, level).mockImplementation(record as never))
+    const spies = (['error', 'warn', 'info'] as const).map((level) =>
+      vi.spyOn(logger, level).mockImplementation(record as never),
+    )
     smtp.setDown(true)
     try {
       await api('POST', '/auth/magic-link', { body: { email }, headers: from() })

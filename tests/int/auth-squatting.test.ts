@@ -23,25 +23,33 @@ beforeAll(async () => {
 
 let addressCounter = 0
 /** A client address of its own per call, so per-address limits never mix these tests up. */
-const from = () => ({ 'x-kit-client-address': `198.18.${Math.floor(addressCounter / 250)}.${(addressCounter++ % 250) + 1}` })
+const from = () => ({
+  'x-kit-client-address': `198.18.${Math.floor(addressCounter / 250)}.${(addressCounter++ % 250) + 1}`,
+})
 
-const login = (email: string, password: string) => api('POST', '/users/login', { body: { email, password }, headers: from() })
-const me = async (token: string | undefined) => (token ? (await api('GET', '/users/me', { headers: { authorization: `JWT ${token}` } })).body.user : null)
+const login = (email: string, password: string) =>
+  api('POST', '/users/login', { body: { email, password }, headers: from() })
+const me = async (token: string | undefined) =>
+  token ? (await api('GET', '/users/me', { headers: { authorization: `JWT ${token}` } })).body.user : null
 const tokenIn = (cookie: string | undefined) => /payload-token=([^;]+)/.exec(cookie ?? '')?.[1]
 
 /** Run the queued emails; the newest message to `email` whose subject starts so, and its link of `type`. */
 const mailTo = async (email: string, subject: string, type: string, count = 1) => {
   await payload().jobs.run({ limit: 100 })
-  const matching = () => smtp.messages.filter((m) => JSON.stringify(m.to).includes(email) && (m.subject ?? '').startsWith(subject))
+  const matching = () =>
+    smtp.messages.filter((m) => JSON.stringify(m.to).includes(email) && (m.subject ?? '').startsWith(subject))
   await smtp.waitFor(() => matching().length >= count)
   const message = matching().at(-1)!
   return new URL(new RegExp(`https?://\\S+type=${type}&token=[A-Za-z0-9_-]+`).exec(message.text ?? '')![0])
 }
 /** The callback as a browser holding `cookies` (by default none: another browser than the sign-up's) reaches it. */
-const callback = (url: URL, cookies: Map<string, string> = new Map()) => handleAuthCallback(payload(), { params: url.searchParams, cookies })
+const callback = (url: URL, cookies: Map<string, string> = new Map()) =>
+  handleAuthCallback(payload(), { params: url.searchParams, cookies })
 /** The value a Set-Cookie header (or a callback's cookie list) gives `name`. */
 const cookieValue = (setCookies: (string | null | undefined)[], name: string) =>
-  setCookies.map((header) => new RegExp(`(?:^|,\\s*)${name}=([^;]*)`).exec(header ?? '')?.[1]).find((value) => value !== undefined)
+  setCookies
+    .map((header) => new RegExp(`(?:^|,\\s*)${name}=([^;]*)`).exec(header ?? '')?.[1])
+    .find((value) => value !== undefined)
 
 /** A squatter signs up with an address they do not own; the account stays unverified. Their browser keeps the sign-up cookie. */
 const squat = async (email: string) => {
@@ -63,7 +71,7 @@ const anonymousPurchase = async (email: string) => {
 }
 
 describe('password sign-in needs a verified email', () => {
-  it('an unverified account with the right password gets exactly a wrong password\'s answer', async () => {
+  it("an unverified account with the right password gets exactly a wrong password's answer", async () => {
     const email = `squat-login-${Date.now()}@example.test`
     const { password } = await squat(email)
     const unverified = await login(email, password)
@@ -74,15 +82,19 @@ describe('password sign-in needs a verified email', () => {
     expect(unverified.body).toEqual(unknown.body)
     expect(unverified.headers.get('set-cookie')).toBeNull()
     // the Local API (the sign-in page's action) refuses the same way
-    await expect(payload().login({ collection: 'users', data: { email, password } })).rejects.toMatchObject({ name: 'AuthenticationError' })
+    await expect(payload().login({ collection: 'users', data: { email, password } })).rejects.toMatchObject({
+      name: 'AuthenticationError',
+    })
   })
 
-  it('confirming one\'s own sign-up in the browser that signed up keeps the password, which then signs in', async () => {
+  it("confirming one's own sign-up in the browser that signed up keeps the password, which then signs in", async () => {
     const email = `own-signup-${Date.now()}@example.test`
     const password = 'my-own-password-1'
     const answer = await api('POST', '/auth/sign-up', { body: { email, password }, headers: from() })
     const setCookie = answer.headers.get('set-cookie') ?? ''
-    expect(setCookie).toMatch(new RegExp(`^${SIGN_UP_COOKIE}=[A-Za-z0-9_-]{43}; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=86400`))
+    expect(setCookie).toMatch(
+      new RegExp(`^${SIGN_UP_COOKIE}=[A-Za-z0-9_-]{43}; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=86400`),
+    )
     const browser = new Map([[SIGN_UP_COOKIE, cookieValue([setCookie], SIGN_UP_COOKIE)!]])
     const result = await callback(await mailTo(email, 'Confirm your email address', 'verify'), browser)
     expect(await me(tokenIn(result.cookie))).toMatchObject({ email })
@@ -105,7 +117,7 @@ describe('password sign-in needs a verified email', () => {
 })
 
 describe('a confirmation proves the email, not the password', () => {
-  it('the owner opens the squatter\'s confirmation link: every session ends, the squatter\'s password stops working, the owner chooses a password and alone sees the purchase', async () => {
+  it("the owner opens the squatter's confirmation link: every session ends, the squatter's password stops working, the owner chooses a password and alone sees the purchase", async () => {
     const email = `squat-confirm-${Date.now()}@example.test`
     const squatter = await squat(email)
     const squatterSession = (await issueSession(payload(), squatter.account.id)).token
@@ -126,7 +138,9 @@ describe('a confirmation proves the email, not the password', () => {
     expect(squatterLogin.headers.get('set-cookie')).toBeNull()
 
     // The owner chooses a password (the reset page's action) and signs in; the license is theirs alone.
-    expect(await completePasswordReset(payload(), decodeURIComponent(recovery!), 'the-owners-own-password-1')).toBe(squatter.account.id)
+    expect(await completePasswordReset(payload(), decodeURIComponent(recovery!), 'the-owners-own-password-1')).toBe(
+      squatter.account.id,
+    )
     const owner = await login(email, 'the-owners-own-password-1')
     expect(owner.status).toBe(200)
     const mine = await api('GET', '/licenses?depth=0', { headers: { authorization: `JWT ${owner.body.token}` } })
@@ -135,18 +149,26 @@ describe('a confirmation proves the email, not the password', () => {
     expect(await me(squatterSession)).toBeNull()
   })
 
-  it.each(['another sign-up\'s cookie', 'a forged cookie', 'a huge cookie'])('%s keeps no password', async (kind) => {
+  it.each(["another sign-up's cookie", 'a forged cookie', 'a huge cookie'])('%s keeps no password', async (kind) => {
     const email = `squat-forged-${Date.now()}-${kind.length}@example.test`
     const squatter = await squat(email)
     const other = await squat(`squat-other-${Date.now()}-${kind.length}@example.test`)
-    const value = kind === 'a forged cookie' ? 'A'.repeat(43) : kind === 'a huge cookie' ? 'x'.repeat(5000) : other.browser.get(SIGN_UP_COOKIE)!
-    const result = await callback(await mailTo(email, 'Confirm your email address', 'verify'), new Map([[SIGN_UP_COOKIE, value]]))
+    const value =
+      kind === 'a forged cookie'
+        ? 'A'.repeat(43)
+        : kind === 'a huge cookie'
+          ? 'x'.repeat(5000)
+          : other.browser.get(SIGN_UP_COOKIE)!
+    const result = await callback(
+      await mailTo(email, 'Confirm your email address', 'verify'),
+      new Map([[SIGN_UP_COOKIE, value]]),
+    )
     expect(result.cookie).toBeUndefined()
     expect(result.location).toBe(`${SERVER}/reset-password?step=new&confirmed=1`)
     expect((await login(email, squatter.password)).status).toBe(401)
   })
 
-  it('the squatter\'s own browser (with its sign-up cookie) is the only place the link keeps their password, and the owner never opens it there', async () => {
+  it("the squatter's own browser (with its sign-up cookie) is the only place the link keeps their password, and the owner never opens it there", async () => {
     // What the attacker can do: request a new link from their browser. It goes to the owner, and a
     // resent link keeps no password anywhere, even in the browser that signed up.
     const email = `squat-resend-${Date.now()}@example.test`
@@ -170,7 +192,11 @@ describe('a new confirmation link on request', () => {
     await squat(email)
     const first = await mailTo(email, 'Confirm your email address', 'verify')
     const verified = await createUser(payload(), 'customer')
-    const answers = await Promise.all([resend(email), resend(verified.email), resend(`nobody-${Date.now()}@example.test`)])
+    const answers = await Promise.all([
+      resend(email),
+      resend(verified.email),
+      resend(`nobody-${Date.now()}@example.test`),
+    ])
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200])
     expect(answers[1].body).toEqual(answers[0].body)
     expect(answers[2].body).toEqual(answers[0].body)
@@ -196,8 +222,8 @@ describe('a new confirmation link on request', () => {
   })
 })
 
-describe('the address\'s owner takes an unverified account over', () => {
-  it('by magic link: every other session ends, the squatter\'s password stops working, purchases are claimed only then', async () => {
+describe("the address's owner takes an unverified account over", () => {
+  it("by magic link: every other session ends, the squatter's password stops working, purchases are claimed only then", async () => {
     const email = `squat-magic-${Date.now()}@example.test`
     const squatter = await squat(email)
     // a session the squatter holds (say, from before sign-in required a verified email)
@@ -214,10 +240,12 @@ describe('the address\'s owner takes an unverified account over', () => {
     expect(await me(squatterSession)).toBeNull()
     expect((await login(email, squatter.password)).status).toBe(401)
     expect((await payload().findByID({ collection: 'users', id: squatter.account.id })).emailVerified).toBe(true)
-    expect((await rows(payload(), 'licenses', { user: { equals: squatter.account.id } })).map((row) => row.id)).toEqual([license.id])
+    expect((await rows(payload(), 'licenses', { user: { equals: squatter.account.id } })).map((row) => row.id)).toEqual(
+      [license.id],
+    )
   })
 
-  it('by a password reset: the new password works, the squatter\'s does not, and the account is verified', async () => {
+  it("by a password reset: the new password works, the squatter's does not, and the account is verified", async () => {
     const email = `squat-reset-${Date.now()}@example.test`
     const squatter = await squat(email)
     const squatterSession = (await issueSession(payload(), squatter.account.id)).token
@@ -230,31 +258,47 @@ describe('the address\'s owner takes an unverified account over', () => {
     expect((await login(email, 'the-owners-password-1')).status).toBe(200)
   })
 
-  it.each(['github', 'google'] as const)('by %s with a provider-verified email: the same takeover, and the identity is linked', async (provider) => {
-    const email = `squat-${provider}-${Date.now()}@example.test`
-    const squatter = await squat(email)
-    const squatterSession = (await issueSession(payload(), squatter.account.id)).token
-    const license = await anonymousPurchase(email)
-    oauth.setAccount(provider, { id: `${provider}-owner-${Date.now()}`, email, emailVerified: true, login: 'owner' })
-    const start = await api('GET', `/auth/oauth/${provider}`)
-    const state = /kit-oauth=([^;]+)/.exec(start.headers.get('set-cookie') ?? '')![1]!
-    const back = new URL(await oauth.approve(start.headers.get('location')!))
-    const result = await handleAuthCallback(payload(), { params: back.searchParams, cookies: new Map([[STATE_COOKIE, state]]) })
+  it.each(['github', 'google'] as const)(
+    'by %s with a provider-verified email: the same takeover, and the identity is linked',
+    async (provider) => {
+      const email = `squat-${provider}-${Date.now()}@example.test`
+      const squatter = await squat(email)
+      const squatterSession = (await issueSession(payload(), squatter.account.id)).token
+      const license = await anonymousPurchase(email)
+      oauth.setAccount(provider, { id: `${provider}-owner-${Date.now()}`, email, emailVerified: true, login: 'owner' })
+      const start = await api('GET', `/auth/oauth/${provider}`)
+      const state = /kit-oauth=([^;]+)/.exec(start.headers.get('set-cookie') ?? '')![1]!
+      const back = new URL(await oauth.approve(start.headers.get('location')!))
+      const result = await handleAuthCallback(payload(), {
+        params: back.searchParams,
+        cookies: new Map([[STATE_COOKIE, state]]),
+      })
 
-    expect(await me(tokenIn(result.cookie))).toMatchObject({ id: squatter.account.id })
-    expect(await me(squatterSession)).toBeNull()
-    expect((await login(email, squatter.password)).status).toBe(401)
-    expect(await rows(payload(), 'oauth_identities', { user: { equals: squatter.account.id } })).toHaveLength(1)
-    expect((await rows(payload(), 'licenses', { user: { equals: squatter.account.id } })).map((row) => row.id)).toEqual([license.id])
-  })
+      expect(await me(tokenIn(result.cookie))).toMatchObject({ id: squatter.account.id })
+      expect(await me(squatterSession)).toBeNull()
+      expect((await login(email, squatter.password)).status).toBe(401)
+      expect(await rows(payload(), 'oauth_identities', { user: { equals: squatter.account.id } })).toHaveLength(1)
+      expect(
+        (await rows(payload(), 'licenses', { user: { equals: squatter.account.id } })).map((row) => row.id),
+      ).toEqual([license.id])
+    },
+  )
 
   it('an email the provider has not verified creates no account and takes none over', async () => {
     const email = `oauth-unverified-${Date.now()}@example.test`
-    oauth.setAccount('github', { id: `gh-unverified-${Date.now()}`, email, emailVerified: false, login: 'claims-anything' })
+    oauth.setAccount('github', {
+      id: `gh-unverified-${Date.now()}`,
+      email,
+      emailVerified: false,
+      login: 'claims-anything',
+    })
     const start = await api('GET', '/auth/oauth/github')
     const state = /kit-oauth=([^;]+)/.exec(start.headers.get('set-cookie') ?? '')![1]!
     const back = new URL(await oauth.approve(start.headers.get('location')!))
-    const result = await handleAuthCallback(payload(), { params: back.searchParams, cookies: new Map([[STATE_COOKIE, state]]) })
+    const result = await handleAuthCallback(payload(), {
+      params: back.searchParams,
+      cookies: new Map([[STATE_COOKIE, state]]),
+    })
     expect(result.cookie).toBeUndefined()
     expect(result.location).toBe(`${SERVER}/sign-in?error=oauth_email_unverified`)
     expect(await rows(payload(), 'users', { email: { equals: email } })).toHaveLength(0)

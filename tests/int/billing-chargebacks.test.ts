@@ -39,17 +39,23 @@ const subscribe = async (priceId: string = PRICES.proMonthly) => {
 const renew = async (subscriptionId: string) => {
   const events = await standIn.renewSubscription(subscriptionId)
   await standIn.settled()
-  return { charge: objectOf<Stripe.Charge>(events, 'charge.succeeded'), invoice: objectOf<Stripe.Invoice>(events, 'invoice.payment_succeeded') }
+  return {
+    charge: objectOf<Stripe.Charge>(events, 'charge.succeeded'),
+    invoice: objectOf<Stripe.Invoice>(events, 'invoice.payment_succeeded'),
+  }
 }
 
 const stateOf = async (buyer: TestUser) => ({
   subscription: (await rows(payload(), 'user_subscriptions', { user: { equals: buyer.user.id } }))[0]!,
   license: (await rows(payload(), 'licenses', { user: { equals: buyer.user.id } }))[0]!,
   payments: await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } }),
-  analytics: (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map((event) => event.name),
+  analytics: (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map(
+    (event) => event.name,
+  ),
 })
 
-const paymentFor = (payments: PaymentHistory[], invoice: Stripe.Invoice) => payments.find((payment) => payment.processorPaymentId === invoice.id)
+const paymentFor = (payments: PaymentHistory[], invoice: Stripe.Invoice) =>
+  payments.find((payment) => payment.processorPaymentId === invoice.id)
 
 describe('chargebacks on subscription invoices', () => {
   it('a dispute on the latest invoice suspends the license; won, it is restored', async () => {
@@ -111,7 +117,12 @@ describe('refunds of subscription invoices', () => {
     const { buyer, subscriptionId, charge, invoice } = await subscribe()
     await standIn.refund(charge.id, 900)
     let state = await stateOf(buyer)
-    expect(paymentFor(state.payments, invoice)).toMatchObject({ refundedAmount: 900, amount: 2900, status: 'succeeded', paymentType: 'recurring' })
+    expect(paymentFor(state.payments, invoice)).toMatchObject({
+      refundedAmount: 900,
+      amount: 2900,
+      status: 'succeeded',
+      paymentType: 'recurring',
+    })
     expect(state.analytics).toContain('refund_partial')
     expect(state.subscription.fullyRefunded).toBe(false)
     expect(state.license.status).toBe('active')
@@ -123,8 +134,13 @@ describe('refunds of subscription invoices', () => {
     expect(state.subscription).toMatchObject({ status: 'active', fullyRefunded: true })
     // The subscription is still active at the processor: the license follows it, not the refund.
     expect(state.license.status).toBe('active')
-    const refunds = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).filter((event) => event.name.startsWith('refund_'))
-    expect(refunds.map((event) => (event.properties as { invoiceId?: string }).invoiceId)).toEqual([invoice.id, invoice.id])
+    const refunds = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).filter((event) =>
+      event.name.startsWith('refund_'),
+    )
+    expect(refunds.map((event) => (event.properties as { invoiceId?: string }).invoiceId)).toEqual([
+      invoice.id,
+      invoice.id,
+    ])
 
     await standIn.cancelSubscription(subscriptionId)
     await standIn.settled()
@@ -210,7 +226,10 @@ describe('concurrent and stale state', () => {
     const client = await payload().db.pool.connect()
     try {
       await client.query('BEGIN')
-      await client.query(`UPDATE licenses SET override = 'revoked', override_reason = 'fraud', status = 'revoked' WHERE id = $1`, [license.id])
+      await client.query(
+        `UPDATE licenses SET override = 'revoked', override_reason = 'fraud', status = 'revoked' WHERE id = $1`,
+        [license.id],
+      )
       // The bank rules for the customer meanwhile; the webhook waits for the row.
       const closing = standIn.closeDispute((opened!.data.object as Stripe.Dispute).id, 'won')
       for (let waited = 0; ; waited += 50) {
@@ -229,9 +248,14 @@ describe('concurrent and stale state', () => {
     expect(await hasAccess(payload(), buyer.user.id)).toBe(false)
   })
 
-  it('a plan change in the portal moves the license to the new plan\'s entitlements', async () => {
+  it("a plan change in the portal moves the license to the new plan's entitlements", async () => {
     const { processor } = billingRuntimeOf(payload()).require()
-    const price = await processor.prices.create({ currency: 'usd', unit_amount: 900, recurring: { interval: 'month' }, product_data: { name: 'Lite (monthly)' } })
+    const price = await processor.prices.create({
+      currency: 'usd',
+      unit_amount: 900,
+      recurring: { interval: 'month' },
+      product_data: { name: 'Lite (monthly)' },
+    })
     const lite = await payload().create({
       collection: 'plans',
       data: {
@@ -259,7 +283,13 @@ describe('concurrent and stale state', () => {
     expect(await canAccessFeature(payload(), buyer.user.id, 'templates')).toBe(true)
     expect(state.analytics).toContain('plan_changed')
     // Access the old plan gave is re-checked (repository access is kept only if another license grants it).
-    const withdrawals = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'withdrawRepoAccess' } }, limit: 1000 })).docs
+    const withdrawals = (
+      await payload().find({
+        collection: 'payload-jobs',
+        where: { taskSlug: { equals: 'withdrawRepoAccess' } },
+        limit: 1000,
+      })
+    ).docs
     expect(withdrawals.some((job) => (job.input as { userId?: number }).userId === buyer.user.id)).toBe(true)
   })
 })

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { handleAuthCallback } from '../../src/auth/callback'
 import { STATE_COOKIE } from '../../src/auth/oauth'
 import { completePasswordReset } from '../../src/auth/recovery'
+import type * as Customers from '../../src/billing/customers'
 import { claimPurchases } from '../../src/billing/customers'
 import { rememberCustomer, resolveBuyer } from '../../src/billing/store'
 import { inTransaction } from '../../src/db/transaction'
@@ -25,7 +26,7 @@ import { api, createUser, type TestUser, usePayload } from '../support/payload'
  * claims nothing. claimPurchases is wrapped (not replaced) to count its calls.
  */
 vi.mock('../../src/billing/customers', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/billing/customers')>()
+  const original = await importOriginal<typeof Customers>()
   return { ...original, claimPurchases: vi.fn(original.claimPurchases) }
 })
 
@@ -39,37 +40,51 @@ beforeAll(async () => {
 
 let addressCounter = 0
 /** A client address of its own per call, so per-address limits never mix these tests up. */
-const from = () => ({ 'x-kit-client-address': `198.51.${Math.floor(addressCounter / 250)}.${(addressCounter++ % 250) + 1}` })
+const from = () => ({
+  'x-kit-client-address': `198.51.${Math.floor(addressCounter / 250)}.${(addressCounter++ % 250) + 1}`,
+})
 
 let serial = 0
 const freshEmail = (label: string) => `claim-${label}-${Date.now()}-${serial++}@example.test`
 
 /** How many times a claim ran for this address. */
-const claimsFor = (email: string) => vi.mocked(claimPurchases).mock.calls.filter(([, user]) => user.email.toLowerCase() === email).length
+const claimsFor = (email: string) =>
+  vi.mocked(claimPurchases).mock.calls.filter(([, user]) => user.email.toLowerCase() === email).length
 
 /** The link of `type` in the next email to `email` with this subject, sent by `send`. */
 const linkFrom = async (email: string, subject: string, type: string, send: () => Promise<unknown>) => {
   const since = smtp.messages.length
   await send()
   await payload().jobs.run({ limit: 100 })
-  const matching = () => smtp.messages.slice(since).filter((m) => JSON.stringify(m.to).includes(email) && (m.subject ?? '').startsWith(subject))
+  const matching = () =>
+    smtp.messages
+      .slice(since)
+      .filter((m) => JSON.stringify(m.to).includes(email) && (m.subject ?? '').startsWith(subject))
   await smtp.waitFor(() => matching().length >= 1)
   return new URL(new RegExp(`https?://\\S+type=${type}&token=[A-Za-z0-9_-]+`).exec(matching().at(-1)!.text ?? '')![0])
 }
-const callback = (url: URL, cookies = new Map<string, string>()) => handleAuthCallback(payload(), { params: url.searchParams, cookies })
+const callback = (url: URL, cookies = new Map<string, string>()) =>
+  handleAuthCallback(payload(), { params: url.searchParams, cookies })
 
 const accountOf = async (email: string) => (await rows(payload(), 'users', { email: { equals: email } }))[0]
 
 /** Someone signs up with the address and never confirms it: an unverified account. */
 const unverifiedAccount = async (email: string) => {
-  expect((await api('POST', '/auth/sign-up', { body: { email, password: 'an-unconfirmed-password-1' }, headers: from() })).status).toBe(200)
+  expect(
+    (await api('POST', '/auth/sign-up', { body: { email, password: 'an-unconfirmed-password-1' }, headers: from() }))
+      .status,
+  ).toBe(200)
   const account = await accountOf(email)
   expect(account?.emailVerified).toBe(false)
   return account!
 }
 
 const magicLink = async (email: string) =>
-  callback(await linkFrom(email, 'Your sign-in link', 'magiclink', () => api('POST', '/auth/magic-link', { body: { email }, headers: from() })))
+  callback(
+    await linkFrom(email, 'Your sign-in link', 'magiclink', () =>
+      api('POST', '/auth/magic-link', { body: { email }, headers: from() }),
+    ),
+  )
 
 const signInWith = async (provider: 'github' | 'google', email: string) => {
   oauth.setAccount(provider, { id: `${provider}-${email}`, email, emailVerified: true, login: 'buyer' })
@@ -83,12 +98,18 @@ const signInWith = async (provider: 'github' | 'google', email: string) => {
 /** Each way an address becomes verified; each returns the account's id. */
 const PATHS: [string, (email: string) => Promise<number>][] = [
   [
-    'confirming one\'s sign-up',
+    "confirming one's sign-up",
     async (email) => {
       const account = await unverifiedAccount(email)
       expect(claimsFor(email)).toBe(0)
       // Opened away from the sign-up's browser: verified (and claimed) at once; the owner chooses a password next.
-      expect((await callback(await linkFrom(email, 'Confirm your email address', 'verify', async () => undefined))).location).toMatch(/\/reset-password\?step=new&confirmed=1$/)
+      expect(
+        (
+          await callback(
+            await linkFrom(email, 'Confirm your email address', 'verify', () => Promise.resolve(undefined)),
+          )
+        ).location,
+      ).toMatch(/\/reset-password\?step=new&confirmed=1$/)
       return account.id
     },
   ],
@@ -111,7 +132,9 @@ const PATHS: [string, (email: string) => Promise<number>][] = [
     'a password reset of an unverified account',
     async (email) => {
       const account = await unverifiedAccount(email)
-      const link = await linkFrom(email, 'Reset your password', 'recovery', () => api('POST', '/auth/forgot-password', { body: { email }, headers: from() }))
+      const link = await linkFrom(email, 'Reset your password', 'recovery', () =>
+        api('POST', '/auth/forgot-password', { body: { email }, headers: from() }),
+      )
       await completePasswordReset(payload(), link.searchParams.get('token')!, 'the-owners-password-1')
       return account.id
     },
@@ -136,7 +159,11 @@ const PATHS: [string, (email: string) => Promise<number>][] = [
     async (email) => {
       const customer = await createUser(payload(), 'customer')
       const link = await linkFrom(email, 'Confirm your new email address', 'email_change', () =>
-        api('POST', '/account/email', { as: customer, body: { email, currentPassword: customer.password }, headers: from() }),
+        api('POST', '/account/email', {
+          as: customer,
+          body: { email, currentPassword: customer.password },
+          headers: from(),
+        }),
       )
       expect(claimsFor(email)).toBe(0)
       expect((await callback(link)).cookie).toBeTruthy()
@@ -146,7 +173,10 @@ const PATHS: [string, (email: string) => Promise<number>][] = [
   [
     'an admin creating a verified user',
     async (email) => {
-      const created = await api('POST', '/users', { as: admin, body: { email, password: 'set-by-an-admin-1', roles: ['customer'], emailVerified: true } })
+      const created = await api('POST', '/users', {
+        as: admin,
+        body: { email, password: 'set-by-an-admin-1', roles: ['customer'], emailVerified: true },
+      })
       expect(created.status).toBe(201)
       return created.body.doc.id
     },
@@ -155,7 +185,9 @@ const PATHS: [string, (email: string) => Promise<number>][] = [
     'an admin verifying an existing account',
     async (email) => {
       const account = await unverifiedAccount(email)
-      expect((await api('PATCH', `/users/${account.id}`, { as: admin, body: { emailVerified: true } })).status).toBe(200)
+      expect((await api('PATCH', `/users/${account.id}`, { as: admin, body: { emailVerified: true } })).status).toBe(
+        200,
+      )
       return account.id
     },
   ],
@@ -186,16 +218,22 @@ describe('an anonymous purchase is claimed once, when its address becomes verifi
     expect([license?.user ?? null, purchase?.user ?? null]).toEqual([null, null])
 
     const userId = await verify(email)
-    expect((await accountOf(email))).toMatchObject({ id: userId, emailVerified: true })
-    expect((await rows(payload(), 'licenses', { user: { equals: userId } })).map((row) => row.id)).toEqual([license!.id])
-    expect((await rows(payload(), 'one_time_purchases', { user: { equals: userId } })).map((row) => row.id)).toEqual([purchase!.id])
+    expect(await accountOf(email)).toMatchObject({ id: userId, emailVerified: true })
+    expect((await rows(payload(), 'licenses', { user: { equals: userId } })).map((row) => row.id)).toEqual([
+      license!.id,
+    ])
+    expect((await rows(payload(), 'one_time_purchases', { user: { equals: userId } })).map((row) => row.id)).toEqual([
+      purchase!.id,
+    ])
     expect(claimsFor(email)).toBe(1)
 
     // Signing in again, or saving the verified account, claims nothing more.
     expect((await magicLink(email)).cookie).toBeTruthy()
     await payload().update({ collection: 'users', id: userId, data: { name: 'Saved again' } })
     expect(claimsFor(email)).toBe(1)
-    expect((await rows(payload(), 'licenses', { user: { equals: userId } })).map((row) => row.id)).toEqual([license!.id])
+    expect((await rows(payload(), 'licenses', { user: { equals: userId } })).map((row) => row.id)).toEqual([
+      license!.id,
+    ])
   })
 })
 
@@ -206,19 +244,29 @@ describe('the claim is part of the change that verifies', () => {
     const account = await unverifiedAccount(email)
     await expect(
       inTransaction(payload(), async (req) => {
-        await payload().update({ collection: 'users', id: account.id, data: { emailVerified: true }, req, overrideAccess: true })
-        const [claimed] = (await payload().find({ collection: 'licenses', where: { email: { equals: email } }, depth: 0, req })).docs
+        await payload().update({
+          collection: 'users',
+          id: account.id,
+          data: { emailVerified: true },
+          req,
+          overrideAccess: true,
+        })
+        const [claimed] = (
+          await payload().find({ collection: 'licenses', where: { email: { equals: email } }, depth: 0, req })
+        ).docs
         expect(claimed?.user).toBe(account.id)
         throw new Error('the verifying change failed')
       }),
     ).rejects.toThrow('the verifying change failed')
     expect((await accountOf(email))?.emailVerified).toBe(false)
-    expect((await rows(payload(), 'licenses', { email: { equals: email } })).map((row) => row.user ?? null)).toEqual([null])
+    expect((await rows(payload(), 'licenses', { email: { equals: email } })).map((row) => row.user ?? null)).toEqual([
+      null,
+    ])
   })
 })
 
 describe('a purchase whose webhook arrives while its address is being verified', () => {
-  it('waits for the verification to commit and is the account\'s, not left anonymous', async () => {
+  it("waits for the verification to commit and is the account's, not left anonymous", async () => {
     const email = freshEmail('race')
     const account = await unverifiedAccount(email)
     let commit = () => {}
@@ -227,7 +275,13 @@ describe('a purchase whose webhook arrives while its address is being verified',
     const verified = new Promise<number>((resolve) => (claimed = resolve))
     // The verification's transaction runs the claim (and takes the per-email lock), then stays open.
     const verifying = inTransaction(payload(), async (req) => {
-      await payload().update({ collection: 'users', id: account.id, data: { emailVerified: true }, req, overrideAccess: true })
+      await payload().update({
+        collection: 'users',
+        id: account.id,
+        data: { emailVerified: true },
+        req,
+        overrideAccess: true,
+      })
       claimed(await backendPid(req))
       await held
     })
@@ -242,7 +296,7 @@ describe('a purchase whose webhook arrives while its address is being verified',
         blockedBy: verifier,
         advisoryKey: `buyer-email:${email}`,
         timeoutMs: 15_000,
-        message: 'the webhook never waited on the verification\'s email lock: the interleaving was not proven',
+        message: "the webhook never waited on the verification's email lock: the interleaving was not proven",
       })
       // No purchase for the address yet, anonymous or not.
       expect(await rows(payload(), 'one_time_purchases', { email: { equals: email } })).toEqual([])
@@ -285,7 +339,13 @@ describe('a signed-in buyer whose address changes while their purchase is applie
     const mayCommit = new Promise<void>((resolve) => (commitChange = resolve))
     const changing = inTransaction(payload(), async (req) => {
       changer = await backendPid(req)
-      const doc = await payload().update({ collection: 'users', id: buyer.user.id, data: { email: changed }, req, overrideAccess: true })
+      const doc = await payload().update({
+        collection: 'users',
+        id: buyer.user.id,
+        data: { email: changed },
+        req,
+        overrideAccess: true,
+      })
       updated = true
       await mayCommit
       return doc
@@ -301,7 +361,8 @@ describe('a signed-in buyer whose address changes while their purchase is applie
       await waitForLockWaiters({
         blockedBy: changer,
         query: /processor_customer_id/i,
-        message: 'the webhook never waited on the account\'s row held by the address change: the interleaving was not proven',
+        message:
+          "the webhook never waited on the account's row held by the address change: the interleaving was not proven",
       })
     } finally {
       proceed()
@@ -315,7 +376,7 @@ describe('a signed-in buyer whose address changes while their purchase is applie
 })
 
 describe('an unverified account claims nothing', () => {
-  it('signed up, created by an admin without the flag, saved, or with the purchase\'s address pending', async () => {
+  it("signed up, created by an admin without the flag, saved, or with the purchase's address pending", async () => {
     const signedUp = freshEmail('unconfirmed')
     const byAdmin = freshEmail('admin-unverified')
     const pending = freshEmail('pending')
@@ -323,38 +384,57 @@ describe('an unverified account claims nothing', () => {
 
     const account = await unverifiedAccount(signedUp)
     await payload().update({ collection: 'users', id: account.id, data: { name: 'Still unconfirmed' } })
-    const created = await api('POST', '/users', { as: admin, body: { email: byAdmin, password: 'set-by-an-admin-1', roles: ['customer'] } })
+    const created = await api('POST', '/users', {
+      as: admin,
+      body: { email: byAdmin, password: 'set-by-an-admin-1', roles: ['customer'] },
+    })
     expect(created.status).toBe(201)
     expect(created.body.doc.emailVerified).toBe(false)
     const customer = await createUser(payload(), 'customer')
     await linkFrom(pending, 'Confirm your new email address', 'email_change', () =>
-      api('POST', '/account/email', { as: customer, body: { email: pending, currentPassword: customer.password }, headers: from() }),
+      api('POST', '/account/email', {
+        as: customer,
+        body: { email: pending, currentPassword: customer.password },
+        headers: from(),
+      }),
     )
 
     for (const email of [signedUp, byAdmin, pending]) {
       expect(claimsFor(email)).toBe(0)
-      expect((await rows(payload(), 'licenses', { email: { equals: email } })).map((row) => row.user ?? null)).toEqual([null])
+      expect((await rows(payload(), 'licenses', { email: { equals: email } })).map((row) => row.user ?? null)).toEqual([
+        null,
+      ])
     }
-    expect(await rows(payload(), 'licenses', { user: { in: [account.id, created.body.doc.id, customer.user.id] } })).toHaveLength(0)
+    expect(
+      await rows(payload(), 'licenses', { user: { in: [account.id, created.body.doc.id, customer.user.id] } }),
+    ).toHaveLength(0)
   })
 
-  it('a purchase made after the address was verified is the account\'s from the start: no claim needed', async () => {
+  it("a purchase made after the address was verified is the account's from the start: no claim needed", async () => {
     const customer = await createUser(payload(), 'customer')
     // created verified: the one claim ran then, and found nothing
     expect(claimsFor(customer.email)).toBe(1)
     await buy(PRICES.standard, { email: customer.email })
-    expect((await rows(payload(), 'licenses', { email: { equals: customer.email } })).map((row) => row.user)).toEqual([customer.user.id])
+    expect((await rows(payload(), 'licenses', { email: { equals: customer.email } })).map((row) => row.user)).toEqual([
+      customer.user.id,
+    ])
     expect(claimsFor(customer.email)).toBe(1)
   })
 })
 
-describe('no write verifies an address behind the hook\'s back', () => {
+describe("no write verifies an address behind the hook's back", () => {
   /** The service's own code: a raw SQL or database-adapter write of the flag would skip Payload's hooks, and so the claim. */
   const FOLDERS = ['src', 'collections', 'plugins', 'endpoints', 'scripts']
   const files = (dir: string): string[] =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory() ? files(path.join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [path.join(dir, entry.name)] : [],
-    )
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((entry) =>
+        entry.isDirectory()
+          ? files(path.join(dir, entry.name))
+          : /\.tsx?$/.test(entry.name)
+            ? [path.join(dir, entry.name)]
+            : [],
+      )
   const BYPASSES = [
     /UPDATE\s+(?:"?users"?|\$\{users\})\s+SET[^;`]*(?:email_verified|users\.emailVerified)/i,
     /INSERT\s+INTO\s+(?:"?users"?|\$\{users\})/i,
@@ -369,8 +449,16 @@ describe('no write verifies an address behind the hook\'s back', () => {
     expect(offenders).toEqual([])
     // the patterns do match such writes
     expect(BYPASSES[0]!.test('sql`UPDATE users SET email_verified = true WHERE id = ${id}`')).toBe(true)
-    expect(BYPASSES[0]!.test('sql`UPDATE ${users} SET ${bare(users.emailVerified)} = true WHERE ${users.id} = ${id}`')).toBe(true)
-    expect(BYPASSES[1]!.test('sql`INSERT INTO ${users} (${bare(users.email, users.emailVerified)}) VALUES (${email}, true)`')).toBe(true)
-    expect(BYPASSES[2]!.test("req.payload.db.updateOne({ collection: 'users', where: {}, data: { emailVerified: true } })")).toBe(true)
+    expect(
+      BYPASSES[0]!.test('sql`UPDATE ${users} SET ${bare(users.emailVerified)} = true WHERE ${users.id} = ${id}`'),
+    ).toBe(true)
+    expect(
+      BYPASSES[1]!.test(
+        'sql`INSERT INTO ${users} (${bare(users.email, users.emailVerified)}) VALUES (${email}, true)`',
+      ),
+    ).toBe(true)
+    expect(
+      BYPASSES[2]!.test("req.payload.db.updateOne({ collection: 'users', where: {}, data: { emailVerified: true } })"),
+    ).toBe(true)
   })
 })

@@ -20,12 +20,20 @@ import { api, createUser, type TestUser, usePayload } from '../support/payload'
  * stand-in counts what arrived: a page view reads a price once per process, not once per view; a call
  * that cannot be kept (a checkout, a portal session) stops at its rate limit before the processor is asked.
  */
-const hoisted = vi.hoisted((): { user: { current: unknown }; address: string } => ({ user: { current: null }, address: '203.0.113.1' }))
+const hoisted = vi.hoisted((): { user: { current: unknown }; address: string } => ({
+  user: { current: null },
+  address: '203.0.113.1',
+}))
 
-vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
+vi.mock('../../src/app/_lib/session', () =>
+  import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)),
+)
 vi.mock('next/navigation', () => import('../support/server-actions').then((m) => m.navigationModule))
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, unstable_cache: <T>(fn: T) => fn }))
-vi.mock('next/headers', () => ({ headers: () => Promise.resolve(new Headers({ 'user-agent': 'processor-calls-test', 'x-kit-client-address': hoisted.address })) }))
+vi.mock('next/headers', () => ({
+  headers: () =>
+    Promise.resolve(new Headers({ 'user-agent': 'processor-calls-test', 'x-kit-client-address': hoisted.address })),
+}))
 
 const { default: DashboardPage } = await import('../../src/app/(frontend)/dashboard/page')
 const { loadVisitorPricing } = await import('../../src/app/(frontend)/_components/pricing-data')
@@ -44,10 +52,14 @@ const CALL_SITES: Record<string, Record<string, string>> = {
     'prices.retrieve': 'kept per process: read again after 60 s (`active`), failures after 5 s',
     'checkout.sessions.retrieve': 'kept per process: 10 min once paid or expired, 2 s while open',
   },
-  'src/billing/checkout.ts': { 'checkout.sessions.create': "the checkout rate limit (per address and account), before the call" },
+  'src/billing/checkout.ts': {
+    'checkout.sessions.create': 'the checkout rate limit (per address and account), before the call',
+  },
   'src/billing/license-upgrades.ts': { 'coupons.create': 'the checkout rate limit, before the call' },
   'src/billing/portal.ts': { 'billingPortal.sessions.create': 'the billing_portal rate limit, before the call' },
-  'src/billing/license-change-jobs.ts': { 'refunds.create': 'a job, once per refused change (not reachable from a request)' },
+  'src/billing/license-change-jobs.ts': {
+    'refunds.create': 'a job, once per refused change (not reachable from a request)',
+  },
   'src/billing/webhook/steps.ts': {
     'customers.retrieve': 'the signed webhook: once per new event, a duplicate loads nothing',
     'subscriptions.retrieve': 'the signed webhook',
@@ -57,12 +69,16 @@ const CALL_SITES: Record<string, Record<string, string>> = {
     'invoices.retrieve': 'the signed webhook',
   },
   'src/billing/webhook/events/charge-refunded.ts': { 'charges.retrieve': 'the signed webhook' },
-  'src/billing/webhook/events/charge-dispute.ts': { 'disputes.retrieve': 'the signed webhook', 'charges.retrieve': 'the signed webhook' },
+  'src/billing/webhook/events/charge-dispute.ts': {
+    'disputes.retrieve': 'the signed webhook',
+    'charges.retrieve': 'the signed webhook',
+  },
   'src/billing/webhook/events/checkout-session.ts': { 'checkout.sessions.retrieve': 'the signed webhook' },
   'src/billing/webhook/events/invoice-payment.ts': { 'invoicePayments.list': 'the signed webhook' },
 }
 
-const RESOURCES = 'prices|products|checkout\\.sessions|customers|subscriptions|subscriptionItems|paymentIntents|charges|invoices|invoicePayments|coupons|promotionCodes|billingPortal\\.sessions|refunds|disputes|events|taxRates|paymentMethods|setupIntents'
+const RESOURCES =
+  'prices|products|checkout\\.sessions|customers|subscriptions|subscriptionItems|paymentIntents|charges|invoices|invoicePayments|coupons|promotionCodes|billingPortal\\.sessions|refunds|disputes|events|taxRates|paymentMethods|setupIntents'
 const CALL = new RegExp(`\\b(?:processor|stripe)\\)?\\.(${RESOURCES})\\.([a-zA-Z]+)\\(`, 'g')
 
 const sourceFiles = (dir: string): string[] =>
@@ -74,7 +90,12 @@ const sourceFiles = (dir: string): string[] =>
 
 /** Requests the stand-in received since `since`, by `METHOD /path` without ids. */
 const callsSince = (since: number) =>
-  standIn.state.requests.slice(since).map((request) => `${request.method} ${request.path.replace(/\/(?:price|cs|cus|bps|co|pi|ch)_[A-Za-z0-9_]+/g, '/:id')}`)
+  standIn.state.requests
+    .slice(since)
+    .map(
+      (request) =>
+        `${request.method} ${request.path.replace(/\/(?:price|cs|cus|bps|co|pi|ch)_[A-Za-z0-9_]+/g, '/:id')}`,
+    )
 
 const counting = async (work: () => Promise<unknown>) => {
   const since = standIn.state.requests.length
@@ -105,7 +126,9 @@ describe('the inventory of processor calls', () => {
       const text = fs.readFileSync(path.join(ROOT, file), 'utf8')
       for (const match of text.matchAll(CALL)) (found[file] ??= new Set()).add(`${match[1]}.${match[2]}`)
     }
-    const listed = Object.fromEntries(Object.entries(CALL_SITES).map(([file, calls]) => [file, Object.keys(calls).sort()]))
+    const listed = Object.fromEntries(
+      Object.entries(CALL_SITES).map(([file, calls]) => [file, Object.keys(calls).sort()]),
+    )
     expect(Object.fromEntries(Object.entries(found).map(([file, calls]) => [file, [...calls].sort()]))).toEqual(listed)
   })
 })
@@ -128,20 +151,30 @@ describe('pages read prices once per process, however often they are viewed', ()
 
   it('a price retired at the processor stops selling once its kept copy is due; a wrong price id costs one read, not one per view', async () => {
     const processor = billingRuntimeOf(payload()).require().processor
-    const retired = await processor.prices.create({ unit_amount: 500, currency: 'usd', product_data: { name: 'Retired soon' } })
+    const retired = await processor.prices.create({
+      unit_amount: 500,
+      currency: 'usd',
+      product_data: { name: 'Retired soon' },
+    })
     const reader = priceReader(processor, 200)
     expect((await reader.retrieve(retired.id)).active).toBe(true)
     await processor.prices.update(retired.id, { active: false })
     // Kept: the same answer, no request, until the copy is due (a minute in the service).
     expect(await counting(async () => expect((await reader.retrieve(retired.id)).active).toBe(true))).toEqual([])
     await new Promise((resolve) => setTimeout(resolve, 250))
-    expect(await counting(async () => expect((await reader.retrieve(retired.id)).active).toBe(false))).toEqual(['GET /v1/prices/:id'])
+    expect(await counting(async () => expect((await reader.retrieve(retired.id)).active).toBe(false))).toEqual([
+      'GET /v1/prices/:id',
+    ])
     // The stand-in refuses what a price cannot change, as the processor does.
-    await expect(processor.prices.update(retired.id, { unit_amount: 100 } as never)).rejects.toMatchObject({ statusCode: 400, param: 'unit_amount' })
+    await expect(processor.prices.update(retired.id, { unit_amount: 100 } as never)).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'unit_amount',
+    })
 
     const service = billingRuntimeOf(payload()).require().prices
     const unknown = await counting(async () => {
-      for (let view = 0; view < 20; view += 1) await expect(service.retrieve('price_does_not_exist')).rejects.toMatchObject({ statusCode: 404 })
+      for (let view = 0; view < 20; view += 1)
+        await expect(service.retrieve('price_does_not_exist')).rejects.toMatchObject({ statusCode: 404 })
     })
     expect(unknown).toEqual(['GET /v1/prices/:id'])
   })
@@ -149,7 +182,11 @@ describe('pages read prices once per process, however often they are viewed', ()
   it('concurrent page views share one read', async () => {
     const reader = billingRuntimeOf(payload()).require().prices
     const processor = billingRuntimeOf(payload()).require().processor
-    const fresh = await processor.prices.create({ unit_amount: 700, currency: 'usd', product_data: { name: 'Read together' } })
+    const fresh = await processor.prices.create({
+      unit_amount: 700,
+      currency: 'usd',
+      product_data: { name: 'Read together' },
+    })
     const calls = await counting(() => Promise.all(Array.from({ length: 25 }, () => reader.retrieve(fresh.id))))
     expect(calls).toEqual(['GET /v1/prices/:id'])
   })
@@ -164,7 +201,9 @@ describe('the success page reads a paid checkout once', () => {
     hoisted.address = '203.0.113.50'
     const paid = await counting(async () => {
       for (let view = 0; view < 40; view += 1) {
-        expect(renderToStaticMarkup(await SuccessPage({ searchParams: Promise.resolve({ session_id: sessionId }) }))).toContain('data-testid="success-license"')
+        expect(
+          renderToStaticMarkup(await SuccessPage({ searchParams: Promise.resolve({ session_id: sessionId }) })),
+        ).toContain('data-testid="success-license"')
       }
     })
     expect(paid).toEqual(['GET /v1/checkout/sessions/:id'])
@@ -190,7 +229,11 @@ describe('calls that cannot be kept stop at their rate limit, before the process
     const limit = RATE_LIMITS['checkout:account'].points
     const statuses: number[] = []
     const calls = await counting(async () => {
-      for (let quote = 0; quote < limit + 5; quote += 1) statuses.push((await api('GET', `/licenses/${license!.id}/upgrade?plan=ultimate`, { as: buyer, address: '203.0.113.60' })).status)
+      for (let quote = 0; quote < limit + 5; quote += 1)
+        statuses.push(
+          (await api('GET', `/licenses/${license!.id}/upgrade?plan=ultimate`, { as: buyer, address: '203.0.113.60' }))
+            .status,
+        )
     })
     // The buyer's own checkout spent one of the address-free account allowance: limit - 1 quotes pass.
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(limit - 1)
@@ -204,7 +247,15 @@ describe('calls that cannot be kept stop at their rate limit, before the process
     const statuses: number[] = []
     const calls = await counting(async () => {
       for (let open = 0; open < limit + 5; open += 1) {
-        statuses.push((await api('POST', '/customer_portal', { as: holder, body: { return_url: '/dashboard' }, address: `203.0.113.${70 + (open % 3)}` })).status)
+        statuses.push(
+          (
+            await api('POST', '/customer_portal', {
+              as: holder,
+              body: { return_url: '/dashboard' },
+              address: `203.0.113.${70 + (open % 3)}`,
+            })
+          ).status,
+        )
       }
     })
     expect(statuses.slice(0, limit)).toEqual(Array(limit).fill(200))
@@ -214,14 +265,29 @@ describe('calls that cannot be kept stop at their rate limit, before the process
 
   it('the billing portal per address: another account behind the same address is stopped too', async () => {
     const limit = RATE_LIMITS['billing_portal:ip'].points
-    const customers = await Promise.all([0, 1, 2].map(async () => {
-      const customer = await createUser(payload(), 'customer')
-      await payload().update({ collection: 'users', id: customer.user.id, data: { processorCustomerId: (await billingRuntimeOf(payload()).require().processor.customers.create({ email: customer.email })).id }, overrideAccess: true })
-      return customer
-    }))
+    const customers = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const customer = await createUser(payload(), 'customer')
+        await payload().update({
+          collection: 'users',
+          id: customer.user.id,
+          data: {
+            processorCustomerId: (
+              await billingRuntimeOf(payload()).require().processor.customers.create({ email: customer.email })
+            ).id,
+          },
+          overrideAccess: true,
+        })
+        return customer
+      }),
+    )
     const statuses: number[] = []
     const calls = await counting(async () => {
-      for (let open = 0; open < limit + 3; open += 1) statuses.push((await api('POST', '/customer_portal', { as: customers[open % 3], body: {}, address: '203.0.113.80' })).status)
+      for (let open = 0; open < limit + 3; open += 1)
+        statuses.push(
+          (await api('POST', '/customer_portal', { as: customers[open % 3], body: {}, address: '203.0.113.80' }))
+            .status,
+        )
     })
     expect(statuses.filter((status) => status === 200)).toHaveLength(limit)
     expect(calls).toHaveLength(limit)
@@ -232,7 +298,15 @@ describe('calls that cannot be kept stop at their rate limit, before the process
     const statuses: number[] = []
     const calls = await counting(async () => {
       for (let attempt = 0; attempt < limit + 5; attempt += 1) {
-        statuses.push((await api('POST', '/checkout_sessions', { body: { priceId: PRICES.ultimate }, address: '203.0.113.90', headers: { 'idempotency-key': `attempt-${attempt}` } })).status)
+        statuses.push(
+          (
+            await api('POST', '/checkout_sessions', {
+              body: { priceId: PRICES.ultimate },
+              address: '203.0.113.90',
+              headers: { 'idempotency-key': `attempt-${attempt}` },
+            })
+          ).status,
+        )
       }
     })
     expect(statuses.filter((status) => status === 200)).toHaveLength(limit)
@@ -240,11 +314,13 @@ describe('calls that cannot be kept stop at their rate limit, before the process
     expect(calls).toEqual(Array(limit).fill('POST /v1/checkout/sessions'))
   })
 
-  it('the license id checks come first: a stranger\'s upgrade of the holder\'s license reads nothing from the processor', async () => {
+  it("the license id checks come first: a stranger's upgrade of the holder's license reads nothing from the processor", async () => {
     const stranger = await createUser(payload(), 'customer')
     const calls = await counting(async () => {
       expect((await api('GET', `/licenses/${licenseId}/upgrade?plan=ultimate`, { as: stranger })).status).toBe(404)
-      expect((await api('POST', `/licenses/${licenseId}/upgrade`, { as: stranger, body: { plan: 'ultimate' } })).status).toBe(404)
+      expect(
+        (await api('POST', `/licenses/${licenseId}/upgrade`, { as: stranger, body: { plan: 'ultimate' } })).status,
+      ).toBe(404)
       expect((await api('POST', `/licenses/${licenseId}/renewal`, { as: stranger })).status).toBe(404)
     })
     expect(calls).toEqual([])

@@ -22,18 +22,30 @@ describe('buying each plan, from checkout to license and email', () => {
     expect(deliveryStatuses().every((status) => status.endsWith(':200'))).toBe(true)
 
     const [purchase] = await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } })
-    expect(purchase).toMatchObject({ status: 'succeeded', amount: 14900, currency: 'usd', processorCheckoutSessionId: sessionId })
+    expect(purchase).toMatchObject({
+      status: 'succeeded',
+      amount: 14900,
+      currency: 'usd',
+      processorCheckoutSessionId: sessionId,
+    })
     expect(purchase?.processorPaymentIntentId).toMatch(/^pi_/)
     expect(purchase?.grantedAt).toBeTruthy()
 
     const licenses = await licenseOf(buyer.user.id)
     expect(licenses).toHaveLength(1)
-    expect(licenses[0]).toMatchObject({ status: 'active', source: 'one_time_purchase', oneTimePurchase: purchase!.id, validUntil: null })
+    expect(licenses[0]).toMatchObject({
+      status: 'active',
+      source: 'one_time_purchase',
+      oneTimePurchase: purchase!.id,
+      validUntil: null,
+    })
 
     const payments = await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })
     expect(payments).toMatchObject([{ amount: 14900, currency: 'usd', paymentType: 'one_time', status: 'succeeded' }])
 
-    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map((event) => event.name).sort()
+    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } }))
+      .map((event) => event.name)
+      .sort()
     expect(names).toEqual(['license_granted', 'payment_succeeded', 'purchase_completed'])
 
     const user = await payload().findByID({ collection: 'users', id: buyer.user.id })
@@ -75,20 +87,29 @@ describe('buying each plan, from checkout to license and email', () => {
     expect(deliveryStatuses().every((status) => status.endsWith(':200'))).toBe(true)
 
     const [subscription] = await rows(payload(), 'user_subscriptions', { user: { equals: buyer.user.id } })
-    expect(subscription).toMatchObject({ status: 'active', billingCycle: cycle, processorPriceId: priceId, cancelAtPeriodEnd: false })
+    expect(subscription).toMatchObject({
+      status: 'active',
+      billingCycle: cycle,
+      processorPriceId: priceId,
+      cancelAtPeriodEnd: false,
+    })
     expect(new Date(subscription!.currentPeriodEnd!).getTime()).toBeGreaterThan(Date.now())
 
     const [license] = await licenseOf(buyer.user.id)
     expect(license).toMatchObject({ status: 'active', source: 'subscription', subscription: subscription!.id })
     // valid until the end of the paid period plus the 7 grace days
-    expect(new Date(license!.validUntil!).getTime()).toBe(new Date(subscription!.currentPeriodEnd!).getTime() + 7 * 86_400_000)
+    expect(new Date(license!.validUntil!).getTime()).toBe(
+      new Date(subscription!.currentPeriodEnd!).getTime() + 7 * 86_400_000,
+    )
 
     const payments = await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })
     expect(payments).toMatchObject([{ amount, paymentType: 'recurring', status: 'succeeded' }])
     expect(payments[0]?.processorPaymentId).toMatch(/^in_/)
     expect(payments[0]?.invoiceUrl).toBeTruthy()
 
-    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map((event) => event.name).sort()
+    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } }))
+      .map((event) => event.name)
+      .sort()
     expect(names).toEqual(['license_granted', 'payment_succeeded', 'subscription_started'])
 
     await payload().jobs.run()
@@ -99,7 +120,9 @@ describe('buying each plan, from checkout to license and email', () => {
   it('a second checkout by the same customer reuses their processor customer', async () => {
     const buyer = await createUser(payload(), 'customer')
     await buy(PRICES.standard, { as: buyer })
-    const { customerId } = { customerId: (await payload().findByID({ collection: 'users', id: buyer.user.id })).processorCustomerId }
+    const { customerId } = {
+      customerId: (await payload().findByID({ collection: 'users', id: buyer.user.id })).processorCustomerId,
+    }
     const checkout = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.ultimate } })
     expect(checkout.status).toBe(200)
     expect(standIn.state.sessions.get(checkout.body.id)?.customer).toBe(customerId)
@@ -107,14 +130,20 @@ describe('buying each plan, from checkout to license and email', () => {
 })
 
 describe('checkout session contract', () => {
-  it('carries metadata, the mode of the price and the plan\'s promotion-code setting', async () => {
+  it("carries metadata, the mode of the price and the plan's promotion-code setting", async () => {
     const buyer = await createUser(payload(), 'customer')
     const lifetime = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.standard } })
     expect(lifetime.status).toBe(200)
     expect(lifetime.body.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/checkout\/cs_test_/)
     const session = standIn.state.sessions.get(lifetime.body.id)!
     expect(session.mode).toBe('payment')
-    expect(session.metadata).toEqual({ user_id: String(buyer.user.id), plan_id: 'standard', price_id: PRICES.standard, billing_cycle: 'lifetime', seats: '1' })
+    expect(session.metadata).toEqual({
+      user_id: String(buyer.user.id),
+      plan_id: 'standard',
+      price_id: PRICES.standard,
+      billing_cycle: 'lifetime',
+      seats: '1',
+    })
     expect(session.allow_promotion_codes).toBe(true)
     expect(session.success_url).toBe('http://localhost:3000/success?session_id={CHECKOUT_SESSION_ID}')
 
@@ -122,7 +151,12 @@ describe('checkout session contract', () => {
     expect(recurring.status).toBe(200)
     const anonymous = standIn.state.sessions.get(recurring.body.id)!
     expect(anonymous.mode).toBe('subscription')
-    expect(anonymous.metadata).toEqual({ plan_id: 'pro', price_id: PRICES.proYearly, billing_cycle: 'yearly', seats: '1' })
+    expect(anonymous.metadata).toEqual({
+      plan_id: 'pro',
+      price_id: PRICES.proYearly,
+      billing_cycle: 'yearly',
+      seats: '1',
+    })
   })
 
   it.each([
@@ -149,7 +183,16 @@ describe('checkout session contract', () => {
     const admin = await createUser(payload(), 'admin')
     const created = await api('POST', '/plans', {
       as: admin,
-      body: { slug: 'live-only', name: 'Live', billing: 'lifetime', monthlyPrice: 99, priceIds: { monthly: PRICES.liveOnly }, featureAccess: ['basic'], buttonText: 'Buy', order: 9 },
+      body: {
+        slug: 'live-only',
+        name: 'Live',
+        billing: 'lifetime',
+        monthlyPrice: 99,
+        priceIds: { monthly: PRICES.liveOnly },
+        featureAccess: ['basic'],
+        buttonText: 'Buy',
+        order: 9,
+      },
     })
     expect(created.status).toBe(201)
     const response = await api('POST', '/checkout_sessions', { body: { priceId: PRICES.liveOnly } })
@@ -175,7 +218,10 @@ describe('checkout session contract', () => {
   ])('502 processor_unavailable on %s from the processor, and no rows', async (_name, failure) => {
     const before = (await rows(payload(), 'one_time_purchases')).length
     standIn.failNext({ method: 'POST', path: '/v1/checkout/sessions', count: 2, ...failure })
-    const response = await api('POST', '/checkout_sessions', { body: { priceId: PRICES.standard }, headers: { 'idempotency-key': `fail-${Math.random()}` } })
+    const response = await api('POST', '/checkout_sessions', {
+      body: { priceId: PRICES.standard },
+      headers: { 'idempotency-key': `fail-${Math.random()}` },
+    })
     standIn.clearFailures()
     expect(response.status).toBe(502)
     expect(response.body).toEqual({ errors: [{ code: 'processor_unavailable', message: expect.any(String) }] })
@@ -184,8 +230,16 @@ describe('checkout session contract', () => {
 
   it('a retried request with the same Idempotency-Key, or a double click, yields one session', async () => {
     const buyer = await createUser(payload(), 'customer')
-    const first = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.standard }, headers: { 'idempotency-key': 'click-1' } })
-    const retry = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.standard }, headers: { 'idempotency-key': 'click-1' } })
+    const first = await api('POST', '/checkout_sessions', {
+      as: buyer,
+      body: { priceId: PRICES.standard },
+      headers: { 'idempotency-key': 'click-1' },
+    })
+    const retry = await api('POST', '/checkout_sessions', {
+      as: buyer,
+      body: { priceId: PRICES.standard },
+      headers: { 'idempotency-key': 'click-1' },
+    })
     expect(retry.body.id).toBe(first.body.id)
 
     const [a, b] = await Promise.all([
@@ -195,21 +249,29 @@ describe('checkout session contract', () => {
     expect(a.status).toBe(200)
     expect(b.body.id).toBe(a.body.id)
 
-    const reused = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.ultimate }, headers: { 'idempotency-key': 'click-1' } })
+    const reused = await api('POST', '/checkout_sessions', {
+      as: buyer,
+      body: { priceId: PRICES.ultimate },
+      headers: { 'idempotency-key': 'click-1' },
+    })
     expect(reused.status).toBe(400)
     expect(reused.body.errors[0].code).toBe('invalid_request')
   })
 
   it('a double click either side of a ten-second boundary is one checkout; ten seconds after the first, another', async () => {
     const boundary = Math.ceil(Date.now() / 10_000) * 10_000 + 60_000
-    const keyAt = (ms: number, scope = `boundary:${boundary}`) => checkoutIdempotencyKey(payload(), scope, PRICES.standard, { idempotencyKey: null, now: new Date(ms) })
+    const keyAt = (ms: number, scope = `boundary:${boundary}`) =>
+      checkoutIdempotencyKey(payload(), scope, PRICES.standard, { idempotencyKey: null, now: new Date(ms) })
     const first = await keyAt(boundary - 1)
     expect(await keyAt(boundary + 1)).toBe(first)
     expect(await keyAt(boundary + 9_000)).toBe(first)
     expect(await keyAt(boundary + 10_000)).not.toBe(first)
     // Another buyer or price has its own window; a client's own key is used as it is.
     expect(await keyAt(boundary + 1, `boundary-other:${boundary}`)).not.toBe(first)
-    const [a, b] = await Promise.all([keyAt(boundary + 60_000, `boundary-race:${boundary}`), keyAt(boundary + 60_001, `boundary-race:${boundary}`)])
+    const [a, b] = await Promise.all([
+      keyAt(boundary + 60_000, `boundary-race:${boundary}`),
+      keyAt(boundary + 60_001, `boundary-race:${boundary}`),
+    ])
     expect(a).toBe(b)
   })
 })
@@ -230,14 +292,22 @@ describe('customer portal', () => {
     const post = await api('POST', '/customer_portal', { as: buyer, body: { return_url: '/dashboard?tab=billing' } })
     expect(post.status).toBe(200)
     expect(post.body.url).toMatch(/\/portal\/bps_/)
-    const session = [...standIn.state.requests].reverse().find((request) => request.path === '/v1/billing_portal/sessions')
+    const session = [...standIn.state.requests]
+      .reverse()
+      .find((request) => request.path === '/v1/billing_portal/sessions')
     expect(session).toBeTruthy()
 
     const get = await api('GET', '/customer_portal?return_url=%2Fdashboard', { as: buyer })
     expect(get.status).toBe(303)
     expect(get.headers.get('location')).toMatch(/\/portal\/bps_/)
 
-    for (const bad of ['https://evil.example', '//evil.example', '/\\evil.example', '/%2F%2Fevil.example', 'javascript:alert(1)']) {
+    for (const bad of [
+      'https://evil.example',
+      '//evil.example',
+      '/\\evil.example',
+      '/%2F%2Fevil.example',
+      'javascript:alert(1)',
+    ]) {
       const response = await api('POST', '/customer_portal', { as: buyer, body: { return_url: bad } })
       expect(response.status).toBe(400)
       expect(response.body.errors[0].code).toBe('invalid_return_url')

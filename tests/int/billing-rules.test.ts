@@ -60,10 +60,15 @@ describe('webhook signatures', () => {
 
 describe('license state', () => {
   const subscription = (status: (typeof SUBSCRIPTION_STATUSES)[number]) =>
-    licenseStateFor({ kind: 'subscription', status, currentPeriodEnd: new Date('2030-01-01T00:00:00Z'), disputeStatus: 'none' }, 7)
+    licenseStateFor(
+      { kind: 'subscription', status, currentPeriodEnd: new Date('2030-01-01T00:00:00Z'), disputeStatus: 'none' },
+      7,
+    )
 
   it('maps every subscription status explicitly', () => {
-    const mapped = Object.fromEntries(SUBSCRIPTION_STATUSES.map((status) => [status, subscription(status)?.status ?? null]))
+    const mapped = Object.fromEntries(
+      SUBSCRIPTION_STATUSES.map((status) => [status, subscription(status)?.status ?? null]),
+    )
     expect(mapped).toEqual({
       active: 'active',
       trialing: 'active',
@@ -82,8 +87,24 @@ describe('license state', () => {
   })
 
   it('grants a one-time purchase only once paid, revokes on a full refund or a lost dispute, suspends while disputed', () => {
-    const purchase = (over: Partial<{ status: 'pending' | 'succeeded' | 'failed'; refundedAmount: number; disputeStatus: 'none' | 'open' | 'won' | 'lost' }>) =>
-      licenseStateFor({ kind: 'one_time_purchase', status: 'succeeded', amount: 14900, refundedAmount: 0, disputeStatus: 'none', ...over }, 7)?.status ?? null
+    const purchase = (
+      over: Partial<{
+        status: 'pending' | 'succeeded' | 'failed'
+        refundedAmount: number
+        disputeStatus: 'none' | 'open' | 'won' | 'lost'
+      }>,
+    ) =>
+      licenseStateFor(
+        {
+          kind: 'one_time_purchase',
+          status: 'succeeded',
+          amount: 14900,
+          refundedAmount: 0,
+          disputeStatus: 'none',
+          ...over,
+        },
+        7,
+      )?.status ?? null
     expect(purchase({ status: 'pending' })).toBeNull()
     expect(purchase({ status: 'failed' })).toBeNull()
     expect(purchase({})).toBe('active')
@@ -96,7 +117,13 @@ describe('license state', () => {
 })
 
 describe('chargebacks and lapses', () => {
-  const facts = (over: Partial<{ status: (typeof SUBSCRIPTION_STATUSES)[number]; currentPeriodEnd: Date; disputeStatus: DisputeState }>) => ({
+  const facts = (
+    over: Partial<{
+      status: (typeof SUBSCRIPTION_STATUSES)[number]
+      currentPeriodEnd: Date
+      disputeStatus: DisputeState
+    }>,
+  ) => ({
     kind: 'subscription' as const,
     status: 'active' as const,
     currentPeriodEnd: new Date('2030-01-01T00:00:00Z'),
@@ -104,18 +131,28 @@ describe('chargebacks and lapses', () => {
     ...over,
   })
 
-  it('a subscription\'s dispute suspends or revokes before its status counts; won, the status decides again', () => {
+  it("a subscription's dispute suspends or revokes before its status counts; won, the status decides again", () => {
     expect(licenseStateFor(facts({ disputeStatus: 'open' }), 7)?.status).toBe('suspended')
-    expect(licenseStateFor(facts({ disputeStatus: 'lost' }), 7)).toMatchObject({ status: 'revoked', reason: 'dispute_lost' })
+    expect(licenseStateFor(facts({ disputeStatus: 'lost' }), 7)).toMatchObject({
+      status: 'revoked',
+      reason: 'dispute_lost',
+    })
     expect(licenseStateFor(facts({ disputeStatus: 'won' }), 7)?.status).toBe('active')
     expect(licenseStateFor(facts({ disputeStatus: 'won', status: 'canceled' }), 7)?.status).toBe('expired')
   })
 
   it('a paid period whose grace days are over has lapsed, whatever the last status said', () => {
     const end = new Date('2030-01-01T00:00:00Z')
-    expect(licenseStateFor(facts({ status: 'past_due', currentPeriodEnd: end }), 7, new Date('2030-01-07T23:59:59Z'))?.status).toBe('active')
-    expect(licenseStateFor(facts({ status: 'past_due', currentPeriodEnd: end }), 7, new Date('2030-01-08T00:00:00Z'))).toMatchObject({ status: 'expired', reason: 'lapsed' })
-    expect(licenseStateFor(facts({ status: 'active', currentPeriodEnd: end }), 7, new Date('2030-02-01T00:00:00Z'))?.status).toBe('expired')
+    expect(
+      licenseStateFor(facts({ status: 'past_due', currentPeriodEnd: end }), 7, new Date('2030-01-07T23:59:59Z'))
+        ?.status,
+    ).toBe('active')
+    expect(
+      licenseStateFor(facts({ status: 'past_due', currentPeriodEnd: end }), 7, new Date('2030-01-08T00:00:00Z')),
+    ).toMatchObject({ status: 'expired', reason: 'lapsed' })
+    expect(
+      licenseStateFor(facts({ status: 'active', currentPeriodEnd: end }), 7, new Date('2030-02-01T00:00:00Z'))?.status,
+    ).toBe('expired')
   })
 
   it('a dispute only moves forward, and the worst of several decides', () => {
@@ -156,10 +193,18 @@ describe('same-site return paths', () => {
   it.each(['/dashboard', '/dashboard?tab=billing#top', '/a/b'])('keeps %s', (path) => {
     expect(sameSitePath(path, base)).toBe(path)
   })
-  it.each(['//evil.example', '/\\evil.example', '/%2F%2Fevil.example', '/%5Cevil.example', 'https://evil.example', 'javascript:alert(1)', 'dashboard', '', '/\u0000x', 42])(
-    'refuses %s',
-    (path) => {
-      expect(sameSitePath(path, base)).toBeNull()
-    },
-  )
+  it.each([
+    '//evil.example',
+    '/\\evil.example',
+    '/%2F%2Fevil.example',
+    '/%5Cevil.example',
+    'https://evil.example',
+    'javascript:alert(1)',
+    'dashboard',
+    '',
+    '/\u0000x',
+    42,
+  ])('refuses %s', (path) => {
+    expect(sameSitePath(path, base)).toBeNull()
+  })
 })

@@ -18,14 +18,19 @@ beforeAll(async () => {
 })
 
 /** A paid Standard checkout (tests/support/billing.ts), as the success page reads it. */
-const buy = async (email: string, userId?: number) => (await retrieveCheckoutSession(payload(), await paidStandardCheckout(processor, email, userId)))!
+const buy = async (email: string, userId?: number) =>
+  (await retrieveCheckoutSession(payload(), await paidStandardCheckout(processor, email, userId)))!
 
 describe('the success page: what a checkout shows to whom', () => {
   it('its signed-in buyer sees the license the webhook granted; signed out, a sign-in; another account, nothing', async () => {
     const buyer = await createUser(payload(), 'customer')
     const session = await buy(buyer.email, buyer.user.id)
     const view = await checkoutView(payload(), session, buyer.user)
-    expect(view).toMatchObject({ kind: 'owner', planName: 'Standard', license: { status: 'active', key: expect.stringMatching(/^KIT(-[0-9A-Z]{5}){4}$/) } })
+    expect(view).toMatchObject({
+      kind: 'owner',
+      planName: 'Standard',
+      license: { status: 'active', key: expect.stringMatching(/^KIT(-[0-9A-Z]{5}){4}$/) },
+    })
     expect(await checkoutView(payload(), session, null)).toEqual({ kind: 'sign_in' })
     const other = await createUser(payload(), 'customer')
     expect(await checkoutView(payload(), session, other.user)).toEqual({ kind: 'other_account' })
@@ -37,7 +42,10 @@ describe('the success page: what a checkout shows to whom', () => {
     expect(await checkoutView(payload(), session, null)).toEqual({ kind: 'anonymous', maskedEmail: maskEmail(email) })
     expect(JSON.stringify(await checkoutView(payload(), session, null))).not.toContain(email)
     const owner = await createUser(payload(), 'customer', { email })
-    expect(await checkoutView(payload(), session, owner.user)).toMatchObject({ kind: 'owner', license: { status: 'active' } })
+    expect(await checkoutView(payload(), session, owner.user)).toMatchObject({
+      kind: 'owner',
+      license: { status: 'active' },
+    })
     const unverified = { ...owner.user, emailVerified: false }
     expect(await checkoutView(payload(), session, unverified)).toEqual({ kind: 'other_account' })
   })
@@ -49,7 +57,9 @@ describe('the success page: what a checkout shows to whom', () => {
       success_url: 'http://localhost:3000/success',
       cancel_url: 'http://localhost:3000/pricing',
     })
-    expect(await checkoutView(payload(), await retrieveCheckoutSession(payload(), open.id), null)).toEqual({ kind: 'unpaid' })
+    expect(await checkoutView(payload(), await retrieveCheckoutSession(payload(), open.id), null)).toEqual({
+      kind: 'unpaid',
+    })
     expect(await retrieveCheckoutSession(payload(), 'cs_test_doesnotexist')).toBeNull()
     standIn.failNext({ method: 'GET', path: /^\/v1\/checkout\/sessions\//, status: 500, count: 2 })
     expect(await retrieveCheckoutSession(payload(), "cs_x' OR 1=1")).toBeNull()

@@ -14,7 +14,9 @@ import { redirectOf } from '../support/server-actions'
  * action: it sends a magic link to an anonymous checkout's email only, never says the address, and
  * refuses an account's checkout, an unknown or malformed session and a caller past the rate limit.
  */
-vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => null)))
+vi.mock('../../src/app/_lib/session', () =>
+  import('../support/server-actions').then((m) => m.sessionModule(() => null)),
+)
 vi.mock('next/navigation', () => import('../support/server-actions').then((m) => m.navigationModule))
 vi.mock('next/headers', () => ({ headers: () => Promise.resolve(new Headers({ 'user-agent': 'success-page-test' })) }))
 
@@ -39,7 +41,9 @@ const ask = (sessionId: string): Promise<string> => {
 /** Sign-in links sent to `email`, once the queued emails have run (the license email goes there too). */
 const linksTo = async (email: string) => {
   await payload().jobs.run({ limit: 100 })
-  return smtp.messages.filter((message) => message.subject?.startsWith('Your sign-in link') && JSON.stringify(message.to).includes(email)).length
+  return smtp.messages.filter(
+    (message) => message.subject?.startsWith('Your sign-in link') && JSON.stringify(message.to).includes(email),
+  ).length
 }
 
 describe("the success page's sign-in link", () => {
@@ -50,7 +54,9 @@ describe("the success page's sign-in link", () => {
     expect(target).toBe(`/success?session_id=${encodeURIComponent(sessionId)}&sent=1`)
     expect(target).not.toContain(email)
     expect(await linksTo(email)).toBe(1)
-    const message = smtp.messages.find((candidate) => candidate.subject?.startsWith('Your sign-in link') && JSON.stringify(candidate.to).includes(email))
+    const message = smtp.messages.find(
+      (candidate) => candidate.subject?.startsWith('Your sign-in link') && JSON.stringify(candidate.to).includes(email),
+    )
     expect(message?.html).toContain('type=magiclink')
   })
 
@@ -58,8 +64,12 @@ describe("the success page's sign-in link", () => {
     const buyer = await createUser(payload(), 'customer')
     const accountSession = await paidCheckout(buyer.email, buyer.user.id)
     const before = await linksTo(buyer.email)
-    expect(await ask(accountSession)).toBe(`/success?session_id=${encodeURIComponent(accountSession)}&link_error=invalid_request`)
-    expect(await ask('cs_test_doesnotexist')).toBe('/success?session_id=cs_test_doesnotexist&link_error=invalid_request')
+    expect(await ask(accountSession)).toBe(
+      `/success?session_id=${encodeURIComponent(accountSession)}&link_error=invalid_request`,
+    )
+    expect(await ask('cs_test_doesnotexist')).toBe(
+      '/success?session_id=cs_test_doesnotexist&link_error=invalid_request',
+    )
     const malformed = "cs_x' OR 1=1"
     expect(await ask(malformed)).toBe(`/success?session_id=${encodeURIComponent(malformed)}&link_error=invalid_request`)
     expect(await linksTo(buyer.email)).toBe(before)

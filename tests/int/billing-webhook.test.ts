@@ -26,16 +26,30 @@ const post = async (body: string, signature: string | null = standIn.sign(body))
     headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'stripe-signature': signature }) },
     body,
   })
-  return { status: response.status, body: (await response.json()) as { received?: boolean; outcome?: string; errors?: { code: string }[] } }
+  return {
+    status: response.status,
+    body: (await response.json()) as { received?: boolean; outcome?: string; errors?: { code: string }[] },
+  }
 }
 
 const emailJobs = async (licenseId: number) =>
-  (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendLicenseEmail' } }, limit: 1000 })).docs.filter(
-    (job) => (job.input as { licenseId?: number }).licenseId === licenseId,
-  )
+  (
+    await payload().find({
+      collection: 'payload-jobs',
+      where: { taskSlug: { equals: 'sendLicenseEmail' } },
+      limit: 1000,
+    })
+  ).docs.filter((job) => (job.input as { licenseId?: number }).licenseId === licenseId)
 
 describe('signature and mode checks over HTTP', () => {
-  const body = JSON.stringify({ id: 'evt_sig_check', object: 'event', type: 'checkout.session.completed', livemode: false, created: 1, data: { object: { id: 'cs_x' } } })
+  const body = JSON.stringify({
+    id: 'evt_sig_check',
+    object: 'event',
+    type: 'checkout.session.completed',
+    livemode: false,
+    created: 1,
+    data: { object: { id: 'cs_x' } },
+  })
 
   // Headers are made when the test runs: a timestamp taken earlier would drift toward the window.
   it.each([
@@ -52,7 +66,14 @@ describe('signature and mode checks over HTTP', () => {
   })
 
   it('400 livemode_mismatch for a live event sent to a test-mode service', async () => {
-    const live = JSON.stringify({ id: 'evt_live_1', object: 'event', type: 'checkout.session.completed', livemode: true, created: 1, data: { object: { id: 'cs_x' } } })
+    const live = JSON.stringify({
+      id: 'evt_live_1',
+      object: 'event',
+      type: 'checkout.session.completed',
+      livemode: true,
+      created: 1,
+      data: { object: { id: 'cs_x' } },
+    })
     const response = await post(live)
     expect(response.status).toBe(400)
     expect(response.body.errors?.[0]?.code).toBe('livemode_mismatch')
@@ -78,7 +99,14 @@ describe('signature and mode checks over HTTP', () => {
   })
 
   it('records an unknown type as ignored and answers 200', async () => {
-    const unknown = JSON.stringify({ id: 'evt_unknown_1', object: 'event', type: 'customer.tax_id.created', livemode: false, created: 1, data: { object: { id: 'txi_1' } } })
+    const unknown = JSON.stringify({
+      id: 'evt_unknown_1',
+      object: 'event',
+      type: 'customer.tax_id.created',
+      livemode: false,
+      created: 1,
+      data: { object: { id: 'txi_1' } },
+    })
     const response = await post(unknown)
     expect(response).toEqual({ status: 200, body: { received: true, outcome: 'ignored' } })
     const [row] = await rows(payload(), 'processor_events', { eventId: { equals: 'evt_unknown_1' } })
@@ -149,7 +177,11 @@ describe('a burst of deliveries', () => {
     } finally {
       standIn.clearFailures()
     }
-    const recorded = (await Promise.all(completed.map((event) => rows(payload(), 'processor_events', { eventId: { equals: event.id } })))).map(([row]) => row!)
+    const recorded = (
+      await Promise.all(
+        completed.map((event) => rows(payload(), 'processor_events', { eventId: { equals: event.id } })),
+      )
+    ).map(([row]) => row!)
     expect(recorded.map((row) => [row.status, row.attempts])).toEqual(completed.map(() => ['processed', 1]))
     // processedAt is the applying transaction's start, right after its read of the payment. An event
     // waiting for a turn starts its read only when one of the first ones is done: any five in a row span
@@ -164,7 +196,9 @@ describe('a burst of deliveries', () => {
 describe('the license email goes out once', () => {
   it('even when two queue runners take the same job at once', async () => {
     const email = uniqueEmail('tworunners')
-    await payQuietly(PRICES.standard, email).then((events) => Promise.all(events.map((event) => standIn.redeliver(event.id))))
+    await payQuietly(PRICES.standard, email).then((events) =>
+      Promise.all(events.map((event) => standIn.redeliver(event.id))),
+    )
     const [license] = (await effectsFor(payload(), email)).licenses
     // What each runner executes for the job: the task's handler, three times at once.
     const task = payload().config.jobs.tasks?.find((candidate) => candidate.slug === 'sendLicenseEmail')
@@ -191,7 +225,8 @@ describe('the license email goes out once', () => {
         await waitForLockWaiters({
           advisoryKey: `license-email:${license!.id}`,
           count: 2,
-          message: 'the other two runners never waited on the license\'s email lock while one was sending: the interleaving was not proven',
+          message:
+            "the other two runners never waited on the license's email lock while one was sending: the interleaving was not proven",
         })
       } finally {
         letSend()
@@ -223,7 +258,7 @@ describe('delivery order', () => {
     return result
   }
 
-  it('any order of a subscription\'s life (start, renewal, failed payment, cancellation) ends in the same state', async () => {
+  it("any order of a subscription's life (start, renewal, failed payment, cancellation) ends in the same state", async () => {
     const signatures = new Set<string>()
     for (const seed of [1, 2, 3, 4, 5]) {
       const email = uniqueEmail(`order${seed}`)
@@ -256,8 +291,19 @@ describe('delivery order', () => {
       JSON.stringify({
         subscription: [['canceled', 'monthly']],
         licenses: ['expired'],
-        payments: [['recurring', 'failed'], ['recurring', 'succeeded'], ['recurring', 'succeeded']],
-        analytics: ['license_granted', 'payment_failed', 'payment_succeeded', 'payment_succeeded', 'subscription_canceled', 'subscription_started'],
+        payments: [
+          ['recurring', 'failed'],
+          ['recurring', 'succeeded'],
+          ['recurring', 'succeeded'],
+        ],
+        analytics: [
+          'license_granted',
+          'payment_failed',
+          'payment_succeeded',
+          'payment_succeeded',
+          'subscription_canceled',
+          'subscription_started',
+        ],
       }),
     ])
   })
@@ -269,8 +315,12 @@ describe('failures never lose a purchase', () => {
     const events = await payQuietly(PRICES.standard, email)
     const completed = events.find((event) => event.type === 'checkout.session.completed')!
     const pool = payload().db.pool
-    await pool.query(`CREATE OR REPLACE FUNCTION fail_license_insert() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$ LANGUAGE plpgsql`)
-    await pool.query(`CREATE TRIGGER fail_license_insert BEFORE INSERT ON licenses FOR EACH ROW EXECUTE FUNCTION fail_license_insert()`)
+    await pool.query(
+      `CREATE OR REPLACE FUNCTION fail_license_insert() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$ LANGUAGE plpgsql`,
+    )
+    await pool.query(
+      `CREATE TRIGGER fail_license_insert BEFORE INSERT ON licenses FOR EACH ROW EXECUTE FUNCTION fail_license_insert()`,
+    )
     try {
       expect((await standIn.redeliver(completed.id)).status).toBe(500)
       const effects = await effectsFor(payload(), email)
@@ -323,7 +373,10 @@ describe('failures never lose a purchase', () => {
     expect(retried.body.outcome).toBe('processed')
     expect((await effectsFor(payload(), email)).licenses).toHaveLength(1)
     // again: already processed, nothing more happens
-    expect((await api('POST', `/processor_events/${row!.id}/retry`, { as: support })).body).toEqual({ outcome: 'duplicate', status: 'processed' })
+    expect((await api('POST', `/processor_events/${row!.id}/retry`, { as: support })).body).toEqual({
+      outcome: 'duplicate',
+      status: 'processed',
+    })
     expect((await effectsFor(payload(), email)).licenses).toHaveLength(1)
     expect((await api('POST', `/processor_events/${row!.id}/retry`)).status).toBe(401)
     expect((await api('POST', '/processor_events/999999/retry', { as: support })).status).toBe(404)
@@ -333,7 +386,9 @@ describe('failures never lose a purchase', () => {
     const email = uniqueEmail('smtpdown')
     smtp.setDown(true)
     try {
-      await payQuietly(PRICES.standard, email).then((events) => Promise.all(events.map((event) => standIn.redeliver(event.id))))
+      await payQuietly(PRICES.standard, email).then((events) =>
+        Promise.all(events.map((event) => standIn.redeliver(event.id))),
+      )
       const effects = await effectsFor(payload(), email)
       expect(effects.licenses).toMatchObject([{ status: 'active' }])
       const [queued] = await emailJobs(effects.licenses[0]!.id)
@@ -368,12 +423,14 @@ describe('failures never lose a purchase', () => {
  */
 const builtByOrm = (statement: string) => /^(select|insert|update|delete) /.test(statement.trim())
 
-describe('the webhook hot path (the delivery\'s own statements, as in tests/support/queries.ts)', () => {
+describe("the webhook hot path (the delivery's own statements, as in tests/support/queries.ts)", () => {
   it('a paid checkout.session.completed: at most 17 statements in one transaction (an anonymous one takes the per-email buyer lock), none built by the ORM but the email job', async () => {
     const email = `stmts-${Math.random().toString(36).slice(2, 10)}@example.test`
     const events = await payQuietly(PRICES.standard, email)
     const completed = events.find((event) => event.type === 'checkout.session.completed')!
-    const statements = await recordDeliveries(payload(), async () => expect((await standIn.redeliver(completed.id)).status).toBe(200))
+    const statements = await recordDeliveries(payload(), async () =>
+      expect((await standIn.redeliver(completed.id)).status).toBe(200),
+    )
     // Before the webhook's rows were written in SQL (src/billing/store.ts): 19, ten of them ORM-built. The
     // 17th (since outbound webhooks) asks whether an endpoint wants license.created: with none, nothing more.
     expect(statements.length).toBeLessThanOrEqual(17)
@@ -383,12 +440,19 @@ describe('the webhook hot path (the delivery\'s own statements, as in tests/supp
     const [license] = await rows(payload(), 'licenses', { email: { equals: email } })
     expect(license).toMatchObject({ status: 'active', source: 'one_time_purchase', override: 'none' })
     const [purchase] = await rows(payload(), 'one_time_purchases', { email: { equals: email } })
-    expect(purchase).toMatchObject({ status: 'succeeded', processorCheckoutSessionId: expect.any(String), refundedAmount: 0, disputeStatus: 'none' })
+    expect(purchase).toMatchObject({
+      status: 'succeeded',
+      processorCheckoutSessionId: expect.any(String),
+      refundedAmount: 0,
+      disputeStatus: 'none',
+    })
     expect(license!.oneTimePurchase).toBe(purchase!.id)
     expect(typeof purchase!.grantedAt).toBe('string')
 
     // A redelivery answers from the event's row alone.
-    const again = await recordDeliveries(payload(), async () => expect((await standIn.redeliver(completed.id)).status).toBe(200))
+    const again = await recordDeliveries(payload(), async () =>
+      expect((await standIn.redeliver(completed.id)).status).toBe(200),
+    )
     expect(again).toHaveLength(1)
     expect(await rows(payload(), 'licenses', { email: { equals: email } })).toHaveLength(1)
   })

@@ -426,12 +426,23 @@ describe('the invitations page', () => {
 
 describe('offline development mode', () => {
   it('lets every well-formed login exist, and still refuses malformed ones', async () => {
-    const open = await startCodeHostStandIn({ token: 'dev-token', owner: 'kit-org', repo: 'starter-kit', everyLoginExists: true })
+    const open = await startCodeHostStandIn({
+      token: 'dev-token',
+      owner: 'kit-org',
+      repo: 'starter-kit',
+      everyLoginExists: true,
+    })
     try {
       const client = new Octokit({ auth: 'dev-token', baseUrl: open.url, request: { retries: 0 } })
-      const invited = await client.rest.repos.addCollaborator({ owner: 'kit-org', repo: 'starter-kit', username: 'someone-new' })
+      const invited = await client.rest.repos.addCollaborator({
+        owner: 'kit-org',
+        repo: 'starter-kit',
+        username: 'someone-new',
+      })
       expect(invited.status).toBe(201)
-      await expect(client.rest.repos.addCollaborator({ owner: 'kit-org', repo: 'starter-kit', username: 'bad_name' })).rejects.toMatchObject({ status: 404 })
+      await expect(
+        client.rest.repos.addCollaborator({ owner: 'kit-org', repo: 'starter-kit', username: 'bad_name' }),
+      ).rejects.toMatchObject({ status: 404 })
     } finally {
       await open.close()
     }
@@ -439,13 +450,18 @@ describe('offline development mode', () => {
 })
 
 describe("a user's permission on the repository", () => {
-  const permissionOf = async (username: string) => (await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username })).data
+  const permissionOf = async (username: string) =>
+    (await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username })).data
 
   it('gives the legacy permission and the role name, as GitHub does; none for an account without access; 404 for no account', async () => {
     standIn.addCollaborator('kit-maint', 'maintain')
     standIn.addCollaborator('kit-reader', 'read')
     standIn.addUser('kit-outsider')
-    expect(await permissionOf('kit-maint')).toMatchObject({ permission: 'write', role_name: 'maintain', user: { login: 'kit-maint' } })
+    expect(await permissionOf('kit-maint')).toMatchObject({
+      permission: 'write',
+      role_name: 'maintain',
+      user: { login: 'kit-maint' },
+    })
     expect(await permissionOf('kit-reader')).toMatchObject({ permission: 'read', role_name: 'read' })
     expect(await permissionOf(OWNER)).toMatchObject({ permission: 'admin', role_name: 'admin' })
     expect(await permissionOf('kit-outsider')).toMatchObject({ permission: 'none' })

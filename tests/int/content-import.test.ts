@@ -39,7 +39,8 @@ ${extra.body ?? `## Why\n\nBecause ${slug} matters.\n`}`
 /** Import a folder of the test's own; reports name files relative to it (blog/x.mdx). */
 const run = (root: string) => importContent(payload(), { root, displayRoot: root })
 
-const actions = (report: ImportReport) => Object.fromEntries(report.items.map((item) => [`${item.collection}/${item.slug}`, item.action]))
+const actions = (report: ImportReport) =>
+  Object.fromEntries(report.items.map((item) => [`${item.collection}/${item.slug}`, item.action]))
 
 /** Rows of a table, to prove an operation wrote nothing. */
 const countRows = async (table: string) => {
@@ -48,7 +49,13 @@ const countRows = async (table: string) => {
   return Number(row?.count)
 }
 const snapshot = async () =>
-  Object.fromEntries(await Promise.all(['posts', '_posts_v', 'changelog_entries', '_changelog_entries_v', 'media'].map(async (t) => [t, await countRows(t)] as const)))
+  Object.fromEntries(
+    await Promise.all(
+      ['posts', '_posts_v', 'changelog_entries', '_changelog_entries_v', 'media'].map(
+        async (t) => [t, await countRows(t)] as const,
+      ),
+    ),
+  )
 
 const problemsOf = async (root: string) => {
   const error = await run(root).then(
@@ -64,7 +71,11 @@ let support: TestUser
 let customer: TestUser
 
 beforeAll(async () => {
-  ;[admin, support, customer] = await Promise.all([createUser(payload(), 'admin'), createUser(payload(), 'support'), createUser(payload(), 'customer')])
+  ;[admin, support, customer] = await Promise.all([
+    createUser(payload(), 'admin'),
+    createUser(payload(), 'support'),
+    createUser(payload(), 'customer'),
+  ])
 })
 
 describe('the shipped content', () => {
@@ -93,9 +104,17 @@ describe('the shipped content', () => {
     expect(nodes.join()).toContain('"blockType":"Callout"')
     expect(nodes.join()).toContain('"type":"upload"')
     expect(nodes.join()).toContain('"type":"heading"')
-    expect(posts.some((doc) => doc.cover && typeof doc.cover === 'object' && doc.cover.sizes?.og?.width === 1200)).toBe(true)
-    const { docs: entries } = await payload().find({ collection: 'changelog_entries', limit: 100, sort: '-publishedAt' })
-    expect(entries.every((entry) => /^v\d+-\d+-\d+/.test(entry.slug) && (entry.changeTypes?.length ?? 0) > 0)).toBe(true)
+    expect(posts.some((doc) => doc.cover && typeof doc.cover === 'object' && doc.cover.sizes?.og?.width === 1200)).toBe(
+      true,
+    )
+    const { docs: entries } = await payload().find({
+      collection: 'changelog_entries',
+      limit: 100,
+      sort: '-publishedAt',
+    })
+    expect(entries.every((entry) => /^v\d+-\d+-\d+/.test(entry.slug) && (entry.changeTypes?.length ?? 0) > 0)).toBe(
+      true,
+    )
   })
 
   it('a second import changes nothing: no new rows, no new versions, no new images', async () => {
@@ -125,7 +144,10 @@ describe('updates and conflicts', () => {
     expect(edited.status).toBe(200)
     fs.writeFileSync(path.join(root, 'blog/gamma.mdx'), post('gamma', { body: '## New\n\nFrom the file.\n' }))
     const report = await run(root)
-    expect(report.items[0]).toMatchObject({ action: 'conflict', reason: expect.stringContaining('edited in the admin') })
+    expect(report.items[0]).toMatchObject({
+      action: 'conflict',
+      reason: expect.stringContaining('edited in the admin'),
+    })
     const after = await payload().findByID({ collection: 'posts', id: docs[0]!.id })
     expect(after.title).toBe('Gamma, edited by staff')
     expect(JSON.stringify(after.body)).not.toContain('From the file.')
@@ -135,25 +157,40 @@ describe('updates and conflicts', () => {
     const root = contentFolder({ 'blog/delta.mdx': post('delta') })
     await run(root)
     const { docs } = await payload().find({ collection: 'posts', where: { slug: { equals: 'delta' } } })
-    const draft = await api('PATCH', `/posts/${docs[0]!.id}?draft=true`, { as: admin, body: { summary: 'Work in progress.' } })
+    const draft = await api('PATCH', `/posts/${docs[0]!.id}?draft=true`, {
+      as: admin,
+      body: { summary: 'Work in progress.' },
+    })
     expect(draft.status).toBe(200)
     fs.writeFileSync(path.join(root, 'blog/delta.mdx'), post('delta', { body: '## Changed\n\nText.\n' }))
     expect((await run(root)).items[0]?.action).toBe('conflict')
   })
 
   it('an entry created in the admin with the same slug is a conflict, not overwritten', async () => {
-    const created = await api('POST', '/posts', { as: admin, body: { title: 'Staff wrote this', slug: 'epsilon', summary: 'By hand.', author: 'Staff', _status: 'published' } })
+    const created = await api('POST', '/posts', {
+      as: admin,
+      body: { title: 'Staff wrote this', slug: 'epsilon', summary: 'By hand.', author: 'Staff', _status: 'published' },
+    })
     expect(created.status).toBe(201)
     const root = contentFolder({ 'blog/epsilon.mdx': post('epsilon') })
     const report = await run(root)
-    expect(report.items[0]).toMatchObject({ action: 'conflict', reason: expect.stringContaining('created in the admin') })
+    expect(report.items[0]).toMatchObject({
+      action: 'conflict',
+      reason: expect.stringContaining('created in the admin'),
+    })
     expect((await payload().findByID({ collection: 'posts', id: created.body.doc.id })).title).toBe('Staff wrote this')
   })
 
   it('nobody but the importer can set the source marker (it would hide an edit)', async () => {
     const created = await api('POST', '/posts', {
       as: admin,
-      body: { title: 'Forged', slug: 'forged-source', summary: 'x', author: 'Staff', source: { path: 'src/content/blog/forged-source.mdx', contentHash: 'abc' } },
+      body: {
+        title: 'Forged',
+        slug: 'forged-source',
+        summary: 'x',
+        author: 'Staff',
+        source: { path: 'src/content/blog/forged-source.mdx', contentHash: 'abc' },
+      },
     })
     expect(created.status).toBe(201)
     const stored = await payload().findByID({ collection: 'posts', id: created.body.doc.id })
@@ -161,9 +198,16 @@ describe('updates and conflicts', () => {
   })
 
   it('two imports at once (two instances starting) create each entry once', async () => {
-    const root = contentFolder({ 'blog/zeta.mdx': post('zeta'), 'changelog/v9.mdx': '---\ntitle: "9.0.0: Big"\nversion: 9.0.0\nsummary: Big.\ndate: 2026-10-01\nchanges: [added]\n---\n\n### Added\n\n- Everything.\n' })
+    const root = contentFolder({
+      'blog/zeta.mdx': post('zeta'),
+      'changelog/v9.mdx':
+        '---\ntitle: "9.0.0: Big"\nversion: 9.0.0\nsummary: Big.\ndate: 2026-10-01\nchanges: [added]\n---\n\n### Added\n\n- Everything.\n',
+    })
     const reports = await Promise.all([1, 2].map(() => withBootstrapLock(payload(), () => run(root))))
-    expect(reports.map((report) => report.items.map((item) => item.action).join()).sort()).toEqual(['create,create', 'unchanged,unchanged'])
+    expect(reports.map((report) => report.items.map((item) => item.action).join()).sort()).toEqual([
+      'create,create',
+      'unchanged,unchanged',
+    ])
     expect((await payload().count({ collection: 'posts', where: { slug: { equals: 'zeta' } } })).totalDocs).toBe(1)
   })
 })
@@ -173,13 +217,34 @@ describe('bad sources stop the import with the file, line and reason, and change
     const root = contentFolder({
       'blog/good.mdx': post('good'),
       'blog/bad.mdx': post('bad', {
-        body: ['## Fine', '', '<Tabs>', 'x', '</Tabs>', '', '<Callout kind="danger">', 'Text.', '</Callout>', '', '```cobol', 'x', '```', '', '# Title again', '', "import X from 'y'"].join('\n'),
+        body: [
+          '## Fine',
+          '',
+          '<Tabs>',
+          'x',
+          '</Tabs>',
+          '',
+          '<Callout kind="danger">',
+          'Text.',
+          '</Callout>',
+          '',
+          '```cobol',
+          'x',
+          '```',
+          '',
+          '# Title again',
+          '',
+          "import X from 'y'",
+        ].join('\n'),
       }),
     })
     const before = await snapshot()
     const problems = await problemsOf(root)
     expect(await snapshot()).toEqual(before)
-    const at = (line: number) => problems.filter((problem) => problem.file === 'blog/bad.mdx' && problem.line === line).map((problem) => problem.reason)
+    const at = (line: number) =>
+      problems
+        .filter((problem) => problem.file === 'blog/bad.mdx' && problem.line === line)
+        .map((problem) => problem.reason)
     // The frontmatter is lines 1-9 and a blank line follows: the body starts at line 10.
     expect(at(12)).toEqual([expect.stringContaining('unsupported component <Tabs>')])
     expect(at(16)).toEqual([expect.stringContaining('must be one of info, tip, warning')])
@@ -191,13 +256,15 @@ describe('bad sources stop the import with the file, line and reason, and change
 
   it('bad frontmatter: a missing title, a date that does not exist, an unknown key, a missing image, not YAML', async () => {
     const root = contentFolder({
-      'blog/no-title.mdx': '---\nsummary: s\ndate: 2026-02-30\nauthor: A\ncolour: red\ncover: ./images/none.png\ncoverAlt: A picture\n---\n\nText.\n',
+      'blog/no-title.mdx':
+        '---\nsummary: s\ndate: 2026-02-30\nauthor: A\ncolour: red\ncover: ./images/none.png\ncoverAlt: A picture\n---\n\nText.\n',
       'blog/not-yaml.mdx': '---\ntitle: [unclosed\n---\n\nText.\n',
       'changelog/bad-version.mdx': '---\ntitle: T\nversion: one\nsummary: s\ndate: 2026-01-01\n---\n\nText.\n',
       'blog/no-frontmatter.mdx': 'Just text.\n',
     })
     const problems = await problemsOf(root)
-    const of = (file: string) => problems.filter((problem) => problem.file === file).map((problem) => `${problem.line}: ${problem.reason}`)
+    const of = (file: string) =>
+      problems.filter((problem) => problem.file === file).map((problem) => `${problem.line}: ${problem.reason}`)
     expect(of('blog/no-title.mdx')).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^3: "date" is not a real date/),
@@ -212,9 +279,18 @@ describe('bad sources stop the import with the file, line and reason, and change
   })
 
   it('two files claiming one slug, and a reserved slug', async () => {
-    const root = contentFolder({ 'blog/a.mdx': post('a', { frontmatter: 'slug: same' }), 'blog/b.mdx': post('b', { frontmatter: 'slug: same' }), 'blog/c.mdx': post('c', { frontmatter: 'slug: page' }) })
+    const root = contentFolder({
+      'blog/a.mdx': post('a', { frontmatter: 'slug: same' }),
+      'blog/b.mdx': post('b', { frontmatter: 'slug: same' }),
+      'blog/c.mdx': post('c', { frontmatter: 'slug: page' }),
+    })
     const reasons = (await problemsOf(root)).map((problem) => `${problem.file}: ${problem.reason}`)
-    expect(reasons).toEqual(expect.arrayContaining([expect.stringContaining('blog/b.mdx: slug same is also used by blog/a.mdx'), expect.stringContaining('blog/c.mdx: "slug" is taken by a page')]))
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('blog/b.mdx: slug same is also used by blog/a.mdx'),
+        expect.stringContaining('blog/c.mdx: "slug" is taken by a page'),
+      ]),
+    )
   })
 })
 
@@ -222,7 +298,11 @@ describe('drafts, images and releases', () => {
   it('a draft file is imported as a draft: staff see it, anonymous readers and customers do not (REST and GraphQL)', async () => {
     const root = contentFolder({ 'blog/secret-plan.mdx': post('secret-plan', { frontmatter: 'draft: true' }) })
     await run(root)
-    const { docs } = await payload().find({ collection: 'posts', where: { slug: { equals: 'secret-plan' } }, draft: true })
+    const { docs } = await payload().find({
+      collection: 'posts',
+      where: { slug: { equals: 'secret-plan' } },
+      draft: true,
+    })
     const id = docs[0]!.id
     for (const who of [null, customer]) {
       const list = await api('GET', '/posts?where[slug][equals]=secret-plan&draft=true', { as: who })
@@ -239,9 +319,19 @@ describe('drafts, images and releases', () => {
   })
 
   it('a published post with a newer draft: readers get the published text, even asking for drafts', async () => {
-    const created = await api('POST', '/posts', { as: admin, body: { title: 'Live title', slug: 'live-and-draft', summary: 'Live.', author: 'Staff', _status: 'published' } })
+    const created = await api('POST', '/posts', {
+      as: admin,
+      body: { title: 'Live title', slug: 'live-and-draft', summary: 'Live.', author: 'Staff', _status: 'published' },
+    })
     const id = created.body.doc.id
-    expect((await api('PATCH', `/posts/${id}?draft=true`, { as: admin, body: { title: 'Unreleased title', _status: 'draft' } })).status).toBe(200)
+    expect(
+      (
+        await api('PATCH', `/posts/${id}?draft=true`, {
+          as: admin,
+          body: { title: 'Unreleased title', _status: 'draft' },
+        })
+      ).status,
+    ).toBe(200)
     for (const who of [null, customer]) {
       expect((await api('GET', `/posts/${id}?draft=true`, { as: who })).body.title).toBe('Live title')
       // Lists asking for drafts look at the newest versions, the draft among them, which readers may not see.
@@ -250,7 +340,9 @@ describe('drafts, images and releases', () => {
       expect(JSON.stringify(list.body)).not.toContain('Unreleased')
       const query = '{ Posts(draft: true, where: { slug: { equals: "live-and-draft" } }) { docs { title } } }'
       expect(JSON.stringify(await graphql(query, who))).not.toContain('Unreleased')
-      expect((await api('GET', '/posts?where[slug][equals]=live-and-draft', { as: who })).body.docs[0].title).toBe('Live title')
+      expect((await api('GET', '/posts?where[slug][equals]=live-and-draft', { as: who })).body.docs[0].title).toBe(
+        'Live title',
+      )
     }
     expect((await api('GET', `/posts/${id}?draft=true`, { as: support })).body.title).toBe('Unreleased title')
   })
@@ -270,23 +362,36 @@ describe('drafts, images and releases', () => {
     expect((await api('POST', '/posts', { as: customer, body })).status).toBe(403)
     expect((await api('POST', '/posts', { as: support, body })).status).toBe(403)
     expect((await api('POST', '/posts', { as: null, body })).status).toBe(403)
-    expect((await api('POST', '/changelog_entries', { as: support, body: { ...body, version: '7.7.7' } })).status).toBe(403)
+    expect((await api('POST', '/changelog_entries', { as: support, body: { ...body, version: '7.7.7' } })).status).toBe(
+      403,
+    )
     expect((await api('POST', '/media', { as: customer, body: { alt: 'x' } })).status).toBe(403)
   })
 
   it('an image used twice is uploaded once; the body refers to it as an upload', async () => {
-    const png = fs.readFileSync(path.join(shipped, 'blog/images', fs.readdirSync(path.join(shipped, 'blog/images'))[0]!))
+    const png = fs.readFileSync(
+      path.join(shipped, 'blog/images', fs.readdirSync(path.join(shipped, 'blog/images'))[0]!),
+    )
     const root = contentFolder({
       'blog/images/picture.png': png,
       'blog/eta.mdx': post('eta', { body: '## Look\n\n![A picture of it](./images/picture.png)\n' }),
-      'blog/theta.mdx': post('theta', { frontmatter: 'cover: ./images/picture.png\ncoverAlt: The same picture', body: '## Again\n\n![Again](./images/picture.png)\n' }),
+      'blog/theta.mdx': post('theta', {
+        frontmatter: 'cover: ./images/picture.png\ncoverAlt: The same picture',
+        body: '## Again\n\n![Again](./images/picture.png)\n',
+      }),
     })
     const mediaBefore = await countRows('media')
     await run(root)
     // The shipped import already uploaded these bytes: reused, not uploaded again.
     expect(await countRows('media')).toBe(mediaBefore)
     const { docs } = await payload().find({ collection: 'posts', where: { slug: { in: ['eta', 'theta'] } }, depth: 0 })
-    const uploads = docs.map((doc) => doc.body?.root.children.find((node) => node.type === 'upload') as unknown as { value: number; relationTo: string })
+    const uploads = docs.map(
+      (doc) =>
+        doc.body?.root.children.find((node) => node.type === 'upload') as unknown as {
+          value: number
+          relationTo: string
+        },
+    )
     expect(uploads.every((node) => node.relationTo === 'media' && node.value === uploads[0]!.value)).toBe(true)
     expect(docs.find((doc) => doc.slug === 'theta')?.cover).toBe(uploads[0]!.value)
   })
@@ -299,7 +404,12 @@ describe('drafts, images and releases', () => {
     })
     await run(root)
     const { release: late } = await createRelease(payload(), '5.0.0')
-    const entries = await payload().find({ collection: 'changelog_entries', where: { version: { in: ['4.0.0', '5.0.0'] } }, depth: 0, sort: 'version' })
+    const entries = await payload().find({
+      collection: 'changelog_entries',
+      where: { version: { in: ['4.0.0', '5.0.0'] } },
+      depth: 0,
+      sort: 'version',
+    })
     expect(entries.docs.map((entry) => [entry.slug, entry.release])).toEqual([
       ['v4-0-0', early.id],
       ['v5-0-0', late.id],

@@ -21,21 +21,73 @@ type TestUser = Awaited<ReturnType<typeof createUser>>
 const payload = usePayload()
 afterAll(() => fs.rmSync(process.env.MEDIA_DIR!, { recursive: true, force: true }))
 
-const ids: Record<'cover' | 'openBody' | 'premiumBody' | 'draftOnly' | 'unused' | 'changelogSocial' | 'premiumCover' | 'templatePreview' | 'unpublishedTemplatePreview', number> = {} as never
+const ids: Record<
+  | 'cover'
+  | 'openBody'
+  | 'premiumBody'
+  | 'draftOnly'
+  | 'unused'
+  | 'changelogSocial'
+  | 'premiumCover'
+  | 'templatePreview'
+  | 'unpublishedTemplatePreview',
+  number
+> = {} as never
 const filenames: Record<string, string> = {}
 let reader: TestUser
 let holder: TestUser
 let support: TestUser
 let draftId: number
 
-const text = (value: string) => ({ type: 'text', version: 1, text: value, format: 0, mode: 'normal', style: '', detail: 0 })
-const paragraph = (...children: object[]) => ({ type: 'paragraph', version: 1, direction: null, format: '', indent: 0, textFormat: 0, textStyle: '', children })
-const upload = (id: number) => ({ type: 'upload', version: 3, format: '', id: `u${id}`, fields: null, relationTo: 'media', value: id })
-const body = (...nodes: object[]) => ({ root: { type: 'root', version: 1, direction: null, format: '', indent: 0, children: [paragraph(text('Words.')), ...nodes] } })
+const text = (value: string) => ({
+  type: 'text',
+  version: 1,
+  text: value,
+  format: 0,
+  mode: 'normal',
+  style: '',
+  detail: 0,
+})
+const paragraph = (...children: object[]) => ({
+  type: 'paragraph',
+  version: 1,
+  direction: null,
+  format: '',
+  indent: 0,
+  textFormat: 0,
+  textStyle: '',
+  children,
+})
+const upload = (id: number) => ({
+  type: 'upload',
+  version: 3,
+  format: '',
+  id: `u${id}`,
+  fields: null,
+  relationTo: 'media',
+  value: id,
+})
+const body = (...nodes: object[]) => ({
+  root: {
+    type: 'root',
+    version: 1,
+    direction: null,
+    format: '',
+    indent: 0,
+    children: [paragraph(text('Words.')), ...nodes],
+  },
+})
 
 const image = async (name: string) => {
-  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#4f46e5' } }).png().toBuffer()
-  const created = await payload().create({ collection: 'media', data: { alt: name }, file: { data: png, mimetype: 'image/png', name: `${name}.png`, size: png.length }, overrideAccess: true })
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#4f46e5' } })
+    .png()
+    .toBuffer()
+  const created = await payload().create({
+    collection: 'media',
+    data: { alt: name },
+    file: { data: png, mimetype: 'image/png', name: `${name}.png`, size: png.length },
+    overrideAccess: true,
+  })
   filenames[name] = created.filename!
   return created.id
 }
@@ -43,22 +95,58 @@ const image = async (name: string) => {
 const post = (slug: string, data: Record<string, unknown>, status: 'published' | 'draft' = 'published') =>
   payload().create({
     collection: 'posts',
-    data: { title: slug, slug, summary: 'A summary.', author: 'Staff', body: body() as never, ...data, _status: status } as never,
+    data: {
+      title: slug,
+      slug,
+      summary: 'A summary.',
+      author: 'Staff',
+      body: body() as never,
+      ...data,
+      _status: status,
+    } as never,
     draft: status === 'draft',
     overrideAccess: true,
   })
 
 beforeAll(async () => {
-  await seedPlans(payload(), { standardLifetime: 'price_std', ultimateLifetime: 'price_ult', proMonthly: null, proYearly: null })
-  for (const name of Object.keys({ cover: 0, openBody: 0, premiumBody: 0, draftOnly: 0, unused: 0, changelogSocial: 0, premiumCover: 0, templatePreview: 0, unpublishedTemplatePreview: 0 }) as (keyof typeof ids)[]) {
+  await seedPlans(payload(), {
+    standardLifetime: 'price_std',
+    ultimateLifetime: 'price_ult',
+    proMonthly: null,
+    proYearly: null,
+  })
+  for (const name of Object.keys({
+    cover: 0,
+    openBody: 0,
+    premiumBody: 0,
+    draftOnly: 0,
+    unused: 0,
+    changelogSocial: 0,
+    premiumCover: 0,
+    templatePreview: 0,
+    unpublishedTemplatePreview: 0,
+  }) as (keyof typeof ids)[]) {
     ids[name] = await image(name)
   }
   await post('open-post', { cover: ids.cover, body: body(upload(ids.openBody)) })
-  await post('premium-post', { cover: ids.premiumCover, requiredFeature: 'advanced', body: body(upload(ids.premiumBody)) })
+  await post('premium-post', {
+    cover: ids.premiumCover,
+    requiredFeature: 'advanced',
+    body: body(upload(ids.premiumBody)),
+  })
   draftId = (await post('draft-post', { cover: ids.draftOnly, body: body(upload(ids.draftOnly)) }, 'draft')).id
   await payload().create({
     collection: 'changelog_entries',
-    data: { title: 'Version 1.0.0', version: '1.0.0', slug: 'v1-0-0', summary: 'First.', changes: ['added'], body: body() as never, meta: { image: ids.changelogSocial }, _status: 'published' } as never,
+    data: {
+      title: 'Version 1.0.0',
+      version: '1.0.0',
+      slug: 'v1-0-0',
+      summary: 'First.',
+      changes: ['added'],
+      body: body() as never,
+      meta: { image: ids.changelogSocial },
+      _status: 'published',
+    } as never,
     overrideAccess: true,
   })
   // The template catalogue is public: a published template's preview is too; an unpublished one's is not.
@@ -74,9 +162,17 @@ beforeAll(async () => {
       overrideAccess: true,
     })
   }
-  ;[reader, holder, support] = await Promise.all([createUser(payload(), 'customer'), createUser(payload(), 'customer'), createUser(payload(), 'support')])
-  const [ultimate] = (await payload().find({ collection: 'plans', where: { slug: { equals: 'ultimate' } }, limit: 1 })).docs
-  await payload().create({ collection: 'licenses', data: { key: generateLicenseKey(), user: holder.user.id, plan: ultimate!.id, source: 'manual', status: 'active' } })
+  ;[reader, holder, support] = await Promise.all([
+    createUser(payload(), 'customer'),
+    createUser(payload(), 'customer'),
+    createUser(payload(), 'support'),
+  ])
+  const [ultimate] = (await payload().find({ collection: 'plans', where: { slug: { equals: 'ultimate' } }, limit: 1 }))
+    .docs
+  await payload().create({
+    collection: 'licenses',
+    data: { key: generateLicenseKey(), user: holder.user.id, plan: ultimate!.id, source: 'manual', status: 'active' },
+  })
 })
 
 const listed = async (who: TestUser | null) => {
@@ -93,7 +189,7 @@ describe('who reads which image', () => {
     expect(await listed(reader)).toEqual(publicIds())
   })
 
-  it('a holder of the premium post\'s feature also reads the images in its body', async () => {
+  it("a holder of the premium post's feature also reads the images in its body", async () => {
     expect(await listed(holder)).toEqual(sorted(...publicIds(), ids.premiumBody))
   })
 
@@ -101,16 +197,21 @@ describe('who reads which image', () => {
     expect(await listed(support)).toEqual(sorted(...Object.values(ids)))
   })
 
-  it.each(['draftOnly', 'unused', 'premiumBody', 'unpublishedTemplatePreview'] as const)('the %s image: not by id, not by a where on its name, not as a file, not over GraphQL', async (name) => {
-    const id = ids[name]
-    expect((await api('GET', `/media/${id}`, { as: null })).status).toBe(404)
-    const probe = await api('GET', `/media?where[filename][equals]=${encodeURIComponent(filenames[name]!)}`, { as: reader })
-    expect(probe.body.totalDocs).toBe(0)
-    const file = await api('GET', `/media/file/${encodeURIComponent(filenames[name]!)}`, { as: null })
-    expect([403, 404]).toContain(file.status)
-    const result = await graphql('{ allMedia(limit: 100) { docs { id filename } } }', null)
-    expect(JSON.stringify(result)).not.toContain(filenames[name]!)
-  })
+  it.each(['draftOnly', 'unused', 'premiumBody', 'unpublishedTemplatePreview'] as const)(
+    'the %s image: not by id, not by a where on its name, not as a file, not over GraphQL',
+    async (name) => {
+      const id = ids[name]
+      expect((await api('GET', `/media/${id}`, { as: null })).status).toBe(404)
+      const probe = await api('GET', `/media?where[filename][equals]=${encodeURIComponent(filenames[name]!)}`, {
+        as: reader,
+      })
+      expect(probe.body.totalDocs).toBe(0)
+      const file = await api('GET', `/media/file/${encodeURIComponent(filenames[name]!)}`, { as: null })
+      expect([403, 404]).toContain(file.status)
+      const result = await graphql('{ allMedia(limit: 100) { docs { id filename } } }', null)
+      expect(JSON.stringify(result)).not.toContain(filenames[name]!)
+    },
+  )
 
   it('a public image is served as a file to anyone', async () => {
     const file = await api('GET', `/media/file/${encodeURIComponent(filenames.cover!)}`, { as: null })

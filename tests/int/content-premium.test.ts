@@ -7,7 +7,9 @@ import { api, createUser, graphql, type TestUser, usePayload } from '../support/
 
 /** The premium page's server action, called as Next would, with the test's signed-in reader. */
 const hoisted = vi.hoisted((): { user: { current: unknown } } => ({ user: { current: null } }))
-vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
+vi.mock('../../src/app/_lib/session', () =>
+  import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)),
+)
 const { loadPremiumBody } = await import('../../src/app/(frontend)/blog/[slug]/premium')
 
 const payload = usePayload()
@@ -19,11 +21,19 @@ let secondPremiumId: number
 /** A license of the plan with this slug, in this state, as staff would grant it. */
 const grant = async (who: TestUser, plan: string, status: 'active' | 'revoked') => {
   const { docs } = await payload().find({ collection: 'plans', where: { slug: { equals: plan } }, limit: 1 })
-  await payload().create({ collection: 'licenses', data: { key: generateLicenseKey(), user: who.user.id, plan: docs[0]!.id, source: 'manual', status } })
+  await payload().create({
+    collection: 'licenses',
+    data: { key: generateLicenseKey(), user: who.user.id, plan: docs[0]!.id, source: 'manual', status },
+  })
 }
 
 beforeAll(async () => {
-  await seedPlans(payload(), { standardLifetime: 'price_std', ultimateLifetime: 'price_ult', proMonthly: null, proYearly: null })
+  await seedPlans(payload(), {
+    standardLifetime: 'price_std',
+    ultimateLifetime: 'price_ult',
+    proMonthly: null,
+    proYearly: null,
+  })
   ;[people.standard, people.ultimate, people.revokedUltimate, people.free, people.support] = await Promise.all([
     createUser(payload(), 'customer'),
     createUser(payload(), 'customer'),
@@ -34,20 +44,68 @@ beforeAll(async () => {
   await grant(people.standard, 'standard', 'active')
   await grant(people.ultimate, 'ultimate', 'active')
   await grant(people.revokedUltimate, 'ultimate', 'revoked')
-  const markdown = { root: { type: 'root', version: 1, direction: null, format: '', indent: 0, children: [{ type: 'paragraph', version: 1, direction: null, format: '', indent: 0, textFormat: 0, textStyle: '', children: [{ type: 'text', version: 1, text: 'The premium secret.', format: 0, mode: 'normal', style: '', detail: 0 }] }] } }
+  const markdown = {
+    root: {
+      type: 'root',
+      version: 1,
+      direction: null,
+      format: '',
+      indent: 0,
+      children: [
+        {
+          type: 'paragraph',
+          version: 1,
+          direction: null,
+          format: '',
+          indent: 0,
+          textFormat: 0,
+          textStyle: '',
+          children: [
+            { type: 'text', version: 1, text: 'The premium secret.', format: 0, mode: 'normal', style: '', detail: 0 },
+          ],
+        },
+      ],
+    },
+  }
   const created = await payload().create({
     collection: 'posts',
-    data: { title: 'Premium deep dive', slug: 'premium-deep-dive', summary: 'For Ultimate customers.', author: 'Staff', requiredFeature: 'advanced', body: markdown as never, _status: 'published' },
+    data: {
+      title: 'Premium deep dive',
+      slug: 'premium-deep-dive',
+      summary: 'For Ultimate customers.',
+      author: 'Staff',
+      requiredFeature: 'advanced',
+      body: markdown as never,
+      _status: 'published',
+    },
   })
   premiumId = created.id
   // A second premium post whose body sorts differently: `sort=body` must not order them by it.
   const other = JSON.parse(JSON.stringify(markdown).replace('The premium secret.', 'Another guarded text.'))
   const second = await payload().create({
     collection: 'posts',
-    data: { title: 'Premium second', slug: 'premium-second', summary: 'Also for Ultimate customers.', author: 'Staff', requiredFeature: 'advanced', body: other as never, _status: 'published' },
+    data: {
+      title: 'Premium second',
+      slug: 'premium-second',
+      summary: 'Also for Ultimate customers.',
+      author: 'Staff',
+      requiredFeature: 'advanced',
+      body: other as never,
+      _status: 'published',
+    },
   })
   secondPremiumId = second.id
-  await payload().create({ collection: 'posts', data: { title: 'Open post', slug: 'open-post', summary: 'For all.', author: 'Staff', body: markdown as never, _status: 'published' } })
+  await payload().create({
+    collection: 'posts',
+    data: {
+      title: 'Open post',
+      slug: 'open-post',
+      summary: 'For all.',
+      author: 'Staff',
+      body: markdown as never,
+      _status: 'published',
+    },
+  })
 })
 
 describe('premium posts (requiredFeature)', () => {
@@ -61,7 +119,10 @@ describe('premium posts (requiredFeature)', () => {
     return [one.body.body, list.body.docs[0].body]
   }
   const graphqlBody = async (who: TestUser | null) => {
-    const result = await graphql('{ Posts(where: { slug: { equals: "premium-deep-dive" } }) { docs { title summary body } } }', who)
+    const result = await graphql(
+      '{ Posts(where: { slug: { equals: "premium-deep-dive" } }) { docs { title summary body } } }',
+      who,
+    )
     expect(result.data?.Posts?.docs[0]?.title).toBe('Premium deep dive')
     return result.data?.Posts?.docs[0]?.body
   }
@@ -133,7 +194,9 @@ describe('premium bodies cannot be read around the rule', () => {
       expect(one.body.title).toBe('Premium deep dive')
       expect(one.body.body).toBeUndefined()
       noSecret(one.body)
-      const list = await api('GET', '/posts?where[slug][equals]=premium-deep-dive&select[requiredFeature]=false', { as: who })
+      const list = await api('GET', '/posts?where[slug][equals]=premium-deep-dive&select[requiredFeature]=false', {
+        as: who,
+      })
       expect(list.body.docs[0].body).toBeUndefined()
       noSecret(list.body)
     }
@@ -155,20 +218,38 @@ describe('premium bodies cannot be read around the rule', () => {
         for (const operator of ['like', 'equals', 'contains', 'exists']) {
           const right = operator === 'exists' ? 'true' : operator === 'equals' ? secret : 'premium'
           const wrong = operator === 'exists' ? 'false' : operator === 'equals' ? 'Not the text.' : 'zebra'
-          const ask = (value: string) => api('GET', `/posts?where[${path}][${operator}]=${encodeURIComponent(value)}&where[requiredFeature][equals]=advanced`, { as: who })
+          const ask = (value: string) =>
+            api(
+              'GET',
+              `/posts?where[${path}][${operator}]=${encodeURIComponent(value)}&where[requiredFeature][equals]=advanced`,
+              { as: who },
+            )
           const [yes, no] = [await ask(right), await ask(wrong)]
-          expect([path, operator, yes.status, yes.body?.totalDocs]).toEqual([path, operator, no.status, no.body?.totalDocs])
+          expect([path, operator, yes.status, yes.body?.totalDocs]).toEqual([
+            path,
+            operator,
+            no.status,
+            no.body?.totalDocs,
+          ])
           noSecret(yes.body)
-          const count = (value: string) => api('GET', `/posts/count?where[${path}][${operator}]=${encodeURIComponent(value)}`, { as: who })
+          const count = (value: string) =>
+            api('GET', `/posts/count?where[${path}][${operator}]=${encodeURIComponent(value)}`, { as: who })
           const [countYes, countNo] = [await count(right), await count(wrong)]
-          expect([path, operator, countYes.status, countYes.body?.totalDocs]).toEqual([path, operator, countNo.status, countNo.body?.totalDocs])
+          expect([path, operator, countYes.status, countYes.body?.totalDocs]).toEqual([
+            path,
+            operator,
+            countNo.status,
+            countNo.body?.totalDocs,
+          ])
         }
       }
       // Nested in or/and, the same.
-      const nested = async (word: string) => api('GET', `/posts?where[or][0][and][0][body.root.children.children.text][like]=${word}`, { as: who })
+      const nested = async (word: string) =>
+        api('GET', `/posts?where[or][0][and][0][body.root.children.children.text][like]=${word}`, { as: who })
       const [a, b] = [await nested('premium'), await nested('zebra')]
       expect([a.status, a.body?.totalDocs]).toEqual([b.status, b.body?.totalDocs])
-      const gql = async (word: string) => graphql(`{ Posts(where: { body: { like: "${word}" } }) { totalDocs docs { id title } } }`, who)
+      const gql = async (word: string) =>
+        graphql(`{ Posts(where: { body: { like: "${word}" } }) { totalDocs docs { id title } } }`, who)
       const [gqlYes, gqlNo] = [await gql('premium'), await gql('zebra')]
       expect(gqlYes.data?.Posts ?? null).toEqual(gqlNo.data?.Posts ?? null)
     }
@@ -177,32 +258,51 @@ describe('premium bodies cannot be read around the rule', () => {
   it('sort=body and sort=-body give the same order', async () => {
     for (const who of [...outsiders(), people.ultimate]) {
       const order = async (sort: string) => {
-        const response = await api('GET', `/posts?where[requiredFeature][equals]=advanced&sort=${sort}&select[title]=true`, { as: who })
-        return [response.status, response.status === 200 ? response.body.docs.map((doc: { id: number }) => doc.id) : null]
+        const response = await api(
+          'GET',
+          `/posts?where[requiredFeature][equals]=advanced&sort=${sort}&select[title]=true`,
+          { as: who },
+        )
+        return [
+          response.status,
+          response.status === 200 ? response.body.docs.map((doc: { id: number }) => doc.id) : null,
+        ]
       }
       expect(await order('body')).toEqual(await order('-body'))
       expect(await order('body.root.children.children.text')).toEqual(await order('-body.root.children.children.text'))
     }
     // Staff may sort by it (and the two posts do sort differently, so the check above means something).
-    const staffOrder = async (sort: string) => (await api('GET', `/posts?where[requiredFeature][equals]=advanced&sort=${sort}`, { as: people.support })).body.docs.map((doc: { id: number }) => doc.id)
+    const staffOrder = async (sort: string) =>
+      (
+        await api('GET', `/posts?where[requiredFeature][equals]=advanced&sort=${sort}`, { as: people.support })
+      ).body.docs.map((doc: { id: number }) => doc.id)
     expect(await staffOrder('body')).toEqual([...(await staffOrder('-body'))].reverse())
     expect(new Set(await staffOrder('body'))).toEqual(new Set([premiumId, secondPremiumId]))
   })
 
   it('draft reads, versions and depth give no body', async () => {
     for (const who of outsiders()) {
-      const draft = await api('GET', `/posts?draft=true&where[slug][equals]=premium-deep-dive&select[body]=true`, { as: who })
+      const draft = await api('GET', `/posts?draft=true&where[slug][equals]=premium-deep-dive&select[body]=true`, {
+        as: who,
+      })
       expect(draft.body.docs?.[0]?.body).toBeUndefined()
       noSecret(draft.body)
       const draftOne = await api('GET', `/posts/${premiumId}?draft=true&select[body]=true&depth=2`, { as: who })
       expect(draftOne.body.body).toBeUndefined()
       noSecret(draftOne.body)
-      for (const path of [`/posts/versions?where[parent][equals]=${premiumId}`, `/posts/versions?select[version][body]=true`, `/posts/versions?where[version.body.root.children.children.text][like]=premium`]) {
+      for (const path of [
+        `/posts/versions?where[parent][equals]=${premiumId}`,
+        `/posts/versions?select[version][body]=true`,
+        `/posts/versions?where[version.body.root.children.children.text][like]=premium`,
+      ]) {
         const versions = await api('GET', path, { as: who })
         expect(versions.status).toBe(403)
         noSecret(versions.body)
       }
-      const gqlVersions = await graphql(`{ versionsPosts(where: { parent: { equals: ${premiumId} } }) { docs { version { body } } } }`, who)
+      const gqlVersions = await graphql(
+        `{ versionsPosts(where: { parent: { equals: ${premiumId} } }) { docs { version { body } } } }`,
+        who,
+      )
       noSecret(gqlVersions)
     }
   })
@@ -210,7 +310,10 @@ describe('premium bodies cannot be read around the rule', () => {
   it('GraphQL by id and list withhold the body too, also when it reads with select', async () => {
     for (const who of outsiders()) {
       // `select: true` makes Payload load only the queried fields, as REST's select does.
-      for (const query of [`{ Post(id: ${premiumId}, select: true) { body } }`, '{ Posts(select: true, where: { slug: { equals: "premium-deep-dive" } }) { docs { body } } }']) {
+      for (const query of [
+        `{ Post(id: ${premiumId}, select: true) { body } }`,
+        '{ Posts(select: true, where: { slug: { equals: "premium-deep-dive" } }) { docs { body } } }',
+      ]) {
         const selected = await graphql(query, who)
         expect(selected.errors).toBeUndefined()
         noSecret(selected)
@@ -218,7 +321,10 @@ describe('premium bodies cannot be read around the rule', () => {
       const one = await graphql(`{ Post(id: ${premiumId}) { title requiredFeature body } }`, who)
       expect((one.data?.Post as unknown as { title: string })?.title).toBe('Premium deep dive')
       noSecret(one)
-      const list = await graphql('{ Posts(where: { requiredFeature: { equals: advanced } }) { docs { id body } } }', who)
+      const list = await graphql(
+        '{ Posts(where: { requiredFeature: { equals: advanced } }) { docs { id body } } }',
+        who,
+      )
       noSecret(list)
     }
   })
@@ -235,7 +341,8 @@ describe('premium bodies cannot be read around the rule', () => {
       expect(canRead(general.body.collections?.posts?.fields)).toBe(false)
     }
     // The admin's per-document answer (POST /api/posts/access/:id) reads the post: holders and staff yes.
-    const docAccess = (who: TestUser | null, path = `/posts/access/${premiumId}`) => api('POST', path, { as: who, body: {} })
+    const docAccess = (who: TestUser | null, path = `/posts/access/${premiumId}`) =>
+      api('POST', path, { as: who, body: {} })
     const holder = await docAccess(people.ultimate)
     expect(holder.status).toBe(200)
     expect(canRead(holder.body.fields)).toBe(true)
@@ -258,7 +365,15 @@ describe('premium bodies cannot be read around the rule', () => {
     expect(await read(people.free, 'open-post')).toContain(secret)
     // The same Local API call the action makes, for the record: select only the body, as the free reader.
     const user = { ...people.free.user, collection: 'users' } as never
-    const { docs } = await payload().find({ collection: 'posts', where: { slug: { equals: 'premium-deep-dive' } }, select: { body: true }, depth: 1, limit: 1, overrideAccess: false, user })
+    const { docs } = await payload().find({
+      collection: 'posts',
+      where: { slug: { equals: 'premium-deep-dive' } },
+      select: { body: true },
+      depth: 1,
+      limit: 1,
+      overrideAccess: false,
+      user,
+    })
     expect(docs[0]?.body).toBeUndefined()
   })
 })

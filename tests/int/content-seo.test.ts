@@ -61,7 +61,15 @@ const body = (words: number) => ({
     version: 1,
     direction: 'ltr' as const,
     children: [
-      { type: 'heading', tag: 'h2', version: 1, format: '', indent: 0, direction: 'ltr', children: [{ type: 'text', text: 'Setup', version: 1, format: 0, mode: 'normal', style: '', detail: 0 }] },
+      {
+        type: 'heading',
+        tag: 'h2',
+        version: 1,
+        format: '',
+        indent: 0,
+        direction: 'ltr',
+        children: [{ type: 'text', text: 'Setup', version: 1, format: 0, mode: 'normal', style: '', detail: 0 }],
+      },
       {
         type: 'paragraph',
         version: 1,
@@ -69,14 +77,37 @@ const body = (words: number) => ({
         indent: 0,
         direction: 'ltr',
         textFormat: 0,
-        children: [{ type: 'text', text: Array.from({ length: words }, (_, i) => `word${i}`).join(' '), version: 1, format: 0, mode: 'normal', style: '', detail: 0 }],
+        children: [
+          {
+            type: 'text',
+            text: Array.from({ length: words }, (_, i) => `word${i}`).join(' '),
+            version: 1,
+            format: 0,
+            mode: 'normal',
+            style: '',
+            detail: 0,
+          },
+        ],
       },
-      { type: 'block', version: 2, format: '', fields: { id: 'code1', blockName: '', blockType: 'Code', language: 'ts', code: 'const a = 1' } },
+      {
+        type: 'block',
+        version: 2,
+        format: '',
+        fields: { id: 'code1', blockName: '', blockType: 'Code', language: 'ts', code: 'const a = 1' },
+      },
     ],
   },
 })
 
-type PostInput = { title: string; slug: string; date: string; tags?: string[]; words?: number; status?: 'draft' | 'published'; cover?: number }
+type PostInput = {
+  title: string
+  slug: string
+  date: string
+  tags?: string[]
+  words?: number
+  status?: 'draft' | 'published'
+  cover?: number
+}
 
 const createPost = async (input: PostInput): Promise<Post> =>
   payload().create({
@@ -96,7 +127,12 @@ const createPost = async (input: PostInput): Promise<Post> =>
     overrideAccess: true,
   })
 
-const createEntry = (payloadInstance: Payload, version: string, date: string, status: 'draft' | 'published' = 'published') =>
+const createEntry = (
+  payloadInstance: Payload,
+  version: string,
+  date: string,
+  status: 'draft' | 'published' = 'published',
+) =>
   payloadInstance.create({
     collection: 'changelog_entries',
     data: {
@@ -120,7 +156,9 @@ let customer: TestUser
 let coverId: number
 
 beforeAll(async () => {
-  const png = await sharp({ create: { width: 1600, height: 840, channels: 3, background: '#4f46e5' } }).png().toBuffer()
+  const png = await sharp({ create: { width: 1600, height: 840, channels: 3, background: '#4f46e5' } })
+    .png()
+    .toBuffer()
   const cover = await payload().create({
     collection: 'media',
     data: { alt: 'An indigo square' },
@@ -140,10 +178,22 @@ beforeAll(async () => {
       cover: day === 12 ? coverId : undefined,
     })
   }
-  await createPost({ title: 'Secret draft', slug: 'secret-draft', date: '2026-02-01T00:00:00.000Z', tags: ['billing', 'secret'], status: 'draft' })
+  await createPost({
+    title: 'Secret draft',
+    slug: 'secret-draft',
+    date: '2026-02-01T00:00:00.000Z',
+    tags: ['billing', 'secret'],
+    status: 'draft',
+  })
   // A published post whose newer version is still a draft: readers see the published title.
   const edited = await createPost({ title: 'Post 13', slug: 'post-13', date: '2026-01-13T00:00:00.000Z' })
-  await payload().update({ collection: 'posts', id: edited.id, data: { title: 'Post 13, draft rewrite' }, draft: true, overrideAccess: true })
+  await payload().update({
+    collection: 'posts',
+    id: edited.id,
+    data: { title: 'Post 13, draft rewrite' },
+    draft: true,
+    overrideAccess: true,
+  })
 
   await createEntry(payload(), '1.9.0', '2026-03-01T00:00:00.000Z')
   await createEntry(payload(), '1.10.0', '2026-02-01T00:00:00.000Z')
@@ -193,7 +243,12 @@ describe('the published posts', () => {
     expect(post12!.cover).toMatchObject({ alt: 'An indigo square', width: 800, height: 420 })
     expect(post12!.cover!.url).toMatch(/-800x420\.png$/)
     // A post's page shows the original upload.
-    expect((await queries.getPost('post-12'))!.cover).toMatchObject({ url: expect.stringMatching(/\/cover\.png$/), width: 1600, height: 840, alt: 'An indigo square' })
+    expect((await queries.getPost('post-12'))!.cover).toMatchObject({
+      url: expect.stringMatching(/\/cover\.png$/),
+      width: 1600,
+      height: 840,
+      alt: 'An indigo square',
+    })
     const card = (await queries.listPosts(2, null)).posts[0]!
     expect(card.readingMinutes).toBe(1)
     expect(card.cover).toBeNull()
@@ -201,7 +256,12 @@ describe('the published posts', () => {
 
   it('reads one post with its older and newer neighbours; drafts are not there', async () => {
     const post = await queries.getPost('post-05')
-    expect(post).toMatchObject({ title: 'Post 05', author: 'Ada Writer', previous: { slug: 'post-04' }, next: { slug: 'post-06' } })
+    expect(post).toMatchObject({
+      title: 'Post 05',
+      author: 'Ada Writer',
+      previous: { slug: 'post-04' },
+      next: { slug: 'post-06' },
+    })
     expect(post!.body).toBeTruthy()
     expect(await queries.getPost('post-01')).toMatchObject({ previous: null, next: { slug: 'post-02' } })
     expect(await queries.getPost('post-13')).toMatchObject({ title: 'Post 13', next: null })
@@ -237,7 +297,11 @@ describe('the changelog', () => {
   it('lists published entries by version, newest first (semver, not text order)', async () => {
     const entries = await queries.listChangelog()
     expect(entries.map((entry) => entry.version)).toEqual(['1.10.0', '1.9.0'])
-    expect(entries[0]).toMatchObject({ slug: 'v1-10-0', changeTypes: ['added', 'fixed'], summary: 'What changed in 1.10.0' })
+    expect(entries[0]).toMatchObject({
+      slug: 'v1-10-0',
+      changeTypes: ['added', 'fixed'],
+      summary: 'What changed in 1.10.0',
+    })
   })
 })
 
@@ -256,7 +320,11 @@ describe('drafts in draft mode', () => {
   it('staff read the newest draft of a post and of the changelog', async () => {
     expect(await queries.getDraftPost('secret-draft', staff.user)).toMatchObject({ title: 'Secret draft' })
     expect(await queries.getDraftPost('post-13', staff.user)).toMatchObject({ title: 'Post 13, draft rewrite' })
-    expect((await queries.listDraftChangelog(staff.user)).map((entry) => entry.version)).toEqual(['2.0.0-beta.1', '1.10.0', '1.9.0'])
+    expect((await queries.listDraftChangelog(staff.user)).map((entry) => entry.version)).toEqual([
+      '2.0.0-beta.1',
+      '1.10.0',
+      '1.9.0',
+    ])
   })
 
   it('a customer passed as the user still reads no draft', async () => {
@@ -296,8 +364,12 @@ describe('metadata and JSON-LD', () => {
 
   it('the image URL is the route Next gives the opengraph-image file beside the post page', () => {
     const require = createRequire(import.meta.url)
-    const { normalizeMetadataRoute } = require('next/dist/lib/metadata/get-metadata-route.js') as { normalizeMetadataRoute: (page: string) => string }
-    expect(normalizeMetadataRoute('/(frontend)/blog/[slug]/opengraph-image')).toBe(`/(frontend)/blog/[slug]/${seo.OG_IMAGE_SEGMENT}/route`)
+    const { normalizeMetadataRoute } = require('next/dist/lib/metadata/get-metadata-route.js') as {
+      normalizeMetadataRoute: (page: string) => string
+    }
+    expect(normalizeMetadataRoute('/(frontend)/blog/[slug]/opengraph-image')).toBe(
+      `/(frontend)/blog/[slug]/${seo.OG_IMAGE_SEGMENT}/route`,
+    )
   })
 
   it('serialises JSON-LD so no value can end the script element', () => {
@@ -313,26 +385,67 @@ describe('metadata and JSON-LD', () => {
     expect(metadata.metadataBase?.toString()).toBe(`${BASE}/`)
     expect(metadata.title).toBe('Exactly once, explained · Starter Kit blog')
     expect(metadata.description).toBe(POST.summary)
-    expect(metadata.openGraph).toMatchObject({ type: 'article', url: `${BASE}/blog/exactly-once`, publishedTime: POST.publishedAt, tags: POST.tags })
+    expect(metadata.openGraph).toMatchObject({
+      type: 'article',
+      url: `${BASE}/blog/exactly-once`,
+      publishedTime: POST.publishedAt,
+      tags: POST.tags,
+    })
     expect(metadata.twitter).toMatchObject({ card: 'summary_large_image' })
   })
 
   it('list pages point their canonical URL at /blog, /blog/page/n and /blog/tag/t', () => {
     expect(seo.blogListMetadata(BASE, { page: 1 }).alternates?.canonical).toBe(`${BASE}/blog`)
     expect(seo.blogListMetadata(BASE, { page: 3 }).alternates?.canonical).toBe(`${BASE}/blog/page/3`)
-    expect(seo.blogListMetadata(BASE, { page: 2, tag: 'billing' }).alternates?.canonical).toBe(`${BASE}/blog/tag/billing/page/2`)
+    expect(seo.blogListMetadata(BASE, { page: 2, tag: 'billing' }).alternates?.canonical).toBe(
+      `${BASE}/blog/tag/billing/page/2`,
+    )
   })
 
   it('the changelog is a SoftwareApplication at its newest version, each release a part', () => {
     const entries = [
-      { version: '1.10.0', slug: 'v1-10-0', title: 'Release 1.10.0', summary: 'Ten', publishedAt: '2026-02-01T00:00:00.000Z', changeTypes: ['added'] },
-      { version: '1.9.0', slug: 'v1-9-0', title: 'Release 1.9.0', summary: 'Nine', publishedAt: '2026-01-01T00:00:00.000Z', changeTypes: [] },
+      {
+        version: '1.10.0',
+        slug: 'v1-10-0',
+        title: 'Release 1.10.0',
+        summary: 'Ten',
+        publishedAt: '2026-02-01T00:00:00.000Z',
+        changeTypes: ['added'],
+      },
+      {
+        version: '1.9.0',
+        slug: 'v1-9-0',
+        title: 'Release 1.9.0',
+        summary: 'Nine',
+        publishedAt: '2026-01-01T00:00:00.000Z',
+        changeTypes: [],
+      },
     ]
     const data = seo.changelogJsonLd(BASE, entries)
-    expect(data).toMatchObject({ '@type': 'SoftwareApplication', name: 'Starter Kit', softwareVersion: '1.10.0', releaseNotes: `${BASE}/changelog#v1-10-0` })
+    expect(data).toMatchObject({
+      '@type': 'SoftwareApplication',
+      name: 'Starter Kit',
+      softwareVersion: '1.10.0',
+      releaseNotes: `${BASE}/changelog#v1-10-0`,
+    })
     expect(data.hasPart).toEqual([
-      { '@type': 'CreativeWork', name: 'Release 1.10.0', version: '1.10.0', datePublished: '2026-02-01T00:00:00.000Z', description: 'Ten', url: `${BASE}/changelog#v1-10-0`, keywords: 'added' },
-      { '@type': 'CreativeWork', name: 'Release 1.9.0', version: '1.9.0', datePublished: '2026-01-01T00:00:00.000Z', description: 'Nine', url: `${BASE}/changelog#v1-9-0` },
+      {
+        '@type': 'CreativeWork',
+        name: 'Release 1.10.0',
+        version: '1.10.0',
+        datePublished: '2026-02-01T00:00:00.000Z',
+        description: 'Ten',
+        url: `${BASE}/changelog#v1-10-0`,
+        keywords: 'added',
+      },
+      {
+        '@type': 'CreativeWork',
+        name: 'Release 1.9.0',
+        version: '1.9.0',
+        datePublished: '2026-01-01T00:00:00.000Z',
+        description: 'Nine',
+        url: `${BASE}/changelog#v1-9-0`,
+      },
     ])
   })
 
@@ -360,16 +473,34 @@ describe('rendering the body', () => {
 
   it('heading anchors are slugs, unique within a body', () => {
     const anchor = anchorAllocator()
-    expect([anchor('Set up S3!'), anchor('Set up S3'), anchor('Élan vital'), anchor('***')]).toEqual(['set-up-s3', 'set-up-s3-2', 'elan-vital', 'section'])
+    expect([anchor('Set up S3!'), anchor('Set up S3'), anchor('Élan vital'), anchor('***')]).toEqual([
+      'set-up-s3',
+      'set-up-s3-2',
+      'elan-vital',
+      'section',
+    ])
   })
 
   it('links: external ones get rel=noopener, unsafe schemes render as text', () => {
     const converters = bodyConverters(BASE)({ defaultConverters: {} }) as Record<string, unknown>
-    const link = converters.link as (args: { node: unknown; nodesToJSX: () => string[] }) => { type: string; props: Record<string, unknown> }
-    const render = (fields: Record<string, unknown>) => link({ node: { type: 'link', fields, children: [] }, nodesToJSX: () => ['text'] })
-    expect(render({ url: 'https://github.com/x', linkType: 'custom' }).props).toMatchObject({ href: 'https://github.com/x', rel: 'noopener' })
-    expect(render({ url: `${BASE}/changelog`, linkType: 'custom' }).props).toMatchObject({ href: `${BASE}/changelog`, rel: undefined })
-    expect(render({ url: '/blog/x', linkType: 'custom', newTab: true }).props).toMatchObject({ target: '_blank', rel: 'noopener noreferrer' })
+    const link = converters.link as (args: { node: unknown; nodesToJSX: () => string[] }) => {
+      type: string
+      props: Record<string, unknown>
+    }
+    const render = (fields: Record<string, unknown>) =>
+      link({ node: { type: 'link', fields, children: [] }, nodesToJSX: () => ['text'] })
+    expect(render({ url: 'https://github.com/x', linkType: 'custom' }).props).toMatchObject({
+      href: 'https://github.com/x',
+      rel: 'noopener',
+    })
+    expect(render({ url: `${BASE}/changelog`, linkType: 'custom' }).props).toMatchObject({
+      href: `${BASE}/changelog`,
+      rel: undefined,
+    })
+    expect(render({ url: '/blog/x', linkType: 'custom', newTab: true }).props).toMatchObject({
+      target: '_blank',
+      rel: 'noopener noreferrer',
+    })
     for (const url of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'data:text/html,x', '//evil.example']) {
       expect(render({ url, linkType: 'custom' }).type).toBe('span')
     }
@@ -402,9 +533,21 @@ describe('premium posts', () => {
       overrideAccess: true,
     })
     const post = await queries.getPost('templates-deep-dive')
-    expect(post).toMatchObject({ title: 'Templates deep dive', requiredFeature: 'templates', body: null, readingMinutes: null })
-    expect((await queries.listPosts(1, null)).posts[0]).toMatchObject({ slug: 'templates-deep-dive', requiredFeature: 'templates', readingMinutes: null })
-    expect(await queries.getDraftPost('templates-deep-dive', staff.user)).toMatchObject({ body: expect.anything(), readingMinutes: 2 })
+    expect(post).toMatchObject({
+      title: 'Templates deep dive',
+      requiredFeature: 'templates',
+      body: null,
+      readingMinutes: null,
+    })
+    expect((await queries.listPosts(1, null)).posts[0]).toMatchObject({
+      slug: 'templates-deep-dive',
+      requiredFeature: 'templates',
+      readingMinutes: null,
+    })
+    expect(await queries.getDraftPost('templates-deep-dive', staff.user)).toMatchObject({
+      body: expect.anything(),
+      readingMinutes: 2,
+    })
     await payload().delete({ collection: 'posts', id: premium.id, overrideAccess: true })
   })
 })

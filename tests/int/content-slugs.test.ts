@@ -11,7 +11,10 @@ import { usePayload } from '../support/payload'
 const payload = usePayload()
 
 const post = (data: Record<string, unknown>) =>
-  payload().create({ collection: 'posts', data: { summary: 'A summary.', author: 'Staff', _status: 'published', ...data } as never })
+  payload().create({
+    collection: 'posts',
+    data: { summary: 'A summary.', author: 'Staff', _status: 'published', ...data } as never,
+  })
 
 describe('slugs: generated from the title (Payload slug field), kept when given', () => {
   it('turns any text into a slug that passes the rules, and leaves a slug as it is', () => {
@@ -25,7 +28,11 @@ describe('slugs: generated from the title (Payload slug field), kept when given'
     const created = await post({ title: 'Shipping Payments, Fast!' })
     expect(created.slug).toBe('shipping-payments-fast')
     expect(created.generateSlug).toBe(false)
-    const renamed = await payload().update({ collection: 'posts', id: created.id, data: { title: 'A new title', _status: 'published' } as never })
+    const renamed = await payload().update({
+      collection: 'posts',
+      id: created.id,
+      data: { title: 'A new title', _status: 'published' } as never,
+    })
     expect(renamed.slug).toBe('shipping-payments-fast')
   })
 
@@ -40,10 +47,20 @@ describe('slugs: generated from the title (Payload slug field), kept when given'
     const published = await payload().update({
       collection: 'posts',
       id: draft.id,
-      data: { title: 'Hello world', slug: second.slug, summary: 'A summary.', author: 'Staff', _status: 'published' } as never,
+      data: {
+        title: 'Hello world',
+        slug: second.slug,
+        summary: 'A summary.',
+        author: 'Staff',
+        _status: 'published',
+      } as never,
     })
     expect(published.slug).toBe('hello-world')
-    const edited = await payload().update({ collection: 'posts', id: draft.id, data: { title: 'Goodbye', slug: published.slug, _status: 'published' } as never })
+    const edited = await payload().update({
+      collection: 'posts',
+      id: draft.id,
+      data: { title: 'Goodbye', slug: published.slug, _status: 'published' } as never,
+    })
     expect(edited.slug).toBe('hello-world')
   })
 
@@ -54,10 +71,15 @@ describe('slugs: generated from the title (Payload slug field), kept when given'
     await expect(post({ title: 'Twice', slug: 'my-own-slug' })).rejects.toThrow(ValidationError)
   })
 
-  it('a changelog entry without a slug gets its version\'s, the anchor on /changelog', async () => {
+  it("a changelog entry without a slug gets its version's, the anchor on /changelog", async () => {
     const entry = await payload().create({
       collection: 'changelog_entries',
-      data: { title: 'Faster checkout', version: '3.2.1', summary: 'What changed in 3.2.1', _status: 'published' } as never,
+      data: {
+        title: 'Faster checkout',
+        version: '3.2.1',
+        summary: 'What changed in 3.2.1',
+        _status: 'published',
+      } as never,
     })
     expect(entry.slug).toBe('v3-2-1')
   })

@@ -24,13 +24,17 @@ import { createRelease } from '../support/releases'
  */
 const hoisted = vi.hoisted((): { user: { current: unknown } } => ({ user: { current: null } }))
 
-vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
+vi.mock('../../src/app/_lib/session', () =>
+  import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)),
+)
 vi.mock('next/navigation', () => import('../support/server-actions').then((m) => m.navigationModule))
 vi.mock('next/cache', () => ({ revalidatePath: () => undefined, unstable_cache: <T>(fn: T) => fn }))
 vi.mock('next/headers', () => ({ headers: () => Promise.resolve(new Headers({ 'user-agent': 'dashboard-test' })) }))
 
-const { createApiKeyAction, downloadKit, downloadTemplate, openSupportRequest, revokeApiKeyAction } = await import('../../src/app/(frontend)/dashboard/actions')
-const { allowedReleases, publishedTemplates, releaseNotes, supportThreads } = await import('../../src/app/(frontend)/dashboard/data')
+const { createApiKeyAction, downloadKit, downloadTemplate, openSupportRequest, revokeApiKeyAction } =
+  await import('../../src/app/(frontend)/dashboard/actions')
+const { allowedReleases, publishedTemplates, releaseNotes, supportThreads } =
+  await import('../../src/app/(frontend)/dashboard/data')
 const { default: DashboardPage } = await import('../../src/app/(frontend)/dashboard/page')
 
 const payload = usePayload()
@@ -52,18 +56,25 @@ const form = (fields: Record<string, string>) => {
   return data
 }
 
-
 const versionsFor = async (who: TestUser, limit?: number) => {
   const user = { ...who.user, collection: 'users' } as User
   const req = await createLocalReq({ user }, payload())
-  return (await allowedReleases(req, await entitlementsOf(payload(), user.id, req), limit)).map((release) => release.version)
+  return (await allowedReleases(req, await entitlementsOf(payload(), user.id, req), limit)).map(
+    (release) => release.version,
+  )
 }
 
 const createTemplate = async (slug: string, publishedAt: Date | null) => {
   const bytes = zlib.gzipSync(crypto.randomBytes(2048))
   return payload().create({
     collection: 'templates',
-    data: { name: `Template ${slug}`, slug, description: `The ${slug} template.`, category: 'dashboard', publishedAt: publishedAt?.toISOString() ?? null },
+    data: {
+      name: `Template ${slug}`,
+      slug,
+      description: `The ${slug} template.`,
+      category: 'dashboard',
+      publishedAt: publishedAt?.toISOString() ?? null,
+    },
     file: { data: bytes, mimetype: 'application/gzip', name: `${slug}.tar.gz`, size: bytes.length },
   })
 }
@@ -81,7 +92,14 @@ beforeAll(async () => {
   }
   await payload().create({
     collection: 'changelog_entries',
-    data: { title: 'Teams and invoices', version: '1.1.0', slug: 'v1-1-0', summary: 'Invite your team; invoices in the portal.', changeTypes: ['added'], _status: 'published' },
+    data: {
+      title: 'Teams and invoices',
+      version: '1.1.0',
+      slug: 'v1-1-0',
+      summary: 'Invite your team; invoices in the portal.',
+      changeTypes: ['added'],
+      _status: 'published',
+    },
     overrideAccess: true,
   })
   templates.published = await createTemplate('saas-dashboard', new Date(Date.now() - 60_000))
@@ -113,14 +131,22 @@ describe('downloads: the versions listed are exactly those the license allows', 
       }
     }
     as(standard)
-    expect(await redirectOf(() => downloadKit(form({ version: '2.0.0-beta.1' })))).toBe('/dashboard?download_error=version_not_allowed')
-    expect(await redirectOf(() => downloadKit(form({ version: '2.0.0' })))).toBe('/dashboard?download_error=version_not_found')
+    expect(await redirectOf(() => downloadKit(form({ version: '2.0.0-beta.1' })))).toBe(
+      '/dashboard?download_error=version_not_allowed',
+    )
+    expect(await redirectOf(() => downloadKit(form({ version: '2.0.0' })))).toBe(
+      '/dashboard?download_error=version_not_found',
+    )
     const logged = await rows(payload(), 'downloads', { user: { equals: standard.user.id } })
     expect(logged.map((row) => row.version).sort()).toEqual(['0.9.0', '1.0.0', '1.1.0'])
   })
 
   it('the newest release’s notes: its published changelog entry, or nothing', async () => {
-    expect(await releaseNotes(payload(), standard.user, '1.1.0')).toMatchObject({ title: 'Teams and invoices', slug: 'v1-1-0', version: '1.1.0' })
+    expect(await releaseNotes(payload(), standard.user, '1.1.0')).toMatchObject({
+      title: 'Teams and invoices',
+      slug: 'v1-1-0',
+      version: '1.1.0',
+    })
     expect(await releaseNotes(payload(), ultimate.user, '2.0.0-beta.1')).toBeNull()
   })
 })
@@ -140,7 +166,9 @@ describe('templates', () => {
     expect(await redirectOf(() => downloadTemplate(form({ template: String(templates.unpublished.id) })))).toBe(
       '/dashboard?template_error=template_not_found#templates',
     )
-    expect(await redirectOf(() => downloadTemplate(form({ template: '1 OR 1=1' })))).toBe('/dashboard?template_error=template_not_found#templates')
+    expect(await redirectOf(() => downloadTemplate(form({ template: '1 OR 1=1' })))).toBe(
+      '/dashboard?template_error=template_not_found#templates',
+    )
     expect(await rows(payload(), 'template_downloads', { user: { equals: ultimate.user.id } })).toHaveLength(0)
   })
 
@@ -176,7 +204,11 @@ describe('support requests', () => {
       data: { request: filed!.id, body: 'Which Node version exactly?', fromStaff: true, author: admin.user.id },
       overrideAccess: true,
     })
-    await payload().create({ collection: 'support_replies', data: { request: filed!.id, body: '20.11', author: standard.user.id }, overrideAccess: true })
+    await payload().create({
+      collection: 'support_replies',
+      data: { request: filed!.id, body: '20.11', author: standard.user.id },
+      overrideAccess: true,
+    })
     const threads = await supportThreads(payload(), standard.user)
     expect(threads).toHaveLength(1)
     expect(threads[0]).toMatchObject({ subject: 'Build fails', status: 'open' })
@@ -189,10 +221,14 @@ describe('support requests', () => {
 
   it('without the support feature, or with an empty subject: refused, no row', async () => {
     as(free)
-    expect(await redirectOf(() => openSupportRequest(form({ subject: 'Help', message: 'Please' })))).toBe('/dashboard?support_error=feature_required#support')
+    expect(await redirectOf(() => openSupportRequest(form({ subject: 'Help', message: 'Please' })))).toBe(
+      '/dashboard?support_error=feature_required#support',
+    )
     expect(await rows(payload(), 'support_requests', { user: { equals: free.user.id } })).toHaveLength(0)
     as(ultimate)
-    expect(await redirectOf(() => openSupportRequest(form({ subject: '   ', message: 'Please' })))).toBe('/dashboard?support_error=validation_error#support')
+    expect(await redirectOf(() => openSupportRequest(form({ subject: '   ', message: 'Please' })))).toBe(
+      '/dashboard?support_error=validation_error#support',
+    )
     expect(await rows(payload(), 'support_requests', { user: { equals: ultimate.user.id } })).toHaveLength(0)
   })
 })
@@ -201,8 +237,13 @@ describe('API keys', () => {
   it('created once in the form’s state, stored hashed, listed without the secret', async () => {
     as(ultimate)
     const state = await createApiKeyAction({ created: null, error: null }, form({ name: ' CI server ' }))
-    expect(state).toEqual({ created: { name: 'CI server', key: expect.stringMatching(/^kit_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/) }, error: null })
-    const { rows: stored } = await payload().db.pool.query('SELECT * FROM api_keys WHERE user_id = $1', [ultimate.user.id])
+    expect(state).toEqual({
+      created: { name: 'CI server', key: expect.stringMatching(/^kit_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/) },
+      error: null,
+    })
+    const { rows: stored } = await payload().db.pool.query('SELECT * FROM api_keys WHERE user_id = $1', [
+      ultimate.user.id,
+    ])
     expect(stored).toHaveLength(1)
     expect(stored[0].key_hash).toBe(hashApiKey(state.created!.key))
     expect(JSON.stringify(stored)).not.toContain(state.created!.key.slice(13))
@@ -215,21 +256,30 @@ describe('API keys', () => {
   it('another customer’s key cannot be revoked from the dashboard: "not found", and it stays live', async () => {
     const [key] = await rows(payload(), 'api_keys', { user: { equals: ultimate.user.id } })
     as(otherUltimate)
-    expect(await redirectOf(() => revokeApiKeyAction(form({ id: String(key!.id) })))).toBe('/dashboard?api_key_error=api_key_not_found#api-keys')
+    expect(await redirectOf(() => revokeApiKeyAction(form({ id: String(key!.id) })))).toBe(
+      '/dashboard?api_key_error=api_key_not_found#api-keys',
+    )
     expect(await redirectOf(() => revokeApiKeyAction(form({ id: `${key!.id}; DROP TABLE api_keys` })))).toBe(
       '/dashboard?api_key_error=api_key_not_found#api-keys',
     )
     expect((await payload().findByID({ collection: 'api_keys', id: key!.id, depth: 0 })).revokedAt ?? null).toBeNull()
     as(ultimate)
     expect(await redirectOf(() => revokeApiKeyAction(form({ id: String(key!.id) })))).toBe('/dashboard#api-keys')
-    expect((await payload().findByID({ collection: 'api_keys', id: key!.id, depth: 0 })).revokedAt).toEqual(expect.any(String))
-    expect(await redirectOf(() => revokeApiKeyAction(form({ id: String(key!.id) })))).toBe('/dashboard?api_key_error=api_key_not_found#api-keys')
+    expect((await payload().findByID({ collection: 'api_keys', id: key!.id, depth: 0 })).revokedAt).toEqual(
+      expect.any(String),
+    )
+    expect(await redirectOf(() => revokeApiKeyAction(form({ id: String(key!.id) })))).toBe(
+      '/dashboard?api_key_error=api_key_not_found#api-keys',
+    )
   })
 
   it('without the api feature: refused, no key made', async () => {
     for (const who of [standard, free]) {
       as(who)
-      expect(await createApiKeyAction({ created: null, error: null }, form({ name: 'script' }))).toEqual({ created: null, error: 'feature_required' })
+      expect(await createApiKeyAction({ created: null, error: null }, form({ name: 'script' }))).toEqual({
+        created: null,
+        error: 'feature_required',
+      })
       expect(await rows(payload(), 'api_keys', { user: { equals: who.user.id } })).toHaveLength(0)
     }
   })
@@ -237,13 +287,23 @@ describe('API keys', () => {
   it('the endpoint’s limits: a name of 1 to 60 characters, at most 10 live keys', async () => {
     as(otherUltimate)
     for (const name of ['', '   ', 'x'.repeat(61)]) {
-      expect(await createApiKeyAction({ created: null, error: null }, form({ name }))).toEqual({ created: null, error: 'invalid_request' })
+      expect(await createApiKeyAction({ created: null, error: null }, form({ name }))).toEqual({
+        created: null,
+        error: 'invalid_request',
+      })
     }
     for (let index = 0; index < MAX_LIVE_API_KEYS; index += 1) {
-      expect((await createApiKeyAction({ created: null, error: null }, form({ name: `key ${index}` }))).error).toBeNull()
+      expect(
+        (await createApiKeyAction({ created: null, error: null }, form({ name: `key ${index}` }))).error,
+      ).toBeNull()
     }
-    expect(await createApiKeyAction({ created: null, error: null }, form({ name: 'one more' }))).toEqual({ created: null, error: 'api_key_limit_reached' })
-    expect(await rows(payload(), 'api_keys', { user: { equals: otherUltimate.user.id } })).toHaveLength(MAX_LIVE_API_KEYS)
+    expect(await createApiKeyAction({ created: null, error: null }, form({ name: 'one more' }))).toEqual({
+      created: null,
+      error: 'api_key_limit_reached',
+    })
+    expect(await rows(payload(), 'api_keys', { user: { equals: otherUltimate.user.id } })).toHaveLength(
+      MAX_LIVE_API_KEYS,
+    )
   })
 })
 
@@ -263,7 +323,9 @@ describe('the page', () => {
     expect(html).not.toContain('Template next-month')
     expect(html).toContain('No requests yet.')
     expect(html).toContain('You have 10 API keys, the most there can be.')
-    const { rows: stored } = await payload().db.pool.query('SELECT key_hash FROM api_keys WHERE user_id = $1', [otherUltimate.user.id])
+    const { rows: stored } = await payload().db.pool.query('SELECT key_hash FROM api_keys WHERE user_id = $1', [
+      otherUltimate.user.id,
+    ])
     for (const row of stored) expect(html).not.toContain(row.key_hash)
   })
 

@@ -16,7 +16,12 @@ describe('closePayload', () => {
     const connecting = {}
     const idle = { release: () => void released.push(undefined) }
     let ended = false
-    const pool = { ended: false, _clients: [busy, connecting, idle], _idle: [{ client: idle }], end: () => Promise.resolve(void (ended = true)) }
+    const pool = {
+      ended: false,
+      _clients: [busy, connecting, idle],
+      _idle: [{ client: idle }],
+      end: () => Promise.resolve(void (ended = true)),
+    }
     const payload = { destroy: () => Promise.resolve(), db: { pool } } as unknown as Payload
 
     await expect(closePayload(payload)).resolves.toBeUndefined()

@@ -24,7 +24,11 @@ beforeAll(async () => {
     ['2.0.0-beta.1', true],
     ['2.0.0', false],
   ] as const) {
-    const { bytes } = await createRelease(payload(), version, published ? new Date(Date.now() - 60_000) : new Date(Date.now() + 86_400_000))
+    const { bytes } = await createRelease(
+      payload(),
+      version,
+      published ? new Date(Date.now() - 60_000) : new Date(Date.now() + 86_400_000),
+    )
     bytesOf[version] = bytes
   }
   buyers.standard = await createUser(payload(), 'customer')
@@ -35,10 +39,12 @@ beforeAll(async () => {
   await buy(PRICES.proMonthly, { as: buyers.pro })
   buyers.revoked = await createUser(payload(), 'customer')
   const refunded = await buy(PRICES.ultimate, { as: buyers.revoked })
-  await standIn.refund((refunded.events.find((event) => event.type === 'charge.succeeded')!.data.object).id)
+  await standIn.refund(refunded.events.find((event) => event.type === 'charge.succeeded')!.data.object.id)
   buyers.expired = await createUser(payload(), 'customer')
   const lapsed = await buy(PRICES.proYearly, { as: buyers.expired })
-  await standIn.cancelSubscription((lapsed.events.find((event) => event.type === 'customer.subscription.created')!.data.object).id)
+  await standIn.cancelSubscription(
+    lapsed.events.find((event) => event.type === 'customer.subscription.created')!.data.object.id,
+  )
   await standIn.settled()
   buyers.none = await createUser(payload(), 'customer')
 })
@@ -155,7 +161,10 @@ describe('signed links', () => {
     expect((await download(buyer)).status).toBe(200)
     const [license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
     const support = await createUser(payload(), 'support')
-    await api('PATCH', `/licenses/${license!.id}`, { as: support, body: { override: 'revoked', overrideReason: 'fraud' } })
+    await api('PATCH', `/licenses/${license!.id}`, {
+      as: support,
+      body: { override: 'revoked', overrideReason: 'fraud' },
+    })
     const again = await download(buyer)
     expect(again.status).toBe(403)
     expect(again.body.errors[0].code).toBe('license_required')
@@ -178,16 +187,29 @@ describe('download history and counts', () => {
     const [release] = await rows(payload(), 'releases', { version: { equals: '0.9.0' } })
     const releaseBefore = release!.downloadCount ?? 0
     const responses = await Promise.all(
-      Array.from({ length: 50 }, () => api('GET', '/download?version=0.9.0', { as: buyer, headers: { 'x-kit-client-address': '203.0.113.77', 'user-agent': 'bench/1.0' } })),
+      Array.from({ length: 50 }, () =>
+        api('GET', '/download?version=0.9.0', {
+          as: buyer,
+          headers: { 'x-kit-client-address': '203.0.113.77', 'user-agent': 'bench/1.0' },
+        }),
+      ),
     )
     expect(responses.map((response) => response.status)).toEqual(Array(50).fill(200))
     const history = await rows(payload(), 'downloads', { user: { equals: buyer.user.id } })
     expect(history).toHaveLength(50)
-    expect(history[0]).toMatchObject({ version: '0.9.0', license: license!.id, release: release!.id, clientAddress: '203.0.113.0', userAgent: 'bench/1.0' })
+    expect(history[0]).toMatchObject({
+      version: '0.9.0',
+      license: license!.id,
+      release: release!.id,
+      clientAddress: '203.0.113.0',
+      userAgent: 'bench/1.0',
+    })
     const after = await payload().findByID({ collection: 'licenses', id: license!.id })
     expect(after.downloadCount).toBe(50)
     expect(after.lastDownloadedAt).toBeTruthy()
-    expect((await payload().findByID({ collection: 'releases', id: release!.id })).downloadCount).toBe(releaseBefore + 50)
+    expect((await payload().findByID({ collection: 'releases', id: release!.id })).downloadCount).toBe(
+      releaseBefore + 50,
+    )
   })
 
   it('customers see their own history only', async () => {
@@ -204,19 +226,22 @@ describe('the cost of a download', () => {
     ['an exact version', '?version=1.0.0'],
     ['the newest allowed', ''],
     ['latest', '?version=latest'],
-  ])('%s: 4 round trips (the session\'s user, the entitlements, the releases, the record with both counts)', async (_what, query) => {
-    const who = query === '?version=latest' ? buyers.ultimate : buyers.standard
-    let status = 0
-    const statements = await recordQueries(payload(), async () => {
-      status = (await download(who, query)).status
-    })
-    expect(status).toBe(200)
-    expect(statements).toHaveLength(4)
-    expect(statements[0]).toMatch(/FROM "users" WHERE "users"\."id"/)
-    expect(isEntitlementsLookup(statements[1]!)).toBe(true)
-    expect(statements[2]).toMatch(/FROM "releases"/)
-    expect(statements[3]).toMatch(/INSERT INTO "downloads"/)
-  })
+  ])(
+    "%s: 4 round trips (the session's user, the entitlements, the releases, the record with both counts)",
+    async (_what, query) => {
+      const who = query === '?version=latest' ? buyers.ultimate : buyers.standard
+      let status = 0
+      const statements = await recordQueries(payload(), async () => {
+        status = (await download(who, query)).status
+      })
+      expect(status).toBe(200)
+      expect(statements).toHaveLength(4)
+      expect(statements[0]).toMatch(/FROM "users" WHERE "users"\."id"/)
+      expect(isEntitlementsLookup(statements[1]!)).toBe(true)
+      expect(statements[2]).toMatch(/FROM "releases"/)
+      expect(statements[3]).toMatch(/INSERT INTO "downloads"/)
+    },
+  )
 
   it('a refusal stops before the releases: 2 round trips for a customer without a license', async () => {
     const statements = await recordQueries(payload(), async () => {
@@ -281,6 +306,8 @@ describe('a release withdrawn while a download is being recorded', () => {
       await Promise.all([staff.end(), watcher.end()])
     }
     expect((await payload().findByID({ collection: 'licenses', id: license!.id })).downloadCount ?? 0).toBe(countBefore)
-    expect(await rows(payload(), 'downloads', { user: { equals: buyers.ultimate.user.id } })).toHaveLength(historyBefore)
+    expect(await rows(payload(), 'downloads', { user: { equals: buyers.ultimate.user.id } })).toHaveLength(
+      historyBefore,
+    )
   })
 })

@@ -10,7 +10,24 @@ const payload = usePayload()
 
 beforeAll(async () => {
   await seedStandInPlans(payload())
-  for (const login of ['kit-user-c', 'kit-user-d', 'kit-user-e', 'kit-user-f', 'kit-user-g', 'kit-user-h', 'kit-user-i', 'kit-user-j', 'kit-user-k', 'kit-revoke', 'kit-refund', 'kit-fail-1', 'kit-fail-2', 'kit-fail-3', 'kit-fail-4', 'kit-fail-5']) {
+  for (const login of [
+    'kit-user-c',
+    'kit-user-d',
+    'kit-user-e',
+    'kit-user-f',
+    'kit-user-g',
+    'kit-user-h',
+    'kit-user-i',
+    'kit-user-j',
+    'kit-user-k',
+    'kit-revoke',
+    'kit-refund',
+    'kit-fail-1',
+    'kit-fail-2',
+    'kit-fail-3',
+    'kit-fail-4',
+    'kit-fail-5',
+  ]) {
     codeHost.addUser(login)
   }
 })
@@ -20,13 +37,18 @@ const ultimateBuyer = async () => {
   const purchase = await buy(PRICES.ultimate, { as: buyer })
   return { buyer, purchase }
 }
-const request = (who: TestUser | null, username: unknown) => api('POST', '/repo-access', { as: who, body: { username } })
+const request = (who: TestUser | null, username: unknown) =>
+  api('POST', '/repo-access', { as: who, body: { username } })
 const status = (who: TestUser | null) => api('GET', '/repo-access', { as: who })
 const rowOf = async (user: TestUser) => (await rows(payload(), 'repo_access', { user: { equals: user.user.id } }))[0]
 /** Make the next GET consult the code host (it does so at most once a minute). */
 const ageCheck = async (user: TestUser) => {
   const row = await rowOf(user)
-  await payload().update({ collection: 'repo_access', id: row!.id, data: { lastCheckedAt: new Date(Date.now() - 120_000).toISOString() } })
+  await payload().update({
+    collection: 'repo_access',
+    id: row!.id,
+    data: { lastCheckedAt: new Date(Date.now() - 120_000).toISOString() },
+  })
 }
 const codeHostCalls = () => codeHost.state.requests.length
 
@@ -74,7 +96,10 @@ describe('the invitation', () => {
     const { buyer } = await ultimateBuyer()
     await request(buyer, 'kit-user-d')
     codeHost.accept('kit-user-d')
-    const puts = () => codeHost.state.requests.filter((entry) => entry.method === 'PUT' && entry.path.endsWith('/collaborators/kit-user-d')).length
+    const puts = () =>
+      codeHost.state.requests.filter(
+        (entry) => entry.method === 'PUT' && entry.path.endsWith('/collaborators/kit-user-d'),
+      ).length
     const before = puts()
     await ageCheck(buyer)
     const again = await request(buyer, 'kit-user-d')
@@ -156,23 +181,32 @@ describe('usernames and code-host answers', () => {
 
   it.each([
     ['422', { status: 422, body: { message: 'Validation Failed' } }, 429, 'rate_limited', 'kit-fail-1'],
-    ['403 rate limit', { status: 403, headers: { 'x-ratelimit-remaining': '0' }, body: { message: 'API rate limit exceeded' } }, 429, 'rate_limited', 'kit-fail-2'],
+    [
+      '403 rate limit',
+      { status: 403, headers: { 'x-ratelimit-remaining': '0' }, body: { message: 'API rate limit exceeded' } },
+      429,
+      'rate_limited',
+      'kit-fail-2',
+    ],
     ['500', { status: 500 }, 502, 'code_host_unavailable', 'kit-fail-3'],
     ['502', { status: 502 }, 502, 'code_host_unavailable', 'kit-fail-4'],
     ['a timeout', { delayMs: 3_000 }, 502, 'code_host_unavailable', 'kit-fail-5'],
-  ] as const)('%s from the code host: an error, nothing changed, and a retry works', async (_name, failure, code, errorCode, login) => {
-    const { buyer } = await ultimateBuyer()
-    codeHost.failNext({ method: 'PUT', path: /\/collaborators\//, ...failure })
-    const failed = await request(buyer, login)
-    codeHost.clearFailures()
-    expect(failed.status).toBe(code)
-    expect(failed.body.errors[0].code).toBe(errorCode)
-    expect(await rowOf(buyer)).toBeUndefined()
-    // the request is retryable
-    const retried = await request(buyer, login)
-    expect(retried.status).toBe(200)
-    expect(retried.body.status).toBe('pending')
-  })
+  ] as const)(
+    '%s from the code host: an error, nothing changed, and a retry works',
+    async (_name, failure, code, errorCode, login) => {
+      const { buyer } = await ultimateBuyer()
+      codeHost.failNext({ method: 'PUT', path: /\/collaborators\//, ...failure })
+      const failed = await request(buyer, login)
+      codeHost.clearFailures()
+      expect(failed.status).toBe(code)
+      expect(failed.body.errors[0].code).toBe(errorCode)
+      expect(await rowOf(buyer)).toBeUndefined()
+      // the request is retryable
+      const retried = await request(buyer, login)
+      expect(retried.status).toBe(200)
+      expect(retried.body.status).toBe('pending')
+    },
+  )
 })
 
 describe('losing the license takes access back', () => {
@@ -189,13 +223,20 @@ describe('losing the license takes access back', () => {
     if (how === 'revoke') {
       const [license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
       const support = await createUser(payload(), 'support')
-      await api('PATCH', `/licenses/${license!.id}`, { as: support, body: { override: 'revoked', overrideReason: 'abuse' } })
+      await api('PATCH', `/licenses/${license!.id}`, {
+        as: support,
+        body: { override: 'revoked', overrideReason: 'abuse' },
+      })
     } else {
-      await standIn.refund((purchase.events.find((event) => event.type === 'charge.succeeded')!.data.object).id)
+      await standIn.refund(purchase.events.find((event) => event.type === 'charge.succeeded')!.data.object.id)
     }
-    const job = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'withdrawRepoAccess' } }, limit: 100 })).docs.find(
-      (candidate) => (candidate.input as { userId: number }).userId === buyer.user.id,
-    )
+    const job = (
+      await payload().find({
+        collection: 'payload-jobs',
+        where: { taskSlug: { equals: 'withdrawRepoAccess' } },
+        limit: 100,
+      })
+    ).docs.find((candidate) => (candidate.input as { userId: number }).userId === buyer.user.id)
     expect(job).toBeTruthy()
     // the code host is down at first: the job fails and stays queued
     codeHost.failNext({ path: /\/collaborators\//, status: 500, count: 1 })

@@ -69,7 +69,9 @@ const noLockHeld: Seen = { userLockFree: true, idleInTransaction: 0 }
 describe('no lock or transaction is held while the code host is asked', () => {
   it('POST: while the invitation is being sent', async () => {
     const buyer = await ultimateBuyer()
-    const { seen, result } = await whileCodeHostAnswers(buyer.user.id, 'PUT', /\/collaborators\/kit-slow-a$/, () => request(buyer, 'kit-slow-a'))
+    const { seen, result } = await whileCodeHostAnswers(buyer.user.id, 'PUT', /\/collaborators\/kit-slow-a$/, () =>
+      request(buyer, 'kit-slow-a'),
+    )
     expect(seen).toEqual(noLockHeld)
     expect((result as { status: number }).status).toBe(200)
   })
@@ -78,7 +80,9 @@ describe('no lock or transaction is held while the code host is asked', () => {
     const buyer = await ultimateBuyer()
     await request(buyer, 'kit-slow-b')
     codeHost.accept('kit-slow-b')
-    const { seen, result } = await whileCodeHostAnswers(buyer.user.id, 'DELETE', /\/collaborators\/kit-slow-b$/, () => request(buyer, 'kit-slow-c'))
+    const { seen, result } = await whileCodeHostAnswers(buyer.user.id, 'DELETE', /\/collaborators\/kit-slow-b$/, () =>
+      request(buyer, 'kit-slow-c'),
+    )
     expect(seen).toEqual(noLockHeld)
     expect((result as { body: unknown }).body).toEqual({ status: 'pending', username: 'kit-slow-c' })
     expect(codeHost.state.collaborators.has('kit-slow-b')).toBe(false)
@@ -89,8 +93,14 @@ describe('no lock or transaction is held while the code host is asked', () => {
     await request(buyer, 'kit-slow-d')
     codeHost.accept('kit-slow-d')
     const [row] = await rows(payload(), 'repo_access', { user: { equals: buyer.user.id } })
-    await payload().update({ collection: 'repo_access', id: row!.id, data: { lastCheckedAt: new Date(Date.now() - 120_000).toISOString() } })
-    const { seen, result } = await whileCodeHostAnswers(buyer.user.id, 'GET', /\/collaborators\/kit-slow-d$/, () => api('GET', '/repo-access', { as: buyer }))
+    await payload().update({
+      collection: 'repo_access',
+      id: row!.id,
+      data: { lastCheckedAt: new Date(Date.now() - 120_000).toISOString() },
+    })
+    const { seen, result } = await whileCodeHostAnswers(buyer.user.id, 'GET', /\/collaborators\/kit-slow-d$/, () =>
+      api('GET', '/repo-access', { as: buyer }),
+    )
     expect(seen).toEqual(noLockHeld)
     expect((result as { body: unknown }).body).toEqual({ status: 'collaborator', username: 'kit-slow-d' })
   })
@@ -101,11 +111,20 @@ describe('no lock or transaction is held while the code host is asked', () => {
     codeHost.accept('kit-slow-e')
     const [license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
     const support = await createUser(payload(), 'support')
-    await api('PATCH', `/licenses/${license!.id}`, { as: support, body: { override: 'revoked', overrideReason: 'abuse' } })
-    const job = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'withdrawRepoAccess' } }, limit: 100 })).docs.find(
-      (candidate) => (candidate.input as { userId: number }).userId === buyer.user.id,
+    await api('PATCH', `/licenses/${license!.id}`, {
+      as: support,
+      body: { override: 'revoked', overrideReason: 'abuse' },
+    })
+    const job = (
+      await payload().find({
+        collection: 'payload-jobs',
+        where: { taskSlug: { equals: 'withdrawRepoAccess' } },
+        limit: 100,
+      })
+    ).docs.find((candidate) => (candidate.input as { userId: number }).userId === buyer.user.id)
+    const { seen } = await whileCodeHostAnswers(buyer.user.id, 'DELETE', /\/collaborators\/kit-slow-e$/, () =>
+      payload().jobs.runByID({ id: job!.id }),
     )
-    const { seen } = await whileCodeHostAnswers(buyer.user.id, 'DELETE', /\/collaborators\/kit-slow-e$/, () => payload().jobs.runByID({ id: job!.id }))
     expect(seen).toEqual(noLockHeld)
     expect(codeHost.state.collaborators.has('kit-slow-e')).toBe(false)
     expect((await rows(payload(), 'repo_access', { user: { equals: buyer.user.id } }))[0]?.status).toBe('revoked')
@@ -118,13 +137,23 @@ describe('without a lock, still one code-host check at a time', () => {
     // Not accepted yet: the row stays pending after a check, so only the check's turn keeps the others off the code host.
     await request(buyer, 'kit-slow-f')
     const [row] = await rows(payload(), 'repo_access', { user: { equals: buyer.user.id } })
-    await payload().update({ collection: 'repo_access', id: row!.id, data: { lastCheckedAt: new Date(Date.now() - 120_000).toISOString() } })
-    const checks = () => codeHost.state.requests.filter((entry) => entry.method === 'GET' && entry.path.endsWith('/collaborators/kit-slow-f')).length
+    await payload().update({
+      collection: 'repo_access',
+      id: row!.id,
+      data: { lastCheckedAt: new Date(Date.now() - 120_000).toISOString() },
+    })
+    const checks = () =>
+      codeHost.state.requests.filter(
+        (entry) => entry.method === 'GET' && entry.path.endsWith('/collaborators/kit-slow-f'),
+      ).length
     const before = checks()
     const answers = await Promise.all(Array.from({ length: 4 }, () => api('GET', '/repo-access', { as: buyer })))
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200])
     expect(checks() - before).toBe(1)
-    expect((await api('GET', '/repo-access', { as: buyer })).body).toEqual({ status: 'pending', username: 'kit-slow-f' })
+    expect((await api('GET', '/repo-access', { as: buyer })).body).toEqual({
+      status: 'pending',
+      username: 'kit-slow-f',
+    })
     expect(checks() - before).toBe(1)
   })
 })
@@ -151,9 +180,15 @@ describe('compensation', () => {
     expect(failed.status).toBe(500)
     expect(failed.body.errors[0].code).toBe('internal_error')
     // The code host was asked...
-    expect(codeHost.state.requests.some((entry) => entry.method === 'PUT' && entry.path.endsWith('/collaborators/kit-write-fail'))).toBe(true)
+    expect(
+      codeHost.state.requests.some(
+        (entry) => entry.method === 'PUT' && entry.path.endsWith('/collaborators/kit-write-fail'),
+      ),
+    ).toBe(true)
     // ...and what it was asked is undone.
-    expect([...codeHost.state.invitations.values()].map((invitation) => invitation.login)).not.toContain('kit-write-fail')
+    expect([...codeHost.state.invitations.values()].map((invitation) => invitation.login)).not.toContain(
+      'kit-write-fail',
+    )
     expect(await rows(payload(), 'repo_access', { user: { equals: buyer.user.id } })).toHaveLength(0)
     expect(await rows(payload(), 'repo_usernames', { usernameKey: { equals: 'kit-write-fail' } })).toHaveLength(0)
   })

@@ -47,8 +47,14 @@ const LOGINS = [
 /** The seller's view of the repository: its collaborators and their roles, read over HTTP like GitHub's. */
 const seller = new Octokit({ auth: REPO.token, baseUrl: codeHost.url, request: { retries: 0 } })
 const collaboratorRoles = async (): Promise<Record<string, string>> => {
-  const listed = await seller.paginate(seller.rest.repos.listCollaborators, { owner: REPO.owner, repo: REPO.name, per_page: 100 })
-  return Object.fromEntries(listed.map((collaborator) => [collaborator.login.toLowerCase(), String(collaborator.role_name)]))
+  const listed = await seller.paginate(seller.rest.repos.listCollaborators, {
+    owner: REPO.owner,
+    repo: REPO.name,
+    per_page: 100,
+  })
+  return Object.fromEntries(
+    listed.map((collaborator) => [collaborator.login.toLowerCase(), String(collaborator.role_name)]),
+  )
 }
 
 beforeAll(async () => {
@@ -75,33 +81,60 @@ const claimsOf = async (key: string) => rows(payload(), 'repo_usernames', { user
 /** Make the next refresh consult the code host (it does so at most every 10 s per user). */
 const ageCheck = async (user: TestUser) => {
   const row = await rowOf(user)
-  await payload().update({ collection: 'repo_access', id: row!.id, data: { lastCheckedAt: new Date(Date.now() - 120_000).toISOString() } })
+  await payload().update({
+    collection: 'repo_access',
+    id: row!.id,
+    data: { lastCheckedAt: new Date(Date.now() - 120_000).toISOString() },
+  })
 }
 const callsTo = (method: string, login: string) =>
-  codeHost.state.requests.filter((entry) => entry.method === method && entry.path.toLowerCase().endsWith(`/collaborators/${login.toLowerCase()}`)).length
+  codeHost.state.requests.filter(
+    (entry) => entry.method === method && entry.path.toLowerCase().endsWith(`/collaborators/${login.toLowerCase()}`),
+  ).length
 const calls = () => codeHost.state.requests.length
 const pendingLogins = () => [...codeHost.state.invitations.values()].map((invitation) => invitation.login.toLowerCase())
 const support = async () => createUser(payload(), 'support')
 const revokeLicenseOf = async (user: TestUser) => {
   const [license] = await rows(payload(), 'licenses', { user: { equals: user.user.id } })
-  const answer = await api('PATCH', `/licenses/${license!.id}`, { as: await support(), body: { override: 'revoked', overrideReason: 'abuse' } })
+  const answer = await api('PATCH', `/licenses/${license!.id}`, {
+    as: await support(),
+    body: { override: 'revoked', overrideReason: 'abuse' },
+  })
   expect(answer.status).toBe(200)
 }
 const runWithdrawalsOf = async (userId: number) => {
   for (let round = 0; round < 3; round += 1) {
-    const jobs = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'withdrawRepoAccess' } }, limit: 1000, sort: 'id' })).docs.filter(
-      (job) => (job.input as { userId: number }).userId === userId && !job.completedAt,
-    )
+    const jobs = (
+      await payload().find({
+        collection: 'payload-jobs',
+        where: { taskSlug: { equals: 'withdrawRepoAccess' } },
+        limit: 1000,
+        sort: 'id',
+      })
+    ).docs.filter((job) => (job.input as { userId: number }).userId === userId && !job.completedAt)
     if (jobs.length === 0) return
     for (const job of jobs) await payload().jobs.runByID({ id: job.id })
   }
 }
 /** A row as the code before issue 21 wrote it: no record of the service's invitation. */
-const legacyRow = async (user: TestUser, username: string, data: { status: 'pending' | 'collaborator'; invitationId?: number }) => {
-  await payload().create({ collection: 'repo_usernames', data: { usernameKey: username.toLowerCase(), user: user.user.id } })
+const legacyRow = async (
+  user: TestUser,
+  username: string,
+  data: { status: 'pending' | 'collaborator'; invitationId?: number },
+) => {
+  await payload().create({
+    collection: 'repo_usernames',
+    data: { usernameKey: username.toLowerCase(), user: user.user.id },
+  })
   return payload().create({
     collection: 'repo_access',
-    data: { user: user.user.id, username, ...data, invitedAt: new Date().toISOString(), lastCheckedAt: new Date(Date.now() - 120_000).toISOString() },
+    data: {
+      user: user.user.id,
+      username,
+      ...data,
+      invitedAt: new Date().toISOString(),
+      lastCheckedAt: new Date(Date.now() - 120_000).toISOString(),
+    },
     overrideAccess: true,
   })
 }
@@ -115,37 +148,40 @@ describe('a username that already has access is refused, and never removed', () 
   it.each([
     ['refunded', 'kit-own-refund'],
     ['revoked', 'kit-own-revoke'],
-  ] as const)("a customer asks for the maintainer's name, then another, then is %s: the maintainer stays", async (how, own) => {
-    const { buyer, purchase } = await ultimateBuyer()
-    const before = await collaboratorRoles()
-    expect(before[MAINTAINER]).toBe('maintain')
+  ] as const)(
+    "a customer asks for the maintainer's name, then another, then is %s: the maintainer stays",
+    async (how, own) => {
+      const { buyer, purchase } = await ultimateBuyer()
+      const before = await collaboratorRoles()
+      expect(before[MAINTAINER]).toBe('maintain')
 
-    for (const name of [MAINTAINER, MAINTAINER.toUpperCase()]) {
-      expectHasAccess(await request(buyer, name))
-    }
-    // Nothing sent (an invitation would also have turned the maintainer's role into read), nothing stored.
-    expect(callsTo('PUT', MAINTAINER)).toBe(0)
-    expect(await rowOf(buyer)).toBeUndefined()
-    expect(await claimsOf(MAINTAINER)).toHaveLength(0)
+      for (const name of [MAINTAINER, MAINTAINER.toUpperCase()]) {
+        expectHasAccess(await request(buyer, name))
+      }
+      // Nothing sent (an invitation would also have turned the maintainer's role into read), nothing stored.
+      expect(callsTo('PUT', MAINTAINER)).toBe(0)
+      expect(await rowOf(buyer)).toBeUndefined()
+      expect(await claimsOf(MAINTAINER)).toHaveLength(0)
 
-    expect((await request(buyer, own)).body).toEqual({ status: 'pending', username: own })
-    codeHost.accept(own)
-    await ageCheck(buyer)
-    expect((await status(buyer)).body).toEqual({ status: 'collaborator', username: own })
+      expect((await request(buyer, own)).body).toEqual({ status: 'pending', username: own })
+      codeHost.accept(own)
+      await ageCheck(buyer)
+      expect((await status(buyer)).body).toEqual({ status: 'collaborator', username: own })
 
-    if (how === 'refunded') {
-      await standIn.refund((purchase.events.find((event) => event.type === 'charge.succeeded')!.data.object).id)
-    } else {
-      await revokeLicenseOf(buyer)
-    }
-    await runWithdrawalsOf(buyer.user.id)
+      if (how === 'refunded') {
+        await standIn.refund(purchase.events.find((event) => event.type === 'charge.succeeded')!.data.object.id)
+      } else {
+        await revokeLicenseOf(buyer)
+      }
+      await runWithdrawalsOf(buyer.user.id)
 
-    const after = await collaboratorRoles()
-    expect(after[MAINTAINER]).toBe('maintain')
-    expect(after[own]).toBeUndefined()
-    expect(callsTo('DELETE', MAINTAINER)).toBe(0)
-    expect((await rowOf(buyer))?.status).toBe('revoked')
-  })
+      const after = await collaboratorRoles()
+      expect(after[MAINTAINER]).toBe('maintain')
+      expect(after[own]).toBeUndefined()
+      expect(callsTo('DELETE', MAINTAINER)).toBe(0)
+      expect((await rowOf(buyer))?.status).toBe('revoked')
+    },
+  )
 
   it.each([
     ['the seller made it a maintainer since', 'kit-elevated', 'maintain'],
@@ -171,7 +207,12 @@ describe('a username that already has access is refused, and never removed', () 
     const { user } = await ultimateCustomer()
     codeHost.addCollaborator(LATE_MAINTAINER, 'write')
     // The collaborator check runs before the maintainer is added (a 404, as GitHub answers then)...
-    codeHost.failNext({ method: 'GET', path: new RegExp(`/collaborators/${LATE_MAINTAINER}$`), status: 404, body: { message: 'Not Found' } })
+    codeHost.failNext({
+      method: 'GET',
+      path: new RegExp(`/collaborators/${LATE_MAINTAINER}$`),
+      status: 404,
+      body: { message: 'Not Found' },
+    })
     const answer = await request(user, LATE_MAINTAINER)
     codeHost.clearFailures()
     // ...so the invitation went out, and the code host answered 204: not the customer's collaborator.
@@ -192,11 +233,15 @@ describe('a username that already has access is refused, and never removed', () 
 
   it('refusals spend no new-username point: the day’s changes are all still there afterwards', async () => {
     const { user } = await ultimateCustomer()
-    for (let attempt = 0; attempt <= USERNAME_CHANGES.points; attempt += 1) expectHasAccess(await request(user, MAINTAINER))
-    expect((await request(user, 'kit-own-after-refusals')).body).toEqual({ status: 'pending', username: 'kit-own-after-refusals' })
+    for (let attempt = 0; attempt <= USERNAME_CHANGES.points; attempt += 1)
+      expectHasAccess(await request(user, MAINTAINER))
+    expect((await request(user, 'kit-own-after-refusals')).body).toEqual({
+      status: 'pending',
+      username: 'kit-own-after-refusals',
+    })
   })
 
-  it("a username with an invitation someone else sent (the seller, by hand) is refused, and that invitation is left alone", async () => {
+  it('a username with an invitation someone else sent (the seller, by hand) is refused, and that invitation is left alone', async () => {
     const { user } = await ultimateCustomer()
     const handInvitation = codeHost.addInvitation(HAND_INVITED, 'write')
     expectHasAccess(await request(user, HAND_INVITED))
@@ -248,9 +293,15 @@ describe('only what the service invited is removed', () => {
   it('a withdrawal job queued by the old code (no record that the service invited the username) only gives the claim back', async () => {
     const { user } = await ultimateCustomer()
     codeHost.addCollaborator('kit-legacy-job', 'maintain')
-    await payload().create({ collection: 'repo_usernames', data: { usernameKey: 'kit-legacy-job', user: user.user.id } })
+    await payload().create({
+      collection: 'repo_usernames',
+      data: { usernameKey: 'kit-legacy-job', user: user.user.id },
+    })
     expect((await request(user, 'kit-legacy-job-new')).status).toBe(200)
-    await payload().jobs.queue({ task: 'withdrawRepoAccess', input: { userId: user.user.id, username: 'kit-legacy-job', invitationId: null } })
+    await payload().jobs.queue({
+      task: 'withdrawRepoAccess',
+      input: { userId: user.user.id, username: 'kit-legacy-job', invitationId: null },
+    })
     await runWithdrawalsOf(user.user.id)
     expect(callsTo('DELETE', 'kit-legacy-job')).toBe(0)
     expect((await collaboratorRoles())['kit-legacy-job']).toBe('maintain')
@@ -277,27 +328,45 @@ describe('only what the service invited is removed', () => {
     const { user } = await ultimateCustomer()
     codeHost.addCollaborator('kit-legacy-resend', 'maintain')
     const row = await legacyRow(user, 'kit-legacy-resend', { status: 'pending', invitationId: 999_999 })
-    const before = { puts: callsTo('PUT', 'kit-legacy-resend'), deletes: callsTo('DELETE', 'kit-legacy-resend'), invitations: codeHost.state.invitations.size }
-    const answer = await api('POST', `/staff/repo-access/${row.id}/resend-invitation`, { as: await support(), body: { reason: 'Customer says no email came' } })
+    const before = {
+      puts: callsTo('PUT', 'kit-legacy-resend'),
+      deletes: callsTo('DELETE', 'kit-legacy-resend'),
+      invitations: codeHost.state.invitations.size,
+    }
+    const answer = await api('POST', `/staff/repo-access/${row.id}/resend-invitation`, {
+      as: await support(),
+      body: { reason: 'Customer says no email came' },
+    })
     expect(answer.status).toBe(409)
     expect(answer.body.errors[0].code).toBe('username_has_access')
-    expect({ puts: callsTo('PUT', 'kit-legacy-resend'), deletes: callsTo('DELETE', 'kit-legacy-resend'), invitations: codeHost.state.invitations.size }).toEqual(before)
+    expect({
+      puts: callsTo('PUT', 'kit-legacy-resend'),
+      deletes: callsTo('DELETE', 'kit-legacy-resend'),
+      invitations: codeHost.state.invitations.size,
+    }).toEqual(before)
     expect((await collaboratorRoles())['kit-legacy-resend']).toBe('maintain')
-    expect(await payload().findByID({ collection: 'repo_access', id: row.id, depth: 0 })).toMatchObject({ status: 'pending' })
+    expect(await payload().findByID({ collection: 'repo_access', id: row.id, depth: 0 })).toMatchObject({
+      status: 'pending',
+    })
   })
 
   it("staff resending the service's own pending invitation withdraws only that one and records the new one", async () => {
     const { user } = await ultimateCustomer()
     await request(user, 'kit-staff-owned')
     const row = (await rowOf(user))!
-    const answer = await api('POST', `/staff/repo-access/${row.id}/resend-invitation`, { as: await support(), body: { reason: 'Expired' } })
+    const answer = await api('POST', `/staff/repo-access/${row.id}/resend-invitation`, {
+      as: await support(),
+      body: { reason: 'Expired' },
+    })
     expect(answer.status).toBe(200)
     const updated = (await rowOf(user))!
     expect(updated.invitationId).not.toBe(row.invitationId)
     expect(updated.serviceInvitation).toMatchObject({ username: 'kit-staff-owned', invitationId: updated.invitationId })
-    expect([...codeHost.state.invitations.values()].filter((invitation) => invitation.login === 'kit-staff-owned').map((invitation) => invitation.id)).toEqual([
-      updated.invitationId,
-    ])
+    expect(
+      [...codeHost.state.invitations.values()]
+        .filter((invitation) => invitation.login === 'kit-staff-owned')
+        .map((invitation) => invitation.id),
+    ).toEqual([updated.invitationId])
   })
 })
 
@@ -306,7 +375,9 @@ describe('asking again for the same username', () => {
     const { user } = await ultimateCustomer()
     const sequential = []
     for (let attempt = 0; attempt < 10; attempt += 1) sequential.push(await request(user, 'kit-same-20'))
-    const concurrent = await Promise.all(Array.from({ length: 10 }, (_, index) => request(user, index % 2 ? 'KIT-SAME-20' : 'kit-same-20')))
+    const concurrent = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => request(user, index % 2 ? 'KIT-SAME-20' : 'kit-same-20')),
+    )
     for (const answer of [...sequential, ...concurrent]) {
       expect(answer.status).toBe(200)
       expect(answer.body).toEqual({ status: 'pending', username: 'kit-same-20' })
@@ -333,7 +404,8 @@ describe('asking again for the same username', () => {
     expect(renewed.serviceInvitation).toMatchObject({ username: 'kit-expiring', invitationId: renewed.invitationId })
     expect(codeHost.state.invitations.has(first!)).toBe(false)
     // Two of the day's points are spent: three more new usernames, then 429.
-    for (const login of ['kit-count-0', 'kit-count-1', 'kit-count-2']) expect((await request(user, login)).status).toBe(200)
+    for (const login of ['kit-count-0', 'kit-count-1', 'kit-count-2'])
+      expect((await request(user, login)).status).toBe(200)
     const limited = await request(user, 'kit-count-3')
     expect(limited.status).toBe(429)
     expect(limited.body.errors[0].code).toBe('rate_limited')
@@ -366,7 +438,11 @@ describe("the account's code-host budget", () => {
     // Past it, no request of this account reaches the code host: a look, a renewal, a new username.
     const before = calls()
     await ageCheck(user)
-    for (const answer of [await status(user), await request(user, 'kit-budget'), await request(user, 'kit-budget-other')]) {
+    for (const answer of [
+      await status(user),
+      await request(user, 'kit-budget'),
+      await request(user, 'kit-budget-other'),
+    ]) {
       expect(answer.status).toBe(429)
       expect(answer.body.errors[0].code).toBe('rate_limited')
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0)
@@ -384,20 +460,30 @@ describe("the record of the service's invitation", () => {
     const { user } = await ultimateCustomer()
     await request(user, 'kit-record')
     const row = (await rowOf(user))!
-    expect(row.serviceInvitation).toEqual({ username: 'kit-record', invitationId: row.invitationId, sentAt: expect.any(String) })
+    expect(row.serviceInvitation).toEqual({
+      username: 'kit-record',
+      invitationId: row.invitationId,
+      sentAt: expect.any(String),
+    })
     expect(codeHost.state.invitations.has(row.invitationId!)).toBe(true)
 
     const own = await api('GET', `/repo_access/${row.id}`, { as: user })
     expect(own.status).toBe(200)
     expect(own.body).not.toHaveProperty('serviceInvitation')
-    const graphql = await api('POST', '/graphql', { as: user, body: { query: '{ RepoAccesses { docs { id serviceInvitation { username invitationId } } } }' } })
+    const graphql = await api('POST', '/graphql', {
+      as: user,
+      body: { query: '{ RepoAccesses { docs { id serviceInvitation { username invitationId } } } }' },
+    })
     expect(JSON.stringify(graphql.body)).not.toContain('kit-record')
     expect((await api('GET', `/repo_access/${row.id}`, { as: await support() })).body.serviceInvitation).toMatchObject({
       username: 'kit-record',
       invitationId: row.invitationId,
     })
 
-    const forged = { serviceInvitation: { username: MAINTAINER, invitationId: 1, sentAt: new Date().toISOString() }, username: MAINTAINER }
+    const forged = {
+      serviceInvitation: { username: MAINTAINER, invitationId: 1, sentAt: new Date().toISOString() },
+      username: MAINTAINER,
+    }
     expect((await api('PATCH', `/repo_access/${row.id}`, { as: user, body: forged })).status).toBe(403)
     const admin = await createUser(payload(), 'admin')
     await api('PATCH', `/repo_access/${row.id}`, { as: admin, body: { serviceInvitation: forged.serviceInvitation } })

@@ -9,7 +9,18 @@ import { api, createUser, type TestUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
 
-const LOGINS = ['kit-back-old', 'kit-back-new', 'kit-race', 'kit-race-many', 'kit-freed', 'kit-keep-old', 'kit-keep-new', 'kit-swap-old', 'kit-swap-new', 'kit-outage']
+const LOGINS = [
+  'kit-back-old',
+  'kit-back-new',
+  'kit-race',
+  'kit-race-many',
+  'kit-freed',
+  'kit-keep-old',
+  'kit-keep-new',
+  'kit-swap-old',
+  'kit-swap-new',
+  'kit-outage',
+]
 const USERNAME_CHANGES = RATE_LIMITS['repo_username:user']
 const CHANGES = Array.from({ length: USERNAME_CHANGES.points + 1 }, (_, index) => `kit-change-${index}`)
 
@@ -25,13 +36,21 @@ const ultimateBuyer = async () => {
 }
 const request = (who: TestUser, username: string) => api('POST', '/repo-access', { as: who, body: { username } })
 const claimsOf = async (key: string) => rows(payload(), 'repo_usernames', { usernameKey: { equals: key } })
-const putsFor = (login: string) => codeHost.state.requests.filter((entry) => entry.method === 'PUT' && entry.path.toLowerCase().endsWith(`/collaborators/${login}`)).length
+const putsFor = (login: string) =>
+  codeHost.state.requests.filter(
+    (entry) => entry.method === 'PUT' && entry.path.toLowerCase().endsWith(`/collaborators/${login}`),
+  ).length
 const pendingLogins = () => [...codeHost.state.invitations.values()].map((invitation) => invitation.login.toLowerCase())
 
 const runJobsOf = async (userId: number) => {
-  const jobs = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'withdrawRepoAccess' } }, limit: 100, sort: 'id' })).docs.filter(
-    (job) => (job.input as { userId: number }).userId === userId && !job.completedAt,
-  )
+  const jobs = (
+    await payload().find({
+      collection: 'payload-jobs',
+      where: { taskSlug: { equals: 'withdrawRepoAccess' } },
+      limit: 100,
+      sort: 'id',
+    })
+  ).docs.filter((job) => (job.input as { userId: number }).userId === userId && !job.completedAt)
   for (const job of jobs) await payload().jobs.runByID({ id: job.id })
   return jobs.length
 }
@@ -56,10 +75,14 @@ describe('one code-host username per account, across all accounts', () => {
   it('five accounts racing: exactly one holds the username, the refused ones never reach the code host', async () => {
     const buyers = await Promise.all(Array.from({ length: 5 }, () => ultimateBuyer()))
     codeHost.failNext({ method: 'PUT', path: /\/collaborators\/kit-race-many$/i, delayMs: 300, count: 5 })
-    const answers = await Promise.all(buyers.map(({ buyer }, index) => request(buyer, index % 2 ? 'Kit-Race-Many' : 'kit-race-many')))
+    const answers = await Promise.all(
+      buyers.map(({ buyer }, index) => request(buyer, index % 2 ? 'Kit-Race-Many' : 'kit-race-many')),
+    )
     codeHost.clearFailures()
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1)
-    expect(answers.filter((answer) => answer.status === 409 && answer.body.errors[0].code === 'username_taken')).toHaveLength(4)
+    expect(
+      answers.filter((answer) => answer.status === 409 && answer.body.errors[0].code === 'username_taken'),
+    ).toHaveLength(4)
     expect(putsFor('kit-race-many')).toBe(1)
     expect(await rows(payload(), 'repo_access', { username: { like: 'kit-race-many' } })).toHaveLength(1)
   })
@@ -67,8 +90,13 @@ describe('one code-host username per account, across all accounts', () => {
   it('the database refuses a second claim on one username whoever writes it', async () => {
     const { buyer } = await ultimateBuyer()
     const other = await createUser(payload(), 'customer')
-    await payload().create({ collection: 'repo_usernames', data: { usernameKey: 'kit-db-unique', user: buyer.user.id } })
-    await expect(payload().create({ collection: 'repo_usernames', data: { usernameKey: 'kit-db-unique', user: other.user.id } })).rejects.toThrow()
+    await payload().create({
+      collection: 'repo_usernames',
+      data: { usernameKey: 'kit-db-unique', user: buyer.user.id },
+    })
+    await expect(
+      payload().create({ collection: 'repo_usernames', data: { usernameKey: 'kit-db-unique', user: other.user.id } }),
+    ).rejects.toThrow()
   })
 
   it('a username whose access was withdrawn is free for another account', async () => {
@@ -76,7 +104,10 @@ describe('one code-host username per account, across all accounts', () => {
     expect((await request(buyer, 'kit-freed')).status).toBe(200)
     const [license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
     const support = await createUser(payload(), 'support')
-    await api('PATCH', `/licenses/${license!.id}`, { as: support, body: { override: 'revoked', overrideReason: 'abuse' } })
+    await api('PATCH', `/licenses/${license!.id}`, {
+      as: support,
+      body: { override: 'revoked', overrideReason: 'abuse' },
+    })
     expect(await runJobsOf(buyer.user.id)).toBeGreaterThan(0)
     expect(await claimsOf('kit-freed')).toHaveLength(0)
     const { buyer: next } = await ultimateBuyer()
@@ -113,7 +144,14 @@ describe('one code-host username per account, across all accounts', () => {
     // The code host takes its time to drop the old collaborator.
     codeHost.failNext({ method: 'DELETE', path: /\/collaborators\/kit-back-old$/, delayMs: 600 })
     const swapping = request(buyer, 'kit-back-new')
-    for (let waited = 0; waited < 100 && !codeHost.state.requests.some((entry) => entry.method === 'DELETE' && entry.path.endsWith('/collaborators/kit-back-old')); waited += 1) {
+    for (
+      let waited = 0;
+      waited < 100 &&
+      !codeHost.state.requests.some(
+        (entry) => entry.method === 'DELETE' && entry.path.endsWith('/collaborators/kit-back-old'),
+      );
+      waited += 1
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     const meanwhile = await request(buyer, 'kit-back-old')
@@ -173,21 +211,36 @@ describe('a limit on username changes', () => {
 describe('who may read or write the username claims', () => {
   it("customers neither read (REST or GraphQL) nor write claims, their own or others'; support reads; only admins delete", async () => {
     const { buyer } = await ultimateBuyer()
-    const claim = await payload().create({ collection: 'repo_usernames', data: { usernameKey: `kit-private-${buyer.user.id}`, user: buyer.user.id } })
+    const claim = await payload().create({
+      collection: 'repo_usernames',
+      data: { usernameKey: `kit-private-${buyer.user.id}`, user: buyer.user.id },
+    })
     const support = await createUser(payload(), 'support')
     const admin = await createUser(payload(), 'admin')
 
     for (const who of [null, buyer]) {
       expect((await api('GET', '/repo_usernames', { as: who })).status).toBe(403)
       expect((await api('GET', `/repo_usernames/${claim.id}`, { as: who })).status).toBe(403)
-      expect((await api('POST', '/repo_usernames', { as: who, body: { usernameKey: 'kit-grab', user: buyer.user.id } })).status).toBe(403)
-      expect((await api('PATCH', `/repo_usernames/${claim.id}`, { as: who, body: { usernameKey: 'kit-moved' } })).status).toBe(403)
+      expect(
+        (await api('POST', '/repo_usernames', { as: who, body: { usernameKey: 'kit-grab', user: buyer.user.id } }))
+          .status,
+      ).toBe(403)
+      expect(
+        (await api('PATCH', `/repo_usernames/${claim.id}`, { as: who, body: { usernameKey: 'kit-moved' } })).status,
+      ).toBe(403)
       expect((await api('DELETE', `/repo_usernames/${claim.id}`, { as: who })).status).toBe(403)
-      const graphql = await api('POST', '/graphql', { as: who, body: { query: '{ RepoUsernames { docs { id usernameKey } } }' } })
+      const graphql = await api('POST', '/graphql', {
+        as: who,
+        body: { query: '{ RepoUsernames { docs { id usernameKey } } }' },
+      })
       expect(JSON.stringify(graphql.body)).not.toContain('kit-private')
     }
-    expect((await api('GET', `/repo_usernames/${claim.id}`, { as: support })).body.usernameKey).toBe(`kit-private-${buyer.user.id}`)
-    expect((await api('PATCH', `/repo_usernames/${claim.id}`, { as: support, body: { usernameKey: 'kit-moved' } })).status).toBe(403)
+    expect((await api('GET', `/repo_usernames/${claim.id}`, { as: support })).body.usernameKey).toBe(
+      `kit-private-${buyer.user.id}`,
+    )
+    expect(
+      (await api('PATCH', `/repo_usernames/${claim.id}`, { as: support, body: { usernameKey: 'kit-moved' } })).status,
+    ).toBe(403)
     expect((await api('DELETE', `/repo_usernames/${claim.id}`, { as: support })).status).toBe(403)
     expect((await api('DELETE', `/repo_usernames/${claim.id}`, { as: admin })).status).toBe(200)
   })

@@ -30,7 +30,9 @@ describe('releases on S3', () => {
     expect(url.pathname).toBe(`/${S3_BUCKET}/releases/starter-kit-3.0.0.tar.gz`)
     expect(url.searchParams.get('X-Amz-Expires')).toBe('300')
     expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/)
-    expect(url.searchParams.get('response-content-disposition')).toContain('attachment; filename="starter-kit-3.0.0.tar.gz"')
+    expect(url.searchParams.get('response-content-disposition')).toContain(
+      'attachment; filename="starter-kit-3.0.0.tar.gz"',
+    )
 
     const file = await fetch(url)
     expect(file.status).toBe(200)

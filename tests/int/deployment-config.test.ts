@@ -13,7 +13,8 @@ describe('DATABASE_POOL_MAX', () => {
   it('defaults to 10 and takes a positive integer; anything else names the variable', () => {
     expect(readEnv({}).databasePoolMax).toBe(10)
     expect(readEnv({ DATABASE_POOL_MAX: '25' }).databasePoolMax).toBe(25)
-    for (const value of ['0', '-1', '2.5', 'ten']) expect(() => readEnv({ DATABASE_POOL_MAX: value })).toThrow(/DATABASE_POOL_MAX must be a positive integer/)
+    for (const value of ['0', '-1', '2.5', 'ten'])
+      expect(() => readEnv({ DATABASE_POOL_MAX: value })).toThrow(/DATABASE_POOL_MAX must be a positive integer/)
   })
 
   let close: (() => Promise<void>) | null = null
@@ -21,7 +22,7 @@ describe('DATABASE_POOL_MAX', () => {
     await close?.()
   })
 
-  it('is the size of each Payload instance\'s pool', async () => {
+  it("is the size of each Payload instance's pool", async () => {
     const { default: config } = await import('../../payload.config')
     const { getPayload } = await import('payload')
     const { closePayload } = await import('../../src/db/bootstrap')
@@ -38,6 +39,7 @@ describe('JOBS_WORKER', () => {
     expect(readEnv({ JOBS_WORKER: 'false' }).jobsWorker).toBe(false)
     expect(readEnv({ JOBS_WORKER: ' FALSE ' }).jobsWorker).toBe(false)
     expect(readEnv({ JOBS_WORKER: 'True' }).jobsWorker).toBe(true)
-    for (const value of ['0', 'no', 'off', 'flase']) expect(() => readEnv({ JOBS_WORKER: value })).toThrow(/JOBS_WORKER must be true or false/)
+    for (const value of ['0', 'no', 'off', 'flase'])
+      expect(() => readEnv({ JOBS_WORKER: value })).toThrow(/JOBS_WORKER must be true or false/)
   })
 })

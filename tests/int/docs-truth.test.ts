@@ -14,7 +14,10 @@ import { MAX_ATTEMPTS, MAX_RETRY_DELAY_MS, retryDelayMs } from '../../src/webhoo
 
 const root = path.resolve(import.meta.dirname, '../..')
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8')
-const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
+const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+  cwd: root,
+  encoding: 'utf8',
+})
   .split('\n')
   .filter((file) => file && fs.existsSync(path.join(root, file)))
 
@@ -22,7 +25,10 @@ const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--excl
 const readmeMap = (): string[] => {
   const section = read('README.md').split('## Where things live')[1] ?? ''
   const block = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? ''
-  return block.split('\n').map((line) => line.split(/\s{2,}/)[0]!.trim()).filter(Boolean)
+  return block
+    .split('\n')
+    .map((line) => line.split(/\s{2,}/)[0]!.trim())
+    .filter(Boolean)
 }
 
 describe("the README's map", () => {
@@ -36,15 +42,25 @@ describe("the README's map", () => {
     }
     const listed = readmeMap()
     expect(listed.length).toBeGreaterThan(10)
-    expect([...folders].filter((folder) => !listed.includes(folder)).sort(), 'folders missing from the README map').toEqual([])
-    expect(listed.filter((entry) => entry.endsWith('/') && !folders.has(entry)), 'map entries that are not folders').toEqual([])
+    expect(
+      [...folders].filter((folder) => !listed.includes(folder)).sort(),
+      'folders missing from the README map',
+    ).toEqual([])
+    expect(
+      listed.filter((entry) => entry.endsWith('/') && !folders.has(entry)),
+      'map entries that are not folders',
+    ).toEqual([])
   })
 })
 
 describe('references', () => {
   it('no file points at a document outside the repository', () => {
     const text = tracked.filter((file) => /\.(?:ts|tsx|mts|mjs|js|md|json|yml|yaml|sh|scss|css)$|^\.ci\//.test(file))
-    const offenders = text.filter((file) => file !== 'tests/int/docs-truth.test.ts' && /DESIGN\.md|STYLE\.md|\.\.\/shared\/(?:seeds|fixtures)\//.test(read(file)))
+    const offenders = text.filter(
+      (file) =>
+        file !== 'tests/int/docs-truth.test.ts' &&
+        /DESIGN\.md|STYLE\.md|\.\.\/shared\/(?:seeds|fixtures)\//.test(read(file)),
+    )
     expect(offenders).toEqual([])
   })
 
@@ -52,7 +68,8 @@ describe('references', () => {
     const docs = new Set(fs.readdirSync(path.join(root, 'docs')).map((name) => `docs/${name}`))
     const missing = new Set<string>()
     for (const file of tracked.filter((name) => /\.(?:ts|tsx|mjs|md)$/.test(name))) {
-      for (const [name] of read(file).matchAll(/docs\/[A-Z][A-Z_]*\.md/g)) if (!docs.has(name)) missing.add(`${file}: ${name}`)
+      for (const [name] of read(file).matchAll(/docs\/[A-Z][A-Z_]*\.md/g))
+        if (!docs.has(name)) missing.add(`${file}: ${name}`)
     }
     expect([...missing]).toEqual([])
   })
@@ -67,7 +84,9 @@ describe('docs/WEBHOOKS.md: the retry schedule', () => {
 
   it('names the default first wait, its doubling and the longest wait', () => {
     expect(base).toBe(10_000)
-    expect(doc).toContain(`A failed attempt is tried again after ${base / 1000} s (\`WEBHOOK_RETRY_BASE_MS\`), then ${(2 * base) / 1000} s, ${(4 * base) / 1000} s`)
+    expect(doc).toContain(
+      `A failed attempt is tried again after ${base / 1000} s (\`WEBHOOK_RETRY_BASE_MS\`), then ${(2 * base) / 1000} s, ${(4 * base) / 1000} s`,
+    )
     expect(MAX_RETRY_DELAY_MS).toBe(60 * 60 * 1000)
     expect(doc).toMatch(/never more\s+than an hour apart/)
   })

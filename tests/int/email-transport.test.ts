@@ -7,8 +7,12 @@ import { pooledSmtpUrl } from '../../src/email/adapter'
 /** SMTP_URL becomes a pooled transport: a burst of emails shares a few connections. */
 describe('the SMTP transport', () => {
   it('adds pool=true and 5 connections unless the URL sets pool itself; credentials survive', () => {
-    expect(pooledSmtpUrl('smtp://user:p%40ss@mail.example.com:587')).toBe('smtp://user:p%40ss@mail.example.com:587?pool=true&maxConnections=5')
-    expect(pooledSmtpUrl('smtps://mail.example.com?maxConnections=2')).toBe('smtps://mail.example.com?maxConnections=2&pool=true')
+    expect(pooledSmtpUrl('smtp://user:p%40ss@mail.example.com:587')).toBe(
+      'smtp://user:p%40ss@mail.example.com:587?pool=true&maxConnections=5',
+    )
+    expect(pooledSmtpUrl('smtps://mail.example.com?maxConnections=2')).toBe(
+      'smtps://mail.example.com?maxConnections=2&pool=true',
+    )
     expect(pooledSmtpUrl('smtp://mail.example.com:25?pool=false')).toBe('smtp://mail.example.com:25?pool=false')
   })
 
@@ -37,7 +41,14 @@ describe('the SMTP transport', () => {
     const { port } = server.server.address() as { port: number }
     const transport = nodemailer.createTransport(pooledSmtpUrl(`smtp://127.0.0.1:${port}`))
     await Promise.all(
-      Array.from({ length: 40 }, (_, index) => transport.sendMail({ from: 'kit@example.com', to: `buyer-${index}@example.com`, subject: 'License', text: 'KIT-...' })),
+      Array.from({ length: 40 }, (_, index) =>
+        transport.sendMail({
+          from: 'kit@example.com',
+          to: `buyer-${index}@example.com`,
+          subject: 'License',
+          text: 'KIT-...',
+        }),
+      ),
     )
     transport.close()
     expect(received).toBe(40)

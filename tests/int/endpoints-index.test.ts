@@ -19,7 +19,8 @@ const documented = (): Set<string> => {
   const found = new Set<string>()
   for (const line of README.split('\n').filter((row) => row.startsWith('| `'))) {
     const cell = line.split('|')[1] ?? ''
-    for (const match of cell.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/api\/[^`?\s]+)/g)) found.add(`${match[1]} ${match[2]}`)
+    for (const match of cell.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/api\/[^`?\s]+)/g))
+      found.add(`${match[1]} ${match[2]}`)
   }
   return found
 }
@@ -38,10 +39,15 @@ const registered = (): Set<string> => {
   // the jobs runner's, on the config); ours are each registered once.
   const handlerUses = new Map<unknown, number>()
   const collectionEndpoints = config.collections.flatMap((collection) =>
-    (Array.isArray(collection.endpoints) ? collection.endpoints : []).map((endpoint) => ({ slug: collection.slug, endpoint })),
+    (Array.isArray(collection.endpoints) ? collection.endpoints : []).map((endpoint) => ({
+      slug: collection.slug,
+      endpoint,
+    })),
   )
-  for (const { endpoint } of collectionEndpoints) handlerUses.set(endpoint.handler, (handlerUses.get(endpoint.handler) ?? 0) + 1)
-  for (const { slug, endpoint } of collectionEndpoints) if (handlerUses.get(endpoint.handler) === 1) add(endpoint.method, `/api/${slug}${endpoint.path}`)
+  for (const { endpoint } of collectionEndpoints)
+    handlerUses.set(endpoint.handler, (handlerUses.get(endpoint.handler) ?? 0) + 1)
+  for (const { slug, endpoint } of collectionEndpoints)
+    if (handlerUses.get(endpoint.handler) === 1) add(endpoint.method, `/api/${slug}${endpoint.path}`)
   for (const endpoint of config.endpoints ?? []) add(endpoint.method, `/api${endpoint.path}`)
   return found
 }
@@ -53,7 +59,9 @@ describe('endpoints/README.md', () => {
     const table = documented()
     expect([...routes].filter((route) => !table.has(route)).sort()).toEqual([])
     // Payload REST rows (support requests and replies) are the collections' own routes.
-    const unregistered = [...table].filter((route) => !routes.has(route) && !/\/api\/support_(requests|replies)$/.test(route))
+    const unregistered = [...table].filter(
+      (route) => !routes.has(route) && !/\/api\/support_(requests|replies)$/.test(route),
+    )
     expect(unregistered.sort()).toEqual([])
   })
 })

@@ -18,8 +18,14 @@ describe('the environment docs', () => {
   it('every schema variable is in .env.example, and every variable there is in the schema', () => {
     const listed = [...read(ENV_EXAMPLE_FILE).matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]!)
     const declared = Object.keys(ENV_SCHEMA.shape)
-    expect(declared.filter((name) => !listed.includes(name)), `missing from ${ENV_EXAMPLE_FILE}`).toEqual([])
-    expect(listed.filter((name) => !declared.includes(name)), `in ${ENV_EXAMPLE_FILE} but unknown to the schema`).toEqual([])
+    expect(
+      declared.filter((name) => !listed.includes(name)),
+      `missing from ${ENV_EXAMPLE_FILE}`,
+    ).toEqual([])
+    expect(
+      listed.filter((name) => !declared.includes(name)),
+      `in ${ENV_EXAMPLE_FILE} but unknown to the schema`,
+    ).toEqual([])
     expect(new Set(listed).size).toBe(listed.length)
   })
 
@@ -44,7 +50,8 @@ describe('the environment docs', () => {
   it('every description is one sentence on one line, and a variable named like a secret is marked secret', () => {
     for (const variable of envVariables()) {
       expect(variable.description, variable.name).toMatch(/^[A-Z`][^\n]*\.$/)
-      if (/SECRET|_TOKEN$|PASSWORD|SIGNING_KEY/.test(variable.name)) expect(variable.secret, `${variable.name} looks like a secret`).toBe(true)
+      if (/SECRET|_TOKEN$|PASSWORD|SIGNING_KEY/.test(variable.name))
+        expect(variable.secret, `${variable.name} looks like a secret`).toBe(true)
     }
   })
 })

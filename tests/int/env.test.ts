@@ -38,7 +38,13 @@ describe('reading the environment', () => {
       embeddedPostgresPort: 54329,
       maxBodyBytes: 1024 * 1024,
       maxUploadBytes: 512 * 1024 * 1024,
-      payment: { secretKey: undefined, webhookSecret: undefined, publishableKey: undefined, apiUrl: undefined, timeoutMs: 10_000 },
+      payment: {
+        secretKey: undefined,
+        webhookSecret: undefined,
+        publishableKey: undefined,
+        apiUrl: undefined,
+        timeoutMs: 10_000,
+      },
       subscriptionGraceDays: 7,
       licenseSigningKey: undefined,
       jobsRetryDelayMs: 30_000,
@@ -49,9 +55,19 @@ describe('reading the environment', () => {
       contentDir: path.resolve('src/content'),
       contentImportOnStart: true,
       downloadUrlTtlSeconds: 300,
-      s3: { bucket: undefined, region: 'us-east-1', endpoint: undefined, accessKeyId: undefined, secretAccessKey: undefined },
+      s3: {
+        bucket: undefined,
+        region: 'us-east-1',
+        endpoint: undefined,
+        accessKeyId: undefined,
+        secretAccessKey: undefined,
+      },
       oauth: {
-        github: { authorizeUrl: 'https://github.com/login/oauth/authorize', tokenUrl: 'https://github.com/login/oauth/access_token', apiUrl: 'https://api.github.com' },
+        github: {
+          authorizeUrl: 'https://github.com/login/oauth/authorize',
+          tokenUrl: 'https://github.com/login/oauth/access_token',
+          apiUrl: 'https://api.github.com',
+        },
         google: {
           authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
           tokenUrl: 'https://oauth2.googleapis.com/token',
@@ -68,8 +84,21 @@ describe('reading the environment', () => {
 
   it('a blank variable is an unset one, and values are trimmed', () => {
     expect(comparable(Object.fromEntries(names.map((name) => [name, '  '])))).toEqual(comparable({}))
-    const env = readEnv({ PORT: ' 4000 ', DATA_DIR: ' /srv/kit ', SMTP_URL: ' smtp://127.0.0.1:2525 ', JOBS_WORKER: ' FALSE ', LOG_LEVEL: ' WARN ' })
-    expect(env).toMatchObject({ port: 4000, serverUrl: 'http://localhost:4000', dataDir: '/srv/kit', releasesDir: '/srv/kit/releases', smtpUrl: 'smtp://127.0.0.1:2525', jobsWorker: false })
+    const env = readEnv({
+      PORT: ' 4000 ',
+      DATA_DIR: ' /srv/kit ',
+      SMTP_URL: ' smtp://127.0.0.1:2525 ',
+      JOBS_WORKER: ' FALSE ',
+      LOG_LEVEL: ' WARN ',
+    })
+    expect(env).toMatchObject({
+      port: 4000,
+      serverUrl: 'http://localhost:4000',
+      dataDir: '/srv/kit',
+      releasesDir: '/srv/kit/releases',
+      smtpUrl: 'smtp://127.0.0.1:2525',
+      jobsWorker: false,
+    })
   })
 
   it('takes what is set: SERVER_URL without its trailing slashes, folders against the project, the proxies', () => {
@@ -98,7 +127,8 @@ describe('reading the environment', () => {
 
   it('PORT=abc stops it with a message naming the variable and the value', () => {
     expect(() => readEnv({ PORT: 'abc' })).toThrow(new Error('PORT must be a port number from 1 to 65535, got "abc"'))
-    for (const value of ['0', '65536', '80.5', '-1']) expect(() => readEnv({ PORT: value })).toThrow(`PORT must be a port number from 1 to 65535, got "${value}"`)
+    for (const value of ['0', '65536', '80.5', '-1'])
+      expect(() => readEnv({ PORT: value })).toThrow(`PORT must be a port number from 1 to 65535, got "${value}"`)
   })
 
   it('names every malformed variable in one message, each once', () => {
@@ -129,14 +159,23 @@ describe('reading the environment', () => {
 
   it('never quotes the value of a secret it refuses', () => {
     expect(envVariables().find((variable) => variable.name === 'DATABASE_URL')?.secret).toBe(true)
-    expect(() => readEnv({ DATABASE_URL: 'mysql://kit:hunter2-password@db.example.com/kit' })).toThrow(new Error('DATABASE_URL must be a postgres:// or postgresql:// URL'))
-    expect(readEnv({ DATABASE_URL: 'postgresql://kit:pw@db.example.com:5432/kit?sslmode=require' }).databaseUrl).toBe('postgresql://kit:pw@db.example.com:5432/kit?sslmode=require')
+    expect(() => readEnv({ DATABASE_URL: 'mysql://kit:hunter2-password@db.example.com/kit' })).toThrow(
+      new Error('DATABASE_URL must be a postgres:// or postgresql:// URL'),
+    )
+    expect(readEnv({ DATABASE_URL: 'postgresql://kit:pw@db.example.com:5432/kit?sslmode=require' }).databaseUrl).toBe(
+      'postgresql://kit:pw@db.example.com:5432/kit?sslmode=require',
+    )
   })
 })
 
 describe('production refusals', () => {
   it('are the variables the schema marks required in production, and nothing else is missing from a complete set', () => {
-    expect(envVariables().filter((variable) => variable.production).map((variable) => variable.name).sort()).toEqual(Object.keys(COMPLETE).sort())
+    expect(
+      envVariables()
+        .filter((variable) => variable.production)
+        .map((variable) => variable.name)
+        .sort(),
+    ).toEqual(Object.keys(COMPLETE).sort())
     expect(productionProblems(COMPLETE)).toEqual([])
   })
 
@@ -149,16 +188,32 @@ describe('production refusals', () => {
   })
 
   it("refuse a set value that breaks the variable's rule, without quoting a secret", () => {
-    const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string
-    expect(productionProblems({ ...COMPLETE, PAYLOAD_SECRET: 'short-secret-value' })).toEqual(['PAYLOAD_SECRET is too short (18 characters, need at least 32)'])
-    expect(productionProblems({ ...COMPLETE, PAYMENT_SECRET_KEY: 'pk_live_0123456789abcdef' })).toEqual(['PAYMENT_SECRET_KEY is not a secret key (sk_test_/sk_live_/rk_...)'])
-    expect(productionProblems({ ...COMPLETE, PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'sk_live_0123456789abcdef' })).toEqual(['PUBLIC_PAYMENT_PUBLISHABLE_KEY is not a publishable key (pk_...)'])
+    const rsa = crypto
+      .generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' }) as string
+    expect(productionProblems({ ...COMPLETE, PAYLOAD_SECRET: 'short-secret-value' })).toEqual([
+      'PAYLOAD_SECRET is too short (18 characters, need at least 32)',
+    ])
+    expect(productionProblems({ ...COMPLETE, PAYMENT_SECRET_KEY: 'pk_live_0123456789abcdef' })).toEqual([
+      'PAYMENT_SECRET_KEY is not a secret key (sk_test_/sk_live_/rk_...)',
+    ])
+    expect(productionProblems({ ...COMPLETE, PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'sk_live_0123456789abcdef' })).toEqual([
+      'PUBLIC_PAYMENT_PUBLISHABLE_KEY is not a publishable key (pk_...)',
+    ])
     expect(productionProblems({ ...COMPLETE, PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_0123456789abcdef' })).toEqual([
       'PAYMENT_SECRET_KEY and PUBLIC_PAYMENT_PUBLISHABLE_KEY are of different modes (test and live keys must not be mixed)',
     ])
-    expect(productionProblems({ ...COMPLETE, LICENSE_SIGNING_KEY: rsa })).toEqual(['LICENSE_SIGNING_KEY is not an Ed25519 private key (PKCS#8 PEM or private JWK)'])
+    expect(productionProblems({ ...COMPLETE, LICENSE_SIGNING_KEY: rsa })).toEqual([
+      'LICENSE_SIGNING_KEY is not an Ed25519 private key (PKCS#8 PEM or private JWK)',
+    ])
     // Test-mode keys are allowed (staging), restricted keys too.
-    expect(productionProblems({ ...COMPLETE, PAYMENT_SECRET_KEY: 'rk_test_0123', PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_0123' })).toEqual([])
+    expect(
+      productionProblems({
+        ...COMPLETE,
+        PAYMENT_SECRET_KEY: 'rk_test_0123',
+        PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_0123',
+      }),
+    ).toEqual([])
   })
 })
 
@@ -176,14 +231,21 @@ const NOT_IN_THE_SCHEMA = new Set([
 const sourceFiles = (entry: string): string[] => {
   const full = path.join(root, entry)
   if (!fs.statSync(full).isDirectory()) return [full]
-  return fs.readdirSync(full, { recursive: true, encoding: 'utf8' }).filter((file) => /\.(ts|tsx)$/.test(file)).map((file) => path.join(full, file))
+  return fs
+    .readdirSync(full, { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.(ts|tsx)$/.test(file))
+    .map((file) => path.join(full, file))
 }
 
 describe('one declaration per variable', () => {
   it('the service code reads no environment variable the schema does not declare', () => {
     const read = new Map<string, string>()
-    for (const file of ['src', 'plugins', 'collections', 'endpoints', 'server.ts', 'payload.config.ts'].flatMap(sourceFiles)) {
-      for (const match of fs.readFileSync(file, 'utf8').matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g)) {
+    for (const file of ['src', 'plugins', 'collections', 'endpoints', 'server.ts', 'payload.config.ts'].flatMap(
+      sourceFiles,
+    )) {
+      for (const match of fs
+        .readFileSync(file, 'utf8')
+        .matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g)) {
         read.set(match[1] ?? match[2]!, path.relative(root, file))
       }
     }

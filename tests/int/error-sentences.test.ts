@@ -22,7 +22,8 @@ const SKIPPED = ['src/standins', 'src/payload-types.ts', 'src/http/error-sentenc
 const sourceFiles = (entry: string): string[] => {
   const relative = path.relative(ROOT, entry)
   if (SKIPPED.some((skipped) => relative === skipped || relative.startsWith(`${skipped}/`))) return []
-  if (fs.statSync(entry).isDirectory()) return fs.readdirSync(entry).flatMap((name) => sourceFiles(path.join(entry, name)))
+  if (fs.statSync(entry).isDirectory())
+    return fs.readdirSync(entry).flatMap((name) => sourceFiles(path.join(entry, name)))
   return /\.tsx?$/.test(entry) ? [entry] : []
 }
 
@@ -56,16 +57,34 @@ const codesInSource = (): Map<string, string> => {
  * `codeOf`), except those it maps to codes of its own.
  */
 const payloadErrorCodes = (): string[] => {
-  const mapped = new Set(['APIError', 'AuthenticationError', 'LockedAuth', 'UnverifiedEmail', 'UnauthorizedError', 'Forbidden', 'NotFound', 'ValidationError'])
-  return ERROR_CLASSES.filter((name) => !mapped.has(name))
-    .map((name) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase())
+  const mapped = new Set([
+    'APIError',
+    'AuthenticationError',
+    'LockedAuth',
+    'UnverifiedEmail',
+    'UnauthorizedError',
+    'Forbidden',
+    'NotFound',
+    'ValidationError',
+  ])
+  return ERROR_CLASSES.filter((name) => !mapped.has(name)).map((name) =>
+    name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase(),
+  )
 }
 
 describe('every error code as a sentence', () => {
   const found = codesInSource()
 
   it('finds the codes (the scan itself works)', () => {
-    for (const code of ['license_required', 'api_key_limit_reached', 'validation_error', 'payload_too_large', 'missing_fields', 'unavailable', 'locked']) {
+    for (const code of [
+      'license_required',
+      'api_key_limit_reached',
+      'validation_error',
+      'payload_too_large',
+      'missing_fields',
+      'unavailable',
+      'locked',
+    ]) {
       expect(found.has(code), code).toBe(true)
     }
   })

@@ -33,15 +33,56 @@ beforeAll(async () => {
   const bytes = zlib.gzipSync(crypto.randomBytes(1024))
   const template = await payload().create({
     collection: 'templates',
-    data: { name: 'Access probe', slug: 'access-probe', category: 'dashboard', publishedAt: new Date(Date.now() - 60_000).toISOString() },
+    data: {
+      name: 'Access probe',
+      slug: 'access-probe',
+      category: 'dashboard',
+      publishedAt: new Date(Date.now() - 60_000).toISOString(),
+    },
     file: { data: bytes, mimetype: 'application/gzip', name: 'access-probe.tar.gz', size: bytes.length },
   })
   templateId = template.id
-  const body = { root: { type: 'root', version: 1, direction: null, format: '', indent: 0, children: [{ type: 'paragraph', version: 1, direction: null, format: '', indent: 0, textFormat: 0, textStyle: '', children: [{ type: 'text', version: 1, text: 'Premium text.', format: 0, mode: 'normal', style: '', detail: 0 }] }] } }
-  for (const [slug, requiredFeature] of [['for-templates', 'templates'], ['for-support', 'support'], ['for-advanced', 'advanced'], ['for-api', 'api']] as const) {
+  const body = {
+    root: {
+      type: 'root',
+      version: 1,
+      direction: null,
+      format: '',
+      indent: 0,
+      children: [
+        {
+          type: 'paragraph',
+          version: 1,
+          direction: null,
+          format: '',
+          indent: 0,
+          textFormat: 0,
+          textStyle: '',
+          children: [
+            { type: 'text', version: 1, text: 'Premium text.', format: 0, mode: 'normal', style: '', detail: 0 },
+          ],
+        },
+      ],
+    },
+  }
+  for (const [slug, requiredFeature] of [
+    ['for-templates', 'templates'],
+    ['for-support', 'support'],
+    ['for-advanced', 'advanced'],
+    ['for-api', 'api'],
+  ] as const) {
     await payload().create({
       collection: 'posts',
-      data: { title: slug, slug, summary: 'Premium.', author: 'Staff', requiredFeature, body: body as never, _status: 'published', publishedAt: new Date().toISOString() },
+      data: {
+        title: slug,
+        slug,
+        summary: 'Premium.',
+        author: 'Staff',
+        requiredFeature,
+        body: body as never,
+        _status: 'published',
+        publishedAt: new Date().toISOString(),
+      },
     })
   }
 })
@@ -80,7 +121,10 @@ describe('the access factory: one entitlements lookup per request', () => {
     ])
     expect(concurrent).toEqual([true, true, false, true, true, true])
     await expect(requireFeature(payload(), id, 'support', req)).resolves.toBeUndefined()
-    await expect(requireFeature(payload(), id, 'advanced', req)).rejects.toMatchObject({ status: 403, code: 'feature_required' })
+    await expect(requireFeature(payload(), id, 'advanced', req)).rejects.toMatchObject({
+      status: 403,
+      code: 'feature_required',
+    })
     expect((await entitlementsOf(payload(), id, req)).licenses).toHaveLength(1)
     expect(lookups()).toBe(1)
 
@@ -119,11 +163,13 @@ describe('the access factory: one entitlements lookup per request', () => {
     query.mockImplementationOnce(() => Promise.reject(new Error('database unavailable')))
     const req = await requestOf(standard)
     // The driver wraps the pool's error in its own ("Failed query: ...") with the original as its cause.
-    await expect(featureAccess('templates')({ req })).rejects.toMatchObject({ cause: { message: 'database unavailable' } })
+    await expect(featureAccess('templates')({ req })).rejects.toMatchObject({
+      cause: { message: 'database unavailable' },
+    })
     expect(await featureAccess('templates')({ req })).toBe(true)
   })
 
-  it('over REST and GraphQL: a list of premium posts checks each post\'s key on one lookup', async () => {
+  it("over REST and GraphQL: a list of premium posts checks each post's key on one lookup", async () => {
     const lookups = countLicenseQueries()
     const rest = await api('GET', '/posts?limit=100&sort=slug', { as: standard })
     expect(rest.status).toBe(200)
@@ -131,7 +177,10 @@ describe('the access factory: one entitlements lookup per request', () => {
     expect(readable(rest.body.docs)).toEqual(['for-support', 'for-templates'])
     expect(lookups()).toBe(1)
     const viaGraphql = await graphql('{ Posts(limit: 100, sort: "slug") { docs { slug body } } }', standard)
-    expect(readable((viaGraphql.data?.Posts?.docs ?? []) as { slug: string; body?: unknown }[])).toEqual(['for-support', 'for-templates'])
+    expect(readable((viaGraphql.data?.Posts?.docs ?? []) as { slug: string; body?: unknown }[])).toEqual([
+      'for-support',
+      'for-templates',
+    ])
     expect(lookups()).toBe(2)
   })
 

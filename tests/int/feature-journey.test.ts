@@ -27,13 +27,23 @@ let newest: { bytes: Buffer }
 
 beforeAll(async () => {
   await seedStandInPlans(payload())
-  ;[standard, ultimate, support] = await Promise.all([createUser(payload(), 'customer'), createUser(payload(), 'customer'), createUser(payload(), 'support')])
+  ;[standard, ultimate, support] = await Promise.all([
+    createUser(payload(), 'customer'),
+    createUser(payload(), 'customer'),
+    createUser(payload(), 'support'),
+  ])
   await buy(PRICES.standard, { as: standard })
   await buy(PRICES.ultimate, { as: ultimate })
   const bytes = zlib.gzipSync(crypto.randomBytes(4096))
   const template = await payload().create({
     collection: 'templates',
-    data: { name: 'SaaS dashboard', slug: 'saas-dashboard', description: 'A dashboard.', category: 'dashboard', publishedAt: new Date(Date.now() - 60_000).toISOString() },
+    data: {
+      name: 'SaaS dashboard',
+      slug: 'saas-dashboard',
+      description: 'A dashboard.',
+      category: 'dashboard',
+      publishedAt: new Date(Date.now() - 60_000).toISOString(),
+    },
     file: { data: bytes, mimetype: 'application/gzip', name: 'saas-dashboard.tar.gz', size: bytes.length },
   })
   templateId = template.id
@@ -51,7 +61,10 @@ describe('a standard buyer', () => {
   })
 
   it('files a support request that lands as high priority, whatever the body says', async () => {
-    const filed = await api('POST', '/support_requests', { as: standard, body: { subject: 'Install help', message: 'How do I start?', priority: 'normal' } })
+    const filed = await api('POST', '/support_requests', {
+      as: standard,
+      body: { subject: 'Install help', message: 'How do I start?', priority: 'normal' },
+    })
     expect(filed.status).toBe(201)
     expect(filed.body.doc.priority).toBe('high')
   })
@@ -94,7 +107,10 @@ describe('an ultimate buyer, their deployed app, and support', () => {
   })
 
   it('support revokes the license with a reason: the next validation is REVOKED and the API key stops working', async () => {
-    const revoked = await api('PATCH', `/licenses/${licenseId}`, { as: support, body: { override: 'revoked', overrideReason: 'chargeback by phone' } })
+    const revoked = await api('PATCH', `/licenses/${licenseId}`, {
+      as: support,
+      body: { override: 'revoked', overrideReason: 'chargeback by phone' },
+    })
     expect(revoked.status).toBe(200)
     const audit = await rows(payload(), 'audit_log')
     expect(audit.some((row) => JSON.stringify(row).includes('chargeback by phone'))).toBe(true)

@@ -6,7 +6,14 @@ import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import type { SupportReply, SupportRequest } from '../../src/payload-types'
 import { PRICES, smtp } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
-import { grantLicense, grantsPaidKey, LICENSE_STATES, type LicenseState, PLAN_SLUGS, type PlanSlug } from '../support/licenses'
+import {
+  grantLicense,
+  grantsPaidKey,
+  LICENSE_STATES,
+  type LicenseState,
+  PLAN_SLUGS,
+  type PlanSlug,
+} from '../support/licenses'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
@@ -24,15 +31,25 @@ beforeAll(async () => {
   admin = await createUser(payload(), 'admin')
 })
 
-const fileRequest = (who: TestUser | null, body: Record<string, unknown> = { subject: 'Build fails', message: 'npm run build fails on Node 20.' }) =>
-  api<{ doc: SupportRequest; errors?: { code: string }[] }>('POST', '/support_requests', { as: who, body })
+const fileRequest = (
+  who: TestUser | null,
+  body: Record<string, unknown> = { subject: 'Build fails', message: 'npm run build fails on Node 20.' },
+) => api<{ doc: SupportRequest; errors?: { code: string }[] }>('POST', '/support_requests', { as: who, body })
 const reply = (who: TestUser, request: number, body: Record<string, unknown> = {}) =>
-  api<{ doc: SupportReply; errors?: { code: string }[] }>('POST', '/support_replies', { as: who, body: { request, body: 'Thanks, looking into it.', ...body } })
+  api<{ doc: SupportReply; errors?: { code: string }[] }>('POST', '/support_replies', {
+    as: who,
+    body: { request, body: 'Thanks, looking into it.', ...body },
+  })
 const requestRow = (id: number) => payload().findByID({ collection: 'support_requests', id, depth: 0 })
 const jobsFor = async (replyId: number) =>
-  (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendSupportReply' } }, limit: 1000, depth: 0 })).docs.filter(
-    (job) => (job.input as { replyId?: number }).replyId === replyId,
-  )
+  (
+    await payload().find({
+      collection: 'payload-jobs',
+      where: { taskSlug: { equals: 'sendSupportReply' } },
+      limit: 1000,
+      depth: 0,
+    })
+  ).docs.filter((job) => (job.input as { replyId?: number }).replyId === replyId)
 
 describe('filing a request: priority from the plan, never from the body', () => {
   const cases = PLAN_SLUGS.flatMap((plan) => LICENSE_STATES.map((state) => [plan, state] as [PlanSlug, LicenseState]))
@@ -65,19 +82,38 @@ describe('filing a request: priority from the plan, never from the body', () => 
 
   it('the body cannot set priority, status, user or replies (REST and GraphQL)', async () => {
     const customer = await createUser(payload(), 'customer')
-    const response = await fileRequest(customer, { subject: 'Hi', message: 'Help', priority: 'high', status: 'closed', user: alice.user.id, replies: [1] })
+    const response = await fileRequest(customer, {
+      subject: 'Hi',
+      message: 'Help',
+      priority: 'high',
+      status: 'closed',
+      user: alice.user.id,
+      replies: [1],
+    })
     expect(response.status).toBe(201)
-    expect(response.body.doc).toMatchObject({ priority: 'normal', status: 'open', user: expect.objectContaining({ id: customer.user.id }) })
+    expect(response.body.doc).toMatchObject({
+      priority: 'normal',
+      status: 'open',
+      user: expect.objectContaining({ id: customer.user.id }),
+    })
     const viaGraphql = await graphql(
       `mutation { createSupportRequest(data: { subject: "Hi", message: "Help", priority: high, status: closed, user: ${alice.user.id} }) { priority status user { id } } }`,
       customer,
     )
     if (viaGraphql.data?.createSupportRequest) {
-      expect(viaGraphql.data.createSupportRequest).toMatchObject({ priority: 'normal', status: 'open', user: { id: customer.user.id } })
+      expect(viaGraphql.data.createSupportRequest).toMatchObject({
+        priority: 'normal',
+        status: 'open',
+        user: { id: customer.user.id },
+      })
     } else {
       expect(viaGraphql.errors?.length).toBeGreaterThan(0)
     }
-    expect((await rows(payload(), 'support_requests', { user: { equals: alice.user.id } })).every((row) => row.subject !== 'Hi')).toBe(true)
+    expect(
+      (await rows(payload(), 'support_requests', { user: { equals: alice.user.id } })).every(
+        (row) => row.subject !== 'Hi',
+      ),
+    ).toBe(true)
   })
 
   it('anonymous callers are refused (403 forbidden, as every Payload collection answers them)', async () => {
@@ -109,12 +145,15 @@ describe('filing a request: priority from the plan, never from the body', () => 
 
   it(`is rate-limited: ${RATE_LIMITS['support_requests:user'].points} a day per customer, then 429 rate_limited`, async () => {
     const customer = await createUser(payload(), 'customer')
-    for (let i = 0; i < RATE_LIMITS['support_requests:user'].points; i += 1) expect((await fileRequest(customer)).status).toBe(201)
+    for (let i = 0; i < RATE_LIMITS['support_requests:user'].points; i += 1)
+      expect((await fileRequest(customer)).status).toBe(201)
     const refused = await fileRequest(customer)
     expect(refused.status).toBe(429)
     expect(refused.body.errors?.[0]?.code).toBe('rate_limited')
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
-    expect(await rows(payload(), 'support_requests', { user: { equals: customer.user.id } })).toHaveLength(RATE_LIMITS['support_requests:user'].points)
+    expect(await rows(payload(), 'support_requests', { user: { equals: customer.user.id } })).toHaveLength(
+      RATE_LIMITS['support_requests:user'].points,
+    )
     // Another customer is not affected.
     expect((await fileRequest(await createUser(payload(), 'customer'))).status).toBe(201)
   })
@@ -135,13 +174,28 @@ describe('IDOR across two customers', () => {
     expect(list.body.docs.length).toBeGreaterThan(0)
     expect(list.body.docs.every((doc: { user: { id: number } }) => doc.user.id === bob.user.id)).toBe(true)
     expect((await api('GET', `/support_requests/${aliceRequest.id}`, { as: bob })).status).toBe(404)
-    expect((await api('GET', `/support_requests?where[id][equals]=${aliceRequest.id}`, { as: bob })).body.docs).toEqual([])
-    expect((await api('PATCH', `/support_requests/${aliceRequest.id}`, { as: bob, body: { subject: 'x' } })).status).toBe(403)
+    expect((await api('GET', `/support_requests?where[id][equals]=${aliceRequest.id}`, { as: bob })).body.docs).toEqual(
+      [],
+    )
+    expect(
+      (await api('PATCH', `/support_requests/${aliceRequest.id}`, { as: bob, body: { subject: 'x' } })).status,
+    ).toBe(403)
     expect((await api('DELETE', `/support_requests/${aliceRequest.id}`, { as: bob })).status).toBe(403)
     // The owner cannot change or remove it either: status and priority are staff's.
-    expect((await api('PATCH', `/support_requests/${aliceRequest.id}`, { as: alice, body: { priority: 'high', status: 'closed' } })).status).toBe(403)
+    expect(
+      (
+        await api('PATCH', `/support_requests/${aliceRequest.id}`, {
+          as: alice,
+          body: { priority: 'high', status: 'closed' },
+        })
+      ).status,
+    ).toBe(403)
     expect((await api('DELETE', `/support_requests/${aliceRequest.id}`, { as: alice })).status).toBe(403)
-    expect(await requestRow(aliceRequest.id)).toMatchObject({ subject: 'Alice private', status: 'open', priority: 'high' })
+    expect(await requestRow(aliceRequest.id)).toMatchObject({
+      subject: 'Alice private',
+      status: 'open',
+      priority: 'high',
+    })
     expect((await api('GET', `/support_requests/${aliceRequest.id}`, { as: alice })).status).toBe(200)
   })
 
@@ -151,7 +205,10 @@ describe('IDOR across two customers', () => {
     expect(list.data?.SupportRequests?.docs.every((doc) => (doc.user as { id: number }).id === bob.user.id)).toBe(true)
     const single = await graphql(`{ SupportRequest(id: ${aliceRequest.id}) { id subject } }`, bob)
     expect(single.data?.SupportRequest ?? null).toBeNull()
-    const update = await graphql(`mutation { updateSupportRequest(id: ${aliceRequest.id}, data: { status: closed }) { id } }`, bob)
+    const update = await graphql(
+      `mutation { updateSupportRequest(id: ${aliceRequest.id}, data: { status: closed }) { id } }`,
+      bob,
+    )
     expect(update.errors?.length).toBeGreaterThan(0)
     const remove = await graphql(`mutation { deleteSupportRequest(id: ${aliceRequest.id}) { id } }`, bob)
     expect(remove.errors?.length).toBeGreaterThan(0)
@@ -168,12 +225,15 @@ describe('IDOR across two customers', () => {
     expect(intrude.body.errors?.[0]?.code).toBe('support_request_not_found')
     expect((await api('PATCH', `/support_replies/${aliceReply.id}`, { as: bob, body: { body: 'x' } })).status).toBe(403)
     expect((await api('DELETE', `/support_replies/${aliceReply.id}`, { as: bob })).status).toBe(403)
-    expect((await api('PATCH', `/support_replies/${aliceReply.id}`, { as: alice, body: { body: 'rewritten' } })).status).toBe(403)
+    expect(
+      (await api('PATCH', `/support_replies/${aliceReply.id}`, { as: alice, body: { body: 'rewritten' } })).status,
+    ).toBe(403)
     // The thread on the request shows the owner her replies, and the other customer nothing.
     const thread = await api('GET', `/support_requests/${aliceRequest.id}`, { as: alice })
     expect(thread.body.replies.docs.map((doc: SupportReply) => doc.body)).toEqual(['Alice follow-up'])
     const bobs = await api('GET', '/support_requests?limit=100', { as: bob })
-    for (const doc of bobs.body.docs) expect(doc.replies.docs.every((entry: SupportReply) => entry.body !== 'Alice follow-up')).toBe(true)
+    for (const doc of bobs.body.docs)
+      expect(doc.replies.docs.every((entry: SupportReply) => entry.body !== 'Alice follow-up')).toBe(true)
   })
 
   it('support_replies over GraphQL: read, create, update, delete', async () => {
@@ -182,29 +242,51 @@ describe('IDOR across two customers', () => {
     expect(list.data?.SupportReplies?.docs.every((doc) => doc.body !== 'Alice follow-up')).toBe(true)
     const single = await graphql(`{ SupportReply(id: ${aliceReply.id}) { id body } }`, bob)
     expect(single.data?.SupportReply ?? null).toBeNull()
-    const create = await graphql(`mutation { createSupportReply(data: { request: ${aliceRequest.id}, body: "Bob was here" }) { id } }`, bob)
+    const create = await graphql(
+      `mutation { createSupportReply(data: { request: ${aliceRequest.id}, body: "Bob was here" }) { id } }`,
+      bob,
+    )
     expect(create.errors?.length).toBeGreaterThan(0)
-    const update = await graphql(`mutation { updateSupportReply(id: ${aliceReply.id}, data: { body: "x" }) { id } }`, bob)
+    const update = await graphql(
+      `mutation { updateSupportReply(id: ${aliceReply.id}, data: { body: "x" }) { id } }`,
+      bob,
+    )
     expect(update.errors?.length).toBeGreaterThan(0)
     const remove = await graphql(`mutation { deleteSupportReply(id: ${aliceReply.id}) { id } }`, bob)
     expect(remove.errors?.length).toBeGreaterThan(0)
-    expect((await rows(payload(), 'support_replies', { request: { equals: aliceRequest.id } })).map((row) => row.body)).toEqual(['Alice follow-up'])
+    expect(
+      (await rows(payload(), 'support_replies', { request: { equals: aliceRequest.id } })).map((row) => row.body),
+    ).toEqual(['Alice follow-up'])
   })
 })
 
 describe('the thread', () => {
   it('a customer follows up on her own open request; author, customer and fromStaff come from the server', async () => {
     const request = (await fileRequest(alice)).body.doc
-    const response = await reply(alice, request.id, { body: '  More detail.  ', fromStaff: true, author: support.user.id, customer: bob.user.id, emailedAt: new Date().toISOString() })
+    const response = await reply(alice, request.id, {
+      body: '  More detail.  ',
+      fromStaff: true,
+      author: support.user.id,
+      customer: bob.user.id,
+      emailedAt: new Date().toISOString(),
+    })
     expect(response.status).toBe(201)
     const [row] = await rows(payload(), 'support_replies', { request: { equals: request.id } })
-    expect(row).toMatchObject({ body: 'More detail.', fromStaff: false, author: alice.user.id, customer: alice.user.id, emailedAt: null })
+    expect(row).toMatchObject({
+      body: 'More detail.',
+      fromStaff: false,
+      author: alice.user.id,
+      customer: alice.user.id,
+      emailedAt: null,
+    })
     expect(await jobsFor(row!.id)).toEqual([])
   })
 
   it('a closed request takes no follow-up (409 request_closed); staff may still write', async () => {
     const request = (await fileRequest(alice)).body.doc
-    expect((await api('PATCH', `/support_requests/${request.id}`, { as: support, body: { status: 'closed' } })).status).toBe(200)
+    expect(
+      (await api('PATCH', `/support_requests/${request.id}`, { as: support, body: { status: 'closed' } })).status,
+    ).toBe(200)
     const refused = await reply(alice, request.id)
     expect(refused.status).toBe(409)
     expect(refused.body.errors?.[0]?.code).toBe('request_closed')
@@ -217,7 +299,11 @@ describe('the thread', () => {
     const response = await reply(support, request.id, { body: 'Fixed in 1.1.1.\nUpgrade & retry <soon>.' })
     expect(response.status).toBe(201)
     const answer = response.body.doc
-    expect(answer).toMatchObject({ fromStaff: true, author: expect.objectContaining({ id: support.user.id }), emailedAt: null })
+    expect(answer).toMatchObject({
+      fromStaff: true,
+      author: expect.objectContaining({ id: support.user.id }),
+      emailedAt: null,
+    })
     expect((await requestRow(request.id)).status).toBe('answered')
     const [job] = await jobsFor(answer.id)
     expect(job).toBeTruthy()
@@ -241,7 +327,9 @@ describe('the thread', () => {
 
     // The customer reads the answer, and her follow-up reopens the request.
     const thread = await api('GET', `/support_requests/${request.id}`, { as: alice })
-    expect(thread.body.replies.docs.map((doc: SupportReply) => [doc.body, doc.fromStaff])).toEqual([['Fixed in 1.1.1.\nUpgrade & retry <soon>.', true]])
+    expect(thread.body.replies.docs.map((doc: SupportReply) => [doc.body, doc.fromStaff])).toEqual([
+      ['Fixed in 1.1.1.\nUpgrade & retry <soon>.', true],
+    ])
     expect((await reply(alice, request.id, { body: 'Still failing.' })).status).toBe(201)
     expect((await requestRow(request.id)).status).toBe('open')
   })
@@ -257,10 +345,14 @@ describe('the thread', () => {
       smtp.setDown(false)
     }
     expect((await payload().findByID({ collection: 'support_replies', id: answer.id, depth: 0 })).emailedAt).toBeNull()
-    expect((await payload().findByID({ collection: 'support_replies', id: answer.id, depth: 0 })).body).toBe('Answer during an outage.')
+    expect((await payload().findByID({ collection: 'support_replies', id: answer.id, depth: 0 })).body).toBe(
+      'Answer during an outage.',
+    )
     await payload().jobs.runByID({ id: job!.id })
     await smtp.waitFor((message) => message.subject === `Re: Outage case [#${request.id}]`)
-    expect((await payload().findByID({ collection: 'support_replies', id: answer.id, depth: 0 })).emailedAt).toBeTruthy()
+    expect(
+      (await payload().findByID({ collection: 'support_replies', id: answer.id, depth: 0 })).emailedAt,
+    ).toBeTruthy()
   })
 })
 
@@ -283,7 +375,10 @@ describe('the staff queue', () => {
 
   it('support staff set status and priority; only admins delete', async () => {
     const request = (await fileRequest(bob)).body.doc
-    const patched = await api('PATCH', `/support_requests/${request.id}`, { as: support, body: { priority: 'high', status: 'answered', user: alice.user.id } })
+    const patched = await api('PATCH', `/support_requests/${request.id}`, {
+      as: support,
+      body: { priority: 'high', status: 'answered', user: alice.user.id },
+    })
     expect(patched.status).toBe(200)
     expect(await requestRow(request.id)).toMatchObject({ priority: 'high', status: 'answered', user: bob.user.id })
     expect((await api('DELETE', `/support_requests/${request.id}`, { as: support })).status).toBe(403)

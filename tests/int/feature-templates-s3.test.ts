@@ -22,14 +22,20 @@ describe('templates on S3', () => {
     const bytes = zlib.gzipSync(crypto.randomBytes(2048))
     const template = await payload().create({
       collection: 'templates',
-      data: { name: 'On S3', slug: 'on-s3', category: 'marketing', publishedAt: new Date(Date.now() - 60_000).toISOString() },
+      data: {
+        name: 'On S3',
+        slug: 'on-s3',
+        category: 'marketing',
+        publishedAt: new Date(Date.now() - 60_000).toISOString(),
+      },
       file: { data: bytes, mimetype: 'application/gzip', name: 'on-s3.tar.gz', size: bytes.length },
     })
     expect(template.prefix).toBe('templates')
 
     const catalogue = await api('GET', '/templates', { as: null })
     expect(catalogue.body.docs).toHaveLength(1)
-    for (const field of ['url', 'filename', 'prefix', '_objectKey']) expect(catalogue.body.docs[0]).not.toHaveProperty(field)
+    for (const field of ['url', 'filename', 'prefix', '_objectKey'])
+      expect(catalogue.body.docs[0]).not.toHaveProperty(field)
     expect([401, 403]).toContain((await api('GET', '/templates/file/on-s3.tar.gz', { as: null })).status)
 
     const holder = await createUser(payload(), 'customer')
@@ -45,7 +51,9 @@ describe('templates on S3', () => {
     expect(file.status).toBe(200)
     expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true)
 
-    const refused = await api('GET', `/templates/${template.id}/download`, { as: await createUser(payload(), 'customer') })
+    const refused = await api('GET', `/templates/${template.id}/download`, {
+      as: await createUser(payload(), 'customer'),
+    })
     expect(refused.status).toBe(403)
   })
 })

@@ -11,12 +11,30 @@ import { signTemplateLink } from '../../src/delivery/templates'
 import type { Template } from '../../src/payload-types'
 import { PRICES, service } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
-import { grantLicense, grantsPaidKey, LICENSE_STATES, type LicenseState, PLAN_SLUGS, type PlanSlug } from '../support/licenses'
+import {
+  grantLicense,
+  grantsPaidKey,
+  LICENSE_STATES,
+  type LicenseState,
+  PLAN_SLUGS,
+  type PlanSlug,
+} from '../support/licenses'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 
 const payload = usePayload()
 const SECRET = process.env.PAYLOAD_SECRET!
-const ARCHIVE_FIELDS = ['filename', 'mimeType', 'filesize', 'url', 'thumbnailURL', 'width', 'height', 'prefix', '_objectKey', 'downloadCount']
+const ARCHIVE_FIELDS = [
+  'filename',
+  'mimeType',
+  'filesize',
+  'url',
+  'thumbnailURL',
+  'width',
+  'height',
+  'prefix',
+  '_objectKey',
+  'downloadCount',
+]
 
 const templates: Record<'dashboard' | 'billing' | 'future' | 'draft', { doc: Template; bytes: Buffer }> = {} as never
 let admin: TestUser
@@ -29,7 +47,13 @@ const createTemplate = async (slug: string, category: Template['category'], publ
   const bytes = zlib.gzipSync(crypto.randomBytes(2048 + Math.floor(Math.random() * 1024)))
   const doc = await payload().create({
     collection: 'templates',
-    data: { name: `Template ${slug}`, slug, description: `The ${slug} template.`, category, publishedAt: publishedAt?.toISOString() ?? null },
+    data: {
+      name: `Template ${slug}`,
+      slug,
+      description: `The ${slug} template.`,
+      category,
+      publishedAt: publishedAt?.toISOString() ?? null,
+    },
     file: { data: bytes, mimetype: 'application/gzip', name: `${slug}.tar.gz`, size: bytes.length },
   })
   return { doc, bytes }
@@ -71,7 +95,12 @@ describe('the catalogue', () => {
     expect(response.status).toBe(200)
     expect(response.body.docs.map((doc: Template) => doc.slug)).toEqual(['billing-pages', 'saas-dashboard'])
     for (const doc of response.body.docs as Record<string, unknown>[]) {
-      expect(doc).toMatchObject({ name: expect.any(String), description: expect.any(String), category: expect.any(String), publishedAt: expect.any(String) })
+      expect(doc).toMatchObject({
+        name: expect.any(String),
+        description: expect.any(String),
+        category: expect.any(String),
+        publishedAt: expect.any(String),
+      })
       for (const field of ARCHIVE_FIELDS) expect(doc).not.toHaveProperty(field)
     }
     const one = await api('GET', `/templates/${templates.dashboard.doc.id}`, { as: as() })
@@ -87,18 +116,29 @@ describe('the catalogue', () => {
   })
 
   it('the archive fields cannot be queried or read over GraphQL by customers', async () => {
-    const probe = await api('GET', `/templates?where[filename][equals]=${encodeURIComponent(templates.dashboard.doc.filename!)}`, { as: holder })
+    const probe = await api(
+      'GET',
+      `/templates?where[filename][equals]=${encodeURIComponent(templates.dashboard.doc.filename!)}`,
+      { as: holder },
+    )
     expect(probe.status).toBe(400)
-    const viaGraphql = await graphql('{ Templates(limit: 100) { docs { slug filename url mimeType filesize prefix } } }', holder)
+    const viaGraphql = await graphql(
+      '{ Templates(limit: 100) { docs { slug filename url mimeType filesize prefix } } }',
+      holder,
+    )
     const docs = viaGraphql.data?.Templates?.docs ?? []
     expect(docs.map((doc) => doc.slug)).toEqual(['billing-pages', 'saas-dashboard'])
-    for (const doc of docs) expect([doc.filename, doc.url, doc.mimeType, doc.filesize, doc.prefix]).toEqual([null, null, null, null, null])
+    for (const doc of docs)
+      expect([doc.filename, doc.url, doc.mimeType, doc.filesize, doc.prefix]).toEqual([null, null, null, null, null])
   })
 
   it('staff see every template and its archive fields', async () => {
     const response = await api('GET', '/templates?limit=100', { as: admin })
     expect(response.body.docs).toHaveLength(4)
-    expect(response.body.docs.find((doc: Template) => doc.slug === 'draft')).toMatchObject({ filename: 'draft.tar.gz', mimeType: 'application/gzip' })
+    expect(response.body.docs.find((doc: Template) => doc.slug === 'draft')).toMatchObject({
+      filename: 'draft.tar.gz',
+      mimeType: 'application/gzip',
+    })
   })
 
   it("Payload's own file route serves the archive to staff only", async () => {
@@ -189,10 +229,15 @@ describe('signed links', () => {
       await tampered((query) => query.set('signature', `${query.get('signature')!.slice(0, -2)}xx`)),
       await tampered((query) => query.set('user', String(other.user.id))),
       await tampered((query) => query.set('expires', String(Number(query.get('expires')) + 3600))),
-      await tampered(() => undefined, url.pathname.replace(`/templates/${id}/`, `/templates/${templates.billing.doc.id}/`)),
+      await tampered(
+        () => undefined,
+        url.pathname.replace(`/templates/${id}/`, `/templates/${templates.billing.doc.id}/`),
+      ),
       await tampered((query) => query.delete('signature')),
       // A release link's signature (same id, user and expiry) does not open a template.
-      await tampered((query) => query.set('signature', signDownload(SECRET, Number(id), holder.user.id, Number(params.get('expires'))))),
+      await tampered((query) =>
+        query.set('signature', signDownload(SECRET, Number(id), holder.user.id, Number(params.get('expires')))),
+      ),
     ]) {
       expect(response.status).toBe(403)
       expect(await codeOf(response)).toBe('invalid_link')
@@ -230,15 +275,28 @@ describe('the download log', () => {
   it('one template_downloads row per link, with the license that granted it, and the count', async () => {
     const buyer = await createUser(payload(), 'customer')
     const license = await grantLicense(payload(), buyer, 'ultimate', 'active')
-    const before = (await payload().findByID({ collection: 'templates', id: templates.billing.doc.id })).downloadCount ?? 0
+    const before =
+      (await payload().findByID({ collection: 'templates', id: templates.billing.doc.id })).downloadCount ?? 0
     const responses = await Promise.all(
-      Array.from({ length: 10 }, () => api('GET', `/templates/${templates.billing.doc.id}/download`, { as: buyer, headers: { 'x-kit-client-address': '203.0.113.77', 'user-agent': 'bench/1.0' } })),
+      Array.from({ length: 10 }, () =>
+        api('GET', `/templates/${templates.billing.doc.id}/download`, {
+          as: buyer,
+          headers: { 'x-kit-client-address': '203.0.113.77', 'user-agent': 'bench/1.0' },
+        }),
+      ),
     )
     expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200))
     const log = await rows(payload(), 'template_downloads', { user: { equals: buyer.user.id } })
     expect(log).toHaveLength(10)
-    expect(log[0]).toMatchObject({ template: templates.billing.doc.id, license: license.id, clientAddress: '203.0.113.0', userAgent: 'bench/1.0' })
-    expect((await payload().findByID({ collection: 'templates', id: templates.billing.doc.id })).downloadCount).toBe(before + 10)
+    expect(log[0]).toMatchObject({
+      template: templates.billing.doc.id,
+      license: license.id,
+      clientAddress: '203.0.113.0',
+      userAgent: 'bench/1.0',
+    })
+    expect((await payload().findByID({ collection: 'templates', id: templates.billing.doc.id })).downloadCount).toBe(
+      before + 10,
+    )
   })
 
   it('refusals are not logged', async () => {
@@ -249,7 +307,7 @@ describe('the download log', () => {
     expect(holderRows.every((row) => row.template !== templates.future.doc.id)).toBe(true)
   })
 
-  it('IDOR: a customer reads, changes and removes none of another customer\'s rows (REST and GraphQL)', async () => {
+  it("IDOR: a customer reads, changes and removes none of another customer's rows (REST and GraphQL)", async () => {
     await download(other, templates.dashboard.doc.id)
     const [row] = await rows(payload(), 'template_downloads', { user: { equals: other.user.id } })
     expect(row).toBeTruthy()
@@ -258,19 +316,31 @@ describe('the download log', () => {
     expect(own.body.docs.length).toBeGreaterThan(0)
     expect(own.body.docs.every((doc: { user: { id: number } }) => doc.user.id === holder.user.id)).toBe(true)
     expect((await api('GET', `/template_downloads/${row!.id}`, { as: holder })).status).toBe(404)
-    expect((await api('PATCH', `/template_downloads/${row!.id}`, { as: holder, body: { user: holder.user.id } })).status).toBe(403)
+    expect(
+      (await api('PATCH', `/template_downloads/${row!.id}`, { as: holder, body: { user: holder.user.id } })).status,
+    ).toBe(403)
     expect((await api('DELETE', `/template_downloads/${row!.id}`, { as: holder })).status).toBe(403)
-    expect((await api('PATCH', `/template_downloads/${row!.id}`, { as: other, body: { userAgent: 'x' } })).status).toBe(403)
+    expect((await api('PATCH', `/template_downloads/${row!.id}`, { as: other, body: { userAgent: 'x' } })).status).toBe(
+      403,
+    )
     expect((await api('DELETE', `/template_downloads/${row!.id}`, { as: other })).status).toBe(403)
 
     const list = await graphql('{ TemplateDownloads(limit: 100) { docs { id user { id } } } }', holder)
-    expect(list.data?.TemplateDownloads?.docs.every((doc) => (doc.user as { id: number }).id === holder.user.id)).toBe(true)
+    expect(list.data?.TemplateDownloads?.docs.every((doc) => (doc.user as { id: number }).id === holder.user.id)).toBe(
+      true,
+    )
     const single = await graphql(`{ TemplateDownload(id: ${row!.id}) { id } }`, holder)
     expect(single.data?.TemplateDownload ?? null).toBeNull()
-    const update = await graphql(`mutation { updateTemplateDownload(id: ${row!.id}, data: { userAgent: "x" }) { id } }`, holder)
+    const update = await graphql(
+      `mutation { updateTemplateDownload(id: ${row!.id}, data: { userAgent: "x" }) { id } }`,
+      holder,
+    )
     expect(update.errors?.length).toBeGreaterThan(0)
     const remove = await graphql(`mutation { deleteTemplateDownload(id: ${row!.id}) { id } }`, holder)
     expect(remove.errors?.length).toBeGreaterThan(0)
-    expect(await payload().findByID({ collection: 'template_downloads', id: row!.id, depth: 0 })).toMatchObject({ user: other.user.id, userAgent: row!.userAgent })
+    expect(await payload().findByID({ collection: 'template_downloads', id: row!.id, depth: 0 })).toMatchObject({
+      user: other.user.id,
+      userAgent: row!.userAgent,
+    })
   })
 })

@@ -15,7 +15,9 @@ type Seen = { method: string; url: string; headers: Record<string, string>; body
  * A host whose "Next" answers `next:<url>` and whose direct handler (Payload's request handling in
  * production, src/server/direct.ts) records the fetch Request it gets and answers from `reply`.
  */
-const startHost = async (reply: (request: Request) => Promise<Response> | Response = () => Response.json({ direct: true })) => {
+const startHost = async (
+  reply: (request: Request) => Promise<Response> | Response = () => Response.json({ direct: true }),
+) => {
   const seen: Seen[] = []
   const host = createHost({
     handle: (req, res) => {
@@ -32,7 +34,12 @@ const startHost = async (reply: (request: Request) => Promise<Response> | Respon
       ],
       origin: 'https://kit.example',
       handle: async (request) => {
-        seen.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: request.body ? await request.text() : '' })
+        seen.push({
+          method: request.method,
+          url: request.url,
+          headers: Object.fromEntries(request.headers),
+          body: request.body ? await request.text() : '',
+        })
         return reply(request)
       },
     },
@@ -49,7 +56,12 @@ describe('paths the host hands to Payload directly', () => {
     const body = JSON.stringify({ id: 'evt_1', amount: 'ü'.repeat(10) })
     const response = await fetch(`${base}/api/webhooks/processor?x=1`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=abc', host: 'evil.example', [CLIENT_ADDRESS_HEADER]: '6.6.6.6' },
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': 't=1,v1=abc',
+        host: 'evil.example',
+        [CLIENT_ADDRESS_HEADER]: '6.6.6.6',
+      },
       body,
     })
     expect(response.status).toBe(200)
@@ -66,7 +78,9 @@ describe('paths the host hands to Payload directly', () => {
   it('another method, another path or a longer path goes to Next', async () => {
     const { seen, base } = await startHost()
     expect(await (await fetch(`${base}/api/webhooks/processor`)).text()).toBe('next:/api/webhooks/processor')
-    expect(await (await fetch(`${base}/api/download/file/1?expires=1`)).text()).toBe('next:/api/download/file/1?expires=1')
+    expect(await (await fetch(`${base}/api/download/file/1?expires=1`)).text()).toBe(
+      'next:/api/download/file/1?expires=1',
+    )
     expect(await (await fetch(`${base}/api/downloads`)).text()).toBe('next:/api/downloads')
     expect(await (await fetch(`${base}/api/download?version=1.0.0`)).json()).toEqual({ direct: true })
     expect(seen.map((request) => request.method)).toEqual(['GET'])
@@ -75,7 +89,11 @@ describe('paths the host hands to Payload directly', () => {
   it('the body limit holds for direct paths too, chunked or declared: 413 and nothing reaches the handler', async () => {
     const { seen, base } = await startHost()
     const big = 'a'.repeat(5_000)
-    const declared = await fetch(`${base}/api/webhooks/processor`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big })
+    const declared = await fetch(`${base}/api/webhooks/processor`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    })
     expect(declared.status).toBe(413)
     expect(((await declared.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('payload_too_large')
     const chunks = new ReadableStream({
@@ -84,7 +102,11 @@ describe('paths the host hands to Payload directly', () => {
         controller.close()
       },
     })
-    const chunked = await fetch(`${base}/api/webhooks/processor`, { method: 'POST', body: chunks, duplex: 'half' } as RequestInit)
+    const chunked = await fetch(`${base}/api/webhooks/processor`, {
+      method: 'POST',
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit)
     expect(chunked.status).toBe(413)
     expect(seen.every((request) => request.body.length <= 1_000)).toBe(true)
     expect((await fetch(`${base}/healthz`)).status).toBe(200)

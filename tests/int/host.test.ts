@@ -40,7 +40,10 @@ const startHost = async (databaseUrl: string, slowMs = 400) => {
     },
     maxBodyBytes: 1_000,
     maxUploadBytes: 5_000,
-    uploads: { paths: ['/api/releases'], isStaff: (headers) => Promise.resolve(headers.authorization === 'JWT staff-token') },
+    uploads: {
+      paths: ['/api/releases'],
+      isStaff: (headers) => Promise.resolve(headers.authorization === 'JWT staff-token'),
+    },
     shutdownTimeoutMs: 3_000,
     logger: createLogger({ level: 'debug', destination: { write: (line: string) => void logs.push(line) } }),
   })
@@ -80,12 +83,20 @@ describe('health and readiness', () => {
 describe('body limits', () => {
   it('refuses a declared body over the limit with 413 and the error shape, before Next sees it', async () => {
     const { base } = await startHost(process.env.DATABASE_URL!)
-    const big = await fetch(`${base}/api/users`, { method: 'POST', body: 'x'.repeat(1_001), headers: { 'content-type': 'application/json' } })
+    const big = await fetch(`${base}/api/users`, {
+      method: 'POST',
+      body: 'x'.repeat(1_001),
+      headers: { 'content-type': 'application/json' },
+    })
     expect(big.status).toBe(413)
     expect(await big.json()).toEqual({
       errors: [{ code: 'payload_too_large', message: 'Request bodies are limited to 1000 bytes.' }],
     })
-    const small = await fetch(`${base}/api/users`, { method: 'POST', body: 'x'.repeat(1_000), headers: { 'content-type': 'application/json' } })
+    const small = await fetch(`${base}/api/users`, {
+      method: 'POST',
+      body: 'x'.repeat(1_000),
+      headers: { 'content-type': 'application/json' },
+    })
     expect(small.status).toBe(200)
   })
 
@@ -97,7 +108,11 @@ describe('body limits', () => {
       return data
     }
     const upload = (path: string, size: number, authorization?: string) =>
-      fetch(`${base}${path}`, { method: 'POST', body: form(size), headers: authorization ? { authorization } : {} }).then((response) => response.status)
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        body: form(size),
+        headers: authorization ? { authorization } : {},
+      }).then((response) => response.status)
     expect(await upload('/api/releases', 2_000, 'JWT staff-token')).toBe(200)
     expect(await upload('/api/releases', 6_000, 'JWT staff-token')).toBe(413)
     expect(await upload('/api/releases', 2_000)).toBe(413)
@@ -108,7 +123,10 @@ describe('body limits', () => {
 describe('graceful shutdown', () => {
   it('stops accepting, lets in-flight requests finish, then resolves', async () => {
     const { host, logs, base } = await startHost(process.env.DATABASE_URL!, 500)
-    const inFlight = fetch(`${base}/slow`).then(async (response) => ({ status: response.status, text: await response.text() }))
+    const inFlight = fetch(`${base}/slow`).then(async (response) => ({
+      status: response.status,
+      text: await response.text(),
+    }))
     await new Promise((resolve) => setTimeout(resolve, 100))
     const closed = host.close()
     await expect(fetch(`${base}/healthz`)).rejects.toThrow()
@@ -180,7 +198,8 @@ describe('compression', () => {
   }
 
   /** The raw response: headers and the bytes as sent, not decoded. */
-  const raw = (port: number, path: string, acceptEncoding?: string) => rawWith(port, path, acceptEncoding ? { 'accept-encoding': acceptEncoding } : {})
+  const raw = (port: number, path: string, acceptEncoding?: string) =>
+    rawWith(port, path, acceptEncoding ? { 'accept-encoding': acceptEncoding } : {})
 
   const rawWith = (port: number, path: string, headers: http.OutgoingHttpHeaders) =>
     new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
@@ -242,20 +261,35 @@ describe('compression', () => {
 
   it('sends a personal answer (a session or an API key, not shared-cacheable) uncompressed: no BREACH oracle', async () => {
     const { port, stats } = await startCompressingHost()
-    const credentials = [{ cookie: 'theme=dark; payload-token=eyJ.session.jwt' }, { cookie: 'payload-token=x' }, { authorization: 'Bearer kit_live_0123456789' }]
+    const credentials = [
+      { cookie: 'theme=dark; payload-token=eyJ.session.jwt' },
+      { cookie: 'payload-token=x' },
+      { authorization: 'Bearer kit_live_0123456789' },
+    ]
     for (const headers of credentials) {
       // The account page with the visitor's guess in the query: the same bytes as sent, no Content-Encoding.
-      const personal = await rawWith(port, '/account?q=KIT-7Q2MD', { 'accept-encoding': 'gzip, deflate, br', ...headers })
+      const personal = await rawWith(port, '/account?q=KIT-7Q2MD', {
+        'accept-encoding': 'gzip, deflate, br',
+        ...headers,
+      })
       expect(personal.headers['content-encoding']).toBeUndefined()
       expect(personal.body.toString()).toBe(page)
       // So is an answer with no Cache-Control at all (a streamed page, Payload's JSON).
-      expect((await rawWith(port, '/', { 'accept-encoding': 'br', ...headers })).headers['content-encoding']).toBeUndefined()
+      expect(
+        (await rawWith(port, '/', { 'accept-encoding': 'br', ...headers })).headers['content-encoding'],
+      ).toBeUndefined()
       // A shared-cacheable page is the same for everyone: still compressed, from the kept copy.
-      expect((await rawWith(port, '/cached', { 'accept-encoding': 'br', ...headers })).headers['content-encoding']).toBe('br')
+      expect(
+        (await rawWith(port, '/cached', { 'accept-encoding': 'br', ...headers })).headers['content-encoding'],
+      ).toBe('br')
     }
     expect(stats.memoHits + stats.memoMisses).toBe(credentials.length)
     // A cookie that only looks alike is no session.
-    expect((await rawWith(port, '/account', { 'accept-encoding': 'br', cookie: 'not-payload-token=1' })).headers['content-encoding']).toBe('br')
+    expect(
+      (await rawWith(port, '/account', { 'accept-encoding': 'br', cookie: 'not-payload-token=1' })).headers[
+        'content-encoding'
+      ],
+    ).toBe('br')
   })
 
   it('leaves archives and replies under 1 KiB as they are', async () => {
@@ -273,18 +307,21 @@ describe('compression', () => {
     // The client decodes as bytes arrive; the handler holds the end back until the client has read the
     // whole first part. Without the flush, this would wait forever (the test's timeout).
     const decoded = await new Promise<string>((resolve, reject) => {
-      const request = http.get({ host: '127.0.0.1', port, path: '/streamed', headers: { 'accept-encoding': 'gzip' } }, (response) => {
-        expect(response.headers['content-encoding']).toBe('gzip')
-        let text = ''
-        const gunzip = zlib.createGunzip()
-        gunzip.on('data', (chunk: Buffer) => {
-          text += chunk.toString()
-          if (text.endsWith('</html>')) releaseStream()
-        })
-        gunzip.on('end', () => resolve(text))
-        gunzip.on('error', reject)
-        response.pipe(gunzip)
-      })
+      const request = http.get(
+        { host: '127.0.0.1', port, path: '/streamed', headers: { 'accept-encoding': 'gzip' } },
+        (response) => {
+          expect(response.headers['content-encoding']).toBe('gzip')
+          let text = ''
+          const gunzip = zlib.createGunzip()
+          gunzip.on('data', (chunk: Buffer) => {
+            text += chunk.toString()
+            if (text.endsWith('</html>')) releaseStream()
+          })
+          gunzip.on('end', () => resolve(text))
+          gunzip.on('error', reject)
+          response.pipe(gunzip)
+        },
+      )
       request.on('error', reject)
     })
     expect(decoded).toBe(`${page}<p>late part</p>`)
@@ -320,7 +357,8 @@ describe('pages that may come back from the back-forward cache', () => {
     })
     hosts.push(host)
     const base = `http://127.0.0.1:${await host.listen(0, '127.0.0.1')}`
-    const cacheControl = async (path: string, method = 'GET') => (await fetch(`${base}${path}`, { method })).headers.get('cache-control')
+    const cacheControl = async (path: string, method = 'GET') =>
+      (await fetch(`${base}${path}`, { method })).headers.get('cache-control')
     expect(RESTORABLE_PAGES).toEqual(['/sign-in', '/sign-up'])
     expect(await cacheControl('/sign-in')).toBe('private, no-cache, max-age=0, must-revalidate')
     expect(await cacheControl('/sign-up?next=%2Fdashboard')).toBe('private, no-cache, max-age=0, must-revalidate')
@@ -358,11 +396,21 @@ describe("Next's built assets", () => {
     const port = await host.listen(0, '127.0.0.1')
     const get = (urlPath: string, acceptEncoding?: string) =>
       new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-        const request = http.get({ host: '127.0.0.1', port, path: urlPath, headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} }, (response) => {
-          const chunks: Buffer[] = []
-          response.on('data', (chunk: Buffer) => chunks.push(chunk))
-          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }))
-        })
+        const request = http.get(
+          {
+            host: '127.0.0.1',
+            port,
+            path: urlPath,
+            headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {},
+          },
+          (response) => {
+            const chunks: Buffer[] = []
+            response.on('data', (chunk: Buffer) => chunks.push(chunk))
+            response.on('end', () =>
+              resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }),
+            )
+          },
+        )
         request.on('error', reject)
       })
 
@@ -389,7 +437,12 @@ describe("Next's built assets", () => {
     expect(plain.body.toString()).toBe(script)
 
     // Not there, hidden, or outside the folder: Next answers (its 404), never a file from elsewhere.
-    for (const outside of ['/_next/static/chunks/missing.js', '/_next/static/.secret', '/_next/static/../host.test.ts', '/_next/static/%2e%2e/%2e%2e/package.json']) {
+    for (const outside of [
+      '/_next/static/chunks/missing.js',
+      '/_next/static/.secret',
+      '/_next/static/../host.test.ts',
+      '/_next/static/%2e%2e/%2e%2e/package.json',
+    ]) {
       const answer = await get(outside, 'br')
       expect([404, 403, 400]).toContain(answer.status)
       expect(answer.body.toString()).not.toContain('not for anyone')

@@ -18,7 +18,8 @@ const UPLOAD_LIMIT = 8 * MiB
 const chunksOf = (size: number, prefix = Buffer.alloc(0), suffix = Buffer.alloc(0)) => {
   const whole = Buffer.concat([prefix, Buffer.alloc(size, 'x'), suffix])
   const chunks: Buffer[] = []
-  for (let offset = 0; offset < whole.length; offset += 64 * 1024) chunks.push(whole.subarray(offset, offset + 64 * 1024))
+  for (let offset = 0; offset < whole.length; offset += 64 * 1024)
+    chunks.push(whole.subarray(offset, offset + 64 * 1024))
   return chunks
 }
 
@@ -26,7 +27,9 @@ const BOUNDARY = 'kit-boundary-1234'
 const multipart = (size: number) =>
   chunksOf(
     size,
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="kit.zip"\r\nContent-Type: application/zip\r\n\r\n`),
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="kit.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+    ),
     Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   )
 const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`
@@ -70,9 +73,14 @@ afterAll(async () => {
   await Promise.all(hosts.map((host) => host.close()))
 })
 
-const expectTooLarge = (response: { status: number; body: string; headers: http.IncomingHttpHeaders }, limit = LIMIT) => {
+const expectTooLarge = (
+  response: { status: number; body: string; headers: http.IncomingHttpHeaders },
+  limit = LIMIT,
+) => {
   expect(response.status).toBe(413)
-  expect(JSON.parse(response.body)).toEqual({ errors: [{ code: 'payload_too_large', message: `Request bodies are limited to ${limit} bytes.` }] })
+  expect(JSON.parse(response.body)).toEqual({
+    errors: [{ code: 'payload_too_large', message: `Request bodies are limited to ${limit} bytes.` }],
+  })
   expect(response.headers.connection).toBe('close')
 }
 
@@ -88,20 +96,32 @@ const expectNotBuffered = async (path: string) => {
 
 describe('bodies are counted as they are read', () => {
   it('a chunked 2 MiB body (no Content-Length) to a JSON endpoint: 413, not buffered, the server stays healthy', async () => {
-    const response = await send(base, '/api/auth/magic-link', { method: 'POST', headers: { 'content-type': 'application/json' }, chunks: chunksOf(2 * MiB) })
+    const response = await send(base, '/api/auth/magic-link', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      chunks: chunksOf(2 * MiB),
+    })
     expectTooLarge(response)
     await expectNotBuffered('/api/auth/magic-link')
     expect((await send(base, '/healthz')).status).toBe(200)
   })
 
   it('a chunked 2 MiB body to the webhook: 413', async () => {
-    const response = await send(base, '/api/webhooks/processor', { method: 'POST', headers: { 'content-type': 'application/json' }, chunks: chunksOf(2 * MiB) })
+    const response = await send(base, '/api/webhooks/processor', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      chunks: chunksOf(2 * MiB),
+    })
     expectTooLarge(response)
     await expectNotBuffered('/api/webhooks/processor')
   })
 
   it('declaring multipart/form-data does not raise the limit of a route that is not a staff upload', async () => {
-    const response = await send(base, '/api/plans', { method: 'POST', headers: { 'content-type': MULTIPART }, chunks: multipart(2 * MiB) })
+    const response = await send(base, '/api/plans', {
+      method: 'POST',
+      headers: { 'content-type': MULTIPART },
+      chunks: multipart(2 * MiB),
+    })
     expectTooLarge(response)
     await expectNotBuffered('/api/plans')
   })
@@ -120,7 +140,11 @@ describe('bodies are counted as they are read', () => {
 
   it('a declared Content-Length over the limit is refused before the handler reads anything', async () => {
     const before = seen.length
-    const response = await send(base, '/api/users', { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(2 * MiB) }, body: Buffer.alloc(2 * MiB, 'x') })
+    const response = await send(base, '/api/users', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(2 * MiB) },
+      body: Buffer.alloc(2 * MiB, 'x'),
+    })
     expectTooLarge(response)
     expect(seen.length).toBe(before)
   })
@@ -153,21 +177,40 @@ describe('bodies are counted as they are read', () => {
   })
 
   it('within the limits everything passes: JSON up to 1 MiB, staff uploads (session cookie or JWT) up to the upload limit', async () => {
-    const json = await send(base, '/api/auth/magic-link', { method: 'POST', headers: { 'content-type': 'application/json' }, chunks: chunksOf(LIMIT) })
+    const json = await send(base, '/api/auth/magic-link', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      chunks: chunksOf(LIMIT),
+    })
     expect(json.status).toBe(200)
     expect(JSON.parse(json.body)).toEqual({ bytes: LIMIT })
 
     const size = 2 * MiB
     const overhead = multipart(0).reduce((total, chunk) => total + chunk.length, 0)
-    for (const headers of [{ authorization: `JWT ${staff.token}` }, { cookie: `theme=dark; payload-token=${staff.token}` }]) {
-      const upload = await send(base, '/api/releases', { method: 'POST', headers: { 'content-type': MULTIPART, ...headers }, chunks: multipart(size) })
+    for (const headers of [
+      { authorization: `JWT ${staff.token}` },
+      { cookie: `theme=dark; payload-token=${staff.token}` },
+    ]) {
+      const upload = await send(base, '/api/releases', {
+        method: 'POST',
+        headers: { 'content-type': MULTIPART, ...headers },
+        chunks: multipart(size),
+      })
       expect(upload.status).toBe(200)
       expect(JSON.parse(upload.body)).toEqual({ bytes: size + overhead })
     }
-    const update = await send(base, '/api/media/12', { method: 'PATCH', headers: { 'content-type': MULTIPART, authorization: `JWT ${staff.token}` }, chunks: multipart(size) })
+    const update = await send(base, '/api/media/12', {
+      method: 'PATCH',
+      headers: { 'content-type': MULTIPART, authorization: `JWT ${staff.token}` },
+      chunks: multipart(size),
+    })
     expect(update.status).toBe(200)
 
-    const tooBig = await send(base, '/api/releases', { method: 'POST', headers: { 'content-type': MULTIPART, authorization: `JWT ${staff.token}` }, chunks: multipart(UPLOAD_LIMIT) })
+    const tooBig = await send(base, '/api/releases', {
+      method: 'POST',
+      headers: { 'content-type': MULTIPART, authorization: `JWT ${staff.token}` },
+      chunks: multipart(UPLOAD_LIMIT),
+    })
     expectTooLarge(tooBig, UPLOAD_LIMIT)
   })
 })
@@ -175,7 +218,11 @@ describe('bodies are counted as they are read', () => {
 describe('through Payload', () => {
   it('a chunked 2 MiB body to a Payload endpoint is 413, and the next request is served', async () => {
     const { base: service } = await startPayloadHost()
-    const response = await send(service, '/api/auth/magic-link', { method: 'POST', headers: { 'content-type': 'application/json' }, chunks: chunksOf(2 * MiB) })
+    const response = await send(service, '/api/auth/magic-link', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      chunks: chunksOf(2 * MiB),
+    })
     expectTooLarge(response)
     expect((await send(service, '/healthz')).status).toBe(200)
     const fine = await send(service, '/api/auth/magic-link', {

@@ -16,7 +16,11 @@ const ROOT = path.resolve(import.meta.dirname, '../..')
  * MDX importer (staff's files) and the environment's schema (the operator's settings, read at start).
  */
 const SOURCES = ['endpoints', 'src']
-const EXCLUDED = [path.join('src', 'standins'), path.join('src', 'content', 'import'), path.join('src', 'config', 'env.ts')]
+const EXCLUDED = [
+  path.join('src', 'standins'),
+  path.join('src', 'content', 'import'),
+  path.join('src', 'config', 'env.ts'),
+]
 
 const files = (dir: string): string[] =>
   fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -57,7 +61,10 @@ const unbounded = (): string[] => {
       const argsEnd = open + chainAfter(text, open).length + 1
       const chain = chainAfter(text, argsEnd)
       const ok = /\.(max|length)\(/.test(chain) || (match[1] === 'string' && boundedRegex(chain))
-      if (!ok) found.push(`${file}:${text.slice(0, match.index).split('\n').length}: z.${match[1]}(...)${chain.split('\n')[0]}`)
+      if (!ok)
+        found.push(
+          `${file}:${text.slice(0, match.index).split('\n').length}: z.${match[1]}(...)${chain.split('\n')[0]}`,
+        )
     }
   }
   return found
@@ -69,7 +76,8 @@ describe('request schemas', () => {
   })
 
   it('the check itself finds an unbounded schema', () => {
-    const text = "z.object({ a: z.string().optional(), b: z.string().max(3), c: z.array(z.string().max(2)), d: z.string().regex(/^a+$/) })"
+    const text =
+      'z.object({ a: z.string().optional(), b: z.string().max(3), c: z.array(z.string().max(2)), d: z.string().regex(/^a+$/) })'
     const hits = [...text.matchAll(/z\.(string|array)\(/g)].map((match) => {
       const open = match.index + match[0].length
       const chain = chainAfter(text, open + chainAfter(text, open).length + 1)

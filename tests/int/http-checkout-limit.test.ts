@@ -14,23 +14,30 @@ beforeAll(async () => {
   await seedStandInPlans(payload())
 })
 
-const sessionRequests = () => standIn.state.requests.filter((request) => request.path === '/v1/checkout/sessions').length
+const sessionRequests = () =>
+  standIn.state.requests.filter((request) => request.path === '/v1/checkout/sessions').length
 
 describe('anonymous checkout is limited per client address', () => {
   it('past the limit: 429 rate_limited with Retry-After, and the processor is not asked', async () => {
     const limit = RATE_LIMITS['checkout:ip'].points
     const address = '203.0.113.40'
     for (let attempt = 0; attempt < limit; attempt += 1) {
-      expect((await api('POST', '/checkout_sessions', { address, body: { priceId: PRICES.standard } })).status).toBe(200)
+      expect((await api('POST', '/checkout_sessions', { address, body: { priceId: PRICES.standard } })).status).toBe(
+        200,
+      )
     }
     const before = sessionRequests()
     const blocked = await api('POST', '/checkout_sessions', { address, body: { priceId: PRICES.standard } })
     expect(blocked.status).toBe(429)
-    expect(blocked.body).toEqual({ errors: [{ code: 'rate_limited', message: expect.stringMatching(/Try again in \d+ seconds/) }] })
+    expect(blocked.body).toEqual({
+      errors: [{ code: 'rate_limited', message: expect.stringMatching(/Try again in \d+ seconds/) }],
+    })
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(sessionRequests()).toBe(before)
     // Another client is not affected.
-    expect((await api('POST', '/checkout_sessions', { address: '203.0.113.41', body: { priceId: PRICES.standard } })).status).toBe(200)
+    expect(
+      (await api('POST', '/checkout_sessions', { address: '203.0.113.41', body: { priceId: PRICES.standard } })).status,
+    ).toBe(200)
   })
 
   it('through the host, rotating X-Forwarded-For on one socket does not lift it', async () => {

@@ -36,26 +36,37 @@ const echoHost = async (trustedProxies?: BlockList) => {
   return `http://127.0.0.1:${await host.listen(0, '127.0.0.1')}`
 }
 
-const addressSeen = async (base: string, headers: http.OutgoingHttpHeaders) => JSON.parse((await send(base, '/anything', { headers })).body).address
+const addressSeen = async (base: string, headers: http.OutgoingHttpHeaders) =>
+  JSON.parse((await send(base, '/anything', { headers })).body).address
 
 describe('the one client address', () => {
   it('is the socket peer: X-Forwarded-For and a forged internal header from a client are ignored', async () => {
     const base = await echoHost()
     expect(await addressSeen(base, {})).toBe('127.0.0.1')
     expect(await addressSeen(base, { 'x-forwarded-for': '203.0.113.7' })).toBe('127.0.0.1')
-    expect(await addressSeen(base, { 'x-forwarded-for': '203.0.113.7', 'x-real-ip': '203.0.113.8', [CLIENT_ADDRESS_HEADER]: '203.0.113.9' })).toBe('127.0.0.1')
+    expect(
+      await addressSeen(base, {
+        'x-forwarded-for': '203.0.113.7',
+        'x-real-ip': '203.0.113.8',
+        [CLIENT_ADDRESS_HEADER]: '203.0.113.9',
+      }),
+    ).toBe('127.0.0.1')
   })
 
   it('behind a trusted proxy: the right-most X-Forwarded-For hop that is not a trusted proxy', async () => {
     const base = await echoHost(parseTrustedProxies('127.0.0.1/32'))
     // The client wrote 203.0.113.7 itself; the proxy appended the address it saw: 198.51.100.2.
     expect(await addressSeen(base, { 'x-forwarded-for': '203.0.113.7, 198.51.100.2' })).toBe('198.51.100.2')
-    expect(await addressSeen(base, { [CLIENT_ADDRESS_HEADER]: '203.0.113.9', 'x-forwarded-for': '198.51.100.2' })).toBe('198.51.100.2')
+    expect(await addressSeen(base, { [CLIENT_ADDRESS_HEADER]: '203.0.113.9', 'x-forwarded-for': '198.51.100.2' })).toBe(
+      '198.51.100.2',
+    )
     // The proxy itself (a health check): no header, the peer.
     expect(await addressSeen(base, {})).toBe('127.0.0.1')
 
     const chained = await echoHost(parseTrustedProxies('127.0.0.0/8, 10.0.0.0/8'))
-    expect(await addressSeen(chained, { 'x-forwarded-for': '203.0.113.7, 198.51.100.2, 10.1.2.3' })).toBe('198.51.100.2')
+    expect(await addressSeen(chained, { 'x-forwarded-for': '203.0.113.7, 198.51.100.2, 10.1.2.3' })).toBe(
+      '198.51.100.2',
+    )
   })
 
   it.each([
@@ -64,7 +75,13 @@ describe('the one client address', () => {
     ['an IPv4-mapped peer is plain IPv4', '::ffff:10.0.0.5', '1.2.3.4', '10.0.0.0/8', '1.2.3.4'],
     ['several headers are one list', '10.0.0.5', ['9.9.9.9', '1.2.3.4'], '10.0.0.0/8', '1.2.3.4'],
     ['every hop trusted: the left-most', '10.0.0.5', '10.0.0.7, 10.0.0.6', '10.0.0.0/8', '10.0.0.7'],
-    ['an IPv6 client behind an IPv6 proxy, spelled one way', '2001:db8::1', '2001:DB8:0:5:0:0:0:9', '2001:db8::/64', '2001:db8:0:5::9'],
+    [
+      'an IPv6 client behind an IPv6 proxy, spelled one way',
+      '2001:db8::1',
+      '2001:DB8:0:5:0:0:0:9',
+      '2001:db8::/64',
+      '2001:db8:0:5::9',
+    ],
     ['a hop with a port', '10.0.0.5', '1.2.3.4:5678', '10.0.0.0/8', '1.2.3.4'],
     ['garbage in the untrusted hop: no usable address', '10.0.0.5', '1.2.3.4, not-an-ip', '10.0.0.0/8', null],
   ])('%s', (_name, peer, forwardedFor, trusted, expected) => {
@@ -72,17 +89,27 @@ describe('the one client address', () => {
   })
 
   it('TRUSTED_PROXIES refuses entries it cannot read', () => {
-    for (const bad of ['10.0.0.0/33', 'example.com', '10.0.0.0/8/1', '::1/129']) expect(() => parseTrustedProxies(bad)).toThrow(/TRUSTED_PROXIES/)
+    for (const bad of ['10.0.0.0/33', 'example.com', '10.0.0.0/8/1', '::1/129'])
+      expect(() => parseTrustedProxies(bad)).toThrow(/TRUSTED_PROXIES/)
     expect(() => parseTrustedProxies(' 10.0.0.0/8 , 192.168.1.1 ,::1')).not.toThrow()
   })
 
   it('the server does not start with a TRUSTED_PROXIES it cannot read, and says why', async () => {
     const root = path.resolve(import.meta.dirname, '../..')
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['--conditions=production', path.join(root, 'server.ts')], {
-        cwd: os.tmpdir(),
-        env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', TRUSTED_PROXIES: '10.0.0.0/8, the-load-balancer' },
-      })
+      const child = spawn(
+        path.join(root, 'node_modules/.bin/tsx'),
+        ['--conditions=production', path.join(root, 'server.ts')],
+        {
+          cwd: os.tmpdir(),
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: os.tmpdir(),
+            NODE_ENV: 'production',
+            TRUSTED_PROXIES: '10.0.0.0/8, the-load-balancer',
+          },
+        },
+      )
       let output = ''
       // The refusal is a log line (stdout); stderr too, for anything printed before the logger exists.
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -94,7 +121,10 @@ describe('the one client address', () => {
       })
     })
     expect(code).toBe(1)
-    const messages = stderr.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg)
+    const messages = stderr
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { msg: string }).msg)
     expect(messages.join('\n')).toContain('TRUSTED_PROXIES: "the-load-balancer" is not an IP address or CIDR')
   })
 })
@@ -127,7 +157,10 @@ describe('per-address limits cannot be lifted by rotating X-Forwarded-For', () =
     const limit = RATE_LIMITS['magic_link:ip'].points
     const statuses: number[] = []
     for (let attempt = 0; attempt <= limit; attempt += 1) {
-      statuses.push((await api('POST', '/auth/magic-link', { address: null, body: { email: `nowhere-${attempt}@example.test` } })).status)
+      statuses.push(
+        (await api('POST', '/auth/magic-link', { address: null, body: { email: `nowhere-${attempt}@example.test` } }))
+          .status,
+      )
     }
     expect(statuses.at(-1)).toBe(429)
     // A client with an address is not in that bucket.
@@ -139,7 +172,9 @@ describe('per-address limits cannot be lifted by rotating X-Forwarded-For', () =
     const statuses: number[] = []
     for (let attempt = 0; attempt <= limit; attempt += 1) {
       const address = `2001:db8:7:7:${(attempt + 1).toString(16)}::1`
-      statuses.push((await api('POST', '/auth/magic-link', { address, body: { email: `six-${attempt}@example.test` } })).status)
+      statuses.push(
+        (await api('POST', '/auth/magic-link', { address, body: { email: `six-${attempt}@example.test` } })).status,
+      )
     }
     expect(statuses.at(-1)).toBe(429)
   })

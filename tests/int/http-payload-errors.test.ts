@@ -5,7 +5,9 @@ import { api, createUser, SERVER_URL, usePayload } from '../support/payload'
 const payload = usePayload()
 
 const shaped = (body: { errors?: { code?: unknown; message?: unknown }[] }) =>
-  Array.isArray(body.errors) && body.errors.length > 0 && body.errors.every((error) => typeof error.code === 'string' && typeof error.message === 'string')
+  Array.isArray(body.errors) &&
+  body.errors.length > 0 &&
+  body.errors.every((error) => typeof error.code === 'string' && typeof error.message === 'string')
 
 describe("Payload's own errors answer in the error shape with a code", () => {
   it('404 not_found for a missing document', async () => {
@@ -43,7 +45,9 @@ describe("Payload's own errors answer in the error shape with a code", () => {
     const admin = await createUser(payload(), 'admin')
     const response = await api('GET', '/plans?where[noSuchField][equals]=1', { as: admin })
     expect(response.status).toBe(400)
-    expect(response.body).toEqual({ errors: [{ code: 'query_error', message: expect.stringContaining('noSuchField') }] })
+    expect(response.body).toEqual({
+      errors: [{ code: 'query_error', message: expect.stringContaining('noSuchField') }],
+    })
   })
 
   it('a wrong password, an unknown email and a locked account answer exactly alike: 401 invalid_credentials', async () => {
@@ -68,9 +72,14 @@ describe('unknown API paths', () => {
     const { REST_GET, REST_POST } = await import('@payloadcms/next/routes')
     const { default: config } = await import('../../payload.config')
     const { withErrorShape } = await import('../../src/http/payload-errors')
-    for (const [method, handler] of [['GET', REST_GET], ['POST', REST_POST]] as const) {
+    for (const [method, handler] of [
+      ['GET', REST_GET],
+      ['POST', REST_POST],
+    ] as const) {
       const route = withErrorShape(handler(config))
-      const response = await route(new Request(`${SERVER_URL}/api/no-such-path`, { method }), { params: Promise.resolve({ slug: ['no-such-path'] }) })
+      const response = await route(new Request(`${SERVER_URL}/api/no-such-path`, { method }), {
+        params: Promise.resolve({ slug: ['no-such-path'] }),
+      })
       expect(response.status).toBe(404)
       expect(await response.json()).toEqual({ errors: [{ code: 'not_found', message: 'There is no such API path.' }] })
     }

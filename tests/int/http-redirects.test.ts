@@ -40,11 +40,47 @@ const ATTACKS = [
 // Tokens that make paths tricky: slashes, backslashes, dots, their percent-escapes (once and twice),
 // schemes, hosts, user-info, whitespace and control characters, query and fragment marks.
 const token = fc.constantFrom(
-  '/', '//', '\\', '.', '..', '%2e', '%2E', '%2f', '%2F', '%5c', '%5C', '%252f', '%252e', '%25', '%',
-  'evil.example', 'a', 'b', ':', '@', '?', '#', '=', '&', 'http:', 'https:', 'javascript:', '\t', '\n', ' ', '\u0000', 'é', '%00',
+  '/',
+  '//',
+  '\\',
+  '.',
+  '..',
+  '%2e',
+  '%2E',
+  '%2f',
+  '%2F',
+  '%5c',
+  '%5C',
+  '%252f',
+  '%252e',
+  '%25',
+  '%',
+  'evil.example',
+  'a',
+  'b',
+  ':',
+  '@',
+  '?',
+  '#',
+  '=',
+  '&',
+  'http:',
+  'https:',
+  'javascript:',
+  '\t',
+  '\n',
+  ' ',
+  '\u0000',
+  'é',
+  '%00',
 )
 const pathLike = fc.array(token, { minLength: 1, maxLength: 12 }).map((parts) => parts.join(''))
-const anyInput = fc.oneof(pathLike, fc.string(), fc.webUrl(), pathLike.map((p) => `/${p}`))
+const anyInput = fc.oneof(
+  pathLike,
+  fc.string(),
+  fc.webUrl(),
+  pathLike.map((p) => `/${p}`),
+)
 
 describe('sameSitePath', () => {
   it.each(ATTACKS)('refuses %s, and the landing falls back to the dashboard', (attack) => {
@@ -52,11 +88,14 @@ describe('sameSitePath', () => {
     expect(landing(SITE, attack)).toBe(`${SITE}/dashboard`)
   })
 
-  it.each(['/dashboard', '/dashboard?tab=billing#top', '/blog/a-post', '/a/b/../c'])('keeps %s as the path the browser would reach', (path) => {
-    const kept = sameSitePath(path, SITE)
-    expect(kept).not.toBeNull()
-    expect(browserTarget(kept!).origin).toBe(SITE)
-  })
+  it.each(['/dashboard', '/dashboard?tab=billing#top', '/blog/a-post', '/a/b/../c'])(
+    'keeps %s as the path the browser would reach',
+    (path) => {
+      const kept = sameSitePath(path, SITE)
+      expect(kept).not.toBeNull()
+      expect(browserTarget(kept!).origin).toBe(SITE)
+    },
+  )
 
   it('resolves dot segments before it answers: what is checked is what the Location header carries', () => {
     expect(sameSitePath('/a/b/../c?x=1', SITE)).toBe('/a/c?x=1')
@@ -84,9 +123,12 @@ describe('the preview exit (returnPath)', () => {
     expect(returnPath(attack)).toBe('/blog')
   })
 
-  it.each(['/api/users', '/admin', '/%61pi/users', '/blog/../api/users', '/ADMIN/collections'])('does not return to the API or the admin: %s', (path) => {
-    expect(returnPath(path)).toBe('/blog')
-  })
+  it.each(['/api/users', '/admin', '/%61pi/users', '/blog/../api/users', '/ADMIN/collections'])(
+    'does not return to the API or the admin: %s',
+    (path) => {
+      expect(returnPath(path)).toBe('/blog')
+    },
+  )
 
   it('returns to a page of the site', () => {
     expect(returnPath('/blog/a-post?x=1#top')).toBe('/blog/a-post?x=1#top')

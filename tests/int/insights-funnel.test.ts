@@ -36,28 +36,45 @@ beforeAll(async () => {
 })
 
 const named = (name: string, sourceEventId?: string) =>
-  rows(payload(), 'analytics_events', { and: [{ name: { equals: name } }, ...(sourceEventId ? [{ sourceEventId: { equals: sourceEventId } }] : [])] })
+  rows(payload(), 'analytics_events', {
+    and: [{ name: { equals: name } }, ...(sourceEventId ? [{ sourceEventId: { equals: sourceEventId } }] : [])],
+  })
 
 describe('checkout_started', () => {
   it('is recorded once per processor session, with the plan and price only', async () => {
     const checkout = () =>
-      api<{ id: string }>('POST', '/checkout_sessions', { address: '203.0.113.60', body: { priceId: PRICES.standard }, headers: { 'idempotency-key': 'funnel-retry-1' } })
+      api<{ id: string }>('POST', '/checkout_sessions', {
+        address: '203.0.113.60',
+        body: { priceId: PRICES.standard },
+        headers: { 'idempotency-key': 'funnel-retry-1' },
+      })
     const first = await checkout()
     const retry = await checkout()
     expect(first.status).toBe(200)
     expect(retry.body.id).toBe(first.body.id)
     const events = await named('checkout_started', first.body.id)
     expect(events).toHaveLength(1)
-    expect(events[0]).toMatchObject({ user: null, email: null, properties: { plan: 'standard', priceId: PRICES.standard, kind: 'purchase' } })
+    expect(events[0]).toMatchObject({
+      user: null,
+      email: null,
+      properties: { plan: 'standard', priceId: PRICES.standard, kind: 'purchase' },
+    })
   })
 
   it('names no one for a signed-in buyer either', async () => {
     const buyer = await createUser(payload(), 'customer')
-    const checkout = await api<{ id: string }>('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.proMonthly } })
+    const checkout = await api<{ id: string }>('POST', '/checkout_sessions', {
+      as: buyer,
+      body: { priceId: PRICES.proMonthly },
+    })
     expect(checkout.status).toBe(200)
     const [event] = await named('checkout_started', checkout.body.id)
     expect(event).toMatchObject({ user: null, email: null })
-    expect(event!.properties).toEqual({ plan: standIn.state.sessions.get(checkout.body.id)!.metadata!.plan_id, priceId: PRICES.proMonthly, kind: 'purchase' })
+    expect(event!.properties).toEqual({
+      plan: standIn.state.sessions.get(checkout.body.id)!.metadata!.plan_id,
+      priceId: PRICES.proMonthly,
+      kind: 'purchase',
+    })
     expect(JSON.stringify(event)).not.toContain(buyer.email)
     expect(await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).toEqual([])
   })
@@ -65,7 +82,10 @@ describe('checkout_started', () => {
   it('a processor failure records nothing', async () => {
     const before = (await named('checkout_started')).length
     standIn.failNext({ method: 'POST', path: '/v1/checkout/sessions', count: 2, status: 500 })
-    const response = await api('POST', '/checkout_sessions', { body: { priceId: PRICES.standard }, headers: { 'idempotency-key': 'funnel-fail-1' } })
+    const response = await api('POST', '/checkout_sessions', {
+      body: { priceId: PRICES.standard },
+      headers: { 'idempotency-key': 'funnel-fail-1' },
+    })
     standIn.clearFailures()
     expect(response.status).toBe(502)
     expect(await named('checkout_started')).toHaveLength(before)
@@ -74,7 +94,9 @@ describe('checkout_started', () => {
   it('a failure to record it never fails the checkout', async () => {
     failing.track = true
     try {
-      const response = await api<{ id: string; url: string }>('POST', '/checkout_sessions', { body: { priceId: PRICES.ultimate } })
+      const response = await api<{ id: string; url: string }>('POST', '/checkout_sessions', {
+        body: { priceId: PRICES.ultimate },
+      })
       expect(response.status).toBe(200)
       expect(response.body.url).toBeTruthy()
       expect(await named('checkout_started', response.body.id)).toEqual([])
@@ -85,7 +107,13 @@ describe('checkout_started', () => {
 })
 
 /** `origin: null` or `site: null` leave that header out. */
-type BeaconCall = { address?: string; type?: string; origin?: string | null; site?: string | null; as?: { token: string } }
+type BeaconCall = {
+  address?: string
+  type?: string
+  origin?: string | null
+  site?: string | null
+  as?: { token: string }
+}
 
 /** What navigator.sendBeacon sends for a string body from the site's page: text/plain, its Origin and Sec-Fetch-Site. */
 const beacon = (body: unknown, call: BeaconCall = {}) => {
@@ -95,7 +123,11 @@ const beacon = (body: unknown, call: BeaconCall = {}) => {
     address: call.address ?? '198.51.100.10',
     as: call.as,
     body: typeof body === 'string' ? body : JSON.stringify(body),
-    headers: { 'content-type': call.type ?? 'text/plain;charset=UTF-8', ...(origin ? { origin } : {}), ...(site ? { 'sec-fetch-site': site } : {}) },
+    headers: {
+      'content-type': call.type ?? 'text/plain;charset=UTF-8',
+      ...(origin ? { origin } : {}),
+      ...(site ? { 'sec-fetch-site': site } : {}),
+    },
   })
 }
 
@@ -112,7 +144,12 @@ describe('POST /api/insights/pricing-views', () => {
     }
     const events = await viewsFrom(address, 'pricing')
     expect(events).toHaveLength(1)
-    expect(events[0]).toMatchObject({ name: 'pricing_viewed', user: null, email: null, properties: { page: 'pricing' } })
+    expect(events[0]).toMatchObject({
+      name: 'pricing_viewed',
+      user: null,
+      email: null,
+      properties: { page: 'pricing' },
+    })
     expect(events[0]!.sourceEventId).toMatch(/^view:\d{4}-\d{2}-\d{2}:[0-9a-f]{32}$/)
     expect(JSON.stringify(events[0])).not.toContain(address)
   })
@@ -167,15 +204,20 @@ describe('POST /api/insights/pricing-views', () => {
     const before = (await named('pricing_viewed')).length
     const response = await beacon(body, { address: '198.51.100.28' })
     expect(response.status).toBe(400)
-    expect(response.body).toEqual({ errors: [expect.objectContaining({ code: 'invalid_request', message: expect.any(String) })] })
+    expect(response.body).toEqual({
+      errors: [expect.objectContaining({ code: 'invalid_request', message: expect.any(String) })],
+    })
     expect(await named('pricing_viewed')).toHaveLength(before)
   })
 
-  it('400 for a form body; 403 forbidden from another site\'s page', async () => {
+  it("400 for a form body; 403 forbidden from another site's page", async () => {
     const form = await beacon('page=home', { address: '198.51.100.29', type: 'application/x-www-form-urlencoded' })
     expect(form.status).toBe(400)
     expect(form.body.errors[0].code).toBe('invalid_request')
-    const foreign = await beacon({ page: 'home' }, { address: '198.51.100.29', origin: 'https://elsewhere.example', site: 'cross-site' })
+    const foreign = await beacon(
+      { page: 'home' },
+      { address: '198.51.100.29', origin: 'https://elsewhere.example', site: 'cross-site' },
+    )
     expect(foreign.status).toBe(403)
     expect(foreign.body.errors[0].code).toBe('forbidden')
     expect(await viewsFrom('198.51.100.29', 'home')).toEqual([])
@@ -204,7 +246,8 @@ describe('POST /api/insights/pricing-views', () => {
 
   it(`rate-limited per address: ${RATE_LIMITS['pricing_views:ip'].points} in 10 minutes, then 429 rate_limited`, async () => {
     const limit = RATE_LIMITS['pricing_views:ip'].points
-    for (let view = 0; view < limit; view += 1) expect((await beacon({ page: 'home' }, { address: '198.51.100.30' })).status).toBe(204)
+    for (let view = 0; view < limit; view += 1)
+      expect((await beacon({ page: 'home' }, { address: '198.51.100.30' })).status).toBe(204)
     const blocked = await beacon({ page: 'home' }, { address: '198.51.100.30' })
     expect(blocked.status).toBe(429)
     expect(blocked.body.errors[0].code).toBe('rate_limited')
@@ -212,7 +255,7 @@ describe('POST /api/insights/pricing-views', () => {
     expect((await beacon({ page: 'home' }, { address: '198.51.100.31' })).status).toBe(204)
   })
 
-  it('through the host, as a browser sends it: text/plain from the page\'s origin', async () => {
+  it("through the host, as a browser sends it: text/plain from the page's origin", async () => {
     const { base } = await startPayloadHost()
     const response = await send(base, '/api/insights/pricing-views', {
       method: 'POST',

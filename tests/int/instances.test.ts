@@ -52,7 +52,11 @@ type Env = Record<string, string>
 type Proc = NodeProcess & { base: string }
 
 /** Runs `work` over `items`, `width` at a time. */
-const inParallel = async <T, R>(items: T[], width: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> => {
+const inParallel = async <T, R>(
+  items: T[],
+  width: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> => {
   const results: R[] = new Array(items.length)
   let next = 0
   await Promise.all(
@@ -67,7 +71,9 @@ const inParallel = async <T, R>(items: T[], width: number, work: (item: T, index
 }
 
 const recipientsOf = (message: ParsedMail): string[] =>
-  (Array.isArray(message.to) ? message.to : message.to ? [message.to] : []).flatMap((to: AddressObject) => to.value.map((entry) => entry.address?.toLowerCase() ?? ''))
+  (Array.isArray(message.to) ? message.to : message.to ? [message.to] : []).flatMap((to: AddressObject) =>
+    to.value.map((entry) => entry.address?.toLowerCase() ?? ''),
+  )
 
 let addressCounter = 0
 /** A client address of its own for each request (the servers trust 127.0.0.1's X-Forwarded-For). */
@@ -89,7 +95,10 @@ describe.runIf(enabled)('two production servers on one database', () => {
   let b: Proc
 
   const start = (name: string, args: string[], extra: Env): Proc => {
-    const proc = { ...spawnNode(name, args, { ...env, ...extra } as NodeJS.ProcessEnv), base: extra.PORT ? `http://127.0.0.1:${extra.PORT}` : '' }
+    const proc = {
+      ...spawnNode(name, args, { ...env, ...extra } as NodeJS.ProcessEnv),
+      base: extra.PORT ? `http://127.0.0.1:${extra.PORT}` : '',
+    }
     procs.push(proc)
     return proc
   }
@@ -123,9 +132,11 @@ describe.runIf(enabled)('two production servers on one database', () => {
     })
     return { status: response.status, body: jsonOrText(await response.text()), headers: response.headers }
   }
-  const count = async (sql: string, values: unknown[] = []) => Number((await db.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0)
+  const count = async (sql: string, values: unknown[] = []) =>
+    Number((await db.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0)
   /** The email jobs still queued or running (completed jobs are deleted). */
-  const pendingEmailJobs = () => count(`SELECT count(*) AS n FROM payload_jobs WHERE task_slug IN ('sendEmail', 'sendLicenseEmail')`)
+  const pendingEmailJobs = () =>
+    count(`SELECT count(*) AS n FROM payload_jobs WHERE task_slug IN ('sendEmail', 'sendLicenseEmail')`)
   /** Every queued email sent and its job gone, plus a moment for a second runner of the same job to finish. */
   const settleEmails = async (timeoutMs = 60_000) => {
     const deadline = Date.now() + timeoutMs
@@ -139,7 +150,10 @@ describe.runIf(enabled)('two production servers on one database', () => {
     await sleep(2_000)
   }
   const mailsTo = (address: string, subject?: RegExp) =>
-    smtp.messages.filter((message) => recipientsOf(message).includes(address.toLowerCase()) && (!subject || subject.test(message.subject ?? '')))
+    smtp.messages.filter(
+      (message) =>
+        recipientsOf(message).includes(address.toLowerCase()) && (!subject || subject.test(message.subject ?? '')),
+    )
   const linkIn = (message: ParsedMail, type: string) => {
     const match = new RegExp(`/auth/callback\\?type=${type}&token=[A-Za-z0-9_-]+`).exec(message.text ?? '')
     if (!match) throw new Error(`no ${type} link in: ${message.text}`)
@@ -158,7 +172,12 @@ describe.runIf(enabled)('two production servers on one database', () => {
     smtp = await startSmtpSink()
     // Events are recorded, not delivered: the test sends each one to both servers itself.
     processor = await startProcessorStandIn({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: null })
-    codeHost = await startCodeHostStandIn({ token: REPO.token, owner: REPO.owner, repo: REPO.name, everyLoginExists: true })
+    codeHost = await startCodeHostStandIn({
+      token: REPO.token,
+      owner: REPO.owner,
+      repo: REPO.name,
+      everyLoginExists: true,
+    })
     // The seller's webhook receiver, on this machine (WEBHOOK_ALLOW_PRIVATE below lets the servers call 127.0.0.1).
     receiver = await startWebhookReceiver()
     env = {
@@ -169,7 +188,9 @@ describe.runIf(enabled)('two production servers on one database', () => {
       SERVER_URL: PUBLIC_URL,
       // What every instance shares: the secrets, the database, the providers, the media folder.
       PAYLOAD_SECRET: crypto.randomBytes(24).toString('hex'),
-      LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      LICENSE_SIGNING_KEY: crypto
+        .generateKeyPairSync('ed25519')
+        .privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
       SMTP_URL: smtp.url,
       PAYMENT_SECRET_KEY: SECRET_KEY,
       PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
@@ -193,7 +214,8 @@ describe.runIf(enabled)('two production servers on one database', () => {
   }, 240_000)
 
   afterAll(async () => {
-    for (const proc of procs) if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL')
+    for (const proc of procs)
+      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL')
     await Promise.all(procs.map((proc) => Promise.race([proc.exited, sleep(5_000)])))
     await db?.end().catch(() => undefined)
     await processor?.close()
@@ -205,15 +227,23 @@ describe.runIf(enabled)('two production servers on one database', () => {
   })
 
   it('start together: each migration applied once, each plan seeded once, each post imported once', async () => {
-    const applied = await db.query<{ name: string; n: string }>('SELECT name, count(*) AS n FROM payload_migrations GROUP BY name')
-    expect(applied.rows.filter((row) => row.name !== 'dev').map((row) => row.name).sort()).toEqual(migrations.map((migration) => migration.name).sort())
+    const applied = await db.query<{ name: string; n: string }>(
+      'SELECT name, count(*) AS n FROM payload_migrations GROUP BY name',
+    )
+    expect(
+      applied.rows
+        .filter((row) => row.name !== 'dev')
+        .map((row) => row.name)
+        .sort(),
+    ).toEqual(migrations.map((migration) => migration.name).sort())
     expect(applied.rows.every((row) => Number(row.n) === 1)).toBe(true)
 
     const plans = await db.query<{ slug: string; n: string }>('SELECT slug, count(*) AS n FROM plans GROUP BY slug')
     expect(plans.rows.map((row) => row.slug)).toEqual(expect.arrayContaining(['standard', 'ultimate']))
     expect(plans.rows.every((row) => Number(row.n) === 1)).toBe(true)
 
-    const sources = (folder: string) => fs.readdirSync(path.join(root, 'src/content', folder)).filter((file) => file.endsWith('.mdx')).length
+    const sources = (folder: string) =>
+      fs.readdirSync(path.join(root, 'src/content', folder)).filter((file) => file.endsWith('.mdx')).length
     const posts = await db.query<{ slug: string; n: string }>('SELECT slug, count(*) AS n FROM posts GROUP BY slug')
     expect(posts.rows).toHaveLength(sources('blog'))
     expect(posts.rows.every((row) => Number(row.n) === 1)).toBe(true)
@@ -231,18 +261,24 @@ describe.runIf(enabled)('two production servers on one database', () => {
     const address = '203.0.113.50'
     const emails = Array.from({ length: 12 }, (_, index) => `link-${index}@example.test`)
     const answers = await Promise.all(
-      emails.map((email, index) => call(index % 2 ? b : a, 'POST', '/api/auth/magic-link', { body: { email }, address })),
+      emails.map((email, index) =>
+        call(index % 2 ? b : a, 'POST', '/api/auth/magic-link', { body: { email }, address }),
+      ),
     )
     expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(10).fill(200), 429, 429])
     await settleEmails()
     emails.forEach((email, index) => expect(mailsTo(email)).toHaveLength(answers[index]!.status === 200 ? 1 : 0))
   })
 
-  it('share the GraphQL limits: one address\'s requests counted across both servers; a 200-alias query refused by either', async () => {
+  it("share the GraphQL limits: one address's requests counted across both servers; a 200-alias query refused by either", async () => {
     const address = '203.0.113.51'
     const query = { query: '{ Plans { docs { id } } }' }
     const limit = RATE_LIMITS['graphql:ip'].points
-    const answers = await Promise.all(Array.from({ length: limit + 4 }, (_, index) => call(index % 2 ? b : a, 'POST', '/api/graphql', { body: query, address })))
+    const answers = await Promise.all(
+      Array.from({ length: limit + 4 }, (_, index) =>
+        call(index % 2 ? b : a, 'POST', '/api/graphql', { body: query, address }),
+      ),
+    )
     expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(limit).fill(200), 429, 429, 429, 429])
     const aliases = `{ ${Array.from({ length: 200 }, (_, index) => `a${index}: Plans(limit: 100) { docs { id name } }`).join(' ')} }`
     for (const server of [a, b]) {
@@ -258,12 +294,28 @@ describe.runIf(enabled)('two production servers on one database', () => {
   it('a session made on one server is honoured by the other, and signing out on one ends it on both', async () => {
     const users = ['one', 'two'].map((name) => `${name}-${crypto.randomBytes(3).toString('hex')}@example.test`)
     // Signed up on A and on B; each confirms the link on the other server.
-    const signUps = await Promise.all(users.map((email, index) => call(index ? b : a, 'POST', '/api/auth/sign-up', { body: { email, password: PASSWORD } })))
+    const signUps = await Promise.all(
+      users.map((email, index) =>
+        call(index ? b : a, 'POST', '/api/auth/sign-up', { body: { email, password: PASSWORD } }),
+      ),
+    )
     expect(signUps.map((answer) => answer.status)).toEqual([200, 200])
-    const links = await Promise.all(users.map((email) => smtp.waitFor((message) => recipientsOf(message).includes(email), 30_000)))
+    const links = await Promise.all(
+      users.map((email) => smtp.waitFor((message) => recipientsOf(message).includes(email), 30_000)),
+    )
     // The same browser that signed up (its sign-up cookie), on the other server: the password chosen at sign-up is kept.
-    const signUpCookies = signUps.map((answer) => answer.headers.getSetCookie().find((value) => value.startsWith('kit-signup='))!.split(';')[0]!)
-    const confirmed = await Promise.all(links.map((message, index) => call(index ? a : b, 'GET', linkIn(message, 'verify'), { cookie: signUpCookies[index]! })))
+    const signUpCookies = signUps.map(
+      (answer) =>
+        answer.headers
+          .getSetCookie()
+          .find((value) => value.startsWith('kit-signup='))!
+          .split(';')[0]!,
+    )
+    const confirmed = await Promise.all(
+      links.map((message, index) =>
+        call(index ? a : b, 'GET', linkIn(message, 'verify'), { cookie: signUpCookies[index]! }),
+      ),
+    )
     for (const answer of confirmed) expect([302, 303, 307]).toContain(answer.status)
     const cookies = confirmed.map(sessionCookie)
     expect(cookies.every(Boolean)).toBe(true)
@@ -296,7 +348,9 @@ describe.runIf(enabled)('two production servers on one database', () => {
 
   it('an admin sets up a webhook endpoint on one server and reads its secret once on the other', async () => {
     // The first user made an admin (as the first account of a real deployment is).
-    await db.query(`UPDATE users_roles SET value = 'admin' WHERE parent_id = (SELECT id FROM users WHERE email = $1)`, [first.email])
+    await db.query(`UPDATE users_roles SET value = 'admin' WHERE parent_id = (SELECT id FROM users WHERE email = $1)`, [
+      first.email,
+    ])
     receiver.route('/flaky', { kind: 'fail', times: 3 })
     const created = await call(a, 'POST', '/api/webhook_endpoints', {
       token: first.token,
@@ -305,12 +359,19 @@ describe.runIf(enabled)('two production servers on one database', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     expect(JSON.stringify(created.body)).not.toMatch(/whsec_|secretSealed/)
     endpointId = created.body.doc.id
-    const reveals = await Promise.all([a, b].map((proc) => call(proc, 'POST', `/api/staff/webhook-endpoints/${endpointId}/reveal-secret`, { token: first.token })))
+    const reveals = await Promise.all(
+      [a, b].map((proc) =>
+        call(proc, 'POST', `/api/staff/webhook-endpoints/${endpointId}/reveal-secret`, { token: first.token }),
+      ),
+    )
     expect(reveals.map((answer) => answer.status).sort()).toEqual([200, 409])
     receiver.route('/flaky', { kind: 'fail', times: 3 }, [reveals.find((answer) => answer.status === 200)!.body.secret])
     // Not the customer's to read or change.
     expect((await call(b, 'GET', `/api/webhook_endpoints/${endpointId}`, { token: second.token })).status).toBe(403)
-    expect((await call(b, 'POST', `/api/staff/webhook-endpoints/${endpointId}/reveal-secret`, { token: second.token })).status).toBe(403)
+    expect(
+      (await call(b, 'POST', `/api/staff/webhook-endpoints/${endpointId}/reveal-secret`, { token: second.token }))
+        .status,
+    ).toBe(403)
   })
 
   let endpointId = 0
@@ -320,17 +381,25 @@ describe.runIf(enabled)('two production servers on one database', () => {
     const buyers = [
       { email: first.email, token: first.token, price: PRICES.ultimate },
       { email: second.email, token: second.token, price: PRICES.ultimate },
-      ...Array.from({ length: BUYERS }, (_, index) => ({ email: `buyer-${index}@example.test`, token: undefined, price: PRICES.standard })),
+      ...Array.from({ length: BUYERS }, (_, index) => ({
+        email: `buyer-${index}@example.test`,
+        token: undefined,
+        price: PRICES.standard,
+      })),
     ]
     const sessions = await Promise.all(
       buyers.map(async (buyer, index) => {
-        const answer = await call(index % 2 ? b : a, 'POST', '/api/checkout_sessions', { body: { priceId: buyer.price }, token: buyer.token })
+        const answer = await call(index % 2 ? b : a, 'POST', '/api/checkout_sessions', {
+          body: { priceId: buyer.price },
+          token: buyer.token,
+        })
         expect(answer.status).toBe(200)
         return answer.body.id as string
       }),
     )
     const events: Stripe.Event[] = []
-    for (const [index, session] of sessions.entries()) events.push(...(await processor.pay(session, { email: buyers[index]!.email })))
+    for (const [index, session] of sessions.entries())
+      events.push(...(await processor.pay(session, { email: buyers[index]!.email })))
     expect(events.filter((event) => event.type === 'checkout.session.completed')).toHaveLength(buyers.length)
 
     // Each event to both servers at once, eight events at a time; then every event to both again.
@@ -347,7 +416,9 @@ describe.runIf(enabled)('two production servers on one database', () => {
       expect(response.status, `${event.type} ${event.id} on ${proc.name}: ${JSON.stringify(answer)}`).toBe(200)
       outcomes.set(event.id, [...(outcomes.get(event.id) ?? []), answer.outcome ?? 'none'])
     }
-    await inParallel(events, 8, (event, index) => Promise.all(index % 2 ? [deliver(b, event), deliver(a, event)] : [deliver(a, event), deliver(b, event)]))
+    await inParallel(events, 8, (event, index) =>
+      Promise.all(index % 2 ? [deliver(b, event), deliver(a, event)] : [deliver(a, event), deliver(b, event)]),
+    )
     await inParallel([...events].reverse(), 8, (event) => Promise.all([deliver(a, event), deliver(b, event)]))
 
     // Each handled event was applied by exactly one of its four deliveries.
@@ -377,7 +448,9 @@ describe.runIf(enabled)('two production servers on one database', () => {
       expect(purchase.rows).toHaveLength(1)
       const { id, processor_payment_intent_id: paymentIntent } = purchase.rows[0]!
       expect(await count('SELECT count(*) AS n FROM licenses WHERE one_time_purchase_id = $1', [id])).toBe(1)
-      expect(await count('SELECT count(*) AS n FROM payment_history WHERE processor_payment_id = $1', [paymentIntent])).toBe(1)
+      expect(
+        await count('SELECT count(*) AS n FROM payment_history WHERE processor_payment_id = $1', [paymentIntent]),
+      ).toBe(1)
       expect(await count('SELECT count(*) AS n FROM licenses WHERE email = $1', [buyers[index]!.email])).toBe(1)
     }
 
@@ -388,23 +461,32 @@ describe.runIf(enabled)('two production servers on one database', () => {
     // The seller's receiver, failing its first three answers, heard of each sale and license once, signed.
     const deadline = Date.now() + 60_000
     while ((await count(`SELECT count(*) AS n FROM payload_jobs WHERE task_slug = 'deliverWebhook'`)) > 0) {
-      if (Date.now() > deadline) throw new Error(`webhook deliveries still queued: ${JSON.stringify((await db.query('SELECT * FROM payload_jobs')).rows)}`)
+      if (Date.now() > deadline)
+        throw new Error(
+          `webhook deliveries still queued: ${JSON.stringify((await db.query('SELECT * FROM payload_jobs')).rows)}`,
+        )
       await sleep(250)
     }
     const delivered = receiver.at('/flaky').filter((record) => record.status === 200)
     expect(delivered.every((record) => record.verified)).toBe(true)
     expect(new Set(delivered.map((record) => record.id)).size).toBe(delivered.length)
     for (const type of ['order.paid', 'license.created']) {
-      const emails = delivered.filter((record) => record.verified!.type === type).map((record) => record.verified!.data.customer.email)
+      const emails = delivered
+        .filter((record) => record.verified!.type === type)
+        .map((record) => record.verified!.data.customer.email)
       expect(emails.sort(), type).toEqual(buyers.map((buyer) => buyer.email).sort())
     }
     expect(receiver.at('/flaky').filter((record) => record.status === 500)).toHaveLength(3)
-    expect(await count('SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId])).toBe(2 * buyers.length + 3)
+    expect(await count('SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId])).toBe(
+      2 * buyers.length + 3,
+    )
   }, 180_000)
 
   it('request races across the servers end as on one server', async () => {
-    const ask = (proc: Proc, who: { token: string }, username: string) => call(proc, 'POST', '/api/repo-access', { token: who.token, body: { username } })
-    const invitedLogins = () => [...codeHost.state.invitations.values()].map((invitation) => invitation.login.toLowerCase())
+    const ask = (proc: Proc, who: { token: string }, username: string) =>
+      call(proc, 'POST', '/api/repo-access', { token: who.token, body: { username } })
+    const invitedLogins = () =>
+      [...codeHost.state.invitations.values()].map((invitation) => invitation.login.toLowerCase())
 
     // Two accounts ask for one username at the same moment, one on each server: one gets it.
     const contested = await Promise.all([ask(a, first, 'shared-login'), ask(b, second, 'shared-login')])
@@ -419,7 +501,10 @@ describe.runIf(enabled)('two production servers on one database', () => {
     const raced = await Promise.all(logins.map((login, index) => ask(index % 2 ? b : a, loser, login)))
     expect(raced.map((answer) => answer.status)).toEqual([200, 200, 200])
     const userId = (await call(a, 'GET', '/api/users/me', { token: loser.token })).body.user.id as number
-    const rows = await db.query<{ username: string; status: string }>('SELECT username, status FROM repo_access WHERE user_id = $1', [userId])
+    const rows = await db.query<{ username: string; status: string }>(
+      'SELECT username, status FROM repo_access WHERE user_id = $1',
+      [userId],
+    )
     expect(rows.rows).toHaveLength(1)
     const kept = rows.rows[0]!.username
     expect(logins).toContain(kept)
@@ -428,30 +513,50 @@ describe.runIf(enabled)('two production servers on one database', () => {
     expect(await count('SELECT count(*) AS n FROM repo_usernames WHERE user_id = $1', [userId])).toBe(1)
 
     // A stale pending request read on both servers at once asks the code host once.
-    await db.query(`UPDATE repo_access SET last_checked_at = now() - interval '2 minutes' WHERE lower(username) = 'shared-login'`)
+    await db.query(
+      `UPDATE repo_access SET last_checked_at = now() - interval '2 minutes' WHERE lower(username) = 'shared-login'`,
+    )
     const since = codeHost.state.requests.length
-    const reads = await Promise.all([a, b, a, b].map((proc) => call(proc, 'GET', '/api/repo-access', { token: winner.token })))
+    const reads = await Promise.all(
+      [a, b, a, b].map((proc) => call(proc, 'GET', '/api/repo-access', { token: winner.token })),
+    )
     expect(reads.map((answer) => answer.status)).toEqual([200, 200, 200, 200])
     expect(reads.map((answer) => answer.body.username)).toEqual(Array(4).fill('shared-login'))
-    const checks = codeHost.state.requests.slice(since).filter((request) => request.method === 'GET' && request.path.endsWith('/collaborators/shared-login'))
+    const checks = codeHost.state.requests
+      .slice(since)
+      .filter((request) => request.method === 'GET' && request.path.endsWith('/collaborators/shared-login'))
     expect(checks).toHaveLength(1)
   })
 
   it('team races across the servers: seats and activations never pass their limits', async () => {
     // The first user's Ultimate license, made a 3-seat license with a limit of 2 activations.
     const userId = (await call(a, 'GET', '/api/users/me', { token: first.token })).body.user.id as number
-    const license = (await db.query<{ id: number; key: string; plan_id: number }>('SELECT id, key, plan_id FROM licenses WHERE user_id = $1', [userId])).rows[0]!
+    const license = (
+      await db.query<{ id: number; key: string; plan_id: number }>(
+        'SELECT id, key, plan_id FROM licenses WHERE user_id = $1',
+        [userId],
+      )
+    ).rows[0]!
     await db.query('UPDATE licenses SET seats = 3 WHERE id = $1', [license.id])
     await db.query('UPDATE plans SET max_activations = 2 WHERE id = $1', [license.plan_id])
 
     const assigned = await Promise.all(
       Array.from({ length: 8 }, (_, index) =>
-        call(index % 2 ? b : a, 'POST', `/api/licenses/${license.id}/seats`, { token: first.token, body: { email: `team-${index}@example.test` } }),
+        call(index % 2 ? b : a, 'POST', `/api/licenses/${license.id}/seats`, {
+          token: first.token,
+          body: { email: `team-${index}@example.test` },
+        }),
       ),
     )
     expect(assigned.filter((answer) => answer.status === 201)).toHaveLength(2)
-    expect(assigned.filter((answer) => answer.status === 409).map((answer) => answer.body.errors[0].code)).toEqual(Array(6).fill('seats_exhausted'))
-    expect(await count(`SELECT count(*) AS n FROM license_seats WHERE license_id = $1 AND status <> 'revoked'`, [license.id])).toBe(2)
+    expect(assigned.filter((answer) => answer.status === 409).map((answer) => answer.body.errors[0].code)).toEqual(
+      Array(6).fill('seats_exhausted'),
+    )
+    expect(
+      await count(`SELECT count(*) AS n FROM license_seats WHERE license_id = $1 AND status <> 'revoked'`, [
+        license.id,
+      ]),
+    ).toBe(2)
     // Each seat's claim link sent once, although both servers work the queue.
     await settleEmails()
     const invited = assigned.flatMap((answer) => (answer.status === 201 ? [answer.body.email as string] : []))
@@ -459,12 +564,18 @@ describe.runIf(enabled)('two production servers on one database', () => {
 
     const activated = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
-        call(index % 2 ? b : a, 'POST', '/api/licenses/activate', { body: { key: license.key, fingerprint: `machine-${index}` } }),
+        call(index % 2 ? b : a, 'POST', '/api/licenses/activate', {
+          body: { key: license.key, fingerprint: `machine-${index}` },
+        }),
       ),
     )
     expect(activated.filter((answer) => answer.status === 201)).toHaveLength(2)
     expect(activated.filter((answer) => answer.status === 409)).toHaveLength(8)
-    expect(await count('SELECT count(*) AS n FROM license_activations WHERE license_id = $1 AND deactivated_at IS NULL', [license.id])).toBe(2)
+    expect(
+      await count('SELECT count(*) AS n FROM license_activations WHERE license_id = $1 AND deactivated_at IS NULL', [
+        license.id,
+      ]),
+    ).toBe(2)
     await db.query('UPDATE plans SET max_activations = NULL WHERE id = $1', [license.plan_id])
   })
 
@@ -488,9 +599,11 @@ describe.runIf(enabled)('two production servers on one database', () => {
     expect(await pendingEmailJobs()).toBe(1)
 
     const worker = start('worker', ['dist/scripts/jobs.mjs'], { DATA_DIR: path.join(dir, 'data-worker') })
-    await smtp.waitFor((message) => recipientsOf(message).includes(email), 90_000).catch((error: Error) => {
-      throw new Error(`${error.message}\nworker log:\n${worker.output()}`)
-    })
+    await smtp
+      .waitFor((message) => recipientsOf(message).includes(email), 90_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nworker log:\n${worker.output()}`)
+      })
     await settleEmails()
     expect(mailsTo(email)).toHaveLength(1)
     expect(worker.output()).toContain('working the queue')

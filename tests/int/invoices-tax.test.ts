@@ -40,7 +40,10 @@ describe('checkout asks for tax and invoices as the processor documents them', (
     expect(checkout.status).toBe(200)
     const session = await sessionOf(checkout.body.id)
     expect(session.tax_id_collection?.enabled).toBe(true)
-    expect(session.invoice_creation).toMatchObject({ enabled: true, invoice_data: { metadata: { plan_id: 'standard', user_id: String(buyer.user.id) } } })
+    expect(session.invoice_creation).toMatchObject({
+      enabled: true,
+      invoice_data: { metadata: { plan_id: 'standard', user_id: String(buyer.user.id) } },
+    })
     expect(session.customer_creation).toBe('always')
     expect(session.automatic_tax?.enabled).toBe(false)
   })
@@ -52,7 +55,9 @@ describe('checkout asks for tax and invoices as the processor documents them', (
     // The processor refuses tax ID collection for an existing customer without customer_update[name]=auto,
     // and automatic tax for a customer with no address without customer_update[address]=auto (the
     // stand-in as the real API; tests/int/processor-standin-invoices.test.ts): a session made proves both were sent.
-    const checkout = await withAutomaticTax(() => api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.ultimate } }))
+    const checkout = await withAutomaticTax(() =>
+      api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.ultimate } }),
+    )
     expect(checkout.status, JSON.stringify(checkout.body)).toBe(200)
     const session = await sessionOf(checkout.body.id)
     expect(session.customer).toBeTruthy()
@@ -71,7 +76,17 @@ describe('checkout asks for tax and invoices as the processor documents them', (
 
   it('a processor that refuses the session: a clear 502, nothing recorded', async () => {
     const buyer = await createUser(payload(), 'customer')
-    standIn.failNext({ method: 'POST', path: '/v1/checkout/sessions', status: 400, body: { error: { type: 'invalid_request_error', message: 'Tax ID collection requires updating business name on the customer.' } } })
+    standIn.failNext({
+      method: 'POST',
+      path: '/v1/checkout/sessions',
+      status: 400,
+      body: {
+        error: {
+          type: 'invalid_request_error',
+          message: 'Tax ID collection requires updating business name on the customer.',
+        },
+      },
+    })
     const checkout = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.standard } })
     expect(checkout.status).toBe(502)
     expect(checkout.body.errors[0].code).toBe('processor_unavailable')
@@ -88,18 +103,27 @@ describe('the invoice completes the payment row', () => {
     const payments = await paymentsOf(buyer)
     expect(payments).toHaveLength(1)
     const [payment] = payments
-    expect(payment).toMatchObject({ amount: 14900, currency: 'usd', status: 'succeeded', paymentType: 'one_time', taxAmount: 0 })
+    expect(payment).toMatchObject({
+      amount: 14900,
+      currency: 'usd',
+      status: 'succeeded',
+      paymentType: 'one_time',
+      taxAmount: 0,
+    })
     expect(payment!.processorInvoiceId).toMatch(/^in_/)
     expect(payment!.invoiceNumber).toBeTruthy()
     expect(payment!.invoiceUrl).toContain(`/invoices/${payment!.processorInvoiceId}`)
     expect(payment!.invoicePdf).toContain(`/invoices/${payment!.processorInvoiceId}/pdf`)
-    const plan = (await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } }, depth: 0 })).docs[0]!
+    const plan = (await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } }, depth: 0 }))
+      .docs[0]!
     expect(payment!.plan).toBe(plan.id)
     const pdf = await fetch(payment!.invoicePdf!)
     expect(pdf.headers.get('content-type')).toContain('application/pdf')
     expect((await pdf.text()).startsWith('%PDF-')).toBe(true)
     await payload().jobs.run()
-    const email = await smtp.waitFor((message) => JSON.stringify(message.to ?? '').includes(buyer.email) && /license/i.test(message.subject ?? ''))
+    const email = await smtp.waitFor(
+      (message) => JSON.stringify(message.to ?? '').includes(buyer.email) && /license/i.test(message.subject ?? ''),
+    )
     expect(email.text).toContain(payment!.invoiceUrl!)
   })
 
@@ -120,7 +144,8 @@ describe('the invoice completes the payment row', () => {
     const processor = billing().processor
     for (const order of [[...events].reverse(), events]) {
       for (const event of order) expect(await processEvent(payload(), processor, event, settings)).not.toBe('failed')
-      for (const event of order) await processEvent(payload(), processor, { ...event, id: `${event.id}_again_${order === events}` }, settings)
+      for (const event of order)
+        await processEvent(payload(), processor, { ...event, id: `${event.id}_again_${order === events}` }, settings)
     }
     const payments = await paymentsOf(buyer)
     expect(payments).toHaveLength(1)
@@ -136,7 +161,11 @@ describe('the invoice completes the payment row', () => {
     const paid = events.find((event) => event.type === 'invoice.paid')!
     const invoice = paid.data.object
     // The invoice arrives first, naming another account in its metadata.
-    const tampered = { ...paid, id: `${paid.id}_tampered`, data: { object: { ...invoice, metadata: { ...invoice.metadata, user_id: String(other.user.id) } } } } as Stripe.Event
+    const tampered = {
+      ...paid,
+      id: `${paid.id}_tampered`,
+      data: { object: { ...invoice, metadata: { ...invoice.metadata, user_id: String(other.user.id) } } },
+    } as Stripe.Event
     expect(await processEvent(payload(), billing().processor, tampered, settings)).toBe('processed')
     for (const event of events) await processEvent(payload(), billing().processor, event, settings)
     expect(await paymentsOf(other)).toEqual([])
@@ -163,6 +192,9 @@ describe('the invoice completes the payment row', () => {
     const seen = await api('GET', `/payment_history?where[user][equals]=${buyer.user.id}`, { as: stranger })
     expect(seen.body.totalDocs).toBe(0)
     const own = await api('GET', '/payment_history', { as: buyer })
-    expect(own.body.docs[0]).toMatchObject({ invoiceNumber: expect.any(String), invoicePdf: expect.stringContaining('/pdf') })
+    expect(own.body.docs[0]).toMatchObject({
+      invoiceNumber: expect.any(String),
+      invoicePdf: expect.stringContaining('/pdf'),
+    })
   })
 })

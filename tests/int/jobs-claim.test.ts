@@ -30,11 +30,13 @@ afterAll(async () => {
 const queueEmails = async (label: string, count: number) => {
   const req = await createLocalReq({}, payload())
   const subjects = Array.from({ length: count }, (_, index) => `${label} ${index}`)
-  for (const subject of subjects) await queueEmail(req, { to: 'runner@example.test', subject, text: subject, html: `<p>${subject}</p>` })
+  for (const subject of subjects)
+    await queueEmail(req, { to: 'runner@example.test', subject, text: subject, html: `<p>${subject}</p>` })
   return subjects
 }
 const sentWith = (subject: string) => smtp.messages.filter((message) => message.subject === subject).length
-const jobsLeft = async () => (await payload().count({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendEmail' } } })).totalDocs
+const jobsLeft = async () =>
+  (await payload().count({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendEmail' } } })).totalDocs
 
 describe('two runners on one queue', () => {
   it('working it at the same moment, they run each job once', async () => {
@@ -52,7 +54,9 @@ describe('two runners on one queue', () => {
 
   it('running one job by id on both at once runs it once', async () => {
     const [subject] = await queueEmails('by id', 1)
-    const job = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendEmail' } }, limit: 1 })).docs[0]!
+    const job = (
+      await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendEmail' } }, limit: 1 })
+    ).docs[0]!
     await Promise.all([payload().jobs.runByID({ id: job.id }), second.jobs.runByID({ id: job.id })])
     expect(sentWith(subject!)).toBe(1)
     expect(await jobsLeft()).toBe(0)
@@ -60,7 +64,9 @@ describe('two runners on one queue', () => {
 
   it('a job another runner is working is not claimed again', async () => {
     const [subject] = await queueEmails('claimed', 1)
-    const job = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendEmail' } }, limit: 1 })).docs[0]!
+    const job = (
+      await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendEmail' } }, limit: 1 })
+    ).docs[0]!
     await payload().db.pool.query('UPDATE payload_jobs SET processing = true WHERE id = $1', [job.id])
     await second.jobs.run({ limit: 100 })
     await second.jobs.runByID({ id: job.id })

@@ -27,7 +27,8 @@ const early: { buyer: TestUser; license: License }[] = []
 beforeAll(async () => {
   await seedStandInPlans(payload())
   // Standard's window opens at the newest stable major at grant: 2, for the licenses bought now.
-  for (const version of ['1.0.0', '2.0.0', '2.1.0']) await createRelease(payload(), version, new Date(Date.now() - 3_600_000))
+  for (const version of ['1.0.0', '2.0.0', '2.1.0'])
+    await createRelease(payload(), version, new Date(Date.now() - 3_600_000))
   await createRelease(payload(), '3.0.0-beta.1', new Date(Date.now() - 1_800_000))
   for (let index = 0; index < 4; index += 1) early.push(await buyLicense(PRICES.standard))
   await createRelease(payload(), '3.0.0', new Date(Date.now() - 60_000))
@@ -57,7 +58,6 @@ const paymentIntentOf = async (sessionId: string) => {
   return session.payment_intent as string
 }
 
-
 describe('update windows', () => {
   it('records the plan policy at grant: Standard up to the newest stable major then, Ultimate every release', async () => {
     expect(early[0]!.license).toMatchObject({ updatePolicy: 'major', updatesMajor: 2, updatesUntil: null })
@@ -80,7 +80,9 @@ describe('update windows', () => {
     expect(locked.body.errors[0].message).toContain('2.1.0')
     expect(locked.body.errors[0].message).toMatch(/renew your updates or upgrade your plan/)
     // `latest` stays what it was for Standard: not included at all.
-    expect((await api('GET', '/download?version=latest', { as: buyer })).body.errors[0].code).toBe('version_not_allowed')
+    expect((await api('GET', '/download?version=latest', { as: buyer })).body.errors[0].code).toBe(
+      'version_not_allowed',
+    )
   })
 
   it('an Ultimate license downloads every release, latest included', async () => {
@@ -113,7 +115,10 @@ describe('renewal', () => {
     expect(await licenseOf(buyer)).toMatchObject({ status: 'suspended', updatesMajor: 3 })
     expect((await api('GET', '/download?version=2.1.0', { as: buyer })).status).toBe(403)
     // The dispute's events again, in any order: still suspended, once.
-    for (const event of standIn.events().map((record) => record.event).filter((event) => event.type === 'charge.dispute.created')) {
+    for (const event of standIn
+      .events()
+      .map((record) => record.event)
+      .filter((event) => event.type === 'charge.dispute.created')) {
       await processEvent(payload(), processor(), { ...event, id: `${event.id}_again` }, settings)
     }
     expect((await licenseOf(buyer)).status).toBe('suspended')
@@ -140,14 +145,27 @@ describe('renewal', () => {
     expect(change).toMatchObject({ kind: 'renewal', status: 'applied', amount: 4900 })
     const payments = await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })
     expect(payments.filter((payment) => payment.amount === 4900)).toHaveLength(1)
-    expect((await rows(payload(), 'analytics_events', { name: { equals: 'license_renewed' }, user: { equals: buyer.user.id } }))).toHaveLength(1)
+    expect(
+      await rows(payload(), 'analytics_events', {
+        name: { equals: 'license_renewed' },
+        user: { equals: buyer.user.id },
+      }),
+    ).toHaveLength(1)
     await payload().jobs.run({ limit: 1000 })
-    await smtp.waitFor((message) => JSON.stringify(message.to ?? '').includes(buyer.email) && /updates are renewed/.test(message.subject ?? ''))
+    await smtp.waitFor(
+      (message) =>
+        JSON.stringify(message.to ?? '').includes(buyer.email) && /updates are renewed/.test(message.subject ?? ''),
+    )
 
     // Delivered again (a retry of every event, in reverse order): nothing changes.
-    for (const event of [...events].reverse()) await processEvent(payload(), processor(), { ...event, id: `${event.id}_again` }, settings)
+    for (const event of [...events].reverse())
+      await processEvent(payload(), processor(), { ...event, id: `${event.id}_again` }, settings)
     expect(await changesOf(license)).toHaveLength(1)
-    expect((await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })).filter((payment) => payment.amount === 4900)).toHaveLength(1)
+    expect(
+      (await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })).filter(
+        (payment) => payment.amount === 4900,
+      ),
+    ).toHaveLength(1)
     expect(await licenseOf(buyer)).toMatchObject({ updatesMajor: 3 })
 
     // Now the window covers every release: nothing to renew.
@@ -158,7 +176,9 @@ describe('renewal', () => {
 
   it('refuses a plan without renewals, another customer, and anonymous callers', async () => {
     const { buyer, license } = await buyLicense(PRICES.ultimate)
-    expect((await api('POST', `/licenses/${license.id}/renewal`, { as: buyer })).body.errors[0].code).toBe('renewal_not_offered')
+    expect((await api('POST', `/licenses/${license.id}/renewal`, { as: buyer })).body.errors[0].code).toBe(
+      'renewal_not_offered',
+    )
     const stranger = await createUser(payload(), 'customer')
     const other = await api('POST', `/licenses/${license.id}/renewal`, { as: stranger })
     expect(other.status).toBe(404)
@@ -166,7 +186,11 @@ describe('renewal', () => {
     expect((await api('POST', `/licenses/${license.id}/renewal`)).status).toBe(401)
     expect((await api('POST', `/licenses/abc/renewal`, { as: buyer })).status).toBe(404)
     // A malformed Idempotency-Key is refused as on POST /api/checkout_sessions, before the processor is asked.
-    const badKey = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' }, headers: { 'idempotency-key': 'two words' } })
+    const badKey = await api('POST', `/licenses/${license.id}/upgrade`, {
+      as: buyer,
+      body: { plan: 'ultimate' },
+      headers: { 'idempotency-key': 'two words' },
+    })
     expect(badKey.status).toBe(400)
     expect(badKey.body.errors[0].code).toBe('invalid_request')
   })
@@ -177,7 +201,13 @@ describe('upgrade, paying the difference', () => {
     const { buyer, license } = await buyLicense(PRICES.standard)
     const quote = await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })
     expect(quote.status).toBe(200)
-    expect(quote.body).toMatchObject({ from: 'standard', to: 'ultimate', amount: 29900 - 14900, currency: 'usd', credit: 14900 })
+    expect(quote.body).toMatchObject({
+      from: 'standard',
+      to: 'ultimate',
+      amount: 29900 - 14900,
+      currency: 'usd',
+      credit: 14900,
+    })
     for (const plan of ['standard', 'free', 'pro', 'nope']) {
       const refused = await api('GET', `/licenses/${license.id}/upgrade?plan=${plan}`, { as: buyer })
       expect(refused.status, plan).toBe(409)
@@ -198,7 +228,12 @@ describe('upgrade, paying the difference', () => {
     expect(started.status).toBe(200)
     const session = await processor().checkout.sessions.retrieve(started.body.id)
     expect(session.amount_total).toBe(15000)
-    expect(session.metadata).toMatchObject({ upgrade_license_id: String(license.id), plan_id: 'ultimate', price_id: PRICES.ultimate, upgrade_credit: '14900' })
+    expect(session.metadata).toMatchObject({
+      upgrade_license_id: String(license.id),
+      plan_id: 'ultimate',
+      price_id: PRICES.ultimate,
+      upgrade_credit: '14900',
+    })
     const coupon = await processor().coupons.retrieve(session.discounts![0]!.coupon as string)
     expect(coupon).toMatchObject({ amount_off: 14900, currency: 'usd', duration: 'once', max_redemptions: 1 })
     expect(coupon.redeem_by! - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(24 * 3600)
@@ -217,12 +252,31 @@ describe('upgrade, paying the difference', () => {
     expect(repo.status, JSON.stringify(repo.body)).toBe(200)
     const [change] = await changesOf(license)
     expect(change).toMatchObject({ kind: 'upgrade', status: 'applied', amount: 15000, credit: 14900 })
-    expect((await rows(payload(), 'audit_log', { action: { equals: 'license.upgrade' }, targetId: { equals: String(license.id) } }))).toHaveLength(1)
-    expect((await rows(payload(), 'analytics_events', { name: { equals: 'license_upgraded' }, user: { equals: buyer.user.id } }))).toHaveLength(1)
-    expect((await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })).map((payment) => payment.amount).sort()).toEqual([14900, 15000])
+    expect(
+      await rows(payload(), 'audit_log', {
+        action: { equals: 'license.upgrade' },
+        targetId: { equals: String(license.id) },
+      }),
+    ).toHaveLength(1)
+    expect(
+      await rows(payload(), 'analytics_events', {
+        name: { equals: 'license_upgraded' },
+        user: { equals: buyer.user.id },
+      }),
+    ).toHaveLength(1)
+    expect(
+      (await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } }))
+        .map((payment) => payment.amount)
+        .sort(),
+    ).toEqual([14900, 15000])
     // The coupon was for this checkout only: it cannot be used again.
     const reused = await processor()
-      .checkout.sessions.create({ mode: 'payment', line_items: [{ price: PRICES.ultimate, quantity: 1 }], discounts: [{ coupon: coupon.id }], success_url: 'http://localhost/x' })
+      .checkout.sessions.create({
+        mode: 'payment',
+        line_items: [{ price: PRICES.ultimate, quantity: 1 }],
+        discounts: [{ coupon: coupon.id }],
+        success_url: 'http://localhost/x',
+      })
       .catch((error: Stripe.errors.StripeError) => error)
     expect(reused).toBeInstanceOf(Error)
     // And an upgrade again is no longer offered.
@@ -254,7 +308,12 @@ describe('upgrade, paying the difference', () => {
       await standIn.pay(started.body.id, { email: buyer.email })
       await standIn.settled()
       expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
-      expect((await changesOf(license))[0]).toMatchObject({ status: 'applied', amount: 17850, taxAmount: 2850, credit: 14900 })
+      expect((await changesOf(license))[0]).toMatchObject({
+        status: 'applied',
+        amount: 17850,
+        taxAmount: 2850,
+        credit: 14900,
+      })
     })
   })
 
@@ -265,39 +324,78 @@ describe('upgrade, paying the difference', () => {
       await standIn.refund(charge.id, 5000)
       await standIn.settled()
       // (17731 - 5000) x 14900 / 17731, rounded down.
-      expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({ credit: 10698, amount: 29900 - 10698 })
+      expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({
+        credit: 10698,
+        amount: 29900 - 10698,
+      })
     })
   })
 
-  it('before the checkout\'s own event says the tax, the purchase is not quoted; once it arrives, the credit is before tax', async () => {
+  it("before the checkout's own event says the tax, the purchase is not quoted; once it arrives, the credit is before tax", async () => {
     await withAutomaticTax(async () => {
       const buyer = await createUser(payload(), 'customer')
       const { sessionId } = await quietly(() => buy(PRICES.standard, { as: buyer }))
-      const made = standIn.events().map((record) => record.event).filter((event) => JSON.stringify(event.data.object).includes(sessionId) || event.type.startsWith('payment_intent') || event.type.startsWith('charge'))
-      const completed = made.find((event) => event.type === 'checkout.session.completed' && (event.data.object).id === sessionId)!
+      const made = standIn
+        .events()
+        .map((record) => record.event)
+        .filter(
+          (event) =>
+            JSON.stringify(event.data.object).includes(sessionId) ||
+            event.type.startsWith('payment_intent') ||
+            event.type.startsWith('charge'),
+        )
+      const completed = made.find(
+        (event) => event.type === 'checkout.session.completed' && event.data.object.id === sessionId,
+      )!
       const paymentIntent = (completed.data.object as Stripe.Checkout.Session).payment_intent as string
-      const succeeded = made.find((event) => event.type === 'payment_intent.succeeded' && (event.data.object).id === paymentIntent)!
+      const succeeded = made.find(
+        (event) => event.type === 'payment_intent.succeeded' && event.data.object.id === paymentIntent,
+      )!
       // The payment intent's event first: the license is granted, its tax not known yet.
       expect((await standIn.redeliver(succeeded.id)).status).toBe(200)
       const license = await licenseOf(buyer)
-      expect((await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } }))[0]).toMatchObject({ amount: 17731, taxAmount: null })
+      expect((await rows(payload(), 'one_time_purchases', { user: { equals: buyer.user.id } }))[0]).toMatchObject({
+        amount: 17731,
+        taxAmount: null,
+      })
       const early = await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })
       expect(early.status).toBe(409)
-      expect(early.body.errors[0]).toMatchObject({ code: 'upgrade_not_offered', message: expect.stringMatching(/still being recorded/) })
+      expect(early.body.errors[0]).toMatchObject({
+        code: 'upgrade_not_offered',
+        message: expect.stringMatching(/still being recorded/),
+      })
       expect((await standIn.redeliver(completed.id)).status).toBe(200)
-      expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({ credit: 14900, amount: 15000 })
+      expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({
+        credit: 14900,
+        amount: 15000,
+      })
     })
   })
 
   it('two upgrade checkouts paid at once: the second is refunded in full and changes nothing else', async () => {
     const { buyer, license } = await buyLicense(PRICES.standard)
-    const first = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' }, headers: { 'idempotency-key': 'tab-1' } })
-    const second = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' }, headers: { 'idempotency-key': 'tab-2' } })
+    const first = await api('POST', `/licenses/${license.id}/upgrade`, {
+      as: buyer,
+      body: { plan: 'ultimate' },
+      headers: { 'idempotency-key': 'tab-1' },
+    })
+    const second = await api('POST', `/licenses/${license.id}/upgrade`, {
+      as: buyer,
+      body: { plan: 'ultimate' },
+      headers: { 'idempotency-key': 'tab-2' },
+    })
     expect(first.body.id).not.toBe(second.body.id)
     // A double click (the same key again) is the same checkout, coupon included.
-    const clickedAgain = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' }, headers: { 'idempotency-key': 'tab-1' } })
+    const clickedAgain = await api('POST', `/licenses/${license.id}/upgrade`, {
+      as: buyer,
+      body: { plan: 'ultimate' },
+      headers: { 'idempotency-key': 'tab-1' },
+    })
     expect(clickedAgain.body.id).toBe(first.body.id)
-    await Promise.all([standIn.pay(first.body.id, { email: buyer.email }), standIn.pay(second.body.id, { email: buyer.email })])
+    await Promise.all([
+      standIn.pay(first.body.id, { email: buyer.email }),
+      standIn.pay(second.body.id, { email: buyer.email }),
+    ])
     await standIn.settled()
     const changes = await changesOf(license)
     expect(changes.map((change) => change.status).sort()).toEqual(['applied', 'refused'])
@@ -309,19 +407,28 @@ describe('upgrade, paying the difference', () => {
     expect(refunded.refundRequestedAt, JSON.stringify(ran)).toBeTruthy()
     expect(refunded.refundedAmount).toBe(refunded.amount)
     expect(refunded.refundRequestedAt).toBeTruthy()
-    const intent = await processor().paymentIntents.retrieve(refused.processorPaymentIntentId!, { expand: ['latest_charge'] })
+    const intent = await processor().paymentIntents.retrieve(refused.processorPaymentIntentId!, {
+      expand: ['latest_charge'],
+    })
     expect((intent.latest_charge as Stripe.Charge).refunded).toBe(true)
     // The refund of the refused one did not reverse the applied one.
     expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
     // A retried refund job does not refund twice (the processor's own refusal is taken as done).
     await payload().jobs.queue({ task: 'refundLicenseChange', input: { changeId: refused.id } })
     await payload().jobs.run({ limit: 1000 })
-    const jobs = (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'refundLicenseChange' } }, limit: 1000, depth: 0 })).docs.filter(
-      (job) => (job.input as { changeId?: number }).changeId === refused.id,
-    )
+    const jobs = (
+      await payload().find({
+        collection: 'payload-jobs',
+        where: { taskSlug: { equals: 'refundLicenseChange' } },
+        limit: 1000,
+        depth: 0,
+      })
+    ).docs.filter((job) => (job.input as { changeId?: number }).changeId === refused.id)
     // Completed jobs leave the queue; a failed one would stay, to be retried.
     expect(jobs).toEqual([])
-    const charge = (await processor().paymentIntents.retrieve(refused.processorPaymentIntentId!, { expand: ['latest_charge'] })).latest_charge as Stripe.Charge
+    const charge = (
+      await processor().paymentIntents.retrieve(refused.processorPaymentIntentId!, { expand: ['latest_charge'] })
+    ).latest_charge as Stripe.Charge
     expect(charge.amount_refunded).toBe(refused.amount)
   })
 
@@ -335,10 +442,20 @@ describe('upgrade, paying the difference', () => {
     await standIn.settled()
     const back = await licenseOf(buyer)
     expect(await planSlug(back)).toBe('standard')
-    expect(back).toMatchObject({ key: license.key, status: 'active', updatePolicy: 'major', updatesMajor: license.updatesMajor, upgradedAt: null })
+    expect(back).toMatchObject({
+      key: license.key,
+      status: 'active',
+      updatePolicy: 'major',
+      updatesMajor: license.updatesMajor,
+      upgradedAt: null,
+    })
     expect((await changesOf(license))[0]).toMatchObject({ status: 'reversed' })
     // Repository access it opened is withdrawn by the queue (the plan changed).
-    const jobs = await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'withdrawRepoAccess' }, 'input.userId': { equals: buyer.user.id } }, depth: 0 })
+    const jobs = await payload().find({
+      collection: 'payload-jobs',
+      where: { taskSlug: { equals: 'withdrawRepoAccess' }, 'input.userId': { equals: buyer.user.id } },
+      depth: 0,
+    })
     expect(jobs.totalDocs).toBeGreaterThan(0)
     // The quote after the reversal counts the refunded upgrade as nothing paid.
     expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body.amount).toBe(15000)
@@ -361,13 +478,19 @@ describe('upgrade, paying the difference', () => {
     // Open: suspended as a dispute on the purchase would (no downloads, validation SUSPENDED), still Ultimate.
     expect(await licenseOf(buyer)).toMatchObject({ status: 'suspended' })
     expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
-    expect((await api('POST', '/licenses/validate', { body: { key: license.key } })).body).toMatchObject({ valid: false, code: 'SUSPENDED' })
+    expect((await api('POST', '/licenses/validate', { body: { key: license.key } })).body).toMatchObject({
+      valid: false,
+      code: 'SUSPENDED',
+    })
     expect((await api('GET', '/download', { as: buyer })).status).toBe(403)
     await standIn.closeDispute(disputeId, 'lost')
     await standIn.settled()
     expect(await planSlug(await licenseOf(buyer))).toBe('standard')
     expect((await licenseOf(buyer)).status).toBe('active')
-    expect((await api('POST', '/licenses/validate', { body: { key: license.key } })).body).toMatchObject({ valid: true, plan: 'standard' })
+    expect((await api('POST', '/licenses/validate', { body: { key: license.key } })).body).toMatchObject({
+      valid: true,
+      plan: 'standard',
+    })
   })
 
   it('a chargeback on the upgrade payment won: the license is active on Ultimate again', async () => {
@@ -387,7 +510,10 @@ describe('upgrade, paying the difference', () => {
     await standIn.refund(charge.id, 5000)
     await standIn.settled()
     // The quote follows the refund at once.
-    expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({ credit: 9900, amount: 20000 })
+    expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({
+      credit: 9900,
+      amount: 20000,
+    })
     await standIn.pay(started.body.id, { email: buyer.email })
     await standIn.settled()
     expect(await planSlug(await licenseOf(buyer))).toBe('standard')
@@ -401,7 +527,15 @@ describe('upgrade, paying the difference', () => {
   it('a forged upgrade_license_id (another customer’s license) is refused and refunded; the victim’s license is untouched', async () => {
     const { buyer: victim, license } = await buyLicense(PRICES.standard)
     const attacker = await createUser(payload(), 'customer')
-    const metadata = { plan_id: 'ultimate', price_id: PRICES.ultimate, billing_cycle: 'lifetime', user_id: String(attacker.user.id), upgrade_license_id: String(license.id), upgrade_from_plan: 'standard', upgrade_credit: '0' }
+    const metadata = {
+      plan_id: 'ultimate',
+      price_id: PRICES.ultimate,
+      billing_cycle: 'lifetime',
+      user_id: String(attacker.user.id),
+      upgrade_license_id: String(license.id),
+      upgrade_from_plan: 'standard',
+      upgrade_credit: '0',
+    }
     const session = await processor().checkout.sessions.create({
       mode: 'payment',
       line_items: [{ price: PRICES.ultimate, quantity: 1 }],
@@ -417,7 +551,9 @@ describe('upgrade, paying the difference', () => {
     expect(change).toMatchObject({ status: 'refused', reason: 'not_the_owner', license: null })
     await payload().jobs.run({ limit: 1000 })
     await standIn.settled()
-    const intent = await processor().paymentIntents.retrieve(change!.processorPaymentIntentId!, { expand: ['latest_charge'] })
+    const intent = await processor().paymentIntents.retrieve(change!.processorPaymentIntentId!, {
+      expand: ['latest_charge'],
+    })
     expect((intent.latest_charge as Stripe.Charge).refunded).toBe(true)
   })
 
@@ -428,7 +564,8 @@ describe('upgrade, paying the difference', () => {
     // The upgrade's events, newest first, each twice, with the purchase's own events redelivered between.
     for (const event of [...events].reverse()) {
       expect(await processEvent(payload(), processor(), event, settings)).not.toBe('failed')
-      for (const old of purchaseEvents) await processEvent(payload(), processor(), { ...old, id: `${old.id}_${event.id}` }, settings)
+      for (const old of purchaseEvents)
+        await processEvent(payload(), processor(), { ...old, id: `${old.id}_${event.id}` }, settings)
       await processEvent(payload(), processor(), event, settings)
     }
     const upgraded = await licenseOf(buyer)
@@ -437,8 +574,17 @@ describe('upgrade, paying the difference', () => {
     const changes = await changesOf(license)
     expect(changes).toHaveLength(1)
     expect(changes[0]).toMatchObject({ status: 'applied' })
-    expect((await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })).map((payment) => payment.amount).sort()).toEqual([14900, 15000])
-    expect(await rows(payload(), 'analytics_events', { name: { equals: 'license_upgraded' }, user: { equals: buyer.user.id } })).toHaveLength(1)
+    expect(
+      (await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } }))
+        .map((payment) => payment.amount)
+        .sort(),
+    ).toEqual([14900, 15000])
+    expect(
+      await rows(payload(), 'analytics_events', {
+        name: { equals: 'license_upgraded' },
+        user: { equals: buyer.user.id },
+      }),
+    ).toHaveLength(1)
   })
 
   it('the certificate of an upgraded license carries its new plan and window', async () => {
@@ -460,7 +606,9 @@ describe('upgrade edges', () => {
     await standIn.refund(charge.id)
     await standIn.settled()
     expect((await licenseOf(buyer)).status).toBe('revoked')
-    expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body.errors[0].code).toBe('upgrade_not_offered')
+    expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body.errors[0].code).toBe(
+      'upgrade_not_offered',
+    )
     await standIn.pay(started.body.id, { email: buyer.email })
     await standIn.settled()
     expect((await changesOf(license))[0]).toMatchObject({ status: 'refused', reason: 'license_not_active' })
@@ -469,19 +617,31 @@ describe('upgrade edges', () => {
   })
 
   it('a credit that covers the whole price upgrades at once, with no checkout', async () => {
-    const ultimate = (await payload().find({ collection: 'plans', where: { slug: { equals: 'ultimate' } }, depth: 0 })).docs[0]!
-    const cheap = await processor().prices.create({ unit_amount: 14900, currency: 'usd', product_data: { name: 'Ultimate at the Standard price' } })
+    const ultimate = (await payload().find({ collection: 'plans', where: { slug: { equals: 'ultimate' } }, depth: 0 }))
+      .docs[0]!
+    const cheap = await processor().prices.create({
+      unit_amount: 14900,
+      currency: 'usd',
+      product_data: { name: 'Ultimate at the Standard price' },
+    })
     await payload().update({ collection: 'plans', id: ultimate.id, data: { priceIds: { monthly: cheap.id } } })
     try {
       const { buyer, license } = await buyLicense(PRICES.standard)
-      expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({ amount: 0, credit: 14900 })
+      expect((await api('GET', `/licenses/${license.id}/upgrade?plan=ultimate`, { as: buyer })).body).toMatchObject({
+        amount: 0,
+        credit: 14900,
+      })
       const upgraded = await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })
       expect(upgraded.status).toBe(200)
       expect(upgraded.body).toEqual({ upgraded: true })
       expect(await planSlug(await licenseOf(buyer))).toBe('ultimate')
-      expect(await changesOf(license)).toEqual([expect.objectContaining({ kind: 'upgrade', status: 'applied', amount: 0, credit: 14900 })])
+      expect(await changesOf(license)).toEqual([
+        expect.objectContaining({ kind: 'upgrade', status: 'applied', amount: 0, credit: 14900 }),
+      ])
       // Asked again: not an upgrade any more, and nothing changes.
-      expect((await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })).status).toBe(409)
+      expect(
+        (await api('POST', `/licenses/${license.id}/upgrade`, { as: buyer, body: { plan: 'ultimate' } })).status,
+      ).toBe(409)
       expect(await changesOf(license)).toHaveLength(1)
     } finally {
       await payload().update({ collection: 'plans', id: ultimate.id, data: { priceIds: { monthly: PRICES.ultimate } } })
@@ -498,16 +658,31 @@ describe('who reads and writes upgrades and renewals', () => {
     const own = await api('GET', '/license_changes', { as: buyer })
     expect(own.status).toBe(200)
     expect(own.body.docs.length).toBeGreaterThan(0)
-    expect(own.body.docs.every((row: { user: number | { id: number } }) => (typeof row.user === 'object' ? row.user.id : row.user) === buyer.user.id)).toBe(true)
+    expect(
+      own.body.docs.every(
+        (row: { user: number | { id: number } }) =>
+          (typeof row.user === 'object' ? row.user.id : row.user) === buyer.user.id,
+      ),
+    ).toBe(true)
     const stranger = await createUser(payload(), 'customer')
-    expect((await api('GET', `/license_changes?where[license][equals]=${license.id}`, { as: stranger })).body.totalDocs).toBe(0)
+    expect(
+      (await api('GET', `/license_changes?where[license][equals]=${license.id}`, { as: stranger })).body.totalDocs,
+    ).toBe(0)
     const graph = await graphql('{ LicenseChanges { docs { id } } }', stranger)
     expect(graph.errors).toBeUndefined()
     expect(graph.data?.LicenseChanges?.docs).toEqual([])
-    expect((await graphql('{ LicenseChanges { docs { id } } }', buyer)).data?.LicenseChanges?.docs.length).toBeGreaterThan(0)
-    const created = await api('POST', '/license_changes', { as: buyer, body: { kind: 'upgrade', status: 'applied', license: license.id } })
+    expect(
+      (await graphql('{ LicenseChanges { docs { id } } }', buyer)).data?.LicenseChanges?.docs.length,
+    ).toBeGreaterThan(0)
+    const created = await api('POST', '/license_changes', {
+      as: buyer,
+      body: { kind: 'upgrade', status: 'applied', license: license.id },
+    })
     expect(created.status).toBe(403)
-    const changed = await api('PATCH', `/license_changes/${own.body.docs[0].id}`, { as: buyer, body: { status: 'reversed' } })
+    const changed = await api('PATCH', `/license_changes/${own.body.docs[0].id}`, {
+      as: buyer,
+      body: { status: 'reversed' },
+    })
     expect(changed.status).toBe(403)
   })
 })

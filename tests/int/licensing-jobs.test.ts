@@ -1,7 +1,7 @@
 import './../support/billing-env'
 
 import { getPayload, type Payload } from 'payload'
-import type Stripe from 'stripe'
+import type { Pool } from 'pg'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import config from '../../payload.config'
@@ -23,12 +23,15 @@ beforeAll(async () => {
 const HOUR_MS = 60 * 60 * 1000
 const licenseOf = async (user: TestUser) => (await rows(payload(), 'licenses', { user: { equals: user.user.id } }))[0]!
 const jobsOf = async (task: 'withdrawRepoAccess' | 'expireLapsedLicenses' | 'reapStuckJobs' | 'sendLicenseEmail') =>
-  (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: task } }, limit: 1000, depth: 0 })).docs
-const withdrawalsFor = async (user: TestUser) => (await jobsOf('withdrawRepoAccess')).filter((job) => (job.input as { userId?: number }).userId === user.user.id)
+  (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: task } }, limit: 1000, depth: 0 }))
+    .docs
+const withdrawalsFor = async (user: TestUser) =>
+  (await jobsOf('withdrawRepoAccess')).filter((job) => (job.input as { userId?: number }).userId === user.user.id)
 
 /** A job's row; null once it completed (the queue deletes completed jobs). */
 const jobById = async (id: number | string) =>
-  (await payload().find({ collection: 'payload-jobs', where: { id: { equals: id } }, limit: 1, depth: 0 })).docs[0] ?? null
+  (await payload().find({ collection: 'payload-jobs', where: { id: { equals: id } }, limit: 1, depth: 0 })).docs[0] ??
+  null
 
 /** What the jobs worker does when the schedule's job is due: queue it and work it; true once it completed. */
 const runTask = async (task: 'expireLapsedLicenses' | 'reapStuckJobs') => {
@@ -40,8 +43,12 @@ const runTask = async (task: 'expireLapsedLicenses' | 'reapStuckJobs') => {
 describe('licenses that lapse by date', () => {
   it('are on the jobs schedule', async () => {
     const { queued } = await payload().jobs.handleSchedules()
-    expect(queued.map((entry) => entry.taskConfig?.slug)).toEqual(expect.arrayContaining(['expireLapsedLicenses', 'reapStuckJobs']))
-    const [scheduled] = (await jobsOf('expireLapsedLicenses')).filter((job) => (job.meta as { scheduled?: boolean } | null)?.scheduled)
+    expect(queued.map((entry) => entry.taskConfig?.slug)).toEqual(
+      expect.arrayContaining(['expireLapsedLicenses', 'reapStuckJobs']),
+    )
+    const [scheduled] = (await jobsOf('expireLapsedLicenses')).filter(
+      (job) => (job.meta as { scheduled?: boolean } | null)?.scheduled,
+    )
     expect(scheduled).toBeTruthy()
     expect(new Date(scheduled!.waitUntil!).getTime()).toBeLessThanOrEqual(Date.now() + 60_000)
   })
@@ -49,7 +56,7 @@ describe('licenses that lapse by date', () => {
   it('a past-due subscription whose grace period ended with no event expires, and a renewal brings it back', async () => {
     const buyer = await createUser(payload(), 'customer')
     const { events } = await buy(PRICES.proMonthly, { as: buyer })
-    const subscriptionId = (events.find((event) => event.type === 'customer.subscription.created')!.data.object).id
+    const subscriptionId = events.find((event) => event.type === 'customer.subscription.created')!.data.object.id
     await standIn.failInvoicePayment(subscriptionId)
     await standIn.settled()
     expect((await licenseOf(buyer)).status).toBe('active')
@@ -57,8 +64,16 @@ describe('licenses that lapse by date', () => {
     // Time passes: the unpaid period and its grace days are over, and no event says so.
     const [subscription] = await rows(payload(), 'user_subscriptions', { user: { equals: buyer.user.id } })
     const ended = new Date(Date.now() - 8 * 24 * HOUR_MS)
-    await payload().update({ collection: 'user_subscriptions', id: subscription!.id, data: { currentPeriodEnd: ended.toISOString() } })
-    await payload().update({ collection: 'licenses', id: (await licenseOf(buyer)).id, data: { validUntil: new Date(ended.getTime() + 7 * 24 * HOUR_MS).toISOString() } })
+    await payload().update({
+      collection: 'user_subscriptions',
+      id: subscription!.id,
+      data: { currentPeriodEnd: ended.toISOString() },
+    })
+    await payload().update({
+      collection: 'licenses',
+      id: (await licenseOf(buyer)).id,
+      data: { validUntil: new Date(ended.getTime() + 7 * 24 * HOUR_MS).toISOString() },
+    })
 
     expect(await runTask('expireLapsedLicenses')).toBe(true)
     expect((await licenseOf(buyer)).status).toBe('expired')
@@ -76,7 +91,14 @@ describe('licenses that lapse by date', () => {
     // A license staff granted until a date (a trial): no processor event will ever end it.
     const license = await payload().create({
       collection: 'licenses',
-      data: { key: generateLicenseKey(), user: user.user.id, plan: ultimate.id, source: 'manual', status: 'active', validUntil: new Date(Date.now() + HOUR_MS).toISOString() },
+      data: {
+        key: generateLicenseKey(),
+        user: user.user.id,
+        plan: ultimate.id,
+        source: 'manual',
+        status: 'active',
+        validUntil: new Date(Date.now() + HOUR_MS).toISOString(),
+      },
     })
     expect((await api('POST', '/repo-access', { as: user, body: { username: 'kit-lapsed' } })).status).toBe(200)
     codeHost.accept('kit-lapsed')
@@ -85,7 +107,11 @@ describe('licenses that lapse by date', () => {
     await runTask('expireLapsedLicenses')
     expect((await licenseOf(user)).status).toBe('active')
 
-    await payload().update({ collection: 'licenses', id: license.id, data: { validUntil: new Date(Date.now() - 1000).toISOString() } })
+    await payload().update({
+      collection: 'licenses',
+      id: license.id,
+      data: { validUntil: new Date(Date.now() - 1000).toISOString() },
+    })
     await runTask('expireLapsedLicenses')
     expect((await licenseOf(user)).status).toBe('expired')
     const [withdrawal] = await withdrawalsFor(user)
@@ -100,8 +126,16 @@ describe('licenses that lapse by date', () => {
     await buy(PRICES.standard, { as: user })
     const standard = await licenseOf(user)
     expect(standard.validUntil ?? null).toBeNull()
-    await payload().update({ collection: 'licenses', id: standard.id, data: { override: 'active', overrideReason: 'goodwill' } })
-    await payload().update({ collection: 'licenses', id: standard.id, data: { validUntil: new Date(Date.now() - 1000).toISOString() } })
+    await payload().update({
+      collection: 'licenses',
+      id: standard.id,
+      data: { override: 'active', overrideReason: 'goodwill' },
+    })
+    await payload().update({
+      collection: 'licenses',
+      id: standard.id,
+      data: { validUntil: new Date(Date.now() - 1000).toISOString() },
+    })
     await runTask('expireLapsedLicenses')
     expect((await licenseOf(user)).status).toBe('active')
   })
@@ -110,14 +144,19 @@ describe('licenses that lapse by date', () => {
 describe('jobs interrupted by a crash run again', () => {
   /** A worker took the job and died: the row stays `processing` with the time it was taken. */
   const crash = async (jobId: number | string, minutesAgo: number) => {
-    await payload().db.pool.query(`UPDATE payload_jobs SET processing = true, updated_at = now() - ($2::int * interval '1 minute') WHERE id = $1`, [jobId, minutesAgo])
+    await payload().db.pool.query(
+      `UPDATE payload_jobs SET processing = true, updated_at = now() - ($2::int * interval '1 minute') WHERE id = $1`,
+      [jobId, minutesAgo],
+    )
   }
 
   it('a job stuck in processing past the timeout is handed back by the scheduled reaper and then runs; a recent one is left alone', async () => {
     const buyer = await createUser(payload(), 'customer')
     await buy(PRICES.standard, { as: buyer })
     const license = await licenseOf(buyer)
-    const [emailJob] = (await jobsOf('sendLicenseEmail')).filter((job) => (job.input as { licenseId?: number }).licenseId === license.id)
+    const [emailJob] = (await jobsOf('sendLicenseEmail')).filter(
+      (job) => (job.input as { licenseId?: number }).licenseId === license.id,
+    )
     await crash(emailJob!.id, 30)
     const recent = await payload().jobs.queue({ task: 'expireLapsedLicenses', input: {} })
     await crash(recent.id, 1)
@@ -168,7 +207,9 @@ describe('jobs interrupted by a crash run again', () => {
 describe('the license email job and a claim at the same moment', () => {
   it('recording the email sent does not write back the owner it read: a claim committed meanwhile keeps its owner', async () => {
     const email = `claimed-while-mailed-${Date.now()}@example.test`
-    const plan = (await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } }, limit: 1, depth: 0 })).docs[0]!
+    const plan = (
+      await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } }, limit: 1, depth: 0 })
+    ).docs[0]!
     const license = await payload().create({
       collection: 'licenses',
       data: { key: generateLicenseKey(), plan: plan.id, source: 'manual', status: 'active', email } as never,
@@ -178,7 +219,7 @@ describe('the license email job and a claim at the same moment', () => {
     const job = await payload().jobs.queue({ task: 'sendLicenseEmail', input: { licenseId: license.id } })
     // The claim (src/billing/customers.ts) has set the owner but not committed yet when the job runs:
     // the job reads the license without an owner, sends, and records the email while the claim holds the row.
-    const claim = await (payload().db as unknown as { pool: import('pg').Pool }).pool.connect()
+    const claim = await (payload().db as unknown as { pool: Pool }).pool.connect()
     try {
       await claim.query('BEGIN')
       await claim.query('UPDATE licenses SET user_id = $1 WHERE id = $2', [owner.user.id, license.id])
@@ -190,7 +231,8 @@ describe('the license email job and a claim at the same moment', () => {
         await waitForLockWaiters({
           blockedBy: claimer,
           query: /update\s+"?licenses"?/i,
-          message: 'the job\'s write of the license never waited on the uncommitted claim: the interleaving was not proven',
+          message:
+            "the job's write of the license never waited on the uncommitted claim: the interleaving was not proven",
         })
       } finally {
         await claim.query('COMMIT')

@@ -21,7 +21,14 @@ describe('staff notes on licenses', () => {
     await buy(PRICES.standard, { as: buyer })
     const [license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
     const support = await createUser(payload(), 'support')
-    expect((await api('PATCH', `/licenses/${license!.id}`, { as: support, body: { override: 'revoked', overrideReason: NOTE } })).status).toBe(200)
+    expect(
+      (
+        await api('PATCH', `/licenses/${license!.id}`, {
+          as: support,
+          body: { override: 'revoked', overrideReason: NOTE },
+        })
+      ).status,
+    ).toBe(200)
 
     const own = await api('GET', `/licenses/${license!.id}`, { as: buyer })
     expect(own.status).toBe(200)
@@ -48,20 +55,22 @@ describe('staff notes on licenses', () => {
     expect(staffView.body.revokedBy).toBeTruthy()
   })
 
-  it('the schedules\' bookkeeping is admins-only', async () => {
+  it("the schedules' bookkeeping is admins-only", async () => {
     const customer = await createUser(payload(), 'customer')
     const support = await createUser(payload(), 'support')
     const admin = await createUser(payload(), 'admin')
     for (const user of [customer, support]) {
       expect((await api('GET', '/globals/payload-jobs-stats', { as: user })).status).toBe(403)
-      expect((await api('POST', '/globals/payload-jobs-stats', { as: user, body: { stats: { scheduledRuns: {} } } })).status).toBe(403)
+      expect(
+        (await api('POST', '/globals/payload-jobs-stats', { as: user, body: { stats: { scheduledRuns: {} } } })).status,
+      ).toBe(403)
     }
     expect((await api('GET', '/globals/payload-jobs-stats', { as: admin })).status).toBe(200)
   })
 })
 
 describe('staff notes on repository access', () => {
-  it('customers read their repository access without the code host\'s last error; support reads it', async () => {
+  it("customers read their repository access without the code host's last error; support reads it", async () => {
     const customer = await createUser(payload(), 'customer')
     const support = await createUser(payload(), 'support')
     const error = 'code host answered 502 for kit-org/starter-kit at https://internal.example/api'
@@ -74,7 +83,10 @@ describe('staff notes on repository access', () => {
     expect(own.status).toBe(200)
     expect(own.body).toMatchObject({ status: 'failed' })
     expect(own.body).not.toHaveProperty('lastError')
-    const graphql = await api('POST', '/graphql', { as: customer, body: { query: '{ RepoAccesses { docs { id status lastError } } }' } })
+    const graphql = await api('POST', '/graphql', {
+      as: customer,
+      body: { query: '{ RepoAccesses { docs { id status lastError } } }' },
+    })
     expect(JSON.stringify(graphql.body)).not.toContain('internal.example')
     expect((await api('GET', `/repo_access/${row.id}`, { as: support })).body.lastError).toBe(error)
   })

@@ -11,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { productionProblems } from '../../src/config/env'
 import { parseSigningKeys } from '../../src/config/signing-key'
-import { CERTIFICATE_MAX_TTL_SECONDS, type CertificateClaims, licenseCertificates, publicJwkOf } from '../../src/licensing/certificates'
+import {
+  CERTIFICATE_MAX_TTL_SECONDS,
+  type CertificateClaims,
+  licenseCertificates,
+  publicJwkOf,
+} from '../../src/licensing/certificates'
 import { generateLicenseKey } from '../../src/licensing/keys'
 import type { License } from '../../src/payload-types'
 import { PRICES } from '../support/billing-env'
@@ -23,12 +28,28 @@ import { recordOwnRun } from '../support/queries'
 const payload = usePayload()
 
 const DAY_MS = 24 * 60 * 60 * 1000
-const NOT_FOUND_BODY = { valid: false, code: 'NOT_FOUND', plan: null, features: [], validUntil: null, updates: null, certificate: null }
+const NOT_FOUND_BODY = {
+  valid: false,
+  code: 'NOT_FOUND',
+  plan: null,
+  features: [],
+  validUntil: null,
+  updates: null,
+  certificate: null,
+}
 
-type Validation = { valid: boolean; code: string; plan: string | null; features: string[]; validUntil: string | null; certificate: string | null }
+type Validation = {
+  valid: boolean
+  code: string
+  plan: string | null
+  features: string[]
+  validUntil: string | null
+  certificate: string | null
+}
 type ErrorAnswer = { errors: { code: string; message: string }[] }
 
-const validate = (body: unknown, address?: string) => api<Validation & ErrorAnswer>('POST', '/licenses/validate', { body, ...(address ? { address } : {}) })
+const validate = (body: unknown, address?: string) =>
+  api<Validation & ErrorAnswer>('POST', '/licenses/validate', { body, ...(address ? { address } : {}) })
 
 /** Every logger call of the file, to prove no private key material is ever logged. */
 const logged: unknown[] = []
@@ -48,7 +69,8 @@ beforeAll(async () => {
   jwks = (await api<JSONWebKeySet>('GET', '/licenses/public-key')).body
 })
 
-const planId = async (slug: string) => (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!.id
+const planId = async (slug: string) =>
+  (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!.id
 
 /** A license as staff would grant it, in any state. */
 const grant = async (slug: string, data: Partial<Pick<License, 'status' | 'validUntil'>> = {}) =>
@@ -59,7 +81,8 @@ const grant = async (slug: string, data: Partial<Pick<License, 'status' | 'valid
 
 const licenseOf = async (user: TestUser) => (await rows(payload(), 'licenses', { user: { equals: user.user.id } }))[0]!
 
-const verify = (certificate: string) => jwtVerify(certificate, createLocalJWKSet(jwks), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
+const verify = (certificate: string) =>
+  jwtVerify(certificate, createLocalJWKSet(jwks), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
 
 /** The database statements `run` makes in its own async context, by what they touch, and the clients it checked out beyond single statements. */
 const countQueries = async (run: () => Promise<unknown>) => {
@@ -81,11 +104,22 @@ describe('POST /api/licenses/validate', () => {
     const response = await validate({ key: license.key })
     expect(response.status).toBe(200)
     expect(response.headers.get('cache-control')).toBe('no-store')
-    expect(response.body).toMatchObject({ valid: true, code: 'VALID', plan: 'ultimate', features: ['basic', 'templates', 'support', 'api', 'advanced'], validUntil: null })
+    expect(response.body).toMatchObject({
+      valid: true,
+      code: 'VALID',
+      plan: 'ultimate',
+      features: ['basic', 'templates', 'support', 'api', 'advanced'],
+      validUntil: null,
+    })
 
     const { payload: claims, protectedHeader } = await verify(response.body.certificate!)
     expect(protectedHeader).toMatchObject({ alg: 'EdDSA', kid: jwks.keys[0]!.kid })
-    expect(claims).toMatchObject({ license: license.key, plan: 'ultimate', features: response.body.features, iss: SERVER_URL })
+    expect(claims).toMatchObject({
+      license: license.key,
+      plan: 'ultimate',
+      features: response.body.features,
+      iss: SERVER_URL,
+    })
     expect(claims).not.toHaveProperty('fpr')
     expect(claims.iat).toBeGreaterThanOrEqual(before)
     expect(claims.exp! - claims.iat!).toBe(CERTIFICATE_MAX_TTL_SECONDS)
@@ -134,7 +168,15 @@ describe('POST /api/licenses/validate', () => {
     const license = await grant('ultimate', { status })
     const response = await validate({ key: license.key })
     expect(response.status).toBe(200)
-    expect(response.body).toEqual({ valid: false, code, plan: 'ultimate', features: [], validUntil: null, updates: null, certificate: null })
+    expect(response.body).toEqual({
+      valid: false,
+      code,
+      plan: 'ultimate',
+      features: [],
+      validUntil: null,
+      updates: null,
+      certificate: null,
+    })
   })
 
   it('EXPIRED for an active license past its validity end, before the scheduled job marks it', async () => {
@@ -142,7 +184,15 @@ describe('POST /api/licenses/validate', () => {
     const license = await grant('pro', { validUntil: end })
     expect(license.status).toBe('active')
     const response = await validate({ key: license.key })
-    expect(response.body).toEqual({ valid: false, code: 'EXPIRED', plan: 'pro', features: [], validUntil: end, updates: null, certificate: null })
+    expect(response.body).toEqual({
+      valid: false,
+      code: 'EXPIRED',
+      plan: 'pro',
+      features: [],
+      validUntil: end,
+      updates: null,
+      certificate: null,
+    })
   })
 
   it('support revokes the license with a reason: the next validation answers REVOKED', async () => {
@@ -150,9 +200,16 @@ describe('POST /api/licenses/validate', () => {
     await buy(PRICES.standard, { as: buyer })
     const license = await licenseOf(buyer)
     expect((await validate({ key: license.key })).body.code).toBe('VALID')
-    const revoke = await api('PATCH', `/licenses/${license.id}`, { as: support, body: { override: 'revoked', overrideReason: 'chargeback by phone' } })
+    const revoke = await api('PATCH', `/licenses/${license.id}`, {
+      as: support,
+      body: { override: 'revoked', overrideReason: 'chargeback by phone' },
+    })
     expect(revoke.status).toBe(200)
-    expect((await validate({ key: license.key })).body).toMatchObject({ valid: false, code: 'REVOKED', certificate: null })
+    expect((await validate({ key: license.key })).body).toMatchObject({
+      valid: false,
+      code: 'REVOKED',
+      certificate: null,
+    })
   })
 
   it.each([
@@ -195,11 +252,19 @@ describe('POST /api/licenses/validate', () => {
   })
 
   it('refuses an over-long key before any lookup or rate-limit row', async () => {
-    expect(await countQueries(() => validate({ key: 'K'.repeat(5000) }))).toEqual({ license: 0, rateLimit: 0, other: [], checkouts: 0 })
+    expect(await countQueries(() => validate({ key: 'K'.repeat(5000) }))).toEqual({
+      license: 0,
+      rateLimit: 0,
+      other: [],
+      checkouts: 0,
+    })
   })
 
   it('400 invalid_request for a body that is not sent as JSON', async () => {
-    const response = await api('POST', '/licenses/validate', { body: '{"key":"KIT-00000-00000-00000-00000"}', headers: { 'content-type': 'text/plain' } })
+    const response = await api('POST', '/licenses/validate', {
+      body: '{"key":"KIT-00000-00000-00000-00000"}',
+      headers: { 'content-type': 'text/plain' },
+    })
     expect(response.status).toBe(400)
     expect(response.body.errors[0].code).toBe('invalid_request')
   })
@@ -208,7 +273,14 @@ describe('POST /api/licenses/validate', () => {
 describe('rate limits', () => {
   const expectLimited = (response: { status: number; body: unknown; headers: Headers }) => {
     expect(response.status).toBe(429)
-    expect(response.body).toEqual({ errors: [{ code: 'rate_limited', message: expect.stringMatching(/^Too many license validations\. Try again in \d+ seconds\.$/) }] })
+    expect(response.body).toEqual({
+      errors: [
+        {
+          code: 'rate_limited',
+          message: expect.stringMatching(/^Too many license validations\. Try again in \d+ seconds\.$/),
+        },
+      ],
+    })
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
   }
 
@@ -242,7 +314,13 @@ describe('GET /api/licenses/public-key', () => {
     expect(response.body.keys).toHaveLength(1)
     const [key] = response.body.keys
     expect(Object.keys(key!).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x'])
-    expect(key).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', kid: expect.stringMatching(/^[\w-]{43}$/) })
+    expect(key).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      alg: 'EdDSA',
+      use: 'sig',
+      kid: expect.stringMatching(/^[\w-]{43}$/),
+    })
   })
 
   it('a tampered certificate, or one signed by another key with the same kid, fails verification', async () => {
@@ -250,10 +328,16 @@ describe('GET /api/licenses/public-key', () => {
     const certificate = (await validate({ key: license.key })).body.certificate!
     const [header, body, signature] = certificate.split('.')
     const claims = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>
-    const forged = Buffer.from(JSON.stringify({ ...claims, plan: 'pro', features: ['basic', 'api', 'advanced'] })).toString('base64url')
-    await expect(verify(`${header}.${forged}.${signature}`)).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' })
+    const forged = Buffer.from(
+      JSON.stringify({ ...claims, plan: 'pro', features: ['basic', 'api', 'advanced'] }),
+    ).toString('base64url')
+    await expect(verify(`${header}.${forged}.${signature}`)).rejects.toMatchObject({
+      code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    })
     const flipped = `${signature!.slice(0, 10)}${signature![10] === 'A' ? 'B' : 'A'}${signature!.slice(11)}`
-    await expect(verify(`${header}.${body}.${flipped}`)).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' })
+    await expect(verify(`${header}.${body}.${flipped}`)).rejects.toMatchObject({
+      code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    })
 
     const impostor = crypto.generateKeyPairSync('ed25519').privateKey
     const kid = decodeProtectedHeader(certificate).kid!
@@ -281,21 +365,31 @@ describe('the signing key', () => {
     const publicOnly = JSON.stringify(pair().publicKey.export({ format: 'jwk' }))
     const spki = pair().publicKey.export({ type: 'spki', format: 'pem' }) as string
     for (const value of [rsa, publicOnly, spki, 'not a key', '{"kty":"OKP"']) {
-      expect(() => parseSigningKeys(value)).toThrow(/^LICENSE_SIGNING_KEY is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/)
+      expect(() => parseSigningKeys(value)).toThrow(
+        /^LICENSE_SIGNING_KEY is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/,
+      )
     }
   })
 
   describe('generated outside production', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-license-key-'))
     afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-    const settings = { configured: undefined, generatedFile: path.join(dir, 'nested', 'license-signing-key.pem'), isProduction: false, issuer: SERVER_URL }
+    const settings = {
+      configured: undefined,
+      generatedFile: path.join(dir, 'nested', 'license-signing-key.pem'),
+      isProduction: false,
+      issuer: SERVER_URL,
+    }
 
     it('into the data dir with mode 0600, once, logging only its path; kept across restarts', () => {
       const logger = { info: vi.fn() }
       const first = licenseCertificates(settings)(logger).publicKeys()
       expect(fs.statSync(settings.generatedFile).mode & 0o777).toBe(0o600)
       expect(logger.info).toHaveBeenCalledTimes(1)
-      expect(logger.info).toHaveBeenCalledWith({ file: settings.generatedFile }, 'generated a development license signing key')
+      expect(logger.info).toHaveBeenCalledWith(
+        { file: settings.generatedFile },
+        'generated a development license signing key',
+      )
       expect(fs.readdirSync(path.dirname(settings.generatedFile))).toEqual(['license-signing-key.pem'])
 
       const restarted = licenseCertificates(settings)(logger).publicKeys()
@@ -304,7 +398,11 @@ describe('the signing key', () => {
     })
 
     it('never in production: without LICENSE_SIGNING_KEY it refuses to sign', () => {
-      const production = licenseCertificates({ ...settings, generatedFile: path.join(dir, 'prod.pem'), isProduction: true })
+      const production = licenseCertificates({
+        ...settings,
+        generatedFile: path.join(dir, 'prod.pem'),
+        isProduction: true,
+      })
       expect(() => production({ info: vi.fn() })).toThrow('LICENSE_SIGNING_KEY is not set')
       expect(fs.existsSync(path.join(dir, 'prod.pem'))).toBe(false)
     })
@@ -313,7 +411,10 @@ describe('the signing key', () => {
       const { privateKey } = pair()
       const configured = licenseCertificates({ ...settings, configured: pemOf(privateKey) })({ info: vi.fn() })
       expect(configured.publicKeys().keys[0]).toEqual(publicJwkOf(privateKey))
-      const token = await configured.sign({ license: 'KIT-00000-00000-00000-00000', plan: 'standard', features: ['basic'] }, null)
+      const token = await configured.sign(
+        { license: 'KIT-00000-00000-00000-00000', plan: 'standard', features: ['basic'] },
+        null,
+      )
       const { payload: claims } = await jwtVerify(token, createLocalJWKSet(configured.publicKeys()))
       expect(claims.exp! - claims.iat!).toBe(CERTIFICATE_MAX_TTL_SECONDS)
     })
@@ -345,16 +446,24 @@ describe('a set of signing keys (rotation)', () => {
   const pemOf = (key: crypto.KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }) as string
   const jwkOf = (key: crypto.KeyObject) => key.export({ format: 'jwk' })
   const signerOf = (configured: string) =>
-    licenseCertificates({ configured, generatedFile: path.join(os.tmpdir(), 'kit-never-written.pem'), isProduction: true, issuer: SERVER_URL })({ info: vi.fn() })
+    licenseCertificates({
+      configured,
+      generatedFile: path.join(os.tmpdir(), 'kit-never-written.pem'),
+      isProduction: true,
+      issuer: SERVER_URL,
+    })({ info: vi.fn() })
   const CLAIMS: CertificateClaims = { license: 'KIT-00000-00000-00000-00000', plan: 'standard', features: ['basic'] }
-  const verifyWith = (token: string, keys: { keys: unknown[] }) => jwtVerify(token, createLocalJWKSet(keys as JSONWebKeySet), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
+  const verifyWith = (token: string, keys: { keys: unknown[] }) =>
+    jwtVerify(token, createLocalJWKSet(keys as JSONWebKeySet), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
   /** Every piece of private material of `keys`, none of which an error may quote. */
   const secretsOf = (...keys: crypto.KeyObject[]) => keys.flatMap((key) => [jwkOf(key).d!, pemOf(key).split('\n')[1]!])
 
   it('a JWK Set and PEM blocks one after another parse in order (escaped newlines too; a kid in a JWK is ignored)', () => {
     const keys = [ed25519(), ed25519(), ed25519()]
     const expected = keys.map(publicJwkOf)
-    const set = JSON.stringify({ keys: keys.map((key) => ({ ...jwkOf(key), kid: 'chosen-by-the-seller', use: 'sig', alg: 'EdDSA' })) })
+    const set = JSON.stringify({
+      keys: keys.map((key) => ({ ...jwkOf(key), kid: 'chosen-by-the-seller', use: 'sig', alg: 'EdDSA' })),
+    })
     expect(parseSigningKeys(set).map(publicJwkOf)).toEqual(expected)
     const pems = keys.map(pemOf).join('')
     expect(parseSigningKeys(pems).map(publicJwkOf)).toEqual(expected)
@@ -369,9 +478,13 @@ describe('a set of signing keys (rotation)', () => {
     expect(signer.publicKeys()).toEqual({ keys: [publicJwkOf(first), publicJwkOf(second)] })
     const token = await signer.sign(CLAIMS, null)
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'EdDSA', kid: publicJwkOf(first).kid, typ: 'JWT' })
-    await expect(verifyWith(token, signer.publicKeys())).resolves.toMatchObject({ payload: { license: CLAIMS.license } })
+    await expect(verifyWith(token, signer.publicKeys())).resolves.toMatchObject({
+      payload: { license: CLAIMS.license },
+    })
     // Signed by the first key indeed: the second alone does not verify it.
-    await expect(verifyWith(token, { keys: [publicJwkOf(second)] })).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' })
+    await expect(verifyWith(token, { keys: [publicJwkOf(second)] })).rejects.toMatchObject({
+      code: 'ERR_JWKS_NO_MATCHING_KEY',
+    })
   })
 
   it('a certificate signed before a rotation verifies after it; once its key is dropped it no longer does', async () => {
@@ -396,14 +509,32 @@ describe('a set of signing keys (rotation)', () => {
     const publicOnly = crypto.generateKeyPairSync('ed25519').publicKey
     const cut = pemOf(b).split('\n').slice(0, 2).join('\n') // a second block that lost its END line
     const cases: [string, RegExp][] = [
-      [pemOf(a) + pemOf(b) + pemOf(a), /^LICENSE_SIGNING_KEY holds the same key twice \(keys 1 and 3\); list each key once$/],
-      [JSON.stringify({ keys: [jwkOf(a), { ...jwkOf(a), kid: 'another' }] }), /^LICENSE_SIGNING_KEY holds the same key twice \(keys 1 and 2\); list each key once$/],
+      [
+        pemOf(a) + pemOf(b) + pemOf(a),
+        /^LICENSE_SIGNING_KEY holds the same key twice \(keys 1 and 3\); list each key once$/,
+      ],
+      [
+        JSON.stringify({ keys: [jwkOf(a), { ...jwkOf(a), kid: 'another' }] }),
+        /^LICENSE_SIGNING_KEY holds the same key twice \(keys 1 and 2\); list each key once$/,
+      ],
       [JSON.stringify({ keys: [] }), /^LICENSE_SIGNING_KEY holds no key: its JWK Set is empty$/],
       [JSON.stringify({ keys: jwkOf(a) }), /^LICENSE_SIGNING_KEY is not a JWK Set: its "keys" is not an array$/],
-      [pemOf(a) + pemOf(rsa), /^LICENSE_SIGNING_KEY key 2 of 2 is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/],
-      [JSON.stringify({ keys: [jwkOf(rsa), jwkOf(a), jwkOf(b)] }), /^LICENSE_SIGNING_KEY key 1 of 3 is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/],
-      [JSON.stringify({ keys: [jwkOf(a), publicOnly.export({ format: 'jwk' })] }), /^LICENSE_SIGNING_KEY key 2 of 2 is not an Ed25519 private key/],
-      [pemOf(a) + (publicOnly.export({ type: 'spki', format: 'pem' }) as string), /^LICENSE_SIGNING_KEY key 2 of 2 is not an Ed25519 private key/],
+      [
+        pemOf(a) + pemOf(rsa),
+        /^LICENSE_SIGNING_KEY key 2 of 2 is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/,
+      ],
+      [
+        JSON.stringify({ keys: [jwkOf(rsa), jwkOf(a), jwkOf(b)] }),
+        /^LICENSE_SIGNING_KEY key 1 of 3 is not an Ed25519 private key \(PKCS#8 PEM or private JWK\)$/,
+      ],
+      [
+        JSON.stringify({ keys: [jwkOf(a), publicOnly.export({ format: 'jwk' })] }),
+        /^LICENSE_SIGNING_KEY key 2 of 2 is not an Ed25519 private key/,
+      ],
+      [
+        pemOf(a) + (publicOnly.export({ type: 'spki', format: 'pem' }) as string),
+        /^LICENSE_SIGNING_KEY key 2 of 2 is not an Ed25519 private key/,
+      ],
       [`${pemOf(a)}${cut}`, /^LICENSE_SIGNING_KEY holds text outside its PEM blocks/],
     ]
     const secrets = secretsOf(a, b, rsa)
@@ -427,15 +558,21 @@ describe('a set of signing keys (rotation)', () => {
 
   it('writes the upd claim exactly when updates are given, members in a fixed order', async () => {
     const signer = signerOf(pemOf(ed25519()))
-    const payloadOf = async (claims: CertificateClaims) => Buffer.from((await signer.sign(claims, null)).split('.')[1]!, 'base64url').toString()
+    const payloadOf = async (claims: CertificateClaims) =>
+      Buffer.from((await signer.sign(claims, null)).split('.')[1]!, 'base64url').toString()
     expect(await payloadOf(CLAIMS)).not.toContain('"upd"')
     expect(await payloadOf({ ...CLAIMS, updates: undefined })).not.toContain('"upd"')
     expect(await payloadOf({ ...CLAIMS, updates: { policy: 'lifetime' } })).toContain('"upd":{"policy":"lifetime"},')
-    expect(await payloadOf({ ...CLAIMS, updates: { major: 3, policy: 'major' } })).toContain('"upd":{"policy":"major","major":3},')
+    expect(await payloadOf({ ...CLAIMS, updates: { major: 3, policy: 'major' } })).toContain(
+      '"upd":{"policy":"major","major":3},',
+    )
     expect(await payloadOf({ ...CLAIMS, updates: { until: '2026-03-01T00:00:00.000Z', policy: 'months' } })).toContain(
       '"upd":{"policy":"months","until":"2026-03-01T00:00:00.000Z"},',
     )
-    const { payload: claims } = await verifyWith(await signer.sign({ ...CLAIMS, updates: { policy: 'major', major: 2 } }, null), signer.publicKeys())
+    const { payload: claims } = await verifyWith(
+      await signer.sign({ ...CLAIMS, updates: { policy: 'major', major: 2 } }, null),
+      signer.publicKeys(),
+    )
     expect(claims.upd).toEqual({ policy: 'major', major: 2 })
   })
 })
@@ -446,7 +583,11 @@ describe('a set of signing keys (rotation)', () => {
  * the same vector; the last test keeps the two from drifting apart.
  */
 const VECTOR = {
-  pem: ['-----BEGIN PRIVATE KEY-----', 'MC4CAQAwBQYDK2VwBCIEIAIjg1TLOowkTTAVgUAM/LYhucyvl9Jhr15mDxpO7Wmv', '-----END PRIVATE KEY-----'].join('\n'),
+  pem: [
+    '-----BEGIN PRIVATE KEY-----',
+    'MC4CAQAwBQYDK2VwBCIEIAIjg1TLOowkTTAVgUAM/LYhucyvl9Jhr15mDxpO7Wmv',
+    '-----END PRIVATE KEY-----',
+  ].join('\n'),
   jwk: '{"crv":"Ed25519","d":"AiODVMs6jCRNMBWBQAz8tiG5zK-X0mGvXmYPGk7taa8","x":"mdf9kvbDOLDLp33Ngrau-Z68AHneurjDSczrwhRkxQA","kty":"OKP"}',
   publicKeys:
     '{"keys":[{"kty":"OKP","crv":"Ed25519","x":"mdf9kvbDOLDLp33Ngrau-Z68AHneurjDSczrwhRkxQA","kid":"ysaPTS14Qxw8FUuNNdXpotfvfVrvRnFcmz68Frs2EzI","alg":"EdDSA","use":"sig"}]}',
@@ -470,7 +611,12 @@ const VECTOR = {
 
 describe('test vectors', () => {
   const signer = () =>
-    licenseCertificates({ configured: VECTOR.pem, generatedFile: path.join(os.tmpdir(), 'kit-never-written.pem'), isProduction: true, issuer: VECTOR.issuer })({ info: vi.fn() })
+    licenseCertificates({
+      configured: VECTOR.pem,
+      generatedFile: path.join(os.tmpdir(), 'kit-never-written.pem'),
+      isProduction: true,
+      issuer: VECTOR.issuer,
+    })({ info: vi.fn() })
 
   it('the fixed key signs the fixed claims into the exact token, which verifies with the published key', async () => {
     expect(parseSigningKeys(VECTOR.jwk).map(publicJwkOf)).toEqual(parseSigningKeys(VECTOR.pem).map(publicJwkOf))
@@ -482,12 +628,18 @@ describe('test vectors', () => {
     expect(Buffer.from(body!, 'base64url').toString()).toBe(VECTOR.payload)
     // The signature is plain Ed25519 over the ASCII `header.payload`, as the docs tell other languages.
     const publicKey = crypto.createPublicKey(crypto.createPrivateKey(VECTOR.pem))
-    expect(crypto.verify(null, Buffer.from(`${header}.${body}`), publicKey, Buffer.from(signature!, 'base64url'))).toBe(true)
-    const { payload: claims } = await jwtVerify(token, createLocalJWKSet(JSON.parse(VECTOR.publicKeys) as JSONWebKeySet), {
-      issuer: VECTOR.issuer,
-      algorithms: ['EdDSA'],
-      currentDate: VECTOR.now,
-    })
+    expect(crypto.verify(null, Buffer.from(`${header}.${body}`), publicKey, Buffer.from(signature!, 'base64url'))).toBe(
+      true,
+    )
+    const { payload: claims } = await jwtVerify(
+      token,
+      createLocalJWKSet(JSON.parse(VECTOR.publicKeys) as JSONWebKeySet),
+      {
+        issuer: VECTOR.issuer,
+        algorithms: ['EdDSA'],
+        currentDate: VECTOR.now,
+      },
+    )
     expect(claims.exp! - claims.iat!).toBe(CERTIFICATE_MAX_TTL_SECONDS)
   })
 
@@ -497,7 +649,15 @@ describe('test vectors', () => {
     expect(start, 'docs/LICENSING.md has a "#### Test vectors" section').toBeGreaterThan(-1)
     const rest = doc.slice(start + 1)
     const section = rest.slice(0, rest.search(/\n#{1,4} /) === -1 ? undefined : rest.search(/\n#{1,4} /))
-    for (const text of [VECTOR.pem, VECTOR.jwk, VECTOR.publicKeys, VECTOR.header, VECTOR.payload, VECTOR.issuer, '2025-01-01T00:00:00Z']) {
+    for (const text of [
+      VECTOR.pem,
+      VECTOR.jwk,
+      VECTOR.publicKeys,
+      VECTOR.header,
+      VECTOR.payload,
+      VECTOR.issuer,
+      '2025-01-01T00:00:00Z',
+    ]) {
       expect(section).toContain(text)
     }
     // Exactly one token in the section, and it is the one the code signs.

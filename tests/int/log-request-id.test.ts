@@ -26,7 +26,10 @@ let base = ''
 
 beforeAll(async () => {
   // What the service's code writes while it handles a request: a logger of its own, the same shared context.
-  const handlerLog = createLogger({ level: 'info', destination: { write: (line: string) => void handlerLines.push(line) } })
+  const handlerLog = createLogger({
+    level: 'info',
+    destination: { write: (line: string) => void handlerLines.push(line) },
+  })
   host = createHost({
     handle: async (req, res) => {
       handlerLog.info({ step: 'before' }, 'handling')
@@ -59,7 +62,12 @@ const accessLineOf = async (requestId: string): Promise<Line> => {
 const send = async (path: string, headers: Record<string, string> = {}, init: RequestInit = {}) => {
   const response = await fetch(`${base}${path}`, { ...init, headers })
   const body = await response.text()
-  return { status: response.status, requestId: response.headers.get('x-request-id') ?? '', body, headers: response.headers }
+  return {
+    status: response.status,
+    requestId: response.headers.get('x-request-id') ?? '',
+    body,
+    headers: response.headers,
+  }
 }
 
 describe('request id', () => {
@@ -87,14 +95,18 @@ describe('request id', () => {
   })
 
   it('replaces two x-request-id headers (joined, they are no valid id)', async () => {
-    const raw = await rawRequest('GET /api/plans HTTP/1.1\r\nHost: x\r\nX-Request-Id: one\r\nX-Request-Id: two\r\nConnection: close\r\n\r\n')
+    const raw = await rawRequest(
+      'GET /api/plans HTTP/1.1\r\nHost: x\r\nX-Request-Id: one\r\nX-Request-Id: two\r\nConnection: close\r\n\r\n',
+    )
     const echoed = /^x-request-id: (.*)$/im.exec(raw)?.[1]?.trim()
     expect(echoed).toMatch(UUID)
   })
 
   it('never echoes a raw header injection', async () => {
     // A bare CR inside the value: Node refuses the request (400) or the id is replaced; it is never echoed.
-    const raw = await rawRequest('GET /api/plans HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\rSet-Cookie: evil=1\r\nConnection: close\r\n\r\n')
+    const raw = await rawRequest(
+      'GET /api/plans HTTP/1.1\r\nHost: x\r\nX-Request-Id: abc\rSet-Cookie: evil=1\r\nConnection: close\r\n\r\n',
+    )
     expect(raw).toMatch(/^HTTP\/1\.1 (400|200)/)
     expect(raw).not.toMatch(/^set-cookie/im)
     expect(raw).not.toMatch(/^x-request-id: abc/im)
@@ -121,20 +133,39 @@ describe('log lines', () => {
 
   it('write one JSON access line per request: method, path without its query, status, duration, request id; no header', async () => {
     const secretQuery = 'token=sign-in-token-0123456789abcdef&signature=0123456789abcdef0123456789abcdef'
-    const { requestId } = await send(`/auth/callback?${secretQuery}`, { authorization: 'Bearer kit_secret_api_key_0123456789', cookie: 'payload-token=jwt.value.here' })
+    const { requestId } = await send(`/auth/callback?${secretQuery}`, {
+      authorization: 'Bearer kit_secret_api_key_0123456789',
+      cookie: 'payload-token=jwt.value.here',
+    })
     const line = await accessLineOf(requestId)
-    expect(line).toMatchObject({ level: 'info', msg: 'request', method: 'GET', path: '/auth/callback', status: 200, requestId })
+    expect(line).toMatchObject({
+      level: 'info',
+      msg: 'request',
+      method: 'GET',
+      path: '/auth/callback',
+      status: 200,
+      requestId,
+    })
     expect(typeof line.durationMs).toBe('number')
     expect(line.durationMs as number).toBeGreaterThanOrEqual(0)
     expect(accessLines().filter((candidate) => candidate.requestId === requestId)).toHaveLength(1)
     const everything = hostLines.join('') + handlerLines.join('')
-    for (const secret of ['sign-in-token-0123456789abcdef', '0123456789abcdef0123456789abcdef', 'kit_secret_api_key_0123456789', 'jwt.value.here']) {
+    for (const secret of [
+      'sign-in-token-0123456789abcdef',
+      '0123456789abcdef0123456789abcdef',
+      'kit_secret_api_key_0123456789',
+      'jwt.value.here',
+    ]) {
       expect(everything).not.toContain(secret)
     }
   })
 
   it('log a refused body (413) with its status, and echo the id on it too', async () => {
-    const response = await send('/api/users', { 'x-request-id': 'too-big-1', 'content-type': 'application/json' }, { method: 'POST', body: 'x'.repeat(2_000) })
+    const response = await send(
+      '/api/users',
+      { 'x-request-id': 'too-big-1', 'content-type': 'application/json' },
+      { method: 'POST', body: 'x'.repeat(2_000) },
+    )
     expect(response.status).toBe(413)
     expect(response.requestId).toBe('too-big-1')
     expect(await accessLineOf('too-big-1')).toMatchObject({ method: 'POST', path: '/api/users', status: 413 })

@@ -31,7 +31,9 @@ const SETTINGS = {
   PAYMENT_SECRET_KEY: `sk_test_logs_${crypto.randomBytes(12).toString('hex')}`,
   PAYMENT_WEBHOOK_SECRET: `whsec_logs_${crypto.randomBytes(12).toString('hex')}`,
   REPO_ACCESS_TOKEN: `ghp_logs_${crypto.randomBytes(12).toString('hex')}`,
-  LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+  LICENSE_SIGNING_KEY: crypto
+    .generateKeyPairSync('ed25519')
+    .privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -60,11 +62,15 @@ const startMailbox = async (port: number) => {
   const newest = async (to: string, subject: string): Promise<ParsedMail> => {
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {
-      const found = messages.filter((message) => message.subject?.startsWith(subject) && JSON.stringify(message.to).includes(to)).at(-1)
+      const found = messages
+        .filter((message) => message.subject?.startsWith(subject) && JSON.stringify(message.to).includes(to))
+        .at(-1)
       if (found) return found
       await sleep(200)
     }
-    throw new Error(`no "${subject}" email to ${to} within 60 s (received: ${messages.map((message) => message.subject).join(', ')})`)
+    throw new Error(
+      `no "${subject}" email to ${to} within 60 s (received: ${messages.map((message) => message.subject).join(', ')})`,
+    )
   }
   /** The sign-in link of this type in that email. */
   const link = async (to: string, subject: string, type: string): Promise<URL> => {
@@ -110,7 +116,8 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     const body: UntypedJson = jsonOrText(await response.text())
     return { status: response.status, body, headers: response.headers, cookies: response.headers.getSetCookie() }
   }
-  const sessionCookie = (cookies: string[]) => /payload-token=([^;]+)/.exec(cookies.find((cookie) => cookie.startsWith('payload-token=')) ?? '')?.[1]
+  const sessionCookie = (cookies: string[]) =>
+    /payload-token=([^;]+)/.exec(cookies.find((cookie) => cookie.startsWith('payload-token=')) ?? '')?.[1]
   const lines = (): Line[] =>
     server
       .output()
@@ -171,13 +178,19 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
 
   it('logs every step as JSON, with request, event and job ids, and never a secret', async () => {
     // Staff publish a release (the first user registers as admin).
-    const admin = { email: 'owner@example.test', password: keep('admin password', `admin-password-${crypto.randomBytes(8).toString('hex')}`) }
+    const admin = {
+      email: 'owner@example.test',
+      password: keep('admin password', `admin-password-${crypto.randomBytes(8).toString('hex')}`),
+    }
     expect((await call('POST', '/api/users/first-register', { json: admin })).status).toBe(200)
     const adminLogin = await call('POST', '/api/users/login', { json: admin })
     const adminJwt = `JWT ${keep('admin JWT', adminLogin.body.token)}`
     const archive = zlib.gzipSync(crypto.randomBytes(4096))
     const form = new FormData()
-    form.append('_payload', JSON.stringify({ version: '1.0.0', publishedAt: new Date(Date.now() - 60_000).toISOString() }))
+    form.append(
+      '_payload',
+      JSON.stringify({ version: '1.0.0', publishedAt: new Date(Date.now() - 60_000).toISOString() }),
+    )
     form.append('file', new Blob([archive], { type: 'application/gzip' }), 'starter-kit-1.0.0.tar.gz')
     expect((await call('POST', '/api/releases', { form, auth: adminJwt })).status).toBe(201)
 
@@ -186,7 +199,13 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     const password = keep('password', `first-password-${crypto.randomBytes(8).toString('hex')}`)
     const signedUp = await call('POST', '/api/auth/sign-up', { json: { email, password } })
     expect(signedUp.status).toBe(200)
-    const signUpCookie = keep('sign-up browser cookie', signedUp.cookies.find((cookie) => cookie.startsWith('kit-signup='))!.split(';')[0]!.split('=')[1])
+    const signUpCookie = keep(
+      'sign-up browser cookie',
+      signedUp.cookies
+        .find((cookie) => cookie.startsWith('kit-signup='))!
+        .split(';')[0]!
+        .split('=')[1],
+    )
     const verify = await mailbox.link(email, 'Confirm your email address', 'verify')
     keep('verification token', verify.searchParams.get('token'))
     const verified = await call('GET', `${verify.pathname}${verify.search}`, { cookie: `kit-signup=${signUpCookie}` })
@@ -194,7 +213,10 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     keep('session after confirmation', sessionCookie(verified.cookies))
 
     // A wrong password, with our own request id: Payload's route handler logs the refusal.
-    const wrong = await call('POST', '/api/users/login', { json: { email, password: 'not-the-password-0' }, requestId: 'journey-wrong-password' })
+    const wrong = await call('POST', '/api/users/login', {
+      json: { email, password: 'not-the-password-0' },
+      requestId: 'journey-wrong-password',
+    })
     expect(wrong.status).toBe(401)
     expect(wrong.headers.get('x-request-id')).toBe('journey-wrong-password')
     const signedIn = await call('POST', '/api/users/login', { json: { email, password } })
@@ -215,7 +237,9 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     const resetToken = keep('reset token', recovery.searchParams.get('token'))
     expect((await call('GET', `${recovery.pathname}${recovery.search}`)).status).toBe(302)
     const newPassword = keep('new password', `second-password-${crypto.randomBytes(8).toString('hex')}`)
-    const reset = await call('POST', '/api/users/reset-password', { json: { token: resetToken, password: newPassword } })
+    const reset = await call('POST', '/api/users/reset-password', {
+      json: { token: resetToken, password: newPassword },
+    })
     expect(reset.status).toBe(200)
     if (reset.body.token) keep('session after the reset', reset.body.token)
     const jwt = `JWT ${keep('session JWT after the reset', (await call('POST', '/api/users/login', { json: { email, password: newPassword } })).body.token)}`
@@ -224,7 +248,13 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     const checkout = await call('POST', '/api/checkout_sessions', { json: { priceId: PRICE }, auth: jwt })
     expect(checkout.status).toBe(200)
     const events = await standIn.pay(checkout.body.id, { email })
-    const deliveries = events.map((event) => standIn.events().find((record) => record.event.id === event.id)?.deliveries.at(-1)?.status)
+    const deliveries = events.map(
+      (event) =>
+        standIn
+          .events()
+          .find((record) => record.event.id === event.id)
+          ?.deliveries.at(-1)?.status,
+    )
     expect(deliveries.every((status) => status === 200)).toBe(true)
     const licenses = await call('GET', '/api/licenses?depth=0', { auth: jwt })
     expect(licenses.body.docs).toHaveLength(1)
@@ -264,8 +294,11 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     // Each request's access line has its id; ours was kept, the others are UUIDs.
     const access = all.filter((line) => line.name === 'http' && line.msg === 'request')
     expect(access.length).toBeGreaterThan(15)
-    for (const line of access) expect(line.requestId === 'journey-wrong-password' || UUID.test(line.requestId ?? '')).toBe(true)
-    expect(access.map((line) => line.path)).toEqual(expect.arrayContaining(['/api/webhooks/processor', '/auth/callback', '/api/licenses/validate']))
+    for (const line of access)
+      expect(line.requestId === 'journey-wrong-password' || UUID.test(line.requestId ?? '')).toBe(true)
+    expect(access.map((line) => line.path)).toEqual(
+      expect.arrayContaining(['/api/webhooks/processor', '/auth/callback', '/api/licenses/validate']),
+    )
     expect(access.filter((line) => String(line.path).includes('?'))).toEqual([])
 
     // Inside Next's bundle: Payload's own line for the wrong password carries the request's id.
@@ -278,7 +311,9 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     // Webhook lines: the event's id and type, and the id of the request that delivered it.
     const webhooks = all.filter((line) => line.msg === 'processor event received')
     expect(webhooks.map((line) => line.eventId).sort()).toEqual(events.map((event) => event.id).sort())
-    const webhookRequests = new Set(access.filter((line) => line.path === '/api/webhooks/processor').map((line) => line.requestId))
+    const webhookRequests = new Set(
+      access.filter((line) => line.path === '/api/webhooks/processor').map((line) => line.requestId),
+    )
     for (const line of webhooks) {
       expect(line.eventType).toEqual(expect.any(String))
       expect(webhookRequests.has(line.requestId)).toBe(true)

@@ -25,7 +25,11 @@ describe('the logger', () => {
         token: 'tok-0123456789',
         licenseKey: 'KIT-AAAA-BBBB-CCCC',
         user: { apiKey: 'kit_abc_0123456789', email: 'someone@example.test' },
-        headers: { authorization: 'Bearer kit_abc_0123456789', cookie: 'payload-token=jwt-0123456789', 'set-cookie': 'payload-token=jwt-9876543210' },
+        headers: {
+          authorization: 'Bearer kit_abc_0123456789',
+          cookie: 'payload-token=jwt-0123456789',
+          'set-cookie': 'payload-token=jwt-9876543210',
+        },
         req: { headers: { authorization: 'JWT jwt-0123456789' } },
       },
       'a line',
@@ -38,27 +42,47 @@ describe('the logger', () => {
       headers: { authorization: '[redacted]', cookie: '[redacted]', 'set-cookie': '[redacted]' },
       req: { headers: { authorization: '[redacted]' } },
     })
-    for (const secret of ['pw-0123456789', 'tok-0123456789', 'KIT-AAAA', 'kit_abc_0123456789', 'jwt-0123456789', 'jwt-9876543210']) {
+    for (const secret of [
+      'pw-0123456789',
+      'tok-0123456789',
+      'KIT-AAAA',
+      'kit_abc_0123456789',
+      'jwt-0123456789',
+      'jwt-9876543210',
+    ]) {
       expect(lines.join('')).not.toContain(secret)
     }
   })
 
   it("writes an error's type, message, stack and code, without a failed query's parameters or its other properties", () => {
     const { logger, last, lines } = capture()
-    const cause = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', detail: 'Key (key)=(KIT-SECRET-KEY) already exists.' })
-    const error = new Error('Failed query: insert into "licenses" ("key") values ($1)\nparams: KIT-SECRET-KEY,someone@example.test', { cause })
+    const cause = Object.assign(new Error('duplicate key value violates unique constraint'), {
+      code: '23505',
+      detail: 'Key (key)=(KIT-SECRET-KEY) already exists.',
+    })
+    const error = new Error(
+      'Failed query: insert into "licenses" ("key") values ($1)\nparams: KIT-SECRET-KEY,someone@example.test',
+      { cause },
+    )
     logger.error({ err: error }, 'insert failed')
     logger.error(error)
     expect(lines.join('')).not.toContain('KIT-SECRET-KEY')
     expect(last().msg).toBe('Failed query: insert into "licenses" ("key") values ($1)\nparams: [redacted]')
-    expect(last().err).toMatchObject({ type: 'Error', message: expect.stringContaining('params: [redacted]'), cause: { code: '23505' } })
+    expect(last().err).toMatchObject({
+      type: 'Error',
+      message: expect.stringContaining('params: [redacted]'),
+      cause: { code: '23505' },
+    })
     expect(last().err.cause).not.toHaveProperty('detail')
     expect(last().err.stack).toContain('params: [redacted]\n    at ')
   })
 
   it("reduces Payload's job lines to the job's id and task (its input is never written)", () => {
     const { logger, last, lines } = capture()
-    logger.error({ msg: 'Error running task 1', job: { id: 42, taskSlug: 'sendEmail', input: { to: 'a@example.test', body: 'sealed-body-0123' } } })
+    logger.error({
+      msg: 'Error running task 1',
+      job: { id: 42, taskSlug: 'sendEmail', input: { to: 'a@example.test', body: 'sealed-body-0123' } },
+    })
     expect(last()).toMatchObject({ jobId: 42, task: 'sendEmail', msg: 'Error running task 1' })
     expect(lines.join('')).not.toContain('sealed-body-0123')
   })

@@ -14,7 +14,7 @@ type Rule = { source: string; headers: { key: string; value: string }[] }
 
 describe('response headers from next.config.mjs', () => {
   it('Critical-CH is sent on the admin only; every other path only advertises the hint', async () => {
-    const rules = (await (nextConfig as { headers: () => Promise<Rule[]> }).headers())
+    const rules = await (nextConfig as { headers: () => Promise<Rule[]> }).headers()
     const critical = rules.filter((rule) => rule.headers.some((header) => header.key.toLowerCase() === 'critical-ch'))
     expect(critical.map((rule) => rule.source)).toEqual(['/admin/:path*'])
     const everywhere = rules.find((rule) => rule.source === '/:path*')

@@ -125,7 +125,10 @@ const effectsFor = async (email: string): Promise<Effects> => {
          WHERE l.email = $1 AND j.task_slug = 'sendLicenseEmail') AS license_emails`,
     [email],
   )
-  const analytics = await query<{ name: string; n: string }>(`SELECT name, count(*) AS n FROM analytics_events WHERE email = $1 GROUP BY name`, [email])
+  const analytics = await query<{ name: string; n: string }>(
+    `SELECT name, count(*) AS n FROM analytics_events WHERE email = $1 GROUP BY name`,
+    [email],
+  )
   return Object.fromEntries([
     ...Object.entries(counts ?? {}).map(([key, value]) => [key, Number(value)] as const),
     ...analytics.map((row) => [`analytics:${row.name}`, Number(row.n)] as const),
@@ -146,7 +149,10 @@ describe('a PostgreSQL restart under a stream of processor events', () => {
     const events: Stripe.Event[] = []
     for (const [index, email] of buyers.entries()) events.push(...(await payQuietly(email, index + 1)))
     const random = seededRandom(11)
-    const stream = events.map((event) => ({ event, sort: random() })).sort((a, b) => a.sort - b.sort).map((item) => item.event)
+    const stream = events
+      .map((event) => ({ event, sort: random() }))
+      .sort((a, b) => a.sort - b.sort)
+      .map((item) => item.event)
 
     // The stream: one event every 25 ms, at most 4 in flight. The database stops while the first quarter
     // is in flight, the middle half is sent while it is down, the last quarter once it is back.
@@ -167,7 +173,11 @@ describe('a PostgreSQL restart under a stream of processor events', () => {
       await Promise.all(inFlight)
     }
     const quarter = Math.floor(stream.length / 4)
-    const [before, during, after] = [stream.slice(0, quarter), stream.slice(quarter, 3 * quarter), stream.slice(3 * quarter)]
+    const [before, during, after] = [
+      stream.slice(0, quarter),
+      stream.slice(quarter, 3 * quarter),
+      stream.slice(3 * quarter),
+    ]
     const firstAnswers = (batch: Stripe.Event[]) => batch.map((event) => statuses.get(event.id)?.[0])
 
     expect(await readyStatus()).toBe(200)
@@ -203,7 +213,9 @@ describe('a PostgreSQL restart under a stream of processor events', () => {
       if (pending.length === 0) break
       for (const event of pending) statuses.get(event.id)!.push((await standIn.redeliver(event.id)).status)
     }
-    expect(stream.filter((event) => statuses.get(event.id)?.at(-1) !== 200).map((event) => `${event.type} ${event.id}`)).toEqual([])
+    expect(
+      stream.filter((event) => statuses.get(event.id)?.at(-1) !== 200).map((event) => `${event.type} ${event.id}`),
+    ).toEqual([])
 
     // Each event recorded once and applied (or ignored by type), none left failed.
     const recorded = await query<{ event_id: string; status: string; n: string }>(
@@ -231,10 +243,15 @@ describe('a PostgreSQL restart under a stream of processor events', () => {
 describe('the pool guard', () => {
   it('warns once per outage for idle and checked-out clients alike, and again for the next outage', async () => {
     const warned: PoolWarning[] = []
-    const pool = guardPool(new pg.Pool({ connectionString: database.url, max: 3, application_name: 'outage-probe' }), 'probe', (warning) => {
-      warned.push(warning)
-    })
-    const dropConnections = () => query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'outage-probe'`)
+    const pool = guardPool(
+      new pg.Pool({ connectionString: database.url, max: 3, application_name: 'outage-probe' }),
+      'probe',
+      (warning) => {
+        warned.push(warning)
+      },
+    )
+    const dropConnections = () =>
+      query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'outage-probe'`)
     try {
       const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()])
       // Two idle clients (the pool re-emits their errors) and one checked out between queries (it emits its own).
@@ -243,7 +260,14 @@ describe('the pool guard', () => {
       await dropConnections()
       await sleep(200)
       clients[2].release(true)
-      expect(warned).toEqual([{ msg: 'database connection lost; queries fail until it is back', pool: 'probe', code: '57P01', error: 'terminating connection due to administrator command' }])
+      expect(warned).toEqual([
+        {
+          msg: 'database connection lost; queries fail until it is back',
+          pool: 'probe',
+          code: '57P01',
+          error: 'terminating connection due to administrator command',
+        },
+      ])
 
       // Once the pool has connected again, well after the warning, the next outage is a new one.
       await sleep(5_100)

@@ -36,7 +36,8 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
   let server: NodeProcess
   let base = ''
 
-  const startDatabase = () => startEmbeddedPostgres({ dataDir: path.join(dataDir, 'db'), port: dbPort, database: 'kit' })
+  const startDatabase = () =>
+    startEmbeddedPostgres({ dataDir: path.join(dataDir, 'db'), port: dbPort, database: 'kit' })
   const get = async (url: string) => {
     const response = await fetch(`${base}${url}`, { signal: AbortSignal.timeout(10_000) })
     await response.arrayBuffer()
@@ -61,7 +62,13 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
     return ((await response.json()) as { id: string }).id
   }
   const lastStatuses = (events: Stripe.Event[]) =>
-    events.map((event) => standIn.events().find((record) => record.event.id === event.id)?.deliveries.at(-1)?.status)
+    events.map(
+      (event) =>
+        standIn
+          .events()
+          .find((record) => record.event.id === event.id)
+          ?.deliveries.at(-1)?.status,
+    )
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-outage-server-'))
@@ -94,7 +101,9 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
       REPO_OWNER: 'kit-org',
       REPO_NAME: 'starter-kit',
       REPO_API_URL: 'http://127.0.0.1:9',
-      LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      LICENSE_SIGNING_KEY: crypto
+        .generateKeyPairSync('ed25519')
+        .privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
       DATA_DIR: path.join(dataDir, 'data'),
       MEDIA_DIR: path.join(dataDir, 'media'),
       CONTENT_IMPORT_ON_START: 'false',
@@ -138,7 +147,10 @@ describe.runIf(enabled)('the production server through a PostgreSQL restart', ()
     // Still the same process: nothing crashed it, and nothing escaped as an uncaught exception.
     expect(server.child.exitCode).toBeNull()
     expect(server.output()).not.toMatch(/uncaught|unhandled 'error' event/i)
-    const lost = server.output().split('\n').filter((line) => line.includes('database connection lost'))
+    const lost = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('database connection lost'))
     const pools = lost.map((line) => (JSON.parse(line) as { pool?: string }).pool)
     expect(pools.filter((pool) => pool === 'readiness')).toHaveLength(1)
     const payloadPools = pools.filter((pool) => pool?.startsWith('payload-'))

@@ -12,7 +12,16 @@ import { describe, expect, it } from 'vitest'
  */
 const ROOT = path.resolve(__dirname, '../..')
 const REGISTER = 'docs/PATCHES.md'
-const SOURCES = ['src', 'collections', 'plugins', 'endpoints', 'scripts', 'server.ts', 'payload.config.ts', 'next.config.mjs']
+const SOURCES = [
+  'src',
+  'collections',
+  'plugins',
+  'endpoints',
+  'scripts',
+  'server.ts',
+  'payload.config.ts',
+  'next.config.mjs',
+]
 const SKIPPED = ['src/payload-types.ts', 'src/db/schema.generated.ts']
 const FIELDS = ['Works around', 'Where', 'Proof', 'Upstream', 'Remove when', 'Status'] as const
 
@@ -80,14 +89,17 @@ const isExported = (source: string, name: string) =>
   new RegExp(`export\\s*\\{[^}]*\\b${name}\\b[^}]*\\}`).test(source) ||
   new RegExp(`export\\s+default\\s+${name}\\b`).test(source)
 
-const isDeclared = (source: string, name: string) => new RegExp(`\\b(const|let|function|class)\\s+${name}\\b`).test(source)
+const isDeclared = (source: string, name: string) =>
+  new RegExp(`\\b(const|let|function|class)\\s+${name}\\b`).test(source)
 
 const entries = parseRegister(read(REGISTER))
 const files = SOURCES.flatMap(sourceFiles)
 const markers = files.flatMap((file) =>
   read(file)
     .split('\n')
-    .flatMap((line, index) => (line.includes('PATCH:') ? [{ file, line: index + 1, text: line, id: MARKER.exec(line)?.[1] ?? null }] : [])),
+    .flatMap((line, index) =>
+      line.includes('PATCH:') ? [{ file, line: index + 1, text: line, id: MARKER.exec(line)?.[1] ?? null }] : [],
+    ),
 )
 
 describe('docs/PATCHES.md', () => {
@@ -97,7 +109,10 @@ describe('docs/PATCHES.md', () => {
     expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([])
     for (const entry of entries) {
       expect(entry.id, entry.text.split('\n')[0]).toMatch(/^[a-z0-9-]+$/)
-      expect(FIELDS.filter((field) => !entry.fields.get(field)?.trim()), entry.id).toEqual([])
+      expect(
+        FIELDS.filter((field) => !entry.fields.get(field)?.trim()),
+        entry.id,
+      ).toEqual([])
     }
   })
 
@@ -112,8 +127,10 @@ describe('docs/PATCHES.md', () => {
           continue
         }
         const source = read(site.file)
-        for (const name of site.exported) if (!isExported(source, name)) problems.push(`${entry.id}: ${site.file} exports no ${name}`)
-        for (const name of site.inside) if (!isDeclared(source, name)) problems.push(`${entry.id}: ${site.file} declares no ${name}`)
+        for (const name of site.exported)
+          if (!isExported(source, name)) problems.push(`${entry.id}: ${site.file} exports no ${name}`)
+        for (const name of site.inside)
+          if (!isDeclared(source, name)) problems.push(`${entry.id}: ${site.file} declares no ${name}`)
       }
     }
     expect(problems).toEqual([])
@@ -123,12 +140,15 @@ describe('docs/PATCHES.md', () => {
     const problems: string[] = []
     for (const entry of entries) {
       const cited = (entry.text.match(/`[^`\s]+`/g) ?? []).map((token) => token.slice(1, -1))
-      for (const file of cited.filter((token) => /^(node_modules|tests|scripts|src|docs)\//.test(token) && !token.includes('<'))) {
+      for (const file of cited.filter(
+        (token) => /^(node_modules|tests|scripts|src|docs)\//.test(token) && !token.includes('<'),
+      )) {
         if (!fs.existsSync(path.join(ROOT, file))) problems.push(`${entry.id}: ${file} does not exist`)
       }
       const proof = entry.fields.get('Proof') ?? ''
       const proofs = (proof.match(/`(tests|scripts)\/[^`]+`/g) ?? []).length
-      if (proofs === 0 && !/\bnone\b/.test(proof) && !proof.includes('npm run typecheck')) problems.push(`${entry.id}: "Proof" names no test (say "none" when there is none)`)
+      if (proofs === 0 && !/\bnone\b/.test(proof) && !proof.includes('npm run typecheck'))
+        problems.push(`${entry.id}: "Proof" names no test (say "none" when there is none)`)
     }
     expect(problems).toEqual([])
   })
@@ -136,16 +156,24 @@ describe('docs/PATCHES.md', () => {
 
 describe('// PATCH: markers', () => {
   it('are one line each: `// PATCH: <id>` and nothing else', () => {
-    expect(markers.filter((marker) => marker.id === null).map((marker) => `${marker.file}:${marker.line}: ${marker.text.trim()}`)).toEqual([])
+    expect(
+      markers
+        .filter((marker) => marker.id === null)
+        .map((marker) => `${marker.file}:${marker.line}: ${marker.text.trim()}`),
+    ).toEqual([])
   })
 
   it('each has an entry in docs/PATCHES.md, in a file its "Where" names', () => {
-    const byId = new Map(entries.map((entry) => [entry.id, parseWhere(entry.fields.get('Where') ?? '').map((site) => site.file)]))
+    const byId = new Map(
+      entries.map((entry) => [entry.id, parseWhere(entry.fields.get('Where') ?? '').map((site) => site.file)]),
+    )
     const problems = markers.flatMap((marker) => {
       if (marker.id === null) return []
       const where = byId.get(marker.id)
       if (!where) return [`${marker.file}:${marker.line}: no entry "${marker.id}" in ${REGISTER}`]
-      return where.includes(marker.file) ? [] : [`${marker.file}:${marker.line}: entry "${marker.id}" does not name this file`]
+      return where.includes(marker.file)
+        ? []
+        : [`${marker.file}:${marker.line}: entry "${marker.id}" does not name this file`]
     })
     expect(problems).toEqual([])
   })
@@ -161,6 +189,8 @@ describe('// PATCH: markers', () => {
 
   it('are found wherever they live: src/, plugins/, collections/, scripts/ and the root files', () => {
     const marked = new Set(markers.map((marker) => marker.file.split('/')[0]))
-    expect([...marked].sort()).toEqual(expect.arrayContaining(['collections', 'next.config.mjs', 'plugins', 'scripts', 'server.ts', 'src']))
+    expect([...marked].sort()).toEqual(
+      expect.arrayContaining(['collections', 'next.config.mjs', 'plugins', 'scripts', 'server.ts', 'src']),
+    )
   })
 })

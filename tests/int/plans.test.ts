@@ -52,7 +52,11 @@ describe('seeding', () => {
 
   it('keeps staff edits and takes new price IDs from configuration', async () => {
     const standard = await planBySlug('standard')
-    await payload().update({ collection: 'plans', id: standard!.id, data: { name: 'Standard (edited)', monthlyPrice: 99 } })
+    await payload().update({
+      collection: 'plans',
+      id: standard!.id,
+      data: { name: 'Standard (edited)', monthlyPrice: 99 },
+    })
 
     const result = await seedPlans(payload(), { ...PRICES, standardLifetime: 'price_standard_live' })
     expect(result.updatedPriceIds).toEqual(['standard'])
@@ -69,7 +73,12 @@ describe('seeding', () => {
 
   it('adds the recurring pro plan only when its price IDs are configured', async () => {
     expect(await planBySlug('pro')).toBeUndefined()
-    const result = await seedPlans(payload(), { ...PRICES, standardLifetime: 'price_standard_live', proMonthly: 'price_pro_m', proYearly: 'price_pro_y' })
+    const result = await seedPlans(payload(), {
+      ...PRICES,
+      standardLifetime: 'price_standard_live',
+      proMonthly: 'price_pro_m',
+      proYearly: 'price_pro_y',
+    })
     expect(result.created).toEqual(['pro'])
     const pro = await planBySlug('pro')
     expect(pro?.billing).toBe('recurring')
@@ -85,7 +94,12 @@ describe('seeding', () => {
     expect(results.map((result) => result.seeded?.created.length).sort()).toEqual([0, 3])
     const slugs = (await payload().find({ collection: 'plans', limit: 100 })).docs.map((plan) => plan.slug)
     expect(slugs.sort()).toEqual(['free', 'standard', 'ultimate'])
-    await seedPlans(payload(), { ...PRICES, standardLifetime: 'price_standard_live', proMonthly: 'price_pro_m', proYearly: 'price_pro_y' })
+    await seedPlans(payload(), {
+      ...PRICES,
+      standardLifetime: 'price_standard_live',
+      proMonthly: 'price_pro_m',
+      proYearly: 'price_pro_y',
+    })
   })
 })
 
@@ -113,7 +127,10 @@ describe('price ID validation', () => {
 
   it('refuses the same price ID in both slots, a yearly price on a lifetime plan and prices on a free plan', async () => {
     const admin = await createUser(payload(), 'admin')
-    const both = await api('POST', '/plans', { as: admin, body: newPlan('both', { monthly: 'price_x1', yearly: 'price_x1' }) })
+    const both = await api('POST', '/plans', {
+      as: admin,
+      body: newPlan('both', { monthly: 'price_x1', yearly: 'price_x1' }),
+    })
     expect(both.status).toBe(400)
     const lifetime = await api('POST', '/plans', {
       as: admin,
@@ -129,7 +146,10 @@ describe('price ID validation', () => {
 
   it('accepts a valid new plan, and an edit that keeps its own price IDs', async () => {
     const admin = await createUser(payload(), 'admin')
-    const created = await api('POST', '/plans', { as: admin, body: newPlan('team', { monthly: 'price_team_m', yearly: 'price_team_y' }) })
+    const created = await api('POST', '/plans', {
+      as: admin,
+      body: newPlan('team', { monthly: 'price_team_m', yearly: 'price_team_y' }),
+    })
     expect(created.status).toBe(201)
     const edited = await api('PATCH', `/plans/${created.body.doc.id}`, { as: admin, body: { name: 'Team' } })
     expect(edited.status).toBe(200)
@@ -180,7 +200,7 @@ describe('plan access', () => {
 })
 
 describe("the pricing table's cached plans", () => {
-  it('every change to a plan (created, edited, deleted) expires them through the host\'s revalidateTag, with the plans tag', async () => {
+  it("every change to a plan (created, edited, deleted) expires them through the host's revalidateTag, with the plans tag", async () => {
     const custom = payload().config.custom as { catalog: { revalidate: (tag: string) => void } }
     const original = custom.catalog.revalidate
     const expired: string[] = []
@@ -188,7 +208,11 @@ describe("the pricing table's cached plans", () => {
       expired.push(tag)
     }
     try {
-      const created = await payload().create({ collection: 'plans', data: newPlan('cache-check', { monthly: 'price_cache_m' }), overrideAccess: true })
+      const created = await payload().create({
+        collection: 'plans',
+        data: newPlan('cache-check', { monthly: 'price_cache_m' }),
+        overrideAccess: true,
+      })
       expect(expired).toEqual([PLANS_TAG])
       await payload().update({ collection: 'plans', id: created.id, data: { active: false }, overrideAccess: true })
       expect(expired).toEqual([PLANS_TAG, PLANS_TAG])
@@ -201,7 +225,11 @@ describe("the pricing table's cached plans", () => {
 
   it('outside Next (seeding, scripts) the expiry cannot reach a cache: the change is saved, the failure only logged', async () => {
     // payload.config.ts gives Next's revalidateTag, which throws outside Next's request handling.
-    const edited = await payload().create({ collection: 'plans', data: newPlan('cache-outside', { monthly: 'price_cache_o' }), overrideAccess: true })
+    const edited = await payload().create({
+      collection: 'plans',
+      data: newPlan('cache-outside', { monthly: 'price_cache_o' }),
+      overrideAccess: true,
+    })
     expect((await planBySlug('cache-outside'))?.id).toBe(edited.id)
     await payload().delete({ collection: 'plans', id: edited.id, overrideAccess: true })
   })

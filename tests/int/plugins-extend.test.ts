@@ -12,16 +12,24 @@ const licenses: CollectionConfig = { slug: 'licenses', fields: [], hooks: { afte
 describe('addCollectionHooks', () => {
   it("appends to the collection's own hooks and leaves the others alone", () => {
     const users: CollectionConfig = { slug: 'users', fields: [] }
-    const collections = addCollectionHooks({ collections: [users, licenses] } as Config, { plugin: 'test', slug: 'licenses', hooks: { afterChange: [hook] } })
+    const collections = addCollectionHooks({ collections: [users, licenses] } as Config, {
+      plugin: 'test',
+      slug: 'licenses',
+      hooks: { afterChange: [hook] },
+    })
     expect(collections[0]).toBe(users)
     expect(collections[1]?.hooks?.afterChange).toEqual([existing, hook])
     expect(licenses.hooks?.afterChange).toEqual([existing])
   })
 
   it('throws, naming the plugin and the collection, when the collection is not there', () => {
-    expect(() => addCollectionHooks({ collections: [] } as unknown as Config, { plugin: 'testPlugin', slug: 'licenses', hooks: { afterChange: [hook] } })).toThrow(
-      /testPlugin extends the "licenses" collection, which is not in the config/,
-    )
+    expect(() =>
+      addCollectionHooks({ collections: [] } as unknown as Config, {
+        plugin: 'testPlugin',
+        slug: 'licenses',
+        hooks: { afterChange: [hook] },
+      }),
+    ).toThrow(/testPlugin extends the "licenses" collection, which is not in the config/)
   })
 
   it('the delivery plugin refuses a config without the licensing plugin before it', async () => {
@@ -35,7 +43,9 @@ describe('addCollectionHooks', () => {
       codeHost: null,
       retryDelayMs: 1000,
     })
-    await expect(Promise.resolve().then(() => plugin({ collections: [] } as unknown as Config))).rejects.toThrow(/deliveryPlugin extends the "licenses" collection/)
+    await expect(Promise.resolve().then(() => plugin({ collections: [] } as unknown as Config))).rejects.toThrow(
+      /deliveryPlugin extends the "licenses" collection/,
+    )
     const config = await plugin({ collections: [licenses] } as unknown as Config)
     expect(config.collections?.find((collection) => collection.slug === 'licenses')?.hooks?.afterChange).toHaveLength(2)
   })

@@ -153,14 +153,27 @@ describe('coupons', () => {
         { amount_off: 500, percent_off: 5, currency: 'usd' },
         { message: 'You may only specify one of these parameters: amount_off, percent_off.', param: 'amount_off' },
       ],
-      [{ amount_off: 500 }, { code: 'parameter_missing', param: 'currency', message: 'Missing required param: currency.' }],
-      [{ amount_off: 0, currency: 'usd' }, { param: 'amount_off', message: 'This value must be greater than or equal to 1.' }],
+      [
+        { amount_off: 500 },
+        { code: 'parameter_missing', param: 'currency', message: 'Missing required param: currency.' },
+      ],
+      [
+        { amount_off: 0, currency: 'usd' },
+        { param: 'amount_off', message: 'This value must be greater than or equal to 1.' },
+      ],
       [{ percent_off: 0 }, { param: 'percent_off' }],
       [{ percent_off: 100.5 }, { param: 'percent_off' }],
-      [{ percent_off: 10, duration: 'weekly' }, { param: 'duration', message: expect.stringContaining('Invalid duration') }],
+      [
+        { percent_off: 10, duration: 'weekly' },
+        { param: 'duration', message: expect.stringContaining('Invalid duration') },
+      ],
       [
         { percent_off: 10, duration: 'repeating' },
-        { code: 'parameter_missing', param: 'duration_in_months', message: 'Missing required param: duration_in_months.' },
+        {
+          code: 'parameter_missing',
+          param: 'duration_in_months',
+          message: 'Missing required param: duration_in_months.',
+        },
       ],
       [{ percent_off: 10, duration: 'once', duration_in_months: 3 }, { param: 'duration_in_months' }],
       [{ percent_off: 10, duration: 'repeating', duration_in_months: 0 }, { param: 'duration_in_months' }],
@@ -238,7 +251,11 @@ describe('checkout sessions with discounts', () => {
         { price: ULTIMATE, quantity: 1 },
       ],
     })
-    expect(created).toMatchObject({ amount_subtotal: 44800, amount_total: 39800, total_details: { amount_discount: 5000 } })
+    expect(created).toMatchObject({
+      amount_subtotal: 44800,
+      amount_total: 39800,
+      total_details: { amount_discount: 5000 },
+    })
     const lines = (await stripe.checkout.sessions.listLineItems(created.id)).data
     expect(lines.map((line) => line.amount_discount)).toEqual([1663, 3337])
     expect(lines.map((line) => line.amount_total)).toEqual([13237, 26563])
@@ -337,7 +354,12 @@ describe('paying a discounted session', () => {
       total_details: { amount_discount: 2980 },
     })
     expect(objectOf<Stripe.Checkout.Session>(events, 'checkout.session.completed').amount_total).toBe(11920)
-    expect(paymentIntent).toMatchObject({ status: 'succeeded', amount: 11920, amount_received: 11920, metadata: { userId: '9' } })
+    expect(paymentIntent).toMatchObject({
+      status: 'succeeded',
+      amount: 11920,
+      amount_received: 11920,
+      metadata: { userId: '9' },
+    })
     expect(charge).toMatchObject({ amount: 11920, amount_captured: 11920, paid: true })
     expect(await stripe.coupons.retrieve(id)).toMatchObject({ times_redeemed: 1, valid: true })
   })
@@ -394,7 +416,10 @@ describe('paying a discounted session', () => {
     await stripe.coupons.create({ id: gone, percent_off: 10 })
     const orphan = await withCoupon(gone)
     await stripe.coupons.del(gone)
-    await expect(standIn.pay(orphan.id)).rejects.toMatchObject({ status: 400, message: `Coupon ${gone} is no longer valid.` })
+    await expect(standIn.pay(orphan.id)).rejects.toMatchObject({
+      status: 400,
+      message: `Coupon ${gone} is no longer valid.`,
+    })
 
     const id = uniqueId('bank')
     await stripe.coupons.create({ id, percent_off: 50, max_redemptions: 2 })
@@ -417,7 +442,11 @@ describe('paying a discounted session', () => {
     const id = uniqueId('free')
     await stripe.coupons.create({ id, percent_off: 100, max_redemptions: 1 })
     const created = await withCoupon(id, { customer_email: 'free@example.com' })
-    expect(created).toMatchObject({ amount_subtotal: 14900, amount_total: 0, total_details: { amount_discount: 14900 } })
+    expect(created).toMatchObject({
+      amount_subtotal: 14900,
+      amount_total: 0,
+      total_details: { amount_discount: 14900 },
+    })
 
     const page = await (await fetch(String(created.url))).text()
     expect(page).toContain('value="succeeded"')

@@ -179,7 +179,12 @@ describe('creating sessions with tax and invoice parameters', () => {
       customer_creation: 'always',
     })
     expect(full).toMatchObject({
-      automatic_tax: { enabled: true, liability: { type: 'self' }, provider: 'stripe', status: 'requires_location_inputs' },
+      automatic_tax: {
+        enabled: true,
+        liability: { type: 'self' },
+        provider: 'stripe',
+        status: 'requires_location_inputs',
+      },
       tax_id_collection: { enabled: true, required: 'if_supported' },
       invoice_creation: {
         enabled: true,
@@ -204,7 +209,10 @@ describe('creating sessions with tax and invoice parameters', () => {
   })
 
   it('taxes an existing customer with an address at once', async () => {
-    const customer = await stripe.customers.create({ email: 'fr@example.com', address: { country: 'FR', city: 'Paris' } })
+    const customer = await stripe.customers.create({
+      email: 'fr@example.com',
+      address: { country: 'FR', city: 'Paris' },
+    })
     expect(customer.address).toEqual({
       city: 'Paris',
       country: 'FR',
@@ -254,9 +262,17 @@ describe('creating sessions with tax and invoice parameters', () => {
     const customer = await stripe.customers.create({ email: 'business@example.com' })
     const attempt = session({ customer: customer.id, tax_id_collection: { enabled: true } })
     await expect(attempt).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError)
-    await expect(attempt).rejects.toMatchObject({ statusCode: 400, param: 'tax_id_collection[enabled]', message: NEEDS_NAME })
+    await expect(attempt).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'tax_id_collection[enabled]',
+      message: NEEDS_NAME,
+    })
     await expect(
-      session({ customer: customer.id, tax_id_collection: { enabled: true }, customer_update: { name: 'never', address: 'auto' } }),
+      session({
+        customer: customer.id,
+        tax_id_collection: { enabled: true },
+        customer_update: { name: 'never', address: 'auto' },
+      }),
     ).rejects.toMatchObject({ message: NEEDS_NAME })
 
     await expect(
@@ -288,19 +304,27 @@ describe('creating sessions with tax and invoice parameters', () => {
       ],
       [
         { tax_id_collection: { required: 'never' } },
-        { param: 'tax_id_collection[enabled]', code: 'parameter_missing', message: 'Missing required param: tax_id_collection[enabled].' },
+        {
+          param: 'tax_id_collection[enabled]',
+          code: 'parameter_missing',
+          message: 'Missing required param: tax_id_collection[enabled].',
+        },
       ],
       [
         { tax_id_collection: { enabled: true, required: 'always' } },
-        { param: 'tax_id_collection[required]', message: 'Invalid tax_id_collection[required]: must be one of if_supported or never' },
+        {
+          param: 'tax_id_collection[required]',
+          message: 'Invalid tax_id_collection[required]: must be one of if_supported or never',
+        },
       ],
-      [
-        { automatic_tax: { enabled: 'yes' } },
-        { param: 'automatic_tax[enabled]', message: 'Invalid boolean: yes' },
-      ],
+      [{ automatic_tax: { enabled: 'yes' } }, { param: 'automatic_tax[enabled]', message: 'Invalid boolean: yes' }],
       [
         { invoice_creation: { invoice_data: { metadata: { plan: 'x' } } } },
-        { param: 'invoice_creation[enabled]', code: 'parameter_missing', message: 'Missing required param: invoice_creation[enabled].' },
+        {
+          param: 'invoice_creation[enabled]',
+          code: 'parameter_missing',
+          message: 'Missing required param: invoice_creation[enabled].',
+        },
       ],
     ]
     const before = standIn.state.sessions.size
@@ -310,7 +334,9 @@ describe('creating sessions with tax and invoice parameters', () => {
       await expect(attempt, JSON.stringify(params)).rejects.toMatchObject({ statusCode: 400, ...expected })
     }
     expect(standIn.state.sessions.size).toBe(before)
-    await expect(session({ customer: customer.id, customer_update: { name: 'never', address: 'auto' } })).resolves.toMatchObject({
+    await expect(
+      session({ customer: customer.id, customer_update: { name: 'never', address: 'auto' } }),
+    ).resolves.toMatchObject({
       customer: customer.id,
     })
   })
@@ -323,7 +349,11 @@ describe('creating sessions with tax and invoice parameters', () => {
       invoice_creation: { enabled: true },
     })
     await expect(attempt).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError)
-    await expect(attempt).rejects.toMatchObject({ statusCode: 400, param: 'invoice_creation', message: INVOICE_PAYMENT_MODE })
+    await expect(attempt).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'invoice_creation',
+      message: INVOICE_PAYMENT_MODE,
+    })
     // Not enabling it is no mistake.
     await expect(
       stripe.checkout.sessions.create({
@@ -446,7 +476,9 @@ describe('automatic tax at payment', () => {
       amount_due: 3509,
       amount_paid: 3509,
       automatic_tax: { enabled: true, status: 'complete' },
-      total_taxes: [{ amount: 609, taxability_reason: 'standard_rated', taxable_amount: 2900, tax_behavior: 'exclusive' }],
+      total_taxes: [
+        { amount: 609, taxability_reason: 'standard_rated', taxable_amount: 2900, tax_behavior: 'exclusive' },
+      ],
     })
     expect(objectOf<Stripe.Charge>(events, 'charge.succeeded').amount).toBe(3509)
     const customer = await stripe.customers.retrieve(idIn(completed.customer))
@@ -565,7 +597,11 @@ describe('tax ID collection', () => {
 
     // The saved tax ID keeps the customer a business buyer: the next checkout is reverse charged too.
     const next = await session({ customer: customer.id, automatic_tax: { enabled: true } })
-    expect(next).toMatchObject({ automatic_tax: { status: 'complete' }, amount_total: 14900, total_details: { amount_tax: 0 } })
+    expect(next).toMatchObject({
+      automatic_tax: { status: 'complete' },
+      amount_total: 14900,
+      total_details: { amount_tax: 0 },
+    })
   })
 
   it('refuses a tax ID the session does not collect, a malformed one, and one without a business name', async () => {
@@ -577,11 +613,17 @@ describe('tax ID collection', () => {
     const collecting = await session({ tax_id_collection: { enabled: true } })
     await expect(
       standIn.pay(collecting.id, { taxId: { type: 'eu_vat', value: '123' }, businessName: 'Acme' }),
-    ).rejects.toMatchObject({ status: 400, message: 'Invalid value for eu_vat.', body: { error: { code: 'tax_id_invalid' } } })
-    await expect(standIn.pay(collecting.id, { taxId: { type: 'eu_vat', value: 'DE123456789' } })).rejects.toMatchObject({
+    ).rejects.toMatchObject({
       status: 400,
-      message: 'A business name is required with a tax ID.',
+      message: 'Invalid value for eu_vat.',
+      body: { error: { code: 'tax_id_invalid' } },
     })
+    await expect(standIn.pay(collecting.id, { taxId: { type: 'eu_vat', value: 'DE123456789' } })).rejects.toMatchObject(
+      {
+        status: 400,
+        message: 'A business name is required with a tax ID.',
+      },
+    )
     const required = await session({ tax_id_collection: { enabled: true, required: 'if_supported' } })
     await expect(standIn.pay(required.id, { country: 'DE' })).rejects.toMatchObject({
       status: 400,
@@ -590,7 +632,8 @@ describe('tax ID collection', () => {
     // Where tax IDs are not supported they are not required.
     await standIn.pay(required.id, { country: 'US' })
     expect((await stripe.checkout.sessions.retrieve(required.id)).status).toBe('complete')
-    for (const id of [plain.id, collecting.id]) expect((await stripe.checkout.sessions.retrieve(id)).status).toBe('open')
+    for (const id of [plain.id, collecting.id])
+      expect((await stripe.checkout.sessions.retrieve(id)).status).toBe('open')
   })
 })
 
@@ -652,7 +695,13 @@ describe('post-payment invoices', () => {
       livemode: false,
     })
     // The fields API version 2026-10-28.endive moved are still filled for older readers.
-    expect(invoice).toMatchObject({ paid: true, payment_intent: paymentIntent.id, charge: charge.id, subscription: null, tax: 2831 })
+    expect(invoice).toMatchObject({
+      paid: true,
+      payment_intent: paymentIntent.id,
+      charge: charge.id,
+      subscription: null,
+      tax: 2831,
+    })
     expect(invoice.status_transitions.paid_at).toBeGreaterThan(Date.now() / 1000 - 60)
     expect(invoice.status_transitions.finalized_at).toBeLessThanOrEqual(Number(invoice.status_transitions.paid_at))
     expect(invoice.lines.data).toHaveLength(1)
@@ -702,7 +751,10 @@ describe('post-payment invoices', () => {
     const second = await stripe.invoices.retrieve(idIn((await stripe.checkout.sessions.retrieve(again.id)).invoice))
     expect(second).toMatchObject({ number: `${customer.invoice_prefix}-0002`, total: 14900, total_taxes: [] })
 
-    await expect(stripe.invoices.retrieve('in_missing')).rejects.toMatchObject({ statusCode: 404, code: 'resource_missing' })
+    await expect(stripe.invoices.retrieve('in_missing')).rejects.toMatchObject({
+      statusCode: 404,
+      code: 'resource_missing',
+    })
     expect((await fetch(`${standIn.url}/invoices/in_missing/pdf`)).status).toBe(404)
   })
 
@@ -750,7 +802,13 @@ describe('post-payment invoices', () => {
     expect(made.indexOf('charge.succeeded')).toBeLessThan(made.indexOf('invoice.created'))
     expect(objectOf<Stripe.Checkout.Session>(delivered, 'checkout.session.completed').invoice).toMatch(/^in_/)
     const draft = objectOf<Stripe.Invoice>(delivered, 'invoice.created')
-    expect(draft).toMatchObject({ status: 'draft', number: null, hosted_invoice_url: null, invoice_pdf: null, amount_paid: 0 })
+    expect(draft).toMatchObject({
+      status: 'draft',
+      number: null,
+      hosted_invoice_url: null,
+      invoice_pdf: null,
+      amount_paid: 0,
+    })
     const finalized = objectOf<Stripe.Invoice>(delivered, 'invoice.finalized')
     expect(finalized).toMatchObject({ status: 'open', amount_paid: 0, amount_remaining: 14900 })
     expect(finalized.number).toMatch(/^[0-9A-F]{8}-0001$/)
@@ -789,14 +847,19 @@ describe('post-payment invoices', () => {
     // API version 2026-10-28.endive's way from the invoice to its payment intent.
     const expanded = await stripe.invoices.retrieve(idIn(completed.invoice), { expand: ['payments'] })
     expect(expanded.payments?.data).toEqual([
-      expect.objectContaining({ id: payments.data[0]?.id, payment: { type: 'payment_intent', payment_intent: paymentIntent.id } }),
+      expect.objectContaining({
+        id: payments.data[0]?.id,
+        payment: { type: 'payment_intent', payment_intent: paymentIntent.id },
+      }),
     ])
 
     // A payment without invoice_creation has no invoice payment.
     const plain = await session()
     await standIn.pay(plain.id)
     const plainIntent = idIn((await stripe.checkout.sessions.retrieve(plain.id)).payment_intent)
-    expect((await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: plainIntent } })).data).toEqual([])
+    expect(
+      (await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: plainIntent } })).data,
+    ).toEqual([])
   })
 
   it('leaves the invoice as it was when the charge is partly refunded', async () => {
@@ -806,7 +869,11 @@ describe('post-payment invoices', () => {
     const before = await stripe.invoices.retrieve(idIn(completed.invoice))
     const refund = await stripe.refunds.create({ charge: charge.id, amount: 5000 })
     expect(refund).toMatchObject({ amount: 5000, status: 'succeeded' })
-    expect(await stripe.charges.retrieve(charge.id)).toMatchObject({ amount: 17731, amount_refunded: 5000, refunded: false })
+    expect(await stripe.charges.retrieve(charge.id)).toMatchObject({
+      amount: 17731,
+      amount_refunded: 5000,
+      refunded: false,
+    })
     const after = await stripe.invoices.retrieve(idIn(completed.invoice))
     expect(after).toMatchObject({
       status: 'paid',
@@ -827,7 +894,10 @@ describe('post-payment invoices', () => {
     expect(completedEvent).toMatchObject({ payment_status: 'unpaid', invoice: null })
     const succeeded = objectOf<Stripe.Checkout.Session>(events, 'checkout.session.async_payment_succeeded')
     expect(succeeded.invoice).toMatch(/^in_/)
-    expect(objectOf<Stripe.Invoice>(events, 'invoice.paid')).toMatchObject({ id: succeeded.invoice, amount_paid: 14900 })
+    expect(objectOf<Stripe.Invoice>(events, 'invoice.paid')).toMatchObject({
+      id: succeeded.invoice,
+      amount_paid: 14900,
+    })
 
     const failing = await invoicedSession()
     const failed = await standIn.pay(failing.id, { outcome: 'async_failed' })
@@ -911,7 +981,10 @@ describe('the hosted checkout page', () => {
       total_details: { amount_tax: 0 },
     })
     const invoice = await stripe.invoices.retrieve(idIn(completed.invoice))
-    expect(invoice).toMatchObject({ customer_name: 'Page SAS', customer_tax_ids: [{ type: 'eu_vat', value: 'FR12345678901' }] })
+    expect(invoice).toMatchObject({
+      customer_name: 'Page SAS',
+      customer_tax_ids: [{ type: 'eu_vat', value: 'FR12345678901' }],
+    })
     const page = await (await fetch(String(invoice.hosted_invoice_url))).text()
     expect(page).toContain('Page SAS')
     expect(page).toContain('Tax ID (eu_vat): FR12345678901')

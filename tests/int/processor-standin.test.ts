@@ -519,20 +519,33 @@ describe('processor-side actions', () => {
     })
   })
 
-  it('changes an item\'s quantity through the API, refusing unknown items, negative quantities and canceled subscriptions', async () => {
+  it("changes an item's quantity through the API, refusing unknown items, negative quantities and canceled subscriptions", async () => {
     const { subscriptionId } = await paidSubscription()
     const itemId = (await stripe.subscriptions.retrieve(subscriptionId)).items.data[0]!.id
     receiver.clear()
-    const updated = await stripe.subscriptions.update(subscriptionId, { items: [{ id: itemId, quantity: 4 }], proration_behavior: 'none' })
+    const updated = await stripe.subscriptions.update(subscriptionId, {
+      items: [{ id: itemId, quantity: 4 }],
+      proration_behavior: 'none',
+    })
     expect(updated.items.data[0]!.quantity).toBe(4)
     await standIn.settled()
     const [event] = receiver.received.map(({ event }) => event)
     expect(event!.type).toBe('customer.subscription.updated')
-    expect((event!.data.previous_attributes as { items?: { data: { quantity: number }[] } }).items?.data[0]?.quantity).toBe(1)
+    expect(
+      (event!.data.previous_attributes as { items?: { data: { quantity: number }[] } }).items?.data[0]?.quantity,
+    ).toBe(1)
 
-    const refused = async (items: Stripe.SubscriptionUpdateParams.Item[]) => stripe.subscriptions.update(subscriptionId, { items }).catch((error: Stripe.errors.StripeError) => error)
-    expect(await refused([{ id: 'si_unknown', quantity: 1 }])).toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'items[0][id]' })
-    expect(await refused([{ id: itemId, quantity: -1 }])).toMatchObject({ statusCode: 400, param: 'items[0][quantity]' })
+    const refused = async (items: Stripe.SubscriptionUpdateParams.Item[]) =>
+      stripe.subscriptions.update(subscriptionId, { items }).catch((error: Stripe.errors.StripeError) => error)
+    expect(await refused([{ id: 'si_unknown', quantity: 1 }])).toMatchObject({
+      statusCode: 400,
+      code: 'resource_missing',
+      param: 'items[0][id]',
+    })
+    expect(await refused([{ id: itemId, quantity: -1 }])).toMatchObject({
+      statusCode: 400,
+      param: 'items[0][quantity]',
+    })
     expect((await stripe.subscriptions.retrieve(subscriptionId)).items.data[0]!.quantity).toBe(4)
     await stripe.subscriptions.cancel(subscriptionId)
     expect(await refused([{ id: itemId, quantity: 2 }])).toMatchObject({ statusCode: 400, param: 'items' })
@@ -584,7 +597,10 @@ describe('hosted pages', () => {
 
     // Cancelling in the portal keeps the paid period, as Stripe's portal does by default.
     receiver.clear()
-    const cancelled = await fetch(`${standIn.url}/portal/${portal.id}/subscriptions/${subscriptionId}/cancel`, { method: 'POST', redirect: 'manual' })
+    const cancelled = await fetch(`${standIn.url}/portal/${portal.id}/subscriptions/${subscriptionId}/cancel`, {
+      method: 'POST',
+      redirect: 'manual',
+    })
     expect(cancelled.status).toBe(303)
     const subscription = await stripe.subscriptions.retrieve(subscriptionId)
     expect(subscription).toMatchObject({ status: 'active', cancel_at_period_end: true })
@@ -635,19 +651,42 @@ describe('events', () => {
     })
     await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve))
     const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/webhook`
-    const retrying = await startProcessorStandIn({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: url, random: seeded(3), retryDelaysMs: [50, 100] })
+    const retrying = await startProcessorStandIn({
+      secretKey: SECRET_KEY,
+      webhookSecret: WEBHOOK_SECRET,
+      webhookUrl: url,
+      random: seeded(3),
+      retryDelaysMs: [50, 100],
+    })
     try {
       const client = sdk(retrying)
       const statusesOf = (events: Stripe.Event[]) =>
-        events.map((event) => retrying.events().find((record) => record.event.id === event.id)?.deliveries.map((delivery) => delivery.status))
+        events.map((event) =>
+          retrying
+            .events()
+            .find((record) => record.event.id === event.id)
+            ?.deliveries.map((delivery) => delivery.status),
+        )
       const settle = async (events: Stripe.Event[], deliveries: number) => {
-        for (let wait = 0; wait < 750 && !statusesOf(events).every((statuses) => statuses?.length === deliveries); wait += 1) {
+        for (
+          let wait = 0;
+          wait < 750 && !statusesOf(events).every((statuses) => statuses?.length === deliveries);
+          wait += 1
+        ) {
           await new Promise((resolve) => setTimeout(resolve, 20))
         }
         await new Promise((resolve) => setTimeout(resolve, 300))
       }
       const purchase = async () =>
-        retrying.pay((await client.checkout.sessions.create({ mode: 'payment', line_items: [{ price: LIFETIME, quantity: 1 }], success_url: SUCCESS_URL })).id)
+        retrying.pay(
+          (
+            await client.checkout.sessions.create({
+              mode: 'payment',
+              line_items: [{ price: LIFETIME, quantity: 1 }],
+              success_url: SUCCESS_URL,
+            })
+          ).id,
+        )
 
       // Refused twice, then taken: three deliveries of each event, the last one answered 200.
       refusals = 2

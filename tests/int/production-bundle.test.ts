@@ -24,14 +24,21 @@ const adminUrl = inject('adminDatabaseUrl')
 const database = `kit_bundle_${crypto.randomBytes(4).toString('hex')}`
 
 const filesOf = (dir: string): Record<string, string> =>
-  Object.fromEntries(fs.readdirSync(path.join(root, outDir, dir)).map((file) => [file, fs.readFileSync(path.join(root, outDir, dir, file), 'utf8')]))
+  Object.fromEntries(
+    fs
+      .readdirSync(path.join(root, outDir, dir))
+      .map((file) => [file, fs.readFileSync(path.join(root, outDir, dir, file), 'utf8')]),
+  )
 
 describe('the production bundle', () => {
   let server: Record<string, string>
   let scripts: Record<string, string>
 
   beforeAll(async () => {
-    await run(process.execPath, ['scripts/build-server.mjs'], { cwd: root, env: { ...process.env, BUILD_OUT_DIR: outDir } })
+    await run(process.execPath, ['scripts/build-server.mjs'], {
+      cwd: root,
+      env: { ...process.env, BUILD_OUT_DIR: outDir },
+    })
     server = filesOf('server')
     scripts = filesOf('scripts')
   }, 120_000)
@@ -43,7 +50,9 @@ describe('the production bundle', () => {
 
   it('builds the server and every production script', () => {
     expect(Object.keys(server)).toContain('server.mjs')
-    expect(Object.keys(scripts)).toEqual(expect.arrayContaining(['jobs.mjs', 'migrate.mjs', 'seed.mjs', 'content-import.mjs', 'prepare-database.mjs']))
+    expect(Object.keys(scripts)).toEqual(
+      expect.arrayContaining(['jobs.mjs', 'migrate.mjs', 'seed.mjs', 'content-import.mjs', 'prepare-database.mjs']),
+    )
   })
 
   it('finds the scripts it starts from its own file, whatever the working directory', () => {
@@ -51,7 +60,11 @@ describe('the production bundle', () => {
     expect(fs.existsSync(childScript('prepare-database', 'source'))).toBe(true)
     const holder = Object.keys(server).find((file) => /^\/\/ src\/process\/child\.ts$/m.test(server[file] ?? ''))
     expect(holder).toBeDefined()
-    const compiled = childScript('prepare-database', 'compiled', pathToFileURL(path.join(root, outDir, 'server', holder ?? '')).href)
+    const compiled = childScript(
+      'prepare-database',
+      'compiled',
+      pathToFileURL(path.join(root, outDir, 'server', holder ?? '')).href,
+    )
     expect(compiled).toBe(path.join(root, outDir, 'scripts', 'prepare-database.mjs'))
     expect(fs.existsSync(compiled)).toBe(true)
   })
@@ -83,7 +96,10 @@ describe('the production bundle', () => {
       timeout: 120_000,
     })
     expect(stdout).toContain('migrations are up to date')
-    const migrated = await adminQuery(withDatabase(adminUrl, database), 'SELECT count(*)::int AS n FROM payload_migrations')
+    const migrated = await adminQuery(
+      withDatabase(adminUrl, database),
+      'SELECT count(*)::int AS n FROM payload_migrations',
+    )
     const committed = fs.readdirSync(path.join(root, 'migrations')).filter((file) => /^\d{8}_\d{6}_.*\.ts$/.test(file))
     expect(migrated.rows[0]?.n).toBeGreaterThanOrEqual(committed.length)
   }, 150_000)

@@ -17,10 +17,14 @@ const root = path.resolve(import.meta.dirname, '../..')
 const startProduction = (vars: Record<string, string>) =>
   new Promise<{ code: number | null; log: string }>((resolve) => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-prod-'))
-    const child = spawn(process.execPath, ['--conditions=production', '--import', import.meta.resolve('tsx'), path.join(root, 'server.ts')], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', ...vars },
-    })
+    const child = spawn(
+      process.execPath,
+      ['--conditions=production', '--import', import.meta.resolve('tsx'), path.join(root, 'server.ts')],
+      {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), NODE_ENV: 'production', ...vars },
+      },
+    )
     let log = ''
     const append = (chunk: Buffer) => {
       log += chunk.toString()
@@ -43,8 +47,17 @@ describe('production start-up checks', () => {
       expect(log).toContain(`${name} is not set`)
     }
     // One JSON line, at fatal, from the server.
-    const lines = log.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
-    expect(lines).toEqual([expect.objectContaining({ level: 'fatal', name: 'server', msg: expect.stringContaining('refusing to start in production') })])
+    const lines = log
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'fatal',
+        name: 'server',
+        msg: expect.stringContaining('refusing to start in production'),
+      }),
+    ])
   })
 
   it.each(Object.keys(COMPLETE))('refuses to start without %s alone, naming only it', async (name) => {
@@ -59,7 +72,10 @@ describe('production start-up checks', () => {
   })
 
   it('refuses test and live keys mixed', async () => {
-    const { code, log } = await startProduction({ ...COMPLETE, PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_0123456789abcdef' })
+    const { code, log } = await startProduction({
+      ...COMPLETE,
+      PUBLIC_PAYMENT_PUBLISHABLE_KEY: 'pk_test_0123456789abcdef',
+    })
     expect(code).toBe(1)
     expect(log).toContain('of different modes')
     expect(log).not.toContain('sk_live_0123456789abcdef')
@@ -73,7 +89,9 @@ describe('production start-up checks', () => {
   })
 
   it('refuses a license signing key that is not an Ed25519 private key, and never prints it', async () => {
-    const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string
+    const rsa = crypto
+      .generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' }) as string
     const { code, log } = await startProduction({ ...COMPLETE, LICENSE_SIGNING_KEY: rsa })
     expect(code).toBe(1)
     expect(log).toContain('LICENSE_SIGNING_KEY is not an Ed25519 private key (PKCS#8 PEM or private JWK)')

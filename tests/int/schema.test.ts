@@ -31,7 +31,10 @@ const isSameDefault = async (statement: string): Promise<boolean> => {
     'SELECT column_default FROM information_schema.columns WHERE table_name = $1 AND column_name = $2',
     [table, column],
   )
-  const normalise = (value: string | null | undefined) => String(value).replace(/::[a-z ]+$/, '').replace(/^'(.*)'$/, '$1')
+  const normalise = (value: string | null | undefined) =>
+    String(value)
+      .replace(/::[a-z ]+$/, '')
+      .replace(/^'(.*)'$/, '$1')
   return rows.length === 1 && normalise(rows[0]?.column_default) === normalise(wanted)
 }
 
@@ -63,7 +66,9 @@ describe('migrations and config', () => {
   })
 
   it('the hand-written tables exist: the rate limits store', async () => {
-    const { rows } = await payload().db.pool.query(`SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'rate_limits' ORDER BY column_name`)
+    const { rows } = await payload().db.pool.query(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'rate_limits' ORDER BY column_name`,
+    )
     expect(rows).toEqual([
       { column_name: 'expire', data_type: 'bigint' },
       { column_name: 'key', data_type: 'character varying' },

@@ -52,7 +52,15 @@ const week: Insights = {
   downloads: RELEASES.map((release, index) => ({ day: '2026-11-04', release, downloads: index + 1 })),
 }
 
-const empty: Insights = { ...week, revenue: [], licenses: [], subscriptions: [], refunds: [], funnel: [], downloads: [] }
+const empty: Insights = {
+  ...week,
+  revenue: [],
+  licenses: [],
+  subscriptions: [],
+  refunds: [],
+  funnel: [],
+  downloads: [],
+}
 
 const panel = (insights: Insights, range: InsightRange = 7) =>
   renderToStaticMarkup(createElement(InsightsPanel, { insights, range, adminRoute: '/admin', apiRoute: '/api' }))
@@ -65,7 +73,8 @@ const figure = (html: string, title: string) => {
   return html.slice(start, end === -1 ? undefined : end)
 }
 
-const csvHref = (series: string, from: string, to: string) => `href="/api/staff/insights.csv?series=${series}&amp;from=${from}&amp;to=${to}"`
+const csvHref = (series: string, from: string, to: string) =>
+  `href="/api/staff/insights.csv?series=${series}&amp;from=${from}&amp;to=${to}"`
 
 const support = { id: 1, collection: 'users', roles: ['support'] }
 const customer = { id: 2, collection: 'users', roles: ['customer'] }
@@ -78,12 +87,16 @@ beforeEach(() => {
 describe('the insights panel', () => {
   it('names plans as the seller named them, never by slug', () => {
     const licenses = figure(panel(week), 'New licenses')
-    expect(licenses).toContain('<th scope="col">Pro</th><th scope="col">Ultimate for teams</th><th scope="col">Total</th>')
+    expect(licenses).toContain(
+      '<th scope="col">Pro</th><th scope="col">Ultimate for teams</th><th scope="col">Total</th>',
+    )
     expect(licenses).toContain('<th scope="row">Mon, Nov 2, 2026</th><td>2</td><td>0</td><td>2</td>')
     expect(licenses).toContain('<tfoot><tr><th scope="row">Total</th><td>3</td><td>1</td><td>4</td></tr></tfoot>')
     expect(licenses).toContain('4 new licenses: Pro 3, Ultimate for teams 1.')
     expect(licenses).not.toMatch(/>ultimate</)
-    expect(licenses).toContain('aria-label="New licenses per day by plan, Nov 1 to Nov 7, 2026: 4 new licenses: Pro 3, Ultimate for teams 1." class="staff-insights__chart" role="img"')
+    expect(licenses).toContain(
+      'aria-label="New licenses per day by plan, Nov 1 to Nov 7, 2026: 4 new licenses: Pro 3, Ultimate for teams 1." class="staff-insights__chart" role="img"',
+    )
   })
 
   it('formats amounts in their own currency, from minor units (yen have none), one chart per currency', () => {
@@ -94,24 +107,34 @@ describe('the insights panel', () => {
     expect(revenue).toContain('¥5,000 net: ¥5,000 paid, ¥0 refunded.')
     // A refund on another day counts on its own day: that day's net is negative.
     expect(revenue).toContain('<th scope="row">Thu, Nov 5, 2026</th><td>$29.00</td><td>$149.00</td><td>-$120.00</td>')
-    expect(revenue).toContain('aria-label="Net revenue per day in JPY, Nov 1 to Nov 7, 2026: ¥5,000 net: ¥5,000 paid, ¥0 refunded."')
+    expect(revenue).toContain(
+      'aria-label="Net revenue per day in JPY, Nov 1 to Nov 7, 2026: ¥5,000 net: ¥5,000 paid, ¥0 refunded."',
+    )
     // Every day of the range has its row, with nothing on most.
     expect(revenue.match(/<tr><th scope="row">/g)).toHaveLength(2 * DAYS.length + 2)
 
     const subscriptions = figure(panel(week), 'Subscriptions and monthly recurring revenue')
     expect(subscriptions).toContain('On Nov 7: 5 active subscriptions, $116.00 and €25.00 monthly recurring revenue.')
-    expect(subscriptions).toContain('<th scope="col">Day</th><th scope="col">Active</th><th scope="col">MRR, USD</th><th scope="col">MRR, EUR</th>')
+    expect(subscriptions).toContain(
+      '<th scope="col">Day</th><th scope="col">Active</th><th scope="col">MRR, USD</th><th scope="col">MRR, EUR</th>',
+    )
     expect(subscriptions).toContain('<th scope="row">Fri, Nov 6, 2026</th><td>3</td><td>$87.00</td><td>€0.00</td>')
 
     const refunds = figure(panel(week), 'Refunds and disputes')
     expect(refunds).toContain('1 refund ($149.00), 1 dispute ($29.00).')
-    expect(refunds).toContain('<th scope="row">Thu, Nov 5, 2026</th><td>1</td><td>$149.00</td><td>1</td><td>$29.00</td>')
+    expect(refunds).toContain(
+      '<th scope="row">Thu, Nov 5, 2026</th><td>1</td><td>$149.00</td><td>1</td><td>$29.00</td>',
+    )
   })
 
   it('gives the funnel in words: totals and conversion rates', () => {
     const funnel = figure(panel(week), 'Checkout funnel')
-    expect(funnel).toContain('100 pricing page views, 20 checkouts started (20% of views), 4 paid (20% of checkouts started, 4% of views).')
-    expect(funnel).toContain('<th scope="col">Pricing viewed</th><th scope="col">Checkout started</th><th scope="col">Paid</th>')
+    expect(funnel).toContain(
+      '100 pricing page views, 20 checkouts started (20% of views), 4 paid (20% of checkouts started, 4% of views).',
+    )
+    expect(funnel).toContain(
+      '<th scope="col">Pricing viewed</th><th scope="col">Checkout started</th><th scope="col">Paid</th>',
+    )
     expect(funnel).toContain('<tfoot><tr><th scope="row">Total</th><td>100</td><td>20</td><td>4</td></tr></tfoot>')
   })
 
@@ -119,17 +142,26 @@ describe('the insights panel', () => {
     const downloads = figure(panel(week), 'Downloads per release')
     expect(downloads).toContain('28 downloads: 2.1.0 7, 2.0.0 6, 1.4.0 5, 1.3.0 4, 1.2.0 3, 1.1.0 2, 1.0.0 1.')
     const charted = [...RELEASES].reverse().slice(0, CHARTED_RELEASES)
-    expect(downloads).toContain(`${charted.map((release) => `<th scope="col">${release}</th>`).join('')}<th scope="col">Other releases</th>`)
-    expect(downloads).toContain('<th scope="row">Wed, Nov 4, 2026</th><td>7</td><td>6</td><td>5</td><td>4</td><td>3</td><td>3</td><td>28</td>')
-    for (const [index, release] of RELEASES.entries()) expect(downloads).toContain(`<th scope="row">${release}</th><td>${index + 1}</td>`)
-    expect(downloads).toContain('<summary>Show every release<span class="staff-insights__hidden"> of downloads per release</span></summary>')
+    expect(downloads).toContain(
+      `${charted.map((release) => `<th scope="col">${release}</th>`).join('')}<th scope="col">Other releases</th>`,
+    )
+    expect(downloads).toContain(
+      '<th scope="row">Wed, Nov 4, 2026</th><td>7</td><td>6</td><td>5</td><td>4</td><td>3</td><td>3</td><td>28</td>',
+    )
+    for (const [index, release] of RELEASES.entries())
+      expect(downloads).toContain(`<th scope="row">${release}</th><td>${index + 1}</td>`)
+    expect(downloads).toContain(
+      '<summary>Show every release<span class="staff-insights__hidden"> of downloads per release</span></summary>',
+    )
   })
 
   it('links each figure to the CSV of its series and range, and hides every table behind a disclosure', () => {
     const html = panel(week)
     for (const series of INSIGHT_SERIES) expect(html).toContain(csvHref(series, '2026-11-01', '2026-11-07'))
     expect(html.match(/>Download CSV</g)).toHaveLength(INSIGHT_SERIES.length)
-    expect(html.match(/<details class="staff-insights__numbers"><summary>Show the numbers/g)!.length).toBeGreaterThanOrEqual(INSIGHT_SERIES.length)
+    expect(
+      html.match(/<details class="staff-insights__numbers"><summary>Show the numbers/g)!.length,
+    ).toBeGreaterThanOrEqual(INSIGHT_SERIES.length)
     expect(html.match(/<table>/g)!.length).toBe(html.match(/<caption>/g)!.length)
     expect(html.match(/role="img"/g)!.length).toBeGreaterThanOrEqual(INSIGHT_SERIES.length)
   })
@@ -170,13 +202,18 @@ describe('StaffInsights', () => {
     expect(insightRangeOf({ insights: '7' })).toBe(7)
     expect(insightRangeOf({ insights: '90' })).toBe(90)
     expect(insightRangeOf({ insights: '30' })).toBe(30)
-    for (const insights of [undefined, '', '14', '7.0', ' 7', '365', 'all', ['7', '90']]) expect(insightRangeOf({ insights })).toBe(DEFAULT_INSIGHT_RANGE)
+    for (const insights of [undefined, '', '14', '7.0', ' 7', '365', 'all', ['7', '90']])
+      expect(insightRangeOf({ insights })).toBe(DEFAULT_INSIGHT_RANGE)
     expect(insightRangeOf(undefined)).toBe(30)
   })
 
   it('loads the range once for staff and renders it, the range marked current', async () => {
     hoisted.loadInsights.mockResolvedValue(week)
-    const element = await StaffInsights({ payload: payload as never, user: support as never, searchParams: { insights: '7' } })
+    const element = await StaffInsights({
+      payload: payload as never,
+      user: support as never,
+      searchParams: { insights: '7' },
+    })
     expect(hoisted.loadInsights).toHaveBeenCalledTimes(1)
     expect(hoisted.loadInsights).toHaveBeenCalledWith(payload, rangeEndingToday(7))
     const html = renderToStaticMarkup(element)
@@ -184,13 +221,17 @@ describe('StaffInsights', () => {
     expect(html).toContain('>Insights</h2>')
 
     hoisted.loadInsights.mockResolvedValue(week)
-    const fallback = renderToStaticMarkup((await StaffInsights({ payload: payload as never, user: support as never, searchParams: { insights: '12' } })))
+    const fallback = renderToStaticMarkup(
+      await StaffInsights({ payload: payload as never, user: support as never, searchParams: { insights: '12' } }),
+    )
     expect(hoisted.loadInsights).toHaveBeenLastCalledWith(payload, rangeEndingToday(30))
     expect(fallback).toContain('<a aria-current="page" href="/admin?insights=30">30 days</a>')
   })
 
   it('renders nothing, and loads nothing, for anyone but staff', async () => {
-    expect(await StaffInsights({ payload: payload as never, user: customer as never, searchParams: { insights: '7' } })).toBeNull()
+    expect(
+      await StaffInsights({ payload: payload as never, user: customer as never, searchParams: { insights: '7' } }),
+    ).toBeNull()
     expect(await StaffInsights({ payload: payload as never, user: null })).toBeNull()
     expect(hoisted.loadInsights).not.toHaveBeenCalled()
   })

@@ -4,7 +4,14 @@ import crypto from 'node:crypto'
 
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import { csvCell, insightsCsv, loadInsights, MAX_INSIGHT_DAYS, parseInsightRange, rangeEndingToday } from '../../src/staff/insights'
+import {
+  csvCell,
+  insightsCsv,
+  loadInsights,
+  MAX_INSIGHT_DAYS,
+  parseInsightRange,
+  rangeEndingToday,
+} from '../../src/staff/insights'
 import type { Insights } from '../../src/staff/insights-types'
 import { PRICES, standIn } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
@@ -21,30 +28,60 @@ let customer: TestUser
 
 beforeAll(async () => {
   await seedStandInPlans(payload())
-  ;[admin, support, customer] = await Promise.all([createUser(payload(), 'admin'), createUser(payload(), 'support'), createUser(payload(), 'customer')])
+  ;[admin, support, customer] = await Promise.all([
+    createUser(payload(), 'admin'),
+    createUser(payload(), 'support'),
+    createUser(payload(), 'customer'),
+  ])
 })
 
 const hex = () => crypto.randomBytes(5).toString('hex')
 const at = (day: string, time = '12:00') => `${day}T${time}:00.000Z`
 
-const payment = (data: { amount: number; currency: string; paidAt: string; status?: 'succeeded' | 'failed'; processorInvoiceId?: string; subscription?: number; taxAmount?: number }) =>
-  payload().create({ collection: 'payment_history', data: { processorPaymentId: `pi_ins_${hex()}`, paymentType: 'one_time', status: 'succeeded', ...data } })
+const payment = (data: {
+  amount: number
+  currency: string
+  paidAt: string
+  status?: 'succeeded' | 'failed'
+  processorInvoiceId?: string
+  subscription?: number
+  taxAmount?: number
+}) =>
+  payload().create({
+    collection: 'payment_history',
+    data: { processorPaymentId: `pi_ins_${hex()}`, paymentType: 'one_time', status: 'succeeded', ...data },
+  })
 
-const event = (name: string, occurredAt: string, properties: Record<string, unknown> = {}, sourceEventId = `src_${hex()}`) =>
-  payload().create({ collection: 'analytics_events', data: { name, occurredAt, properties, sourceEventId } })
+const event = (
+  name: string,
+  occurredAt: string,
+  properties: Record<string, unknown> = {},
+  sourceEventId = `src_${hex()}`,
+) => payload().create({ collection: 'analytics_events', data: { name, occurredAt, properties, sourceEventId } })
 
 /** A refund event as charge-refunded.ts records it: the charge's cumulative refunded amount, keyed by charge and amount. */
-const refundEvent = (charge: string, cumulative: number, occurredAt: string, properties: Record<string, unknown> = {}) =>
-  event(cumulative >= 10_000 ? 'refund_full' : 'refund_partial', occurredAt, { amountRefunded: cumulative, ...properties }, `${charge}:${cumulative}`)
+const refundEvent = (
+  charge: string,
+  cumulative: number,
+  occurredAt: string,
+  properties: Record<string, unknown> = {},
+) =>
+  event(
+    cumulative >= 10_000 ? 'refund_full' : 'refund_partial',
+    occurredAt,
+    { amountRefunded: cumulative, ...properties },
+    `${charge}:${cumulative}`,
+  )
 
-const planId = async (slug: string) => (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!
+const planId = async (slug: string) =>
+  (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!
 
 const setTimes = (table: string, id: number, columns: Record<string, string>) => {
   const names = Object.keys(columns)
-  return payload().db.pool.query(`UPDATE ${table} SET ${names.map((name, index) => `${name} = $${index + 1}`).join(', ')} WHERE id = $${names.length + 1}`, [
-    ...Object.values(columns),
-    id,
-  ])
+  return payload().db.pool.query(
+    `UPDATE ${table} SET ${names.map((name, index) => `${name} = $${index + 1}`).join(', ')} WHERE id = $${names.length + 1}`,
+    [...Object.values(columns), id],
+  )
 }
 
 type CsvRow = Record<string, string>
@@ -53,7 +90,11 @@ const csv = async (series: string, from: string, to: string, who: TestUser = adm
   expect(answer.status).toBe(200)
   const [header, ...lines] = answer.body.trimEnd().split('\r\n')
   const columns = header!.split(',')
-  return { answer, columns, rows: lines.map((line): CsvRow => Object.fromEntries(line.split(',').map((cell, index) => [columns[index], cell]))) }
+  return {
+    answer,
+    columns,
+    rows: lines.map((line): CsvRow => Object.fromEntries(line.split(',').map((cell, index) => [columns[index], cell]))),
+  }
 }
 const sum = (list: CsvRow[], column: string) => list.reduce((total, row) => total + Number(row[column]), 0)
 
@@ -76,14 +117,32 @@ describe('revenue and refunds', () => {
     // An event recorded before events carried a currency: the invoice's payment gives it.
     await refundEvent('ch_ins_c', 1_000, at('2024-03-04'), { invoiceId: 'in_ins_eur' })
     // A dispute opened on 03-03 and lost on 03-06 counts once, on 03-03; one first seen closed counts on its day.
-    await event('dispute_opened', at('2024-03-03'), { disputeId: 'dp_ins_1', amount: 5_000, currency: 'usd' }, 'dp_ins_1')
+    await event(
+      'dispute_opened',
+      at('2024-03-03'),
+      { disputeId: 'dp_ins_1', amount: 5_000, currency: 'usd' },
+      'dp_ins_1',
+    )
     await event('dispute_lost', at('2024-03-06'), { disputeId: 'dp_ins_1', amount: 5_000, currency: 'usd' }, 'dp_ins_1')
-    await event('dispute_won', at('2024-03-06'), { disputeId: 'dp_ins_2', amount: 2_000, invoiceId: 'in_ins_eur' }, 'dp_ins_2')
+    await event(
+      'dispute_won',
+      at('2024-03-06'),
+      { disputeId: 'dp_ins_2', amount: 2_000, invoiceId: 'in_ins_eur' },
+      'dp_ins_2',
+    )
     insights = await loadInsights(payload(), range)
   })
 
   it('revenue per day and currency is what was paid less what was refunded that day; a later refund counts on its own day', () => {
-    expect(insights.days).toEqual(['2024-03-01', '2024-03-02', '2024-03-03', '2024-03-04', '2024-03-05', '2024-03-06', '2024-03-07'])
+    expect(insights.days).toEqual([
+      '2024-03-01',
+      '2024-03-02',
+      '2024-03-03',
+      '2024-03-04',
+      '2024-03-05',
+      '2024-03-06',
+      '2024-03-07',
+    ])
     expect(insights.revenue).toEqual([
       { day: '2024-03-01', currency: 'usd', paid: 0, refunded: 3_000, net: -3_000 },
       { day: '2024-03-02', currency: 'usd', paid: 15_000, refunded: 3_000, net: 12_000 },
@@ -107,7 +166,9 @@ describe('revenue and refunds', () => {
   it('the revenue CSV has every day for each currency and adds up to the same numbers', async () => {
     const { answer, columns, rows: lines } = await csv('revenue', range.from, range.to)
     expect(answer.headers.get('content-type')).toBe('text/csv; charset=utf-8')
-    expect(answer.headers.get('content-disposition')).toBe('attachment; filename="insights-revenue-2024-03-01-2024-03-07.csv"')
+    expect(answer.headers.get('content-disposition')).toBe(
+      'attachment; filename="insights-revenue-2024-03-01-2024-03-07.csv"',
+    )
     expect(answer.headers.get('cache-control')).toBe('no-store')
     expect(columns).toEqual(['day', 'currency', 'paid', 'refunded', 'net'])
     expect(lines).toHaveLength(7 * 2)
@@ -117,10 +178,24 @@ describe('revenue and refunds', () => {
       for (const row of mine) expect(Number(row.net)).toBe(Number(row.paid) - Number(row.refunded))
     }
     const usd = lines.filter((row) => row.currency === 'usd')
-    expect({ paid: sum(usd, 'paid'), refunded: sum(usd, 'refunded'), net: sum(usd, 'net') }).toEqual({ paid: 15_000, refunded: 13_000, net: 2_000 })
+    expect({ paid: sum(usd, 'paid'), refunded: sum(usd, 'refunded'), net: sum(usd, 'net') }).toEqual({
+      paid: 15_000,
+      refunded: 13_000,
+      net: 2_000,
+    })
     const eur = lines.filter((row) => row.currency === 'eur')
-    expect({ paid: sum(eur, 'paid'), refunded: sum(eur, 'refunded'), net: sum(eur, 'net') }).toEqual({ paid: 7_000, refunded: 1_000, net: 6_000 })
-    expect(lines.find((row) => row.day === '2024-03-07' && row.currency === 'usd')).toEqual({ day: '2024-03-07', currency: 'usd', paid: '0', refunded: '0', net: '0' })
+    expect({ paid: sum(eur, 'paid'), refunded: sum(eur, 'refunded'), net: sum(eur, 'net') }).toEqual({
+      paid: 7_000,
+      refunded: 1_000,
+      net: 6_000,
+    })
+    expect(lines.find((row) => row.day === '2024-03-07' && row.currency === 'usd')).toEqual({
+      day: '2024-03-07',
+      currency: 'usd',
+      paid: '0',
+      refunded: '0',
+      net: '0',
+    })
   })
 
   it('the refunds CSV adds up to the same numbers', async () => {
@@ -128,7 +203,9 @@ describe('revenue and refunds', () => {
     expect(columns).toEqual(['day', 'currency', 'refunds', 'refunded', 'disputes', 'disputed'])
     expect(lines).toHaveLength(14)
     const usd = lines.filter((row) => row.currency === 'usd')
-    expect([sum(usd, 'refunds'), sum(usd, 'refunded'), sum(usd, 'disputes'), sum(usd, 'disputed')]).toEqual([3, 13_000, 1, 5_000])
+    expect([sum(usd, 'refunds'), sum(usd, 'refunded'), sum(usd, 'disputes'), sum(usd, 'disputed')]).toEqual([
+      3, 13_000, 1, 5_000,
+    ])
   })
 })
 
@@ -160,19 +237,45 @@ describe('licenses, subscriptions, funnel and downloads', () => {
 
   it('active subscriptions and MRR per day: a yearly one counts a twelfth, a canceled one stops when it ends', async () => {
     const pro = await planId('pro')
-    const subscription = async (data: { status: 'active' | 'canceled' | 'incomplete'; billingCycle: 'monthly' | 'yearly'; created: string; canceledAt?: string }) => {
+    const subscription = async (data: {
+      status: 'active' | 'canceled' | 'incomplete'
+      billingCycle: 'monthly' | 'yearly'
+      created: string
+      canceledAt?: string
+    }) => {
       const row = await payload().create({
         collection: 'user_subscriptions',
-        data: { processorSubscriptionId: `sub_ins_${hex()}`, plan: pro.id, status: data.status, billingCycle: data.billingCycle, canceledAt: data.canceledAt ?? null },
+        data: {
+          processorSubscriptionId: `sub_ins_${hex()}`,
+          plan: pro.id,
+          status: data.status,
+          billingCycle: data.billingCycle,
+          canceledAt: data.canceledAt ?? null,
+        },
       })
       await setTimes('user_subscriptions', row.id, { created_at: data.created })
       return row
     }
-    const monthly = await subscription({ status: 'active', billingCycle: 'monthly', created: at('2024-05-02', '08:00') })
-    await payment({ amount: 3_500, taxAmount: 600, currency: 'usd', paidAt: at('2024-05-02', '08:01'), subscription: monthly.id })
+    const monthly = await subscription({
+      status: 'active',
+      billingCycle: 'monthly',
+      created: at('2024-05-02', '08:00'),
+    })
+    await payment({
+      amount: 3_500,
+      taxAmount: 600,
+      currency: 'usd',
+      paidAt: at('2024-05-02', '08:01'),
+      subscription: monthly.id,
+    })
     const yearly = await subscription({ status: 'active', billingCycle: 'yearly', created: at('2024-05-03') })
     await payment({ amount: 29_900, currency: 'usd', paidAt: at('2024-05-03'), subscription: yearly.id })
-    const canceled = await subscription({ status: 'canceled', billingCycle: 'monthly', created: at('2024-05-02'), canceledAt: at('2024-05-05', '10:00') })
+    const canceled = await subscription({
+      status: 'canceled',
+      billingCycle: 'monthly',
+      created: at('2024-05-02'),
+      canceledAt: at('2024-05-05', '10:00'),
+    })
     await payment({ amount: 1_900, currency: 'eur', paidAt: at('2024-05-02'), subscription: canceled.id })
     // No payment recorded: the plan's catalogue price (whole dollars) in cents.
     await subscription({ status: 'active', billingCycle: 'monthly', created: at('2024-04-20') })
@@ -195,7 +298,14 @@ describe('licenses, subscriptions, funnel and downloads', () => {
     ])
     const { columns, rows: lines } = await csv('subscriptions', '2024-05-01', '2024-05-06')
     expect(columns).toEqual(['day', 'currency', 'active', 'mrr'])
-    expect(lines.filter((row) => row.currency === 'eur').map((row) => row.active)).toEqual(['0', '1', '1', '1', '0', '0'])
+    expect(lines.filter((row) => row.currency === 'eur').map((row) => row.active)).toEqual([
+      '0',
+      '1',
+      '1',
+      '1',
+      '0',
+      '0',
+    ])
   })
 
   it('the funnel per day: pricing viewed, checkout started, paid (purchases and non-trial subscriptions)', async () => {
@@ -224,9 +334,15 @@ describe('licenses, subscriptions, funnel and downloads', () => {
   it('downloads per day and release version', async () => {
     const owner = await createUser(payload(), 'customer')
     const license = await grantLicense(payload(), owner, 'standard', 'active')
-    const [one, two] = [(await createRelease(payload(), '7.0.0')).release, (await createRelease(payload(), '7.1.0')).release]
+    const [one, two] = [
+      (await createRelease(payload(), '7.0.0')).release,
+      (await createRelease(payload(), '7.1.0')).release,
+    ]
     const download = async (release: typeof one, day: string) => {
-      const row = await payload().create({ collection: 'downloads', data: { user: owner.user.id, license: license.id, release: release.id, version: release.version } })
+      const row = await payload().create({
+        collection: 'downloads',
+        data: { user: owner.user.id, license: license.id, release: release.id, version: release.version },
+      })
       await setTimes('downloads', row.id, { created_at: at(day) })
     }
     await download(one, '2024-08-01')
@@ -263,7 +379,10 @@ describe('the webhook flow', () => {
     const analytics = await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })
     const refund = analytics.find((row) => row.name === 'refund_partial')!
     expect(refund.properties).toMatchObject({ amountRefunded: 1_000, currency: charge.currency })
-    expect(analytics.find((row) => row.name === 'dispute_opened')!.properties).toMatchObject({ currency: charge.currency, chargeId: charge.id })
+    expect(analytics.find((row) => row.name === 'dispute_opened')!.properties).toMatchObject({
+      currency: charge.currency,
+      chargeId: charge.id,
+    })
 
     const [paid] = await rows(payload(), 'payment_history', { user: { equals: buyer.user.id } })
     const day = paid!.paidAt!.slice(0, 10)
@@ -409,9 +528,17 @@ describe('statements', () => {
       viewed: insights.funnel.reduce((sum, row) => sum + row.pricingViewed, 0),
     })
     expect(total(one.insights)).toEqual({ paid: 100, refunds: 1, disputes: 1, licenses: 1, downloads: 1, viewed: 1 })
-    expect(total(fifty.insights)).toEqual({ paid: 5_000, refunds: 50, disputes: 50, licenses: 50, downloads: 50, viewed: 50 })
+    expect(total(fifty.insights)).toEqual({
+      paid: 5_000,
+      refunds: 50,
+      disputes: 50,
+      licenses: 50,
+      downloads: 50,
+      viewed: 50,
+    })
     // The subscriptions of the other tests still run in September: compare the last day's change.
-    const lastDay = (insights: Insights) => insights.subscriptions.find((row) => row.day === '2024-09-30' && row.currency === 'usd')!
+    const lastDay = (insights: Insights) =>
+      insights.subscriptions.find((row) => row.day === '2024-09-30' && row.currency === 'usd')!
     expect(lastDay(fifty.insights).active - lastDay(one.insights).active).toBe(49)
     expect(lastDay(fifty.insights).mrr - lastDay(one.insights).mrr).toBe(49 * pro.monthlyPrice * 100)
   })

@@ -30,22 +30,35 @@ type Answer = { errors?: { code: string; message: string }[]; auditLogId?: numbe
 
 beforeAll(async () => {
   await seedStandInPlans(payload())
-  ;[admin, support, customer] = await Promise.all([createUser(payload(), 'admin'), createUser(payload(), 'support'), createUser(payload(), 'customer')])
+  ;[admin, support, customer] = await Promise.all([
+    createUser(payload(), 'admin'),
+    createUser(payload(), 'support'),
+    createUser(payload(), 'customer'),
+  ])
 })
 
-const act = (path: string, who: TestUser | null, body?: unknown) => api<Answer>('POST', `/staff${path}`, { as: who, ...(body === undefined ? {} : { body }) })
+const act = (path: string, who: TestUser | null, body?: unknown) =>
+  api<Answer>('POST', `/staff${path}`, { as: who, ...(body === undefined ? {} : { body }) })
 
 const auditRows = (collection: string, id: number) =>
-  rows(payload(), 'audit_log', { and: [{ targetCollection: { equals: collection } }, { targetId: { equals: String(id) } }] })
+  rows(payload(), 'audit_log', {
+    and: [{ targetCollection: { equals: collection } }, { targetId: { equals: String(id) } }],
+  })
 
 const licenseById = (id: number) => payload().findByID({ collection: 'licenses', id, depth: 0 })
 
 const licenseEmailJobs = async (licenseId: number) =>
-  (await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendLicenseEmail' } }, limit: 1000, depth: 0 })).docs.filter(
-    (job) => (job.input as { licenseId?: number }).licenseId === licenseId,
-  )
+  (
+    await payload().find({
+      collection: 'payload-jobs',
+      where: { taskSlug: { equals: 'sendLicenseEmail' } },
+      limit: 1000,
+      depth: 0,
+    })
+  ).docs.filter((job) => (job.input as { licenseId?: number }).licenseId === licenseId)
 
-const validate = async (key: string) => (await api<{ code: string }>('POST', '/licenses/validate', { body: { key } })).body.code
+const validate = async (key: string) =>
+  (await api<{ code: string }>('POST', '/licenses/validate', { body: { key } })).body.code
 
 /** A customer with an Ultimate license (repository access, API keys). */
 const ultimateCustomer = async () => {
@@ -67,7 +80,10 @@ const pendingInvitation = async (login = `kit-staff-${crypto.randomBytes(4).toSt
 /** A live API key of an Ultimate customer, created through the customer endpoint. */
 const liveApiKey = async () => {
   const { user } = await ultimateCustomer()
-  const created = await api<{ id: number; prefix: string; key: string }>('POST', '/account/api-keys', { as: user, body: { name: 'CI' } })
+  const created = await api<{ id: number; prefix: string; key: string }>('POST', '/account/api-keys', {
+    as: user,
+    body: { name: 'CI' },
+  })
   expect(created.status).toBe(201)
   return { user, ...created.body }
 }
@@ -86,7 +102,10 @@ const targets = async () => {
   const unchanged = async () => {
     expect(await licenseById(license.id)).toMatchObject({ status: 'active', override: 'none' })
     expect(await licenseEmailJobs(license.id)).toEqual([])
-    expect(await payload().findByID({ collection: 'repo_access', id: row.id, depth: 0 })).toMatchObject({ status: 'pending', invitationId: row.invitationId })
+    expect(await payload().findByID({ collection: 'repo_access', id: row.id, depth: 0 })).toMatchObject({
+      status: 'pending',
+      invitationId: row.invitationId,
+    })
     expect((await payload().findByID({ collection: 'api_keys', id: key.id, depth: 0 })).revokedAt ?? null).toBeNull()
     expect(await auditRows('licenses', license.id)).toEqual([])
     expect(await auditRows('repo_access', row.id)).toEqual([])
@@ -155,7 +174,7 @@ describe('reasons', () => {
 })
 
 describe('ids that do not exist', () => {
-  it.each(NOT_FOUND)('%s: 404 with the action\'s code', async (path, code) => {
+  it.each(NOT_FOUND)("%s: 404 with the action's code", async (path, code) => {
     for (const id of ['999999', 'abc', '1.5', '0x10']) {
       const answer = await act(path.replace('%', id), support, { reason: 'checking' })
       expect(answer.status, id).toBe(404)
@@ -168,7 +187,9 @@ describe('revoke and restore a license', () => {
   it('revoke: the status follows, the reason and the actor are in the audit log, validation answers REVOKED', async () => {
     const { license } = await ultimateCustomer()
     expect(await validate(license.key)).toBe('VALID')
-    const answer = await act(`/licenses/${license.id}/revoke`, support, { reason: '  Chargeback by phone, ticket 42  ' })
+    const answer = await act(`/licenses/${license.id}/revoke`, support, {
+      reason: '  Chargeback by phone, ticket 42  ',
+    })
     expect(answer.status).toBe(200)
     expect(answer.body.license).toEqual({ id: license.id, status: 'revoked', override: 'revoked' })
     const [entry] = await auditRows('licenses', license.id)
@@ -180,7 +201,11 @@ describe('revoke and restore a license', () => {
       before: { status: 'active', override: 'none' },
       after: { status: 'revoked', override: 'revoked' },
     })
-    expect(await licenseById(license.id)).toMatchObject({ status: 'revoked', revokedReason: 'Chargeback by phone, ticket 42', revokedBy: support.user.id })
+    expect(await licenseById(license.id)).toMatchObject({
+      status: 'revoked',
+      revokedReason: 'Chargeback by phone, ticket 42',
+      revokedBy: support.user.id,
+    })
     expect(await validate(license.key)).toBe('REVOKED')
 
     const again = await act(`/licenses/${license.id}/revoke`, support, { reason: 'twice' })
@@ -232,7 +257,12 @@ describe('resend the license email', () => {
     expect(answer.status).toBe(200)
     expect(answer.body).toMatchObject({ license: { id: license.id }, to: user.email })
     const [entry] = await auditRows('licenses', license.id)
-    expect(entry).toMatchObject({ id: answer.body.auditLogId, action: 'license.resend_email', actor: support.user.id, reason: 'Lost in spam' })
+    expect(entry).toMatchObject({
+      id: answer.body.auditLogId,
+      action: 'license.resend_email',
+      actor: support.user.id,
+      reason: 'Lost in spam',
+    })
     expect(entry!.before).toEqual({ emailSentAt: firstSent })
     expect(await licenseEmailJobs(license.id)).toHaveLength(1)
 
@@ -310,7 +340,11 @@ describe('resend the repository invitation', () => {
       codeHost.clearFailures()
     }
     const after = await payload().findByID({ collection: 'repo_access', id: row.id, depth: 0 })
-    expect(after).toMatchObject({ status: 'pending', invitationId: row.invitationId, lastError: 'code_host_unavailable' })
+    expect(after).toMatchObject({
+      status: 'pending',
+      invitationId: row.invitationId,
+      lastError: 'code_host_unavailable',
+    })
     expect(await auditRows('repo_access', row.id)).toEqual([])
   })
 })
@@ -327,7 +361,12 @@ describe("revoke a customer's API key", () => {
     const stored = await payload().findByID({ collection: 'api_keys', id: key.id, depth: 0 })
     expect(stored.revokedAt).toBe(answer.body.apiKey.revokedAt)
     const [entry] = await auditRows('api_keys', key.id)
-    expect(entry).toMatchObject({ id: answer.body.auditLogId, action: 'api_key.revoke', actor: support.user.id, reason: 'Key posted in a public repo' })
+    expect(entry).toMatchObject({
+      id: answer.body.auditLogId,
+      action: 'api_key.revoke',
+      actor: support.user.id,
+      reason: 'Key posted in a public repo',
+    })
     const refused = await api<Answer>('GET', '/licenses', { headers: bearer })
     expect(refused.status).toBe(401)
     expect(refused.body.errors![0]!.code).toBe('invalid_api_key')
@@ -336,9 +375,12 @@ describe("revoke a customer's API key", () => {
     expect(again.body.errors![0]!.code).toBe('api_key_already_revoked')
   })
 
-  it('an API key opens no staff action, not even a staff member\'s own key', async () => {
+  it("an API key opens no staff action, not even a staff member's own key", async () => {
     const key = await liveApiKey()
-    const answer = await api<Answer>('POST', `/staff/api-keys/${key.id}/revoke`, { headers: { authorization: `Bearer ${key.key}` }, body: { reason: 'self' } })
+    const answer = await api<Answer>('POST', `/staff/api-keys/${key.id}/revoke`, {
+      headers: { authorization: `Bearer ${key.key}` },
+      body: { reason: 'self' },
+    })
     expect(answer.status).toBe(403)
     expect(answer.body.errors![0]!.code).toBe('api_key_not_allowed')
   })
@@ -353,13 +395,28 @@ describe('the customer view', () => {
     license = (await rows(payload(), 'licenses', { user: { equals: shopper.user.user.id } }))[0]!
     await payload().create({
       collection: 'payment_history',
-      data: { user: shopper.user.user.id, processorPaymentId: `pi_view_${crypto.randomBytes(4).toString('hex')}`, amount: 29900, currency: 'usd', paymentType: 'one_time', status: 'succeeded', paidAt: new Date().toISOString() },
+      data: {
+        user: shopper.user.user.id,
+        processorPaymentId: `pi_view_${crypto.randomBytes(4).toString('hex')}`,
+        amount: 29900,
+        currency: 'usd',
+        paymentType: 'one_time',
+        status: 'succeeded',
+        paidAt: new Date().toISOString(),
+      },
     })
-    await payload().create({ collection: 'support_requests', data: { subject: 'Help', message: 'Please', user: shopper.user.user.id, priority: 'high', status: 'open' } })
+    await payload().create({
+      collection: 'support_requests',
+      data: { subject: 'Help', message: 'Please', user: shopper.user.user.id, priority: 'high', status: 'open' },
+    })
   })
 
   it('support reads every join of a user over REST: licenses, payments, support requests, API keys by prefix (never the hash)', async () => {
-    const view = await api<Record<string, { docs: Record<string, unknown>[] }>>('GET', `/users/${shopper.user.user.id}?depth=1`, { as: support })
+    const view = await api<Record<string, { docs: Record<string, unknown>[] }>>(
+      'GET',
+      `/users/${shopper.user.user.id}?depth=1`,
+      { as: support },
+    )
     expect(view.status).toBe(200)
     for (const name of CUSTOMER_JOINS) expect(view.body[name], name).toMatchObject({ docs: expect.any(Array) })
     expect(view.body.licenses!.docs.map((doc) => doc.id)).toEqual([license.id])
@@ -374,9 +431,15 @@ describe('the customer view', () => {
   })
 
   it('support reads them over GraphQL too', async () => {
-    const answer = await graphql(`{ User(id: ${shopper.user.user.id}) { licenses { docs { id } } apiKeys { docs { prefix } } } }`, support)
+    const answer = await graphql(
+      `{ User(id: ${shopper.user.user.id}) { licenses { docs { id } } apiKeys { docs { prefix } } } }`,
+      support,
+    )
     expect(answer.errors).toBeUndefined()
-    expect(answer.data!.User).toEqual({ licenses: { docs: [{ id: license.id }] }, apiKeys: { docs: [{ prefix: shopper.prefix }] } })
+    expect(answer.data!.User).toEqual({
+      licenses: { docs: [{ id: license.id }] },
+      apiKeys: { docs: [{ prefix: shopper.prefix }] },
+    })
   })
 
   it('a customer gets none of them: /api/users/me, their own user (even asking for joins), lists, GraphQL', async () => {
@@ -392,9 +455,16 @@ describe('the customer view', () => {
       for (const name of CUSTOMER_JOINS) expect(answer, name).not.toHaveProperty(name)
     }
     const joins = CUSTOMER_JOINS.map((name) => `${name} { docs { id } }`).join(' ')
-    const gql = await graphql(`{ meUser { user { id ${joins} } } User(id: ${self.user.id}) { id ${joins} } Users { docs { id ${joins} } } }`, self)
+    const gql = await graphql(
+      `{ meUser { user { id ${joins} } } User(id: ${self.user.id}) { id ${joins} } Users { docs { id ${joins} } } }`,
+      self,
+    )
     expect(gql.errors).toBeUndefined()
-    const data = gql.data as unknown as { meUser: { user: Record<string, unknown> }; User: Record<string, unknown>; Users: { docs: Record<string, unknown>[] } }
+    const data = gql.data as unknown as {
+      meUser: { user: Record<string, unknown> }
+      User: Record<string, unknown>
+      Users: { docs: Record<string, unknown>[] }
+    }
     for (const user of [data.meUser.user, data.User, data.Users.docs[0]!]) {
       for (const name of CUSTOMER_JOINS) expect(user[name], name).toBeNull()
     }
@@ -402,7 +472,8 @@ describe('the customer view', () => {
 
   /** The SQL statements `run`'s in-process request sends through the pool (not another test's, still running). */
   const statements = (run: () => Promise<unknown>) => recordQueries(payload(), run)
-  const JOINED_TABLES = /"(licenses|one_time_purchases|user_subscriptions|payment_history|downloads|template_downloads|repo_access|support_requests|api_keys)"/
+  const JOINED_TABLES =
+    /"(licenses|one_time_purchases|user_subscriptions|payment_history|downloads|template_downloads|repo_access|support_requests|api_keys)"/
 
   it('GET /api/users/me for a customer runs no join query: two statements (the session user and me), users only', async () => {
     const texts = await statements(() => api('GET', '/users/me', { as: shopper.user }))
@@ -428,20 +499,44 @@ describe('the dashboard', () => {
   let NOW = new Date()
   const DAY = 24 * 60 * 60 * 1000
   const ago = (days: number) => new Date(NOW.getTime() - days * DAY).toISOString()
-  const payment = (data: { amount: number; currency: string; status?: 'succeeded' | 'failed'; refundedAmount?: number; paidAt: string }) =>
+  const payment = (data: {
+    amount: number
+    currency: string
+    status?: 'succeeded' | 'failed'
+    refundedAmount?: number
+    paidAt: string
+  }) =>
     payload().create({
       collection: 'payment_history',
-      data: { processorPaymentId: `pi_dash_${crypto.randomBytes(5).toString('hex')}`, paymentType: 'one_time', status: 'succeeded', ...data },
+      data: {
+        processorPaymentId: `pi_dash_${crypto.randomBytes(5).toString('hex')}`,
+        paymentType: 'one_time',
+        status: 'succeeded',
+        ...data,
+      },
     })
 
   const delta = (before: DashboardData, after: DashboardData) => ({
     sales: Object.fromEntries(
       after.sales.byCurrency.map((row) => {
         const old = before.sales.byCurrency.find((entry) => entry.currency === row.currency)
-        return [row.currency, { payments: row.payments - (old?.payments ?? 0), gross: row.gross - (old?.gross ?? 0), refunded: row.refunded - (old?.refunded ?? 0), net: row.net - (old?.net ?? 0) }]
+        return [
+          row.currency,
+          {
+            payments: row.payments - (old?.payments ?? 0),
+            gross: row.gross - (old?.gross ?? 0),
+            refunded: row.refunded - (old?.refunded ?? 0),
+            net: row.net - (old?.net ?? 0),
+          },
+        ]
       }),
     ),
-    licenses: Object.fromEntries(after.licenses.byPlan.map((row) => [row.plan, row.active - (before.licenses.byPlan.find((entry) => entry.plan === row.plan)?.active ?? 0)])),
+    licenses: Object.fromEntries(
+      after.licenses.byPlan.map((row) => [
+        row.plan,
+        row.active - (before.licenses.byPlan.find((entry) => entry.plan === row.plan)?.active ?? 0),
+      ]),
+    ),
     total: after.licenses.total - before.licenses.total,
     releases: after.downloads.releases - before.downloads.releases,
     templates: after.downloads.templates - before.downloads.templates,
@@ -462,12 +557,18 @@ describe('the dashboard', () => {
     await grantLicense(payload(), buyer, 'standard', 'active')
     await grantLicense(payload(), buyer, 'standard', 'active')
     await grantLicense(payload(), buyer, 'pro', 'active')
-    for (const state of ['lapsed', 'revoked', 'suspended', 'expired'] as const) await grantLicense(payload(), buyer, 'ultimate', state)
+    for (const state of ['lapsed', 'revoked', 'suspended', 'expired'] as const)
+      await grantLicense(payload(), buyer, 'ultimate', state)
 
     const { release } = await createRelease(payload(), `9.${crypto.randomInt(1000)}.0`)
     const license = (await rows(payload(), 'licenses', { user: { equals: buyer.user.id } }))[0]!
     const downloads = await Promise.all(
-      [0, 1, 2].map(() => payload().create({ collection: 'downloads', data: { user: buyer.user.id, license: license.id, release: release.id, version: release.version } })),
+      [0, 1, 2].map(() =>
+        payload().create({
+          collection: 'downloads',
+          data: { user: buyer.user.id, license: license.id, release: release.id, version: release.version },
+        }),
+      ),
     )
     // One of them before this week began.
     const lastWeek = new Date(startOfWeek(NOW).getTime() - 60_000).toISOString()
@@ -484,7 +585,15 @@ describe('the dashboard', () => {
     for (const status of ['failed', 'failed', 'processed', 'received'] as const) {
       await payload().create({
         collection: 'processor_events',
-        data: { eventId: `evt_dash_${crypto.randomBytes(5).toString('hex')}`, type: 'invoice.payment_succeeded', status, attempts: 2, lastError: 'boom', receivedAt: NOW.toISOString(), payload: {} },
+        data: {
+          eventId: `evt_dash_${crypto.randomBytes(5).toString('hex')}`,
+          type: 'invoice.payment_succeeded',
+          status,
+          attempts: 2,
+          lastError: 'boom',
+          receivedAt: NOW.toISOString(),
+          payload: {},
+        },
       })
     }
 
@@ -505,20 +614,29 @@ describe('the dashboard', () => {
     expect(after.failedEvents.latest.slice(0, 2).map((event) => event.eventId)).toEqual(
       expect.arrayContaining([expect.stringMatching(/^evt_dash_/), expect.stringMatching(/^evt_dash_/)]),
     )
-    expect(after.failedEvents.latest[0]).toMatchObject({ type: 'invoice.payment_succeeded', attempts: 2, lastError: 'boom' })
+    expect(after.failedEvents.latest[0]).toMatchObject({
+      type: 'invoice.payment_succeeded',
+      attempts: 2,
+      lastError: 'boom',
+    })
     expect(after.sales.since).toBe(new Date(at.getTime() - 30 * DAY).toISOString())
     expect(after.downloads.since).toBe(startOfWeek(at).toISOString())
   })
 
   it('the panel: numbers formatted with Intl, failed events linking to their retry; nothing for non-staff', async () => {
-    const html = renderToStaticMarkup((await StaffDashboard({ payload: payload(), user: support.user })))
+    const html = renderToStaticMarkup(await StaffDashboard({ payload: payload(), user: support.user }))
     const data = await staffDashboardData(payload())
     expect(html).toContain('Sales, last 30 days')
-    for (const row of data.sales.byCurrency) expect(html).toContain(`<td>${row.currency.toUpperCase()}</td><td>${row.payments}</td><td title="Gross ${formatMinorAmount(row.gross, row.currency)}, refunded ${formatMinorAmount(row.refunded, row.currency)}">${formatMinorAmount(row.net, row.currency)}</td>`)
+    for (const row of data.sales.byCurrency)
+      expect(html).toContain(
+        `<td>${row.currency.toUpperCase()}</td><td>${row.payments}</td><td title="Gross ${formatMinorAmount(row.gross, row.currency)}, refunded ${formatMinorAmount(row.refunded, row.currency)}">${formatMinorAmount(row.net, row.currency)}</td>`,
+      )
     expect(html).toContain('<td>JPY</td><td>1</td><td title="Gross ¥5,000, refunded ¥0">¥5,000</td>')
     // Below the cards, the insights of the default range (tests/int/staff-insights-ui.test.ts covers them).
     expect(html).toContain('<a aria-current="page" href="/admin?insights=30">30 days</a>')
-    expect(html).toContain(`<p class="staff-dashboard__big">${new Intl.NumberFormat('en-US').format(data.licenses.total)}</p>`)
+    expect(html).toContain(
+      `<p class="staff-dashboard__big">${new Intl.NumberFormat('en-US').format(data.licenses.total)}</p>`,
+    )
     const failed = await rows(payload(), 'processor_events', { status: { equals: 'failed' } })
     for (const event of failed) expect(html).toContain(`href="/admin/collections/processor_events/${event.id}"`)
     expect(await StaffDashboard({ payload: payload(), user: customer.user })).toBeNull()
@@ -537,18 +655,45 @@ describe('the dashboard', () => {
 })
 
 describe('support changes none of plans, content, roles or settings', () => {
-  const png = () => sharp({ create: { width: 8, height: 8, channels: 3, background: '#777777' } }).png().toBuffer()
+  const png = () =>
+    sharp({ create: { width: 8, height: 8, channels: 3, background: '#777777' } })
+      .png()
+      .toBuffer()
   const gzip = () => zlib.gzipSync(crypto.randomBytes(128))
   const unique = () => crypto.randomBytes(4).toString('hex')
 
   /** One row of each collection to update and one to delete, created by the service. */
   const fixtures = () => {
-    const plan = () => payload().create({ collection: 'plans', data: { slug: `p${unique()}`, name: 'Temp', isFree: true, monthlyPrice: 0, featureAccess: ['basic'], buttonText: 'Go', order: 99 } })
-    const post = () => payload().create({ collection: 'posts', data: { title: 'T', slug: `t-${unique()}`, summary: 'S', author: 'Staff' } })
-    const entry = () => payload().create({ collection: 'changelog_entries', data: { title: 'C', slug: `c-${unique()}`, version: `8.${crypto.randomInt(100000)}.0`, summary: 'S' } })
+    const plan = () =>
+      payload().create({
+        collection: 'plans',
+        data: {
+          slug: `p${unique()}`,
+          name: 'Temp',
+          isFree: true,
+          monthlyPrice: 0,
+          featureAccess: ['basic'],
+          buttonText: 'Go',
+          order: 99,
+        },
+      })
+    const post = () =>
+      payload().create({
+        collection: 'posts',
+        data: { title: 'T', slug: `t-${unique()}`, summary: 'S', author: 'Staff' },
+      })
+    const entry = () =>
+      payload().create({
+        collection: 'changelog_entries',
+        data: { title: 'C', slug: `c-${unique()}`, version: `8.${crypto.randomInt(100000)}.0`, summary: 'S' },
+      })
     const media = async () => {
       const bytes = await png()
-      return payload().create({ collection: 'media', data: { alt: 'A' }, file: { data: bytes, mimetype: 'image/png', name: `m-${unique()}.png`, size: bytes.length } })
+      return payload().create({
+        collection: 'media',
+        data: { alt: 'A' },
+        file: { data: bytes, mimetype: 'image/png', name: `m-${unique()}.png`, size: bytes.length },
+      })
     }
     const template = () => {
       const bytes = gzip()
@@ -564,7 +709,10 @@ describe('support changes none of plans, content, roles or settings', () => {
 
   const multipart = async (slug: 'media' | 'templates', data: Record<string, string>) => {
     const form = new FormData()
-    const file = slug === 'media' ? new Blob([new Uint8Array(await png())], { type: 'image/png' }) : new Blob([new Uint8Array(gzip())], { type: 'application/gzip' })
+    const file =
+      slug === 'media'
+        ? new Blob([new Uint8Array(await png())], { type: 'image/png' })
+        : new Blob([new Uint8Array(gzip())], { type: 'application/gzip' })
     form.append('file', file, slug === 'media' ? `up-${unique()}.png` : `up-${unique()}.tar.gz`)
     form.append('_payload', JSON.stringify(data))
     return form
@@ -573,7 +721,14 @@ describe('support changes none of plans, content, roles or settings', () => {
   /** REST create through multipart for uploads, JSON otherwise. */
   const restCreate = async (slug: string, who: TestUser) => {
     const bodies: Record<string, Record<string, unknown>> = {
-      plans: { slug: `p${unique()}`, name: 'New', isFree: true, monthlyPrice: 0, featureAccess: ['basic'], buttonText: 'Go' },
+      plans: {
+        slug: `p${unique()}`,
+        name: 'New',
+        isFree: true,
+        monthlyPrice: 0,
+        featureAccess: ['basic'],
+        buttonText: 'Go',
+      },
       posts: { title: 'New', slug: `n-${unique()}`, summary: 'S', author: 'Staff' },
       changelog_entries: { title: 'New', version: `7.${crypto.randomInt(100000)}.0`, summary: 'S' },
       media: { alt: 'New' },
@@ -602,70 +757,107 @@ describe('support changes none of plans, content, roles or settings', () => {
     templates: { description: 'changed' },
   }
 
-  it.each(['plans', 'posts', 'changelog_entries', 'media', 'templates'] as const)('%s over REST: support 403 on create, update and delete; admins may', async (slug) => {
-    const make = fixtures()
-    const target = await make[slug]()
-    const doomed = await make[slug]()
+  it.each(['plans', 'posts', 'changelog_entries', 'media', 'templates'] as const)(
+    '%s over REST: support 403 on create, update and delete; admins may',
+    async (slug) => {
+      const make = fixtures()
+      const target = await make[slug]()
+      const doomed = await make[slug]()
 
-    const created = await restCreate(slug, support)
-    expect(created.status, 'create').toBe(403)
-    const updated = await api<Answer>('PATCH', `/${slug}/${target.id}`, { as: support, body: UPDATES[slug] })
-    expect(updated.status, 'update').toBe(403)
-    const deleted = await api<Answer>('DELETE', `/${slug}/${doomed.id}`, { as: support })
-    expect(deleted.status, 'delete').toBe(403)
-    const kept = (await payload().findByID({ collection: slug, id: target.id, depth: 0, draft: true })) as unknown as Record<string, unknown>
-    expect(kept[Object.keys(UPDATES[slug]!)[0]!]).not.toBe('changed')
-    expect(await payload().findByID({ collection: slug, id: doomed.id, depth: 0, disableErrors: true })).not.toBeNull()
+      const created = await restCreate(slug, support)
+      expect(created.status, 'create').toBe(403)
+      const updated = await api<Answer>('PATCH', `/${slug}/${target.id}`, { as: support, body: UPDATES[slug] })
+      expect(updated.status, 'update').toBe(403)
+      const deleted = await api<Answer>('DELETE', `/${slug}/${doomed.id}`, { as: support })
+      expect(deleted.status, 'delete').toBe(403)
+      const kept = (await payload().findByID({
+        collection: slug,
+        id: target.id,
+        depth: 0,
+        draft: true,
+      })) as unknown as Record<string, unknown>
+      expect(kept[Object.keys(UPDATES[slug]!)[0]!]).not.toBe('changed')
+      expect(
+        await payload().findByID({ collection: slug, id: doomed.id, depth: 0, disableErrors: true }),
+      ).not.toBeNull()
 
-    expect((await restCreate(slug, admin)).status, 'admin create').toBe(201)
-    expect((await api('PATCH', `/${slug}/${target.id}`, { as: admin, body: UPDATES[slug] })).status, 'admin update').toBe(200)
-    expect((await api('DELETE', `/${slug}/${doomed.id}`, { as: admin })).status, 'admin delete').toBe(200)
-  })
+      expect((await restCreate(slug, admin)).status, 'admin create').toBe(201)
+      expect(
+        (await api('PATCH', `/${slug}/${target.id}`, { as: admin, body: UPDATES[slug] })).status,
+        'admin update',
+      ).toBe(200)
+      expect((await api('DELETE', `/${slug}/${doomed.id}`, { as: admin })).status, 'admin delete').toBe(200)
+    },
+  )
 
   const MUTATIONS = {
-    plans: { name: 'Plan', create: `createPlan(data: { slug: "g${unique()}", name: "G", isFree: true, monthlyPrice: 0, featureAccess: [basic], buttonText: "Go", order: 99 })`, update: 'description: "changed"' },
-    posts: { name: 'Post', create: `createPost(data: { title: "G", slug: "g-${unique()}", summary: "S", author: "A" })`, update: 'summary: "changed"' },
+    plans: {
+      name: 'Plan',
+      create: `createPlan(data: { slug: "g${unique()}", name: "G", isFree: true, monthlyPrice: 0, featureAccess: [basic], buttonText: "Go", order: 99 })`,
+      update: 'description: "changed"',
+    },
+    posts: {
+      name: 'Post',
+      create: `createPost(data: { title: "G", slug: "g-${unique()}", summary: "S", author: "A" })`,
+      update: 'summary: "changed"',
+    },
     // GraphQL names changelog entries after their label, "Changelog entry".
-    changelog_entries: { name: 'Changelog_entry', create: `createChangelog_entry(data: { title: "G", slug: "g-${unique()}", version: "6.${crypto.randomInt(100000)}.0", summary: "S" })`, update: 'summary: "changed"' },
+    changelog_entries: {
+      name: 'Changelog_entry',
+      create: `createChangelog_entry(data: { title: "G", slug: "g-${unique()}", version: "6.${crypto.randomInt(100000)}.0", summary: "S" })`,
+      update: 'summary: "changed"',
+    },
     media: { name: 'Media', create: null, update: 'alt: "changed"' },
     templates: { name: 'Template', create: null, update: 'description: "changed"' },
   } as const
 
-  it.each(Object.keys(MUTATIONS) as (keyof typeof MUTATIONS)[])('%s over GraphQL: support is refused create, update and delete; admins may', async (slug) => {
-    const make = fixtures()
-    const target = await make[slug]()
-    const doomed = await make[slug]()
-    const { name, create, update } = MUTATIONS[slug]
-    const mutations = [
-      ...(create ? [`mutation { ${create} { id } }`] : []),
-      `mutation { update${name}(id: ${target.id}, data: { ${update} }) { id } }`,
-      `mutation { delete${name}(id: ${doomed.id}) { id } }`,
-    ]
-    for (const mutation of mutations) {
-      const answer = await graphql(mutation, support)
-      expect(answer.errors?.[0]?.message, mutation).toBe('You are not allowed to perform this action.')
-    }
-    for (const mutation of mutations) {
-      const answer = await graphql(mutation, admin)
-      expect(answer.errors, mutation).toBeUndefined()
-    }
-  })
+  it.each(Object.keys(MUTATIONS) as (keyof typeof MUTATIONS)[])(
+    '%s over GraphQL: support is refused create, update and delete; admins may',
+    async (slug) => {
+      const make = fixtures()
+      const target = await make[slug]()
+      const doomed = await make[slug]()
+      const { name, create, update } = MUTATIONS[slug]
+      const mutations = [
+        ...(create ? [`mutation { ${create} { id } }`] : []),
+        `mutation { update${name}(id: ${target.id}, data: { ${update} }) { id } }`,
+        `mutation { delete${name}(id: ${doomed.id}) { id } }`,
+      ]
+      for (const mutation of mutations) {
+        const answer = await graphql(mutation, support)
+        expect(answer.errors?.[0]?.message, mutation).toBe('You are not allowed to perform this action.')
+      }
+      for (const mutation of mutations) {
+        const answer = await graphql(mutation, admin)
+        expect(answer.errors, mutation).toBeUndefined()
+      }
+    },
+  )
 
   it("users' roles: support cannot change anyone's (403 on another user; silently kept on their own); admins can, over REST and GraphQL", async () => {
     const target = await createUser(payload(), 'customer')
     const rest = await api<Answer>('PATCH', `/users/${target.user.id}`, { as: support, body: { roles: ['admin'] } })
     expect(rest.status).toBe(403)
-    const gql = await graphql(`mutation { updateUser(id: ${target.user.id}, data: { roles: [admin] }) { id } }`, support)
+    const gql = await graphql(
+      `mutation { updateUser(id: ${target.user.id}, data: { roles: [admin] }) { id } }`,
+      support,
+    )
     expect(gql.errors?.[0]?.message).toBe('You are not allowed to perform this action.')
     await api('PATCH', `/users/${support.user.id}`, { as: support, body: { roles: ['admin'] } })
     await graphql(`mutation { updateUser(id: ${support.user.id}, data: { roles: [admin] }) { id } }`, support)
-    const rolesOf = async (user: TestUser) => (await payload().findByID({ collection: 'users', id: user.user.id, depth: 0 })).roles
+    const rolesOf = async (user: TestUser) =>
+      (await payload().findByID({ collection: 'users', id: user.user.id, depth: 0 })).roles
     expect(await rolesOf(target)).toEqual(['customer'])
     expect(await rolesOf(support)).toEqual(['support'])
 
-    expect((await api('PATCH', `/users/${target.user.id}`, { as: admin, body: { roles: ['support'] } })).status).toBe(200)
+    expect((await api('PATCH', `/users/${target.user.id}`, { as: admin, body: { roles: ['support'] } })).status).toBe(
+      200,
+    )
     expect(await rolesOf(target)).toEqual(['support'])
-    expect((await graphql(`mutation { updateUser(id: ${target.user.id}, data: { roles: [customer] }) { id } }`, admin)).errors).toBeUndefined()
+    expect(
+      (await graphql(`mutation { updateUser(id: ${target.user.id}, data: { roles: [customer] }) { id } }`, admin))
+        .errors,
+    ).toBeUndefined()
     expect(await rolesOf(target)).toEqual(['customer'])
   })
 

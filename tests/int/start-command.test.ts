@@ -42,7 +42,9 @@ describe('startNodeArgs', () => {
   it('refuses a start script of another shape instead of dropping the flags or the variables', () => {
     expect(() => startNodeArgs(withStartScript('node server.js'))).toThrow(/start script is not/)
     expect(() => startNodeArgs(withStartScript(`node --import tsx foo ${BUILT_SERVER}`))).toThrow(/start script is not/)
-    expect(() => startNodeArgs(withStartScript(`cd somewhere && node --a ${BUILT_SERVER}`))).toThrow(/start script is not/)
+    expect(() => startNodeArgs(withStartScript(`cd somewhere && node --a ${BUILT_SERVER}`))).toThrow(
+      /start script is not/,
+    )
     expect(startCommand(withStartScript(`NODE_ENV=production A_B=x=1 exec node --a=1 --b ${BUILT_SERVER}`))).toEqual({
       env: { NODE_ENV: 'production', A_B: 'x=1' },
       nodeArgs: ['--a=1', '--b'],
@@ -52,15 +54,27 @@ describe('startNodeArgs', () => {
   it("reads npm start's variables: production, and glibc's malloc kept to two arenas (docs/PERFORMANCE.md)", () => {
     expect(startCommand(root).env).toEqual({ NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' })
     // They win over the caller's, as the script's own assignments do.
-    expect(startEnv(root, { NODE_ENV: 'development', MALLOC_ARENA_MAX: '8', PORT: '1' })).toEqual({ NODE_ENV: 'production', MALLOC_ARENA_MAX: '2', PORT: '1' })
+    expect(startEnv(root, { NODE_ENV: 'development', MALLOC_ARENA_MAX: '8', PORT: '1' })).toEqual({
+      NODE_ENV: 'production',
+      MALLOC_ARENA_MAX: '2',
+      PORT: '1',
+    })
   })
 
   it('npm start itself hands the server those variables and flags', async () => {
     // The start script with the server swapped for a probe that prints what the process got.
     const probe = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kit-probe-')), 'server.mjs')
-    fs.writeFileSync(probe, 'console.log(JSON.stringify({ env: { NODE_ENV: process.env.NODE_ENV, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX }, execArgv: process.execArgv }))')
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
-    const { stdout } = await run('sh', ['-c', manifest.scripts.start.replace(BUILT_SERVER, probe)], { cwd: root, env: { PATH: process.env.PATH } as unknown as NodeJS.ProcessEnv })
+    fs.writeFileSync(
+      probe,
+      'console.log(JSON.stringify({ env: { NODE_ENV: process.env.NODE_ENV, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX }, execArgv: process.execArgv }))',
+    )
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      scripts: { start: string }
+    }
+    const { stdout } = await run('sh', ['-c', manifest.scripts.start.replace(BUILT_SERVER, probe)], {
+      cwd: root,
+      env: { PATH: process.env.PATH } as unknown as NodeJS.ProcessEnv,
+    })
     expect(JSON.parse(stdout)).toEqual({ env: startCommand(root).env, execArgv: startNodeArgs(root) })
   })
 })

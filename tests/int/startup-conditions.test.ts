@@ -18,11 +18,19 @@ type Exports = Record<string, { import?: Record<string, unknown> } | string>
 
 /** Every `lexical` and `@lexical/*` specifier whose import entry has a `node` (top-level await) variant. */
 const lexicalSpecifiers = (): string[] => {
-  const packages = ['lexical', ...fs.readdirSync(path.join(root, 'node_modules/@lexical')).map((name) => `@lexical/${name}`)]
+  const packages = [
+    'lexical',
+    ...fs.readdirSync(path.join(root, 'node_modules/@lexical')).map((name) => `@lexical/${name}`),
+  ]
   return packages.flatMap((name) => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { exports?: Exports }
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as {
+      exports?: Exports
+    }
     return Object.entries(manifest.exports ?? {})
-      .filter(([subpath, entry]) => !subpath.includes('*') && typeof entry === 'object' && entry.import && 'node' in entry.import)
+      .filter(
+        ([subpath, entry]) =>
+          !subpath.includes('*') && typeof entry === 'object' && entry.import && 'node' in entry.import,
+      )
       .map(([subpath]) => (subpath === '.' ? name : `${name}/${subpath.slice(2)}`))
   })
 }
@@ -40,7 +48,9 @@ describe('Lexical under --conditions', () => {
   it('finds the entries that choose their build with a top-level await', () => {
     expect(specifiers.length).toBeGreaterThan(20)
     expect(specifiers).toContain('lexical')
-    expect(fs.readFileSync(path.join(root, 'node_modules/lexical/dist/Lexical.node.mjs'), 'utf8')).toMatch(/^const mod = await /m)
+    expect(fs.readFileSync(path.join(root, 'node_modules/lexical/dist/Lexical.node.mjs'), 'utf8')).toMatch(
+      /^const mod = await /m,
+    )
   })
 
   it('without a condition, Node picks those entries', async () => {
@@ -51,20 +61,26 @@ describe('Lexical under --conditions', () => {
   it.each([
     ['production', '.prod.mjs'],
     ['development', '.dev.mjs'],
-  ])('with --conditions=%s, every entry resolves to its %s build, which has no top-level await', async (condition, suffix) => {
-    const resolved = await resolveAll([`--conditions=${condition}`], specifiers)
-    expect(resolved).toHaveLength(specifiers.length)
-    for (const file of resolved) {
-      expect(file).toMatch(new RegExp(`${suffix.replace('.', '\\.')}$`))
-      expect(fs.readFileSync(new URL(file), 'utf8')).not.toMatch(/^const mod = await /m)
-    }
-  })
+  ])(
+    'with --conditions=%s, every entry resolves to its %s build, which has no top-level await',
+    async (condition, suffix) => {
+      const resolved = await resolveAll([`--conditions=${condition}`], specifiers)
+      expect(resolved).toHaveLength(specifiers.length)
+      for (const file of resolved) {
+        expect(file).toMatch(new RegExp(`${suffix.replace('.', '\\.')}$`))
+        expect(fs.readFileSync(new URL(file), 'utf8')).not.toMatch(/^const mod = await /m)
+      }
+    },
+  )
 
   it('node --conditions=production --import tsx imports @payloadcms/richtext-lexical 20 times, exit 0 each time', async () => {
     const code = "import('@payloadcms/richtext-lexical').then((m) => console.log('loaded', typeof m.lexicalEditor))"
     const once = async () => {
       try {
-        const { stdout } = await run(process.execPath, ['--conditions=production', '--import', 'tsx', '--eval', code], { cwd: root, timeout: 60_000 })
+        const { stdout } = await run(process.execPath, ['--conditions=production', '--import', 'tsx', '--eval', code], {
+          cwd: root,
+          timeout: 60_000,
+        })
         return { code: 0, stdout: stdout.trim() }
       } catch (error) {
         const failed = error as { code?: number | string; signal?: string; stdout?: string }
@@ -80,7 +96,9 @@ describe('Lexical under --conditions', () => {
 })
 
 describe('entry points', () => {
-  const scripts = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+  const scripts = (
+    JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts
 
   // Node itself with tsx's loader, not the tsx command: its parent process relays SIGTERM and, when the
   // server does not acknowledge it within 30 ms (a busy start-up on two cores), kills it (exit 143).
@@ -114,12 +132,14 @@ describe('entry points', () => {
   })
 
   // These start the built server with npm start's own flags (its --conditions among them) and variables.
-  it.each(['scripts/smoke.sh', 'tests/e2e/global-setup.ts', 'tests/support/production-server.ts', 'scripts/bench/processes.ts'])(
-    '%s starts the built server with startNodeArgs and npm start\'s variables',
-    (file) => {
-      const source = fs.readFileSync(path.join(root, file), 'utf8')
-      expect(source).toMatch(/startNodeArgs\((root|ROOT|'\.')\)/)
-      expect(source).toMatch(/startEnv\((root|ROOT), |startCommand\('\.'\)\.env/)
-    },
-  )
+  it.each([
+    'scripts/smoke.sh',
+    'tests/e2e/global-setup.ts',
+    'tests/support/production-server.ts',
+    'scripts/bench/processes.ts',
+  ])("%s starts the built server with startNodeArgs and npm start's variables", (file) => {
+    const source = fs.readFileSync(path.join(root, file), 'utf8')
+    expect(source).toMatch(/startNodeArgs\((root|ROOT|'\.')\)/)
+    expect(source).toMatch(/startEnv\((root|ROOT), |startCommand\('\.'\)\.env/)
+  })
 })

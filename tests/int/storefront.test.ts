@@ -15,9 +15,14 @@ import { seedStandInPlans } from '../support/billing'
  * query in the browser. Pages are rendered as Next would render them, with the session mocked
  * (tests/support/server-actions.ts); the production build's caching is checked by scripts/smoke.sh.
  */
-const hoisted = vi.hoisted((): { user: { current: unknown }; query: { current: string } } => ({ user: { current: null }, query: { current: '' } }))
+const hoisted = vi.hoisted((): { user: { current: unknown }; query: { current: string } } => ({
+  user: { current: null },
+  query: { current: '' },
+}))
 
-vi.mock('../../src/app/_lib/session', () => import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)))
+vi.mock('../../src/app/_lib/session', () =>
+  import('../support/server-actions').then((m) => m.sessionModule(() => hoisted.user.current)),
+)
 vi.mock('next/navigation', () =>
   import('../support/server-actions').then((m) => ({
     ...m.navigationModule,
@@ -46,7 +51,10 @@ let standardOwner: TestUser
 beforeAll(async () => {
   await seedStandInPlans(payload())
   standardOwner = await createUser(payload(), 'customer')
-  const checkout = await api<{ id: string }>('POST', '/checkout_sessions', { as: standardOwner, body: { priceId: PRICES.standard } })
+  const checkout = await api<{ id: string }>('POST', '/checkout_sessions', {
+    as: standardOwner,
+    body: { priceId: PRICES.standard },
+  })
   await standIn.pay(checkout.body.id, { email: standardOwner.email })
   await standIn.settled()
 }, 120_000)
@@ -132,7 +140,11 @@ describe('GET /pricing/visitor', () => {
     expect(answer.signedIn).toBe(true)
     expect(answer.ownedPlanIds).toEqual([standard.id])
     expect(answer.upgrades).toHaveLength(1)
-    expect(answer.upgrades[0]).toMatchObject({ planId: ultimate.id, toSlug: 'ultimate', label: expect.stringMatching(/^Upgrade to Ultimate for \$/) })
+    expect(answer.upgrades[0]).toMatchObject({
+      planId: ultimate.id,
+      toSlug: 'ultimate',
+      label: expect.stringMatching(/^Upgrade to Ultimate for \$/),
+    })
     expect(answer.upgrades[0].note).toMatch(/paid for your Standard license counts towards it/)
   })
 })

@@ -22,22 +22,42 @@ let jwks: JSONWebKeySet
 
 beforeAll(async () => {
   await seedStandInPlans(payload())
-  const standard = (await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } }, limit: 1, depth: 0 })).docs[0]!
-  await payload().update({ collection: 'plans', id: standard.id, data: { maxActivations: LIMIT }, overrideAccess: true })
+  const standard = (
+    await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } }, limit: 1, depth: 0 })
+  ).docs[0]!
+  await payload().update({
+    collection: 'plans',
+    id: standard.id,
+    data: { maxActivations: LIMIT },
+    overrideAccess: true,
+  })
   jwks = (await api<JSONWebKeySet>('GET', '/licenses/public-key')).body
 })
 
-const planId = async (slug: string) => (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!.id
+const planId = async (slug: string) =>
+  (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!.id
 
 /** A license of `slug` (Standard has the limit, Ultimate none), owned by `owner` when given. */
-const grant = async (slug: 'standard' | 'ultimate', data: Partial<Pick<License, 'status' | 'validUntil'>> & { owner?: TestUser } = {}): Promise<License> =>
+const grant = async (
+  slug: 'standard' | 'ultimate',
+  data: Partial<Pick<License, 'status' | 'validUntil'>> & { owner?: TestUser } = {},
+): Promise<License> =>
   payload().create({
     collection: 'licenses',
-    data: { key: generateLicenseKey(), plan: await planId(slug), source: 'manual', status: 'active', user: data.owner?.user.id ?? null, ...data, owner: undefined } as never,
+    data: {
+      key: generateLicenseKey(),
+      plan: await planId(slug),
+      source: 'manual',
+      status: 'active',
+      user: data.owner?.user.id ?? null,
+      ...data,
+      owner: undefined,
+    } as never,
     overrideAccess: true,
   })
 
-const activate = (body: unknown, address?: string) => api('POST', '/licenses/activate', { body, ...(address ? { address } : {}) })
+const activate = (body: unknown, address?: string) =>
+  api('POST', '/licenses/activate', { body, ...(address ? { address } : {}) })
 const deactivate = (body: unknown) => api('POST', '/licenses/deactivate', { body })
 const validate = (body: unknown) => api('POST', '/licenses/validate', { body })
 
@@ -46,10 +66,18 @@ describe('POST /api/licenses/activate', () => {
     const license = await grant('standard')
     const first = await activate({ key: license.key, fingerprint: 'machine-a', label: 'Build server' })
     expect(first.status).toBe(201)
-    expect(first.body).toMatchObject({ fingerprint: 'machine-a', label: 'Build server', activations: { used: 1, limit: LIMIT } })
+    expect(first.body).toMatchObject({
+      fingerprint: 'machine-a',
+      label: 'Build server',
+      activations: { used: 1, limit: LIMIT },
+    })
     const again = await activate({ key: license.key.toLowerCase(), fingerprint: 'machine-a', label: 'Renamed' })
     expect(again.status).toBe(200)
-    expect(again.body).toMatchObject({ id: first.body.id, label: 'Build server', activations: { used: 1, limit: LIMIT } })
+    expect(again.body).toMatchObject({
+      id: first.body.id,
+      label: 'Build server',
+      activations: { used: 1, limit: LIMIT },
+    })
     expect((await activate({ key: license.key, fingerprint: 'machine-b' })).status).toBe(201)
     const third = await activate({ key: license.key, fingerprint: 'machine-c' })
     expect(third.status).toBe(409)
@@ -98,21 +126,27 @@ describe('POST /api/licenses/activate', () => {
 
   it('concurrent activations at the limit: never more live activations than the limit', async () => {
     const license = await grant('standard')
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => activate({ key: license.key, fingerprint: `racer-${index}` })))
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => activate({ key: license.key, fingerprint: `racer-${index}` })),
+    )
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(LIMIT)
     expect(answers.filter((answer) => answer.status === 409)).toHaveLength(10 - LIMIT)
-    const live = (await rows(payload(), 'license_activations', { license: { equals: license.id } })).filter((row) => !row.deactivatedAt)
+    const live = (await rows(payload(), 'license_activations', { license: { equals: license.id } })).filter(
+      (row) => !row.deactivatedAt,
+    )
     expect(live).toHaveLength(LIMIT)
     // The same fingerprint from many instances at once: one activation.
     const other = await grant('standard')
-    const same = await Promise.all(Array.from({ length: 6 }, () => activate({ key: other.key, fingerprint: 'one-machine' })))
+    const same = await Promise.all(
+      Array.from({ length: 6 }, () => activate({ key: other.key, fingerprint: 'one-machine' })),
+    )
     expect(same.filter((answer) => answer.status === 201)).toHaveLength(1)
     expect(new Set(same.map((answer) => answer.body.id)).size).toBe(1)
   })
 })
 
 describe('POST /api/licenses/deactivate', () => {
-  it('204 frees the place; another license\'s key gets 404 activation_not_found and changes nothing', async () => {
+  it("204 frees the place; another license's key gets 404 activation_not_found and changes nothing", async () => {
     const license = await grant('standard')
     const other = await grant('standard')
     const a = await activate({ key: license.key, fingerprint: 'a' })
@@ -156,32 +190,50 @@ describe('POST /api/licenses/deactivate', () => {
     expect(retryAfter).toBeLessThanOrEqual(24 * 3600)
     expect((await api('DELETE', `/licenses/${license.id}/activations/${ids.at(-1)}`, { as: owner })).status).toBe(429)
     // A day later the oldest no longer counts.
-    await deactivateWithKey(payload(), { key: license.key, activationId: ids.at(-1)! }, new Date(Date.now() + 24 * 3600 * 1000 + 1000))
+    await deactivateWithKey(
+      payload(),
+      { key: license.key, activationId: ids.at(-1)! },
+      new Date(Date.now() + 24 * 3600 * 1000 + 1000),
+    )
     // Staff are not counted, and their removal works whatever the count.
     const support = await createUser(payload(), 'support')
     const extra = await activate({ key: license.key, fingerprint: 'staff-case' })
-    const removed = await api('POST', `/staff/license-activations/${extra.body.id}/remove`, { as: support, body: { reason: 'customer moved servers' } })
+    const removed = await api('POST', `/staff/license-activations/${extra.body.id}/remove`, {
+      as: support,
+      body: { reason: 'customer moved servers' },
+    })
     expect(removed.status).toBe(200)
     expect(removed.body.activation).toMatchObject({ id: extra.body.id, removed: true })
-    expect((await api('POST', `/staff/license-activations/${extra.body.id}/remove`, { as: owner, body: { reason: 'x' } })).status).toBe(403)
+    expect(
+      (await api('POST', `/staff/license-activations/${extra.body.id}/remove`, { as: owner, body: { reason: 'x' } }))
+        .status,
+    ).toBe(403)
   })
 
-  it('the owner\'s dashboard endpoints: list and deactivate their own; 404 for another customer\'s license', async () => {
+  it("the owner's dashboard endpoints: list and deactivate their own; 404 for another customer's license", async () => {
     const owner = await createUser(payload(), 'customer')
     const stranger = await createUser(payload(), 'customer')
     const license = await grant('standard', { owner })
     const created = await activate({ key: license.key, fingerprint: 'laptop', label: 'My laptop' })
     const list = await api('GET', `/licenses/${license.id}/activations`, { as: owner })
     expect(list.status).toBe(200)
-    expect(list.body).toMatchObject({ limit: LIMIT, activations: [{ id: created.body.id, fingerprint: 'laptop', label: 'My laptop' }] })
+    expect(list.body).toMatchObject({
+      limit: LIMIT,
+      activations: [{ id: created.body.id, fingerprint: 'laptop', label: 'My laptop' }],
+    })
     expect((await api('GET', `/licenses/${license.id}/activations`, { as: stranger })).status).toBe(404)
-    expect((await api('DELETE', `/licenses/${license.id}/activations/${created.body.id}`, { as: stranger })).status).toBe(404)
+    expect(
+      (await api('DELETE', `/licenses/${license.id}/activations/${created.body.id}`, { as: stranger })).status,
+    ).toBe(404)
     expect((await api('GET', `/licenses/${license.id}/activations`)).status).toBe(401)
   })
 
   it('400 invalid_request for an activation id that is not a positive integer', async () => {
     for (const activationId of ['1', -1, 0, 1.5, 2 ** 40, null]) {
-      expect((await deactivate({ key: 'KIT-00000-00000-00000-00000', activationId })).status, String(activationId)).toBe(400)
+      expect(
+        (await deactivate({ key: 'KIT-00000-00000-00000-00000', activationId })).status,
+        String(activationId),
+      ).toBe(400)
     }
   })
 })
@@ -197,7 +249,10 @@ describe('validation with activations', () => {
     await activate({ key: license.key, fingerprint: 'server-1' })
     const valid = await validate({ key: license.key, fingerprint: 'server-1' })
     expect(valid.body).toMatchObject({ valid: true, code: 'VALID' })
-    const { payload: claims } = await jwtVerify(valid.body.certificate, createLocalJWKSet(jwks), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
+    const { payload: claims } = await jwtVerify(valid.body.certificate, createLocalJWKSet(jwks), {
+      issuer: SERVER_URL,
+      algorithms: ['EdDSA'],
+    })
     expect(claims.fpr).toBe('server-1')
     // A deactivated installation keeps its certificate until exp: on a plan with a limit that is at most 72 hours.
     expect(claims.exp! - claims.iat!).toBe(ACTIVATION_CERTIFICATE_TTL_SECONDS)
@@ -212,7 +267,10 @@ describe('validation with activations', () => {
     const license = await grant('ultimate')
     const valid = await validate({ key: license.key, fingerprint: 'anything' })
     expect(valid.body.code).toBe('VALID')
-    const { payload: claims } = await jwtVerify(valid.body.certificate, createLocalJWKSet(jwks), { issuer: SERVER_URL, algorithms: ['EdDSA'] })
+    const { payload: claims } = await jwtVerify(valid.body.certificate, createLocalJWKSet(jwks), {
+      issuer: SERVER_URL,
+      algorithms: ['EdDSA'],
+    })
     expect(claims.exp! - claims.iat!).toBe(CERTIFICATE_MAX_TTL_SECONDS)
     expect((await validate({ key: license.key })).body.code).toBe('VALID')
   })
@@ -220,7 +278,12 @@ describe('validation with activations', () => {
   it('an invalid license stays its own code even when activated (REVOKED, not NO_ACTIVATION)', async () => {
     const license = await grant('standard')
     await activate({ key: license.key, fingerprint: 'x' })
-    await payload().update({ collection: 'licenses', id: license.id, data: { status: 'revoked' }, overrideAccess: true })
+    await payload().update({
+      collection: 'licenses',
+      id: license.id,
+      data: { status: 'revoked' },
+      overrideAccess: true,
+    })
     expect((await validate({ key: license.key, fingerprint: 'x' })).body.code).toBe('REVOKED')
   })
 
@@ -228,10 +291,14 @@ describe('validation with activations', () => {
     const license = await grant('standard')
     await activate({ key: license.key, fingerprint: 'counted' })
     const licenseStatements = async () =>
-      (await recordOwnRun(payload(), () => validate({ key: license.key, fingerprint: 'counted' }))).statements.filter((text) => !text.includes('rate_limits'))
+      (await recordOwnRun(payload(), () => validate({ key: license.key, fingerprint: 'counted' }))).statements.filter(
+        (text) => !text.includes('rate_limits'),
+      )
     // Just activated (last validated now): one statement.
     expect(await licenseStatements()).toHaveLength(1)
-    await payload().db.drizzle.execute(`UPDATE license_activations SET last_validated_at = now() - interval '2 hours' WHERE fingerprint = 'counted'`)
+    await payload().db.drizzle.execute(
+      `UPDATE license_activations SET last_validated_at = now() - interval '2 hours' WHERE fingerprint = 'counted'`,
+    )
     const stale = await licenseStatements()
     expect(stale).toHaveLength(2)
     expect(stale[1]).toContain('UPDATE')
@@ -242,7 +309,9 @@ describe('validation with activations', () => {
     const license = await grant('standard')
     const created = await activate({ key: license.key, fingerprint: 'tracked' })
     await deactivate({ key: license.key, activationId: created.body.id })
-    const events = await rows(payload(), 'analytics_events', { sourceEventId: { equals: `activation:${created.body.id}` } })
+    const events = await rows(payload(), 'analytics_events', {
+      sourceEventId: { equals: `activation:${created.body.id}` },
+    })
     expect(events.map((event) => event.name).sort()).toEqual(['activation_created', 'activation_deleted'])
   })
 })

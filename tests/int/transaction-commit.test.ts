@@ -19,7 +19,8 @@ beforeAll(async () => {
   )
 })
 
-const rows = async () => (await executeOn<{ n: string }>(payload(), undefined, sql`SELECT count(*) AS n FROM commit_probe`))[0]!.n
+const rows = async () =>
+  (await executeOn<{ n: string }>(payload(), undefined, sql`SELECT count(*) AS n FROM commit_probe`))[0]!.n
 
 describe('inTransaction', () => {
   it("Payload's own commit reports a COMMIT that failed as done (why inTransaction does not use it)", async () => {
@@ -31,7 +32,9 @@ describe('inTransaction', () => {
   })
 
   it('rejects when the COMMIT fails, and nothing of the work is kept', async () => {
-    const failure = await inTransaction(payload(), (req) => execute(req, sql`INSERT INTO commit_probe (id) VALUES (2), (2)`)).then(
+    const failure = await inTransaction(payload(), (req) =>
+      execute(req, sql`INSERT INTO commit_probe (id) VALUES (2), (2)`),
+    ).then(
       () => null,
       (error: unknown) => error as Error & { cause?: { constraint?: string } },
     )
@@ -44,7 +47,13 @@ describe('inTransaction', () => {
     const owner = await createUser(payload(), 'customer')
     const value = await inTransaction(payload(), async (req) => {
       await execute(req, sql`INSERT INTO commit_probe (id) VALUES (3)`)
-      await req.payload.update({ collection: 'users', id: owner.user.id, data: { name: 'Committed' }, overrideAccess: true, req })
+      await req.payload.update({
+        collection: 'users',
+        id: owner.user.id,
+        data: { name: 'Committed' },
+        overrideAccess: true,
+        req,
+      })
       return 'done'
     })
     expect(value).toBe('done')
@@ -52,11 +61,17 @@ describe('inTransaction', () => {
     expect((await payload().findByID({ collection: 'users', id: owner.user.id })).name).toBe('Committed')
   })
 
-  it('rolls back everything, Payload\'s operations included, when the work throws', async () => {
+  it("rolls back everything, Payload's operations included, when the work throws", async () => {
     const owner = await createUser(payload(), 'customer')
     await expect(
       inTransaction(payload(), async (req) => {
-        await req.payload.update({ collection: 'users', id: owner.user.id, data: { name: 'Rolled back' }, overrideAccess: true, req })
+        await req.payload.update({
+          collection: 'users',
+          id: owner.user.id,
+          data: { name: 'Rolled back' },
+          overrideAccess: true,
+          req,
+        })
         await execute(req, sql`INSERT INTO commit_probe (id) VALUES (4)`)
         throw new Error('work failed')
       }),
@@ -71,7 +86,15 @@ describe('inTransaction', () => {
       inTransaction(payload(), async (req) => {
         await execute(req, sql`INSERT INTO commit_probe (id) VALUES (5)`)
         // An update Payload refuses (an email that is not one): the operation rolls the transaction back.
-        await req.payload.update({ collection: 'users', id: owner.user.id, data: { email: 'not an email' }, overrideAccess: true, req }).catch(() => undefined)
+        await req.payload
+          .update({
+            collection: 'users',
+            id: owner.user.id,
+            data: { email: 'not an email' },
+            overrideAccess: true,
+            req,
+          })
+          .catch(() => undefined)
         return 'carried on'
       }),
     ).rejects.toThrow(/aborted/)

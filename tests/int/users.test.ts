@@ -16,7 +16,10 @@ describe('first user', () => {
       body: { email: 'intruder@example.test', password: 'a-long-password-2' },
     })
     expect(second.status).toBe(403)
-    const intruder = await payload().find({ collection: 'users', where: { email: { equals: 'intruder@example.test' } } })
+    const intruder = await payload().find({
+      collection: 'users',
+      where: { email: { equals: 'intruder@example.test' } },
+    })
     expect(intruder.totalDocs).toBe(0)
   })
 })
@@ -27,22 +30,33 @@ describe('public sign-up', () => {
       body: { email: 'climber@example.test', password: 'a-long-password-3', roles: ['admin', 'support'] },
     })
     expect(response).toMatchObject({ status: 200, body: { ok: true } })
-    const [stored] = (await payload().find({ collection: 'users', where: { email: { equals: 'climber@example.test' } } })).docs
+    const [stored] = (
+      await payload().find({ collection: 'users', where: { email: { equals: 'climber@example.test' } } })
+    ).docs
     expect(stored?.roles).toEqual(['customer'])
   })
 
   it('cannot set the processor customer id or the verified flag', async () => {
     const response = await api('POST', '/auth/sign-up', {
-      body: { email: 'sneaky@example.test', password: 'a-long-password-4', processorCustomerId: 'cus_someone_else', emailVerified: true },
+      body: {
+        email: 'sneaky@example.test',
+        password: 'a-long-password-4',
+        processorCustomerId: 'cus_someone_else',
+        emailVerified: true,
+      },
     })
     expect(response.status).toBe(200)
-    const [stored] = (await payload().find({ collection: 'users', where: { email: { equals: 'sneaky@example.test' } } })).docs
+    const [stored] = (
+      await payload().find({ collection: 'users', where: { email: { equals: 'sneaky@example.test' } } })
+    ).docs
     expect(stored?.processorCustomerId ?? null).toBeNull()
     expect(stored?.emailVerified).toBe(false)
   })
 
-  it('Payload\'s own create endpoint is for admins only', async () => {
-    const response = await api('POST', '/users', { body: { email: 'direct@example.test', password: 'a-long-password-5' } })
+  it("Payload's own create endpoint is for admins only", async () => {
+    const response = await api('POST', '/users', {
+      body: { email: 'direct@example.test', password: 'a-long-password-5' },
+    })
     expect(response.status).toBe(403)
   })
 })
@@ -130,7 +144,9 @@ describe('login lockout', () => {
     const right = await api('POST', '/users/login', { body: { email: customer.email, password: customer.password } })
     expect(right.status).toBe(401)
     // exactly a wrong password's answer: no existence oracle
-    expect(right.body).toEqual((await api('POST', '/users/login', { body: { email: 'nobody@example.test', password: 'wrong-password' } })).body)
+    expect(right.body).toEqual(
+      (await api('POST', '/users/login', { body: { email: 'nobody@example.test', password: 'wrong-password' } })).body,
+    )
     const stored = await payload().findByID({ collection: 'users', id: customer.user.id, showHiddenFields: true })
     expect(new Date(String(stored.lockUntil)).getTime()).toBeGreaterThan(Date.now())
   })

@@ -34,7 +34,8 @@ let server: http.Server
 /** What the receiver answers, by path. */
 const answer = (request: http.IncomingMessage, response: http.ServerResponse, path: string) => {
   if (path === '/ok') return response.writeHead(200, { 'content-type': 'text/plain' }).end('thanks')
-  if (path === '/fail') return response.writeHead(500, { 'content-type': 'text/plain' }).end('the receiver broke: database down')
+  if (path === '/fail')
+    return response.writeHead(500, { 'content-type': 'text/plain' }).end('the receiver broke: database down')
   if (path === '/redirect') return response.writeHead(302, { location: `http://127.0.0.1:${port}/target` }).end()
   if (path === '/hang') return hungSockets.push(request.socket)
   if (path === '/stall') {
@@ -63,7 +64,12 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
       const path = request.url ?? '/'
-      received.push({ method: request.method ?? '', path, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') })
+      received.push({
+        method: request.method ?? '',
+        path,
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      })
       answer(request, response, new URL(path, 'http://receiver').pathname)
     })
   })
@@ -147,15 +153,24 @@ describe('checkWebhookUrl', () => {
   const publicResolver = () => Promise.resolve(['93.184.216.34'])
 
   it('accepts https to a public address, dropping the fragment', async () => {
-    const check = await checkWebhookUrl('  https://hooks.example.com/in?x=1#frag  ', { allowPrivate: false, resolve: publicResolver })
+    const check = await checkWebhookUrl('  https://hooks.example.com/in?x=1#frag  ', {
+      allowPrivate: false,
+      resolve: publicResolver,
+    })
     expect(check.ok).toBe(true)
     if (check.ok) expect(check.url.href).toBe('https://hooks.example.com/in?x=1')
   })
 
   it('refuses http without allowPrivate, and other schemes always', async () => {
-    expect(await checkWebhookUrl('http://hooks.example.com/', { allowPrivate: false, resolve: publicResolver })).toEqual(refused('scheme'))
-    expect((await checkWebhookUrl('http://hooks.example.com/', { allowPrivate: true, resolve: publicResolver })).ok).toBe(true)
-    expect((await checkWebhookUrl('ftp://hooks.example.com/', { allowPrivate: true, resolve: publicResolver })).ok).toBe(false)
+    expect(
+      await checkWebhookUrl('http://hooks.example.com/', { allowPrivate: false, resolve: publicResolver }),
+    ).toEqual(refused('scheme'))
+    expect(
+      (await checkWebhookUrl('http://hooks.example.com/', { allowPrivate: true, resolve: publicResolver })).ok,
+    ).toBe(true)
+    expect(
+      (await checkWebhookUrl('ftp://hooks.example.com/', { allowPrivate: true, resolve: publicResolver })).ok,
+    ).toBe(false)
     expect((await checkWebhookUrl('not a url', { allowPrivate: true })).ok).toBe(false)
   })
 
@@ -186,8 +201,14 @@ describe('checkWebhookUrl', () => {
   })
 
   it('refuses a user name or password', async () => {
-    for (const url of ['https://user:pass@hooks.example.com/', 'https://user@hooks.example.com/', 'https://:pass@hooks.example.com/']) {
-      expect(await checkWebhookUrl(url, { allowPrivate: true, resolve: publicResolver }), url).toEqual(refused('credentials'))
+    for (const url of [
+      'https://user:pass@hooks.example.com/',
+      'https://user@hooks.example.com/',
+      'https://:pass@hooks.example.com/',
+    ]) {
+      expect(await checkWebhookUrl(url, { allowPrivate: true, resolve: publicResolver }), url).toEqual(
+        refused('credentials'),
+      )
     }
   })
 
@@ -195,20 +216,31 @@ describe('checkWebhookUrl', () => {
     const base = 'https://hooks.example.com/'
     const atLimit = base + 'a'.repeat(2048 - base.length)
     expect((await checkWebhookUrl(atLimit, { allowPrivate: false, resolve: publicResolver })).ok).toBe(true)
-    expect(await checkWebhookUrl(`${atLimit}a`, { allowPrivate: false, resolve: publicResolver })).toEqual(refused('tooLong'))
+    expect(await checkWebhookUrl(`${atLimit}a`, { allowPrivate: false, resolve: publicResolver })).toEqual(
+      refused('tooLong'),
+    )
   })
 
   it('requires every resolved address to be acceptable', async () => {
     const mixed = () => Promise.resolve(['93.184.216.34', '169.254.169.254'])
-    expect(await checkWebhookUrl('https://hooks.example.com/', { allowPrivate: true, resolve: mixed })).toEqual(refused('forbidden'))
+    expect(await checkWebhookUrl('https://hooks.example.com/', { allowPrivate: true, resolve: mixed })).toEqual(
+      refused('forbidden'),
+    )
     const withPrivate = () => Promise.resolve(['93.184.216.34', '10.0.0.5'])
-    expect(await checkWebhookUrl('https://hooks.example.com/', { allowPrivate: false, resolve: withPrivate })).toEqual(refused('private'))
+    expect(await checkWebhookUrl('https://hooks.example.com/', { allowPrivate: false, resolve: withPrivate })).toEqual(
+      refused('private'),
+    )
   })
 
   it('refuses a host that does not resolve', async () => {
-    const notFound = (): Promise<string[]> => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }))
-    expect(await checkWebhookUrl('https://nowhere.invalid/', { allowPrivate: true, resolve: notFound })).toEqual(refused('unresolvable'))
-    expect(await checkWebhookUrl('https://empty.example/', { allowPrivate: true, resolve: () => Promise.resolve([]) })).toEqual(refused('unresolvable'))
+    const notFound = (): Promise<string[]> =>
+      Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }))
+    expect(await checkWebhookUrl('https://nowhere.invalid/', { allowPrivate: true, resolve: notFound })).toEqual(
+      refused('unresolvable'),
+    )
+    expect(
+      await checkWebhookUrl('https://empty.example/', { allowPrivate: true, resolve: () => Promise.resolve([]) }),
+    ).toEqual(refused('unresolvable'))
   })
 
   it('does not resolve IP literals', async () => {
@@ -223,25 +255,43 @@ describe('safeLookup', () => {
   it('answers as dns.lookup does, with and without all', async () => {
     const lookup = safeLookup({ allowPrivate: true })
     const one = await new Promise<[string, number | undefined]>((resolve, reject) =>
-      lookup('localhost', { family: 4 }, (error, address, family) => (error ? reject(error) : resolve([address as string, family]))),
+      lookup('localhost', { family: 4 }, (error, address, family) =>
+        error ? reject(error) : resolve([address as string, family]),
+      ),
     )
     expect(one).toEqual(['127.0.0.1', 4])
     const all = await new Promise<dns.LookupAddress[]>((resolve, reject) =>
-      lookup('localhost', { all: true, family: 4 }, (error, addresses) => (error ? reject(error) : resolve(addresses as dns.LookupAddress[]))),
+      lookup('localhost', { all: true, family: 4 }, (error, addresses) =>
+        error ? reject(error) : resolve(addresses as dns.LookupAddress[]),
+      ),
     )
     expect(all).toEqual([{ address: '127.0.0.1', family: 4 }])
   })
 
   it('refuses, at connect time, a host name resolving to 127.0.0.1 unless private addresses are allowed', async () => {
     const before = connections
-    const request = http.request({ host: 'localhost', port, path: '/ok', method: 'POST', agent: false, lookup: safeLookup({ allowPrivate: false }) })
+    const request = http.request({
+      host: 'localhost',
+      port,
+      path: '/ok',
+      method: 'POST',
+      agent: false,
+      lookup: safeLookup({ allowPrivate: false }),
+    })
     request.end('{}')
     const [error] = (await once(request, 'error')) as [NodeJS.ErrnoException]
     expect(error.code).toBe(WEBHOOK_ADDRESS_REFUSED)
     expect(error.message).toBe(WEBHOOK_URL_REASONS.private)
     expect(connections).toBe(before)
 
-    const allowed = http.request({ host: 'localhost', port, path: '/ok', method: 'POST', agent: false, lookup: safeLookup({ allowPrivate: true }) })
+    const allowed = http.request({
+      host: 'localhost',
+      port,
+      path: '/ok',
+      method: 'POST',
+      agent: false,
+      lookup: safeLookup({ allowPrivate: true }),
+    })
     allowed.end('{}')
     const [response] = (await once(allowed, 'response')) as [http.IncomingMessage]
     expect(response.statusCode).toBe(200)
@@ -284,7 +334,12 @@ describe('postWebhook', () => {
 
   it('reports a 500 as a status error, with the excerpt', async () => {
     const outcome = await postWebhook(`http://127.0.0.1:${port}/fail`, '{}', {}, options)
-    expect(outcome).toMatchObject({ ok: false, status: 500, error: 'status', excerpt: 'the receiver broke: database down' })
+    expect(outcome).toMatchObject({
+      ok: false,
+      status: 500,
+      error: 'status',
+      excerpt: 'the receiver broke: database down',
+    })
     expect(outcome.message).toBe('The receiver answered with HTTP 500.')
   })
 
@@ -302,12 +357,18 @@ describe('postWebhook', () => {
     expect(outcome.durationMs).toBeGreaterThanOrEqual(490)
     expect(outcome.durationMs).toBeLessThan(1500)
     const socket = hungSockets.at(-1)!
-    if (!socket.destroyed) await Promise.race([once(socket, 'close'), new Promise((resolve) => setTimeout(resolve, 1000))])
+    if (!socket.destroyed)
+      await Promise.race([once(socket, 'close'), new Promise((resolve) => setTimeout(resolve, 1000))])
     expect(socket.destroyed).toBe(true)
   })
 
   it('decides by the status once the head has come, when the body then stalls', async () => {
-    const outcome = await postWebhook(`http://127.0.0.1:${port}/stall`, '{}', {}, { timeoutMs: 500, allowPrivate: true })
+    const outcome = await postWebhook(
+      `http://127.0.0.1:${port}/stall`,
+      '{}',
+      {},
+      { timeoutMs: 500, allowPrivate: true },
+    )
     expect(outcome).toMatchObject({ ok: true, status: 200, error: null, excerpt: 'accepted, still writing' })
     expect(outcome.durationMs).toBeLessThan(1500)
   })
@@ -340,7 +401,12 @@ describe('postWebhook', () => {
 
   it('reports a closed port as a connection error', async () => {
     const outcome = await postWebhook(`http://127.0.0.1:${closedPort}/`, '{}', {}, options)
-    expect(outcome).toMatchObject({ ok: false, status: null, error: 'connection', message: 'The receiver refused the connection.' })
+    expect(outcome).toMatchObject({
+      ok: false,
+      status: null,
+      error: 'connection',
+      message: 'The receiver refused the connection.',
+    })
   })
 
   it('refuses a private host without allowPrivate, sending nothing', async () => {
@@ -348,7 +414,12 @@ describe('postWebhook', () => {
     const outcome = await postWebhook(`http://localhost:${port}/ok`, '{}', {}, { timeoutMs: 2000, allowPrivate: false })
     expect(outcome).toMatchObject({ ok: false, status: null, error: 'address_refused' })
     const https = await postWebhook(`https://localhost:${port}/ok`, '{}', {}, { timeoutMs: 2000, allowPrivate: false })
-    expect(https).toMatchObject({ ok: false, status: null, error: 'address_refused', message: WEBHOOK_URL_REASONS.private })
+    expect(https).toMatchObject({
+      ok: false,
+      status: null,
+      error: 'address_refused',
+      message: WEBHOOK_URL_REASONS.private,
+    })
     expect(connections).toBe(before)
   })
 
@@ -356,13 +427,25 @@ describe('postWebhook', () => {
     // The check sees a public address; by the time the socket connects, the name points at 127.0.0.1.
     vi.spyOn(dns.promises, 'lookup').mockResolvedValue([{ address: '93.184.216.34', family: 4 }] as never)
     const before = connections
-    const outcome = await postWebhook(`https://localhost:${port}/ok`, '{}', {}, { timeoutMs: 2000, allowPrivate: false })
-    expect(outcome).toMatchObject({ ok: false, status: null, error: 'address_refused', message: WEBHOOK_URL_REASONS.private })
+    const outcome = await postWebhook(
+      `https://localhost:${port}/ok`,
+      '{}',
+      {},
+      { timeoutMs: 2000, allowPrivate: false },
+    )
+    expect(outcome).toMatchObject({
+      ok: false,
+      status: null,
+      error: 'address_refused',
+      message: WEBHOOK_URL_REASONS.private,
+    })
     expect(connections).toBe(before)
   })
 
   it('reports a host that does not resolve as a DNS error', async () => {
-    vi.spyOn(dns.promises, 'lookup').mockRejectedValue(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }))
+    vi.spyOn(dns.promises, 'lookup').mockRejectedValue(
+      Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }),
+    )
     const outcome = await postWebhook('https://nowhere.invalid/', '{}', {}, options)
     expect(outcome).toMatchObject({ ok: false, status: null, error: 'dns', message: WEBHOOK_URL_REASONS.unresolvable })
   })

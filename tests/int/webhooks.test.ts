@@ -14,11 +14,18 @@ import { closePayload } from '../../src/db/bootstrap'
 import { webhook_endpoints } from '../../src/db/schema.generated'
 import { bare, executeOn, inTransaction, sql } from '../../src/db/transaction'
 import { generateLicenseKey } from '../../src/licensing/keys'
-import type { License, WebhookDelivery, WebhookEndpoint } from '../../src/payload-types'
+import type { License, WebhookEndpoint } from '../../src/payload-types'
 import { claimSeat } from '../../src/teams/seats'
 import { emitWebhookEvent } from '../../src/webhooks/emit'
 import { sealSecret, UNREADABLE_SECRET } from '../../src/webhooks/secrets'
-import { MAX_ATTEMPTS, retryDelayMs, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, WEBHOOKS_QUEUE, type WebhookEventType } from '../../src/webhooks/events'
+import {
+  MAX_ATTEMPTS,
+  retryDelayMs,
+  TEST_EVENT_TYPE,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOKS_QUEUE,
+  type WebhookEventType,
+} from '../../src/webhooks/events'
 import { PRICES } from '../support/billing-env'
 import { rows, seedStandInPlans } from '../support/billing'
 import { waitUntil } from '../support/locks'
@@ -60,10 +67,16 @@ let paths = 0
 type Endpoint = { id: number; path: string; secret: string; doc: WebhookEndpoint }
 
 /** An endpoint made by an admin through the REST API, its secret revealed, its receiver path set up. */
-const endpointFor = async (events: readonly WebhookEventType[], behaviour: Behaviour = { kind: 'ok' }): Promise<Endpoint> => {
+const endpointFor = async (
+  events: readonly WebhookEventType[],
+  behaviour: Behaviour = { kind: 'ok' },
+): Promise<Endpoint> => {
   paths += 1
   const path = `/hooks/${paths}`
-  const created = await api('POST', '/webhook_endpoints', { as: admin, body: { url: `${receiver.url}${path}`, events, description: `test ${paths}` } })
+  const created = await api('POST', '/webhook_endpoints', {
+    as: admin,
+    body: { url: `${receiver.url}${path}`, events, description: `test ${paths}` },
+  })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
   const revealed = await api('POST', `/staff/webhook-endpoints/${created.body.doc.id}/reveal-secret`, { as: admin })
   expect(revealed.status).toBe(200)
@@ -72,9 +85,14 @@ const endpointFor = async (events: readonly WebhookEventType[], behaviour: Behav
 }
 
 /** Deliveries not done yet: neither completed nor failed for good. */
-const PENDING: Where[] = [{ taskSlug: { equals: 'deliverWebhook' } }, { completedAt: { exists: false } }, { hasError: { not_equals: true } }]
+const PENDING: Where[] = [
+  { taskSlug: { equals: 'deliverWebhook' } },
+  { completedAt: { exists: false } },
+  { hasError: { not_equals: true } },
+]
 
-const pendingDeliveries = async () => (await payload().count({ collection: 'payload-jobs', where: { and: PENDING } })).totalDocs
+const pendingDeliveries = async () =>
+  (await payload().count({ collection: 'payload-jobs', where: { and: PENDING } })).totalDocs
 
 /** Pending deliveries a runner can take now: not taken, their retry's backoff over. */
 const dueDeliveries = async () =>
@@ -82,7 +100,11 @@ const dueDeliveries = async () =>
     await payload().count({
       collection: 'payload-jobs',
       where: {
-        and: [...PENDING, { processing: { equals: false } }, { or: [{ waitUntil: { exists: false } }, { waitUntil: { less_than: new Date().toISOString() } }] }],
+        and: [
+          ...PENDING,
+          { processing: { equals: false } },
+          { or: [{ waitUntil: { exists: false } }, { waitUntil: { less_than: new Date().toISOString() } }] },
+        ],
       },
     })
   ).totalDocs
@@ -101,17 +123,32 @@ const drain = async (runners: Payload[] = [payload()], timeoutMs = 20_000) => {
 }
 
 const deliveriesOf = async (endpoint: Endpoint) =>
-  (await payload().find({ collection: 'webhook_deliveries', where: { endpoint: { equals: endpoint.id } }, sort: 'createdAt', limit: 100, depth: 0 })).docs
+  (
+    await payload().find({
+      collection: 'webhook_deliveries',
+      where: { endpoint: { equals: endpoint.id } },
+      sort: 'createdAt',
+      limit: 100,
+      depth: 0,
+    })
+  ).docs
 
-const planId = async (slug: string) => (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!.id
+const planId = async (slug: string) =>
+  (await payload().find({ collection: 'plans', where: { slug: { equals: slug } }, limit: 1, depth: 0 })).docs[0]!.id
 
 /** A license made by staff by hand (a Payload create: license.created through the collection's hook). */
-const manualLicense = async (owner?: TestUser) =>
-  (await payload().create({
+const manualLicense = async (owner?: TestUser): Promise<License> =>
+  payload().create({
     collection: 'licenses',
-    data: { key: generateLicenseKey(), plan: await planId('standard'), source: 'manual', status: 'active', user: owner?.user.id ?? null } as never,
+    data: {
+      key: generateLicenseKey(),
+      plan: await planId('standard'),
+      source: 'manual',
+      status: 'active',
+      user: owner?.user.id ?? null,
+    } as never,
     overrideAccess: true,
-  })) as License
+  })
 
 /** The verified events a path received, by type. */
 const eventsAt = (endpoint: Endpoint) => receiver.at(endpoint.path).map((record) => record.verified)
@@ -123,14 +160,23 @@ describe('webhook endpoints: admins only, the secret shown once', () => {
     expect(created.status).toBe(201)
     expect(created.body.doc).toMatchObject({ url, events: ['order.paid'], enabled: true, failedEventsInARow: 0 })
     const id = created.body.doc.id
-    for (const response of [created, await api('GET', `/webhook_endpoints/${id}`, { as: admin }), await api('GET', '/webhook_endpoints', { as: admin })]) {
+    for (const response of [
+      created,
+      await api('GET', `/webhook_endpoints/${id}`, { as: admin }),
+      await api('GET', '/webhook_endpoints', { as: admin }),
+    ]) {
       expect(JSON.stringify(response.body)).not.toMatch(/secretSealed|previousSecretSealed|whsec_|"v1\./)
     }
     for (const as of [support, customer, null]) {
-      expect((await api('POST', '/webhook_endpoints', { as, body: { url, events: ['order.paid'] } })).status, String(as?.email)).toBe(403)
+      expect(
+        (await api('POST', '/webhook_endpoints', { as, body: { url, events: ['order.paid'] } })).status,
+        String(as?.email),
+      ).toBe(403)
       const read = await api('GET', `/webhook_endpoints/${id}`, { as })
       expect(read.status).toBeGreaterThanOrEqual(401)
-      expect((await api('PATCH', `/webhook_endpoints/${id}`, { as, body: { url: `${receiver.url}/stolen` } })).status).toBeGreaterThanOrEqual(401)
+      expect(
+        (await api('PATCH', `/webhook_endpoints/${id}`, { as, body: { url: `${receiver.url}/stolen` } })).status,
+      ).toBeGreaterThanOrEqual(401)
       expect((await api('POST', `/staff/webhook-endpoints/${id}/reveal-secret`, { as })).status).toBe(as ? 403 : 401)
       expect((await api('POST', `/staff/webhook-endpoints/${id}/rotate-secret`, { as })).status).toBe(as ? 403 : 401)
       expect((await api('POST', `/staff/webhook-endpoints/${id}/test`, { as })).status).toBe(as ? 403 : 401)
@@ -138,29 +184,53 @@ describe('webhook endpoints: admins only, the secret shown once', () => {
     expect((await payload().findByID({ collection: 'webhook_endpoints', id, depth: 0 })).url).toBe(url)
     // GraphQL: nothing for support or customers; the sealed secret reads as null, even for admins.
     for (const as of [support, customer, null]) {
-      const answer = await graphql('{ Webhook_endpoints { docs { id url } } Webhook_deliveries { docs { id url } } }', as)
+      const answer = await graphql(
+        '{ Webhook_endpoints { docs { id url } } Webhook_deliveries { docs { id url } } }',
+        as,
+      )
       // Refused by access (not by a misspelt query): the error names the operation, and no data leaks.
       expect(answer.errors?.[0]?.message, JSON.stringify(answer)).not.toMatch(/Cannot query field/)
       expect(JSON.stringify(answer.data ?? {})).not.toContain(url)
       expect(answer.data?.Webhook_endpoints ?? null).toBeNull()
     }
     const adminRead = await graphql('{ Webhook_endpoints { docs { id url } } }', admin)
-    expect(adminRead.data?.Webhook_endpoints?.docs.map((doc) => doc.url), JSON.stringify(adminRead)).toContain(url)
+    expect(
+      adminRead.data?.Webhook_endpoints?.docs.map((doc) => doc.url),
+      JSON.stringify(adminRead),
+    ).toContain(url)
     const sealedField = await graphql('{ Webhook_endpoints { docs { id secretSealed } } }', admin)
     expect(sealedField.errors ?? []).toEqual([])
     expect(sealedField.data?.Webhook_endpoints?.docs).toContainEqual({ id, secretSealed: null })
-    const sealedWhere = await graphql(`{ Webhook_endpoints(where: { secretSealed: { like: "v1" } }) { totalDocs } }`, admin)
+    const sealedWhere = await graphql(
+      `
+        {
+          Webhook_endpoints(where: { secretSealed: { like: "v1" } }) {
+            totalDocs
+          }
+        }
+      `,
+      admin,
+    )
     expect(JSON.stringify(sealedWhere)).not.toMatch(/"totalDocs":[1-9]/)
     // A where on the sealed secret tells nothing: the right guess answers as a wrong one.
-    const [stored] = await executeOn<{ secret_sealed: string }>(payload(), undefined, sql`SELECT secret_sealed FROM webhook_endpoints WHERE id = ${id}`)
+    const [stored] = await executeOn<{ secret_sealed: string }>(
+      payload(),
+      undefined,
+      sql`SELECT secret_sealed FROM webhook_endpoints WHERE id = ${id}`,
+    )
     const sealed = stored!.secret_sealed
     const guess = async (value: string) => {
-      const response = await api('GET', `/webhook_endpoints?where[secretSealed][equals]=${encodeURIComponent(value)}`, { as: admin })
+      const response = await api('GET', `/webhook_endpoints?where[secretSealed][equals]=${encodeURIComponent(value)}`, {
+        as: admin,
+      })
       return [response.status, response.body?.totalDocs]
     }
     expect(await guess(sealed)).toEqual(await guess('v1.wrong'))
     // The bookkeeping is the service's: an admin's PATCH does not set it.
-    await api('PATCH', `/webhook_endpoints/${id}`, { as: admin, body: { failedEventsInARow: 7, secretShownAt: new Date().toISOString(), secretSealed: 'v1.mine' } })
+    await api('PATCH', `/webhook_endpoints/${id}`, {
+      as: admin,
+      body: { failedEventsInARow: 7, secretShownAt: new Date().toISOString(), secretSealed: 'v1.mine' },
+    })
     const [after] = await executeOn<{ failed: string; shown: Date | null; sealed: string }>(
       payload(),
       undefined,
@@ -170,28 +240,49 @@ describe('webhook endpoints: admins only, the secret shown once', () => {
   })
 
   it('refuses link-local, metadata and non-http addresses at save (400), even with WEBHOOK_ALLOW_PRIVATE', async () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]/', 'http://[fe80::1]/x', 'ftp://127.0.0.1/x', 'http://user:pw@127.0.0.1/x', 'not a url']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fd00:ec2::254]/',
+      'http://[fe80::1]/x',
+      'ftp://127.0.0.1/x',
+      'http://user:pw@127.0.0.1/x',
+      'not a url',
+    ]) {
       const response = await api('POST', '/webhook_endpoints', { as: admin, body: { url, events: ['order.paid'] } })
       expect(response.status, url).toBe(400)
       expect(response.body.errors[0].code, url).toBe('validation_error')
       expect(response.body.errors[0].message).toMatch(/^url: /)
     }
     const ok = await endpointFor(['order.paid'])
-    const moved = await api('PATCH', `/webhook_endpoints/${ok.id}`, { as: admin, body: { url: 'http://169.254.169.254/' } })
+    const moved = await api('PATCH', `/webhook_endpoints/${ok.id}`, {
+      as: admin,
+      body: { url: 'http://169.254.169.254/' },
+    })
     expect(moved.status).toBe(400)
-    expect((await payload().findByID({ collection: 'webhook_endpoints', id: ok.id, depth: 0 })).url).toBe(`${receiver.url}${ok.path}`)
+    expect((await payload().findByID({ collection: 'webhook_endpoints', id: ok.id, depth: 0 })).url).toBe(
+      `${receiver.url}${ok.path}`,
+    )
     expect(await payload().count({ collection: 'webhook_endpoints' })).toEqual({ totalDocs: 1 })
   })
 
   it('shows the secret once (two at once: one gets it), sealed at rest, then 409; 404 for no endpoint', async () => {
-    const created = await api('POST', '/webhook_endpoints', { as: admin, body: { url: `${receiver.url}/once`, events: ['order.paid'] } })
+    const created = await api('POST', '/webhook_endpoints', {
+      as: admin,
+      body: { url: `${receiver.url}/once`, events: ['order.paid'] },
+    })
     const id = created.body.doc.id
-    const both = await Promise.all([1, 2].map(() => api('POST', `/staff/webhook-endpoints/${id}/reveal-secret`, { as: admin })))
+    const both = await Promise.all(
+      [1, 2].map(() => api('POST', `/staff/webhook-endpoints/${id}/reveal-secret`, { as: admin })),
+    )
     expect(both.map((response) => response.status).sort()).toEqual([200, 409])
     const shown = both.find((response) => response.status === 200)!.body.secret as string
     expect(shown).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
     expect(both.find((response) => response.status === 409)!.body.errors[0].code).toBe('secret_already_shown')
-    const [row] = await executeOn<Record<string, unknown>>(payload(), undefined, sql`SELECT * FROM webhook_endpoints WHERE id = ${id}`)
+    const [row] = await executeOn<Record<string, unknown>>(
+      payload(),
+      undefined,
+      sql`SELECT * FROM webhook_endpoints WHERE id = ${id}`,
+    )
     expect(JSON.stringify(row)).not.toContain(shown.slice(6))
     const audit = await rows(payload(), 'audit_log', { targetId: { equals: String(id) } })
     expect(audit.map((entry) => entry.action)).toEqual(['webhook_endpoint.reveal_secret'])
@@ -218,10 +309,22 @@ describe('events: each once, in the transaction of its change', () => {
     expect(received.every(Boolean)).toBe(true)
     expect(received.map((event) => event!.type).sort()).toEqual(['license.created', 'order.paid'])
     const paid = received.find((event) => event!.type === 'order.paid')!
-    expect(paid.data).toMatchObject({ type: 'one_time', status: 'succeeded', currency: 'usd', plan: { slug: 'standard' }, customer: { id: buyer.user.id, email: buyer.email } })
+    expect(paid.data).toMatchObject({
+      type: 'one_time',
+      status: 'succeeded',
+      currency: 'usd',
+      plan: { slug: 'standard' },
+      customer: { id: buyer.user.id, email: buyer.email },
+    })
     expect(paid.data.amount).toBeGreaterThan(0)
     const created = received.find((event) => event!.type === 'license.created')!
-    expect(created.data).toMatchObject({ id: license!.id, status: 'active', plan: { slug: 'standard' }, keyLast4: license!.key.slice(-4), customer: { id: buyer.user.id } })
+    expect(created.data).toMatchObject({
+      id: license!.id,
+      status: 'active',
+      plan: { slug: 'standard' },
+      keyLast4: license!.key.slice(-4),
+      customer: { id: buyer.user.id },
+    })
     for (const record of receiver.at(endpoint.path)) {
       expect(record.body).not.toContain(license!.key)
       expect(record.body).not.toMatch(/password|token|secret/i)
@@ -240,7 +343,9 @@ describe('events: each once, in the transaction of its change', () => {
     const checkout = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.standard } })
     const events = await standIn.pay(checkout.body.id, { email: buyer.email })
     await standIn.settled()
-    const intent = events.find((event) => event.type === 'payment_intent.succeeded')!.data.object as { latest_charge: string }
+    const intent = events.find((event) => event.type === 'payment_intent.succeeded')!.data.object as {
+      latest_charge: string
+    }
     await standIn.refund(intent.latest_charge)
     await standIn.settled()
     await drain()
@@ -251,18 +356,35 @@ describe('events: each once, in the transaction of its change', () => {
     expect(refunded.data.refundedAmount).toBe(refunded.data.amount)
     expect(refunded.data.refundedNow).toBe(refunded.data.amount)
     const revoked = eventsAt(endpoint).find((event) => event!.type === 'license.revoked')!
-    expect(revoked.data).toMatchObject({ id: license!.id, status: 'revoked', revokedReason: 'refunded', previous: { status: 'active' } })
-    const restore = await api('POST', `/staff/licenses/${license!.id}/restore`, { as: support, body: { reason: 'goodwill' } })
+    expect(revoked.data).toMatchObject({
+      id: license!.id,
+      status: 'revoked',
+      revokedReason: 'refunded',
+      previous: { status: 'active' },
+    })
+    const restore = await api('POST', `/staff/licenses/${license!.id}/restore`, {
+      as: support,
+      body: { reason: 'goodwill' },
+    })
     expect(restore.status).toBe(200)
     await drain()
     const updated = eventsAt(endpoint).filter((event) => event!.type === 'license.updated')
     expect(updated).toHaveLength(1)
     expect(updated[0]!.data).toMatchObject({ id: license!.id, status: 'active', previous: { status: 'revoked' } })
-    expect(eventsAt(endpoint).map((event) => event!.type).sort()).toEqual(['license.revoked', 'license.updated', 'order.refunded'])
+    expect(
+      eventsAt(endpoint)
+        .map((event) => event!.type)
+        .sort(),
+    ).toEqual(['license.revoked', 'license.updated', 'order.refunded'])
   })
 
   it('a subscription sends subscription.created, then .updated and .canceled', async () => {
-    const endpoint = await endpointFor(['subscription.created', 'subscription.updated', 'subscription.canceled', 'order.paid'])
+    const endpoint = await endpointFor([
+      'subscription.created',
+      'subscription.updated',
+      'subscription.canceled',
+      'order.paid',
+    ])
     const buyer = await createUser(payload(), 'customer')
     const checkout = await api('POST', '/checkout_sessions', { as: buyer, body: { priceId: PRICES.proMonthly } })
     await standIn.pay(checkout.body.id, { email: buyer.email })
@@ -279,7 +401,12 @@ describe('events: each once, in the transaction of its change', () => {
     expect(types).toContain('subscription.updated')
     expect(types).toContain('order.paid')
     const created = eventsAt(endpoint).find((event) => event!.type === 'subscription.created')!
-    expect(created.data).toMatchObject({ processorSubscriptionId: subscription!.processorSubscriptionId, plan: { slug: 'pro' }, billingCycle: 'monthly', customer: { id: buyer.user.id } })
+    expect(created.data).toMatchObject({
+      processorSubscriptionId: subscription!.processorSubscriptionId,
+      plan: { slug: 'pro' },
+      billingCycle: 'monthly',
+      customer: { id: buyer.user.id },
+    })
     const canceled = eventsAt(endpoint).find((event) => event!.type === 'subscription.canceled')!
     expect(canceled.data).toMatchObject({ status: 'canceled' })
   })
@@ -287,13 +414,21 @@ describe('events: each once, in the transaction of its change', () => {
   it('activations and seats send activation.created|deleted and seat.claimed|revoked', async () => {
     const endpoint = await endpointFor(['activation.created', 'activation.deleted', 'seat.claimed', 'seat.revoked'])
     const owner = await createUser(payload(), 'customer')
-    const checkout = await api('POST', '/checkout_sessions', { as: owner, body: { priceId: PRICES.ultimate, quantity: 2 } })
+    const checkout = await api('POST', '/checkout_sessions', {
+      as: owner,
+      body: { priceId: PRICES.ultimate, quantity: 2 },
+    })
     await standIn.pay(checkout.body.id, { email: owner.email })
     await standIn.settled()
     const [license] = await rows(payload(), 'licenses', { user: { equals: owner.user.id } })
-    const activated = await api('POST', '/licenses/activate', { body: { key: license!.key, fingerprint: 'build-box', label: 'CI' } })
+    const activated = await api('POST', '/licenses/activate', {
+      body: { key: license!.key, fingerprint: 'build-box', label: 'CI' },
+    })
     expect(activated.status).toBe(201)
-    expect((await api('POST', '/licenses/deactivate', { body: { key: license!.key, activationId: activated.body.id } })).status).toBe(204)
+    expect(
+      (await api('POST', '/licenses/deactivate', { body: { key: license!.key, activationId: activated.body.id } }))
+        .status,
+    ).toBe(204)
     const memberEmail = `member-${Date.now()}@example.test`
     const assigned = await api('POST', `/licenses/${license!.id}/seats`, { as: owner, body: { email: memberEmail } })
     expect(assigned.status).toBe(201)
@@ -305,34 +440,76 @@ describe('events: each once, in the transaction of its change', () => {
     expect((await api('DELETE', `/licenses/${license!.id}/seats/${assigned.body.id}`, { as: owner })).status).toBe(204)
     await drain()
     const byType = Object.fromEntries(eventsAt(endpoint).map((event) => [event!.type, event!.data]))
-    expect(Object.keys(byType).sort()).toEqual(['activation.created', 'activation.deleted', 'seat.claimed', 'seat.revoked'])
-    expect(byType['activation.created']).toMatchObject({ id: activated.body.id, licenseId: license!.id, fingerprint: 'build-box', label: 'CI', deactivatedAt: null })
+    expect(Object.keys(byType).sort()).toEqual([
+      'activation.created',
+      'activation.deleted',
+      'seat.claimed',
+      'seat.revoked',
+    ])
+    expect(byType['activation.created']).toMatchObject({
+      id: activated.body.id,
+      licenseId: license!.id,
+      fingerprint: 'build-box',
+      label: 'CI',
+      deactivatedAt: null,
+    })
     expect(byType['activation.deleted']).toMatchObject({ id: activated.body.id, deactivatedBy: 'key' })
     expect(byType['activation.deleted']!.deactivatedAt).toBeTruthy()
-    expect(byType['seat.claimed']).toMatchObject({ id: assigned.body.id, licenseId: license!.id, email: memberEmail, status: 'claimed', memberId: member.user.id })
+    expect(byType['seat.claimed']).toMatchObject({
+      id: assigned.body.id,
+      licenseId: license!.id,
+      email: memberEmail,
+      status: 'claimed',
+      memberId: member.user.id,
+    })
     expect(byType['seat.revoked']).toMatchObject({ id: assigned.body.id, status: 'revoked', revokedBy: 'owner' })
-    expect(receiver.at(endpoint.path).map((record) => record.body).join('')).not.toContain(token)
+    expect(
+      receiver
+        .at(endpoint.path)
+        .map((record) => record.body)
+        .join(''),
+    ).not.toContain(token)
   })
 
   it('a license or subscription first seen already ended (its events came in reverse) still sends its ending, once', async () => {
-    const endpoint = await endpointFor(['license.created', 'license.revoked', 'subscription.created', 'subscription.canceled'])
-    const license = (await payload().create({
+    const endpoint = await endpointFor([
+      'license.created',
+      'license.revoked',
+      'subscription.created',
+      'subscription.canceled',
+    ])
+    const license: License = await payload().create({
       collection: 'licenses',
       data: { key: generateLicenseKey(), plan: await planId('standard'), source: 'manual', status: 'revoked' } as never,
       overrideAccess: true,
-    })) as License
+    })
     const subscriptionId = `sub_reversed_${Date.now()}`
     const subscription = await payload().create({
       collection: 'user_subscriptions',
-      data: { processorSubscriptionId: subscriptionId, status: 'canceled', plan: await planId('pro'), email: 'reversed@example.test' },
+      data: {
+        processorSubscriptionId: subscriptionId,
+        status: 'canceled',
+        plan: await planId('pro'),
+        email: 'reversed@example.test',
+      },
       overrideAccess: true,
     })
     // Applied again (a redelivery), nothing changes and nothing more is sent.
-    await payload().update({ collection: 'user_subscriptions', id: subscription.id, data: { status: 'canceled' }, overrideAccess: true })
+    await payload().update({
+      collection: 'user_subscriptions',
+      id: subscription.id,
+      data: { status: 'canceled' },
+      overrideAccess: true,
+    })
     await drain()
     const received = eventsAt(endpoint).map((event) => `${event!.type}:${event!.data.id}`)
     expect(received.sort()).toEqual(
-      [`license.created:${license.id}`, `license.revoked:${license.id}`, `subscription.created:${subscription.id}`, `subscription.canceled:${subscription.id}`].sort(),
+      [
+        `license.created:${license.id}`,
+        `license.revoked:${license.id}`,
+        `subscription.created:${subscription.id}`,
+        `subscription.canceled:${subscription.id}`,
+      ].sort(),
     )
   })
 
@@ -344,7 +521,12 @@ describe('events: each once, in the transaction of its change', () => {
       inTransaction(payload(), async (req) => {
         await payload().create({
           collection: 'licenses',
-          data: { key: generateLicenseKey(), plan: await planId('standard'), source: 'manual', status: 'active' } as never,
+          data: {
+            key: generateLicenseKey(),
+            plan: await planId('standard'),
+            source: 'manual',
+            status: 'active',
+          } as never,
           overrideAccess: true,
           req,
         })
@@ -354,7 +536,11 @@ describe('events: each once, in the transaction of its change', () => {
     expect(await payload().count({ collection: 'webhook_events' })).toEqual(before)
     expect(await pendingDeliveries()).toBe(pendingBefore)
     const unwanted = await inTransaction(payload(), (req) =>
-      emitWebhookEvent(req, { type: 'seat.revoked', sourceKey: 'unwanted:1', data: () => Promise.reject(new Error('not built')) }),
+      emitWebhookEvent(req, {
+        type: 'seat.revoked',
+        sourceKey: 'unwanted:1',
+        data: () => Promise.reject(new Error('not built')),
+      }),
     )
     expect(unwanted).toBeNull()
     expect(await payload().count({ collection: 'webhook_events' })).toEqual(before)
@@ -379,7 +565,9 @@ describe('delivery', () => {
     expect(new Set(attempts.map((record) => record.id)).size).toBe(1)
     expect(attempts.every((record) => record.verified?.type === 'license.created')).toBe(true)
     const deliveries = await deliveriesOf(endpoint)
-    expect(deliveries.map((delivery) => [delivery.attempt, delivery.outcome, delivery.responseStatus, delivery.trigger])).toEqual([
+    expect(
+      deliveries.map((delivery) => [delivery.attempt, delivery.outcome, delivery.responseStatus, delivery.trigger]),
+    ).toEqual([
       [1, 'failed', 500, 'automatic'],
       [2, 'failed', 500, 'automatic'],
       [3, 'succeeded', 200, 'automatic'],
@@ -391,7 +579,9 @@ describe('delivery', () => {
   })
 
   it('waits 10 s before the second attempt, then doubles, at most an hour', () => {
-    expect(Array.from({ length: MAX_ATTEMPTS - 1 }, (_, index) => retryDelayMs(index + 1, 10_000) / 1000)).toEqual([10, 20, 40, 80, 160, 320, 640, 1280, 2560])
+    expect(Array.from({ length: MAX_ATTEMPTS - 1 }, (_, index) => retryDelayMs(index + 1, 10_000) / 1000)).toEqual([
+      10, 20, 40, 80, 160, 320, 640, 1280, 2560,
+    ])
     expect(retryDelayMs(10, 10_000)).toBe(3_600_000)
     expect(retryDelayMs(30, 10_000)).toBe(3_600_000)
   })
@@ -426,23 +616,40 @@ describe('delivery', () => {
     // Nine more events that fail every attempt, from their last attempt on.
     for (let index = 0; index < 9; index += 1) {
       const eventId = await inTransaction(payload(), (req) =>
-        emitWebhookEvent(req, { type: 'license.created', sourceKey: `failing:${endpoint.id}:${index}`, data: () => ({ index }) }),
+        emitWebhookEvent(req, {
+          type: 'license.created',
+          sourceKey: `failing:${endpoint.id}:${index}`,
+          data: () => ({ index }),
+        }),
       )
       expect(eventId).toMatch(/^msg_/)
     }
-    await executeOn(payload(), undefined, sql`UPDATE payload_jobs SET input = jsonb_set(input, '{attempt}', '10') WHERE task_slug = 'deliverWebhook' AND completed_at IS NULL`)
+    await executeOn(
+      payload(),
+      undefined,
+      sql`UPDATE payload_jobs SET input = jsonb_set(input, '{attempt}', '10') WHERE task_slug = 'deliverWebhook' AND completed_at IS NULL`,
+    )
     await drain()
     const after = await payload().findByID({ collection: 'webhook_endpoints', id: endpoint.id })
     expect(after).toMatchObject({ enabled: false, failedEventsInARow: 10 })
     expect(after.disabledAt).toBeTruthy()
     await payload().jobs.run({ limit: 100 })
-    const email = await smtp.waitFor((message) => /webhook endpoint turned off/.test(message.subject ?? '') && JSON.stringify(message.to).includes(admin.email))
+    const email = await smtp.waitFor(
+      (message) =>
+        /webhook endpoint turned off/.test(message.subject ?? '') && JSON.stringify(message.to).includes(admin.email),
+    )
     expect(email.text).toContain(`${receiver.url}${endpoint.path}`)
     await manualLicense()
     await drain()
     expect(receiver.at(endpoint.path)).toHaveLength(19)
-    expect((await api('PATCH', `/webhook_endpoints/${endpoint.id}`, { as: admin, body: { enabled: true } })).status).toBe(200)
-    expect(await payload().findByID({ collection: 'webhook_endpoints', id: endpoint.id })).toMatchObject({ enabled: true, failedEventsInARow: 0, disabledAt: null })
+    expect(
+      (await api('PATCH', `/webhook_endpoints/${endpoint.id}`, { as: admin, body: { enabled: true } })).status,
+    ).toBe(200)
+    expect(await payload().findByID({ collection: 'webhook_endpoints', id: endpoint.id })).toMatchObject({
+      enabled: true,
+      failedEventsInARow: 0,
+      disabledAt: null,
+    })
   })
 
   it('a rotated secret: both sign for 24 h, then only the new one', async () => {
@@ -459,14 +666,21 @@ describe('delivery', () => {
     const [both] = receiver.at(endpoint.path)
     expect(both!.signature.split(' ')).toHaveLength(2)
     expect(both!.verifiedWith.sort()).toEqual([endpoint.secret, fresh].sort())
-    await executeOn(payload(), undefined, sql`UPDATE ${webhook_endpoints} SET ${bare(webhook_endpoints.previousSecretExpiresAt)} = now() - interval '1 second' WHERE id = ${endpoint.id}`)
+    await executeOn(
+      payload(),
+      undefined,
+      sql`UPDATE ${webhook_endpoints} SET ${bare(webhook_endpoints.previousSecretExpiresAt)} = now() - interval '1 second' WHERE id = ${endpoint.id}`,
+    )
     await manualLicense()
     await drain()
     const last = receiver.at(endpoint.path).at(-1)!
     expect(last.signature.split(' ')).toHaveLength(1)
     expect(last.verifiedWith).toEqual([fresh])
     const audit = await rows(payload(), 'audit_log', { targetId: { equals: String(endpoint.id) } })
-    expect(audit.map((entry) => entry.action).sort()).toEqual(['webhook_endpoint.reveal_secret', 'webhook_endpoint.rotate_secret'])
+    expect(audit.map((entry) => entry.action).sort()).toEqual([
+      'webhook_endpoint.reveal_secret',
+      'webhook_endpoint.rotate_secret',
+    ])
     expect(JSON.stringify(audit)).not.toContain(fresh.slice(6))
   })
 
@@ -506,7 +720,11 @@ describe('delivery', () => {
   it('an address that turned link-local is refused at delivery, and nothing is sent', async () => {
     const endpoint = await endpointFor(['license.created'])
     // As if its DNS changed after it was saved: the row is written past the save-time check.
-    await executeOn(payload(), undefined, sql`UPDATE ${webhook_endpoints} SET ${bare(webhook_endpoints.url)} = 'http://169.254.169.254/latest' WHERE id = ${endpoint.id}`)
+    await executeOn(
+      payload(),
+      undefined,
+      sql`UPDATE ${webhook_endpoints} SET ${bare(webhook_endpoints.url)} = 'http://169.254.169.254/latest' WHERE id = ${endpoint.id}`,
+    )
     await manualLicense()
     await payload().jobs.run({ queue: WEBHOOKS_QUEUE, limit: 100 })
     const [refused] = await deliveriesOf(endpoint)
@@ -522,7 +740,9 @@ describe('delivery', () => {
     const received = receiver.at(endpoint.path)
     expect(received).toHaveLength(20)
     expect(new Set(received.map((record) => record.id)).size).toBe(20)
-    expect(received.map((record) => record.verified!.data.id).sort()).toEqual(licenses.map((license) => license.id).sort())
+    expect(received.map((record) => record.verified!.data.id).sort()).toEqual(
+      licenses.map((license) => license.id).sort(),
+    )
     expect(await deliveriesOf(endpoint)).toHaveLength(20)
   })
 
@@ -539,7 +759,9 @@ describe('delivery', () => {
     const original = receiver.at(endpoint.path)[1]!
     const delivery = (await deliveriesOf(endpoint)).find((row) => row.trigger === 'automatic')!
     expect((await api('POST', `/staff/webhook-deliveries/${delivery.id}/send-again`, { as: support })).status).toBe(403)
-    expect((await api('POST', `/staff/webhook-deliveries/${delivery.id}/send-again`, { as: customer })).status).toBe(403)
+    expect((await api('POST', `/staff/webhook-deliveries/${delivery.id}/send-again`, { as: customer })).status).toBe(
+      403,
+    )
     const again = await api('POST', `/staff/webhook-deliveries/${delivery.id}/send-again`, { as: admin })
     expect(again.status).toBe(200)
     expect(again.body).toMatchObject({ eventId: original.id, delivery: { outcome: 'succeeded', responseStatus: 200 } })
@@ -559,12 +781,14 @@ describe('delivery', () => {
     expect((await api('GET', `/webhook_deliveries/${delivery.id}`, { as: customer })).status).toBe(403)
     expect((await api('GET', '/webhook_deliveries', { as: customer })).status).toBe(403)
     expect((await api('GET', '/webhook_events', { as: support })).status).toBe(403)
-    expect((await api('POST', '/staff/webhook-deliveries/999999/send-again', { as: admin })).body.errors[0].code).toBe('webhook_delivery_not_found')
+    expect((await api('POST', '/staff/webhook-deliveries/999999/send-again', { as: admin })).body.errors[0].code).toBe(
+      'webhook_delivery_not_found',
+    )
   })
 })
 
 describe('the documented receiver (docs/WEBHOOKS.md)', () => {
-  it('verifies the service\'s deliveries, refuses a forged one and prints each event once', async () => {
+  it("verifies the service's deliveries, refuses a forged one and prints each event once", async () => {
     const doc = fs.readFileSync(path.join(root, 'docs/WEBHOOKS.md'), 'utf8')
     const code = /```js receiver\n([\s\S]*?)```/.exec(doc)![1]!
     expect(code.trim().split('\n')).toHaveLength(10)
@@ -573,10 +797,17 @@ describe('the documented receiver (docs/WEBHOOKS.md)', () => {
     fs.mkdirSync(path.dirname(file), { recursive: true })
     fs.writeFileSync(file, code)
     paths += 1
-    const created = await api('POST', '/webhook_endpoints', { as: admin, body: { url: 'http://127.0.0.1:1/', events: ['license.created'] } })
-    const secret = (await api('POST', `/staff/webhook-endpoints/${created.body.doc.id}/reveal-secret`, { as: admin })).body.secret as string
+    const created = await api('POST', '/webhook_endpoints', {
+      as: admin,
+      body: { url: 'http://127.0.0.1:1/', events: ['license.created'] },
+    })
+    const secret = (await api('POST', `/staff/webhook-endpoints/${created.body.doc.id}/reveal-secret`, { as: admin }))
+      .body.secret as string
     const port = await freePort()
-    const child = spawn(process.execPath, [file], { env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [file], {
+      env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -586,24 +817,50 @@ describe('the documented receiver (docs/WEBHOOKS.md)', () => {
     try {
       const url = `http://127.0.0.1:${port}/`
       // Listening: it answers an unsigned delivery with 400.
-      await waitUntil(async () => (await fetch(url, { method: 'POST', body: '{}' }).then((response) => response.status, () => null)) === 400, {
-        message: 'the receiver did not start',
-        detail: () => output,
-      })
-      expect((await api('PATCH', `/webhook_endpoints/${created.body.doc.id}`, { as: admin, body: { url } })).status).toBe(200)
+      await waitUntil(
+        async () =>
+          (await fetch(url, { method: 'POST', body: '{}' }).then(
+            (response) => response.status,
+            () => null,
+          )) === 400,
+        {
+          message: 'the receiver did not start',
+          detail: () => output,
+        },
+      )
+      expect(
+        (await api('PATCH', `/webhook_endpoints/${created.body.doc.id}`, { as: admin, body: { url } })).status,
+      ).toBe(200)
       const license = await manualLicense()
       await drain()
-      const [delivery] = (await payload().find({ collection: 'webhook_deliveries', where: { endpoint: { equals: created.body.doc.id } }, depth: 0 })).docs
+      const [delivery] = (
+        await payload().find({
+          collection: 'webhook_deliveries',
+          where: { endpoint: { equals: created.body.doc.id } },
+          depth: 0,
+        })
+      ).docs
       expect(delivery).toMatchObject({ outcome: 'succeeded', responseStatus: 204 })
-      expect((await api('POST', `/staff/webhook-deliveries/${delivery!.id}/send-again`, { as: admin })).body.delivery.responseStatus).toBe(204)
+      expect(
+        (await api('POST', `/staff/webhook-deliveries/${delivery!.id}/send-again`, { as: admin })).body.delivery
+          .responseStatus,
+      ).toBe(204)
       // A forged delivery: the right headers' shape, a signature made with another secret.
-      const forged = JSON.stringify({ type: 'license.revoked', timestamp: new Date().toISOString(), data: { id: license.id } })
+      const forged = JSON.stringify({
+        type: 'license.revoked',
+        timestamp: new Date().toISOString(),
+        data: { id: license.id },
+      })
       const other = new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`)
       const now = new Date()
       const refused = await fetch(url, {
         method: 'POST',
         body: forged,
-        headers: { 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': other.sign('msg_forged', now, forged) },
+        headers: {
+          'webhook-id': 'msg_forged',
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': other.sign('msg_forged', now, forged),
+        },
       })
       expect(refused.status).toBe(400)
       // Stopped, and its output read to the end: everything it printed for these deliveries is there.
@@ -626,7 +883,9 @@ describe('the event catalogue (docs/WEBHOOKS.md)', () => {
     const listed = [...doc.matchAll(/^\| `([a-z]+\.[a-z]+)` \|/gm)].map((match) => match[1])
     expect(listed.sort()).toEqual([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE].sort())
     const examples = [...doc.matchAll(/"type": "([a-z]+\.[a-z]+)"/g)].map((match) => match[1]!)
-    const headings = [...doc.matchAll(/^### (.+)$/gm)].flatMap((match) => [...match[1]!.matchAll(/`([a-z]+\.[a-z]+)`/g)].map((name) => name[1]!))
+    const headings = [...doc.matchAll(/^### (.+)$/gm)].flatMap((match) =>
+      [...match[1]!.matchAll(/`([a-z]+\.[a-z]+)`/g)].map((name) => name[1]!),
+    )
     for (const type of [...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE]) expect(headings, type).toContain(type)
     // Each example section shows one of its events in full.
     expect(examples.length).toBeGreaterThanOrEqual(6)

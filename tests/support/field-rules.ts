@@ -32,7 +32,7 @@ export type Walk = {
 
 const blocksOf = (config: SanitizedConfig, field: DataField): Block[] => {
   if (field.type !== 'blocks') return []
-  const own = (field.blocks ?? [])
+  const own = field.blocks ?? []
   const referenced = ((field as { blockReferences?: (Block | string)[] }).blockReferences ?? []).map((ref) =>
     typeof ref === 'string' ? (config.blocks ?? []).find((block) => block.slug === ref) : ref,
   )
@@ -56,8 +56,19 @@ export const findFieldReadRules = (config: SanitizedConfig): Walk => {
             if ('name' in tab && tab.name) {
               const tabField = { ...tab, type: 'group' } as unknown as DataField
               count += 1
-              if (tab.access?.read) rules.push({ collection: collection.slug, path: [...path, tab.name].join('.'), field: tabField, read: tab.access.read, containers })
-              walk(tab.fields, [...path, tab.name], [...containers, { kind: 'object', name: tab.name, field: tabField }])
+              if (tab.access?.read)
+                rules.push({
+                  collection: collection.slug,
+                  path: [...path, tab.name].join('.'),
+                  field: tabField,
+                  read: tab.access.read,
+                  containers,
+                })
+              walk(
+                tab.fields,
+                [...path, tab.name],
+                [...containers, { kind: 'object', name: tab.name, field: tabField }],
+              )
             } else walk(tab.fields, path, containers)
           }
           continue
@@ -68,10 +79,13 @@ export const findFieldReadRules = (config: SanitizedConfig): Walk => {
         const here = [...path, named.name]
         const read = 'access' in named ? named.access?.read : undefined
         if (read) rules.push({ collection: collection.slug, path: here.join('.'), field: named, read, containers })
-        if (named.type === 'group') walk(named.fields, here, [...containers, { kind: 'object', name: named.name, field: named }])
-        if (named.type === 'array') walk(named.fields, here, [...containers, { kind: 'array', name: named.name, field: named }])
+        if (named.type === 'group')
+          walk(named.fields, here, [...containers, { kind: 'object', name: named.name, field: named }])
+        if (named.type === 'array')
+          walk(named.fields, here, [...containers, { kind: 'array', name: named.name, field: named }])
         if (named.type === 'blocks') {
-          for (const block of blocksOf(config, named)) walk(block.fields, here, [...containers, { kind: 'blocks', name: named.name, field: named, block }])
+          for (const block of blocksOf(config, named))
+            walk(block.fields, here, [...containers, { kind: 'blocks', name: named.name, field: named, block }])
         }
       }
     }
@@ -98,7 +112,16 @@ const lexicalOf = (text: string) => ({
     format: '',
     indent: 0,
     children: [
-      { type: 'paragraph', version: 1, direction: null, format: '', indent: 0, textFormat: 0, textStyle: '', children: [{ type: 'text', version: 1, text, format: 0, mode: 'normal', style: '', detail: 0 }] },
+      {
+        type: 'paragraph',
+        version: 1,
+        direction: null,
+        format: '',
+        indent: 0,
+        textFormat: 0,
+        textStyle: '',
+        children: [{ type: 'text', version: 1, text, format: 0, mode: 'normal', style: '', detail: 0 }],
+      },
     ],
   },
 })
@@ -123,7 +146,9 @@ export type PlantContext = {
 }
 
 const optionValues = (field: DataField): string[] =>
-  field.type === 'select' || field.type === 'radio' ? field.options.map((option) => (typeof option === 'string' ? option : option.value)) : []
+  field.type === 'select' || field.type === 'radio'
+    ? field.options.map((option) => (typeof option === 'string' ? option : option.value))
+    : []
 
 let numberSeed = 900_000_000 + crypto.randomInt(0, 50_000_000)
 // In the future: a planted session or expiry stays live (Payload drops expired sessions).
@@ -141,17 +166,29 @@ export const plantValue = async (field: DataField, path: string, context: PlantC
     }
     case 'email': {
       const value = `${token()}@example.test`
-      return { value, tokens: [value], leaves: [{ path, value, wrong: `${token()}@example.test`, like: true, sortable: true }] }
+      return {
+        value,
+        tokens: [value],
+        leaves: [{ path, value, wrong: `${token()}@example.test`, like: true, sortable: true }],
+      }
     }
     case 'number': {
       numberSeed += 7919
       const value = numberSeed
-      return { value: field.hasMany ? [value] : value, tokens: [String(value)], leaves: [{ path, value, wrong: value + 1, like: false, sortable: true }] }
+      return {
+        value: field.hasMany ? [value] : value,
+        tokens: [String(value)],
+        leaves: [{ path, value, wrong: value + 1, like: false, sortable: true }],
+      }
     }
     case 'date': {
       dateSeed += 86_400_000 + 1234
       const value = new Date(dateSeed).toISOString()
-      return { value, tokens: [value], leaves: [{ path, value, wrong: new Date(dateSeed + 3_600_000).toISOString(), like: false, sortable: true }] }
+      return {
+        value,
+        tokens: [value],
+        leaves: [{ path, value, wrong: new Date(dateSeed + 3_600_000).toISOString(), like: false, sortable: true }],
+      }
     }
     case 'checkbox':
       return { value: true, tokens: [], leaves: [{ path, value: true, wrong: false, like: false, sortable: true }] }
@@ -161,17 +198,33 @@ export const plantValue = async (field: DataField, path: string, context: PlantC
       const value = options[options.length - 1]
       const wrong = options.find((option) => option !== value) ?? token()
       const hasMany = field.type === 'select' && field.hasMany
-      return { value: hasMany ? [value] : value, tokens: [], leaves: [{ path, value, wrong, like: false, sortable: true }] }
+      return {
+        value: hasMany ? [value] : value,
+        tokens: [],
+        leaves: [{ path, value, wrong, like: false, sortable: true }],
+      }
     }
     case 'point':
-      return { value: [12.3456, 45.6789], tokens: [], leaves: [{ path, value: '12.3456,45.6789', wrong: '1,1', like: false, sortable: false }] }
+      return {
+        value: [12.3456, 45.6789],
+        tokens: [],
+        leaves: [{ path, value: '12.3456,45.6789', wrong: '1,1', like: false, sortable: false }],
+      }
     case 'json': {
       const value = token()
-      return { value: { probe: value }, tokens: [value], leaves: [{ path: `${path}.probe`, value, wrong: token(), like: true, sortable: false }] }
+      return {
+        value: { probe: value },
+        tokens: [value],
+        leaves: [{ path: `${path}.probe`, value, wrong: token(), like: true, sortable: false }],
+      }
     }
     case 'richText': {
       const value = token()
-      return { value: lexicalOf(value), tokens: [value], leaves: [{ path: `${path}.root.children.children.text`, value, wrong: token(), like: true, sortable: false }] }
+      return {
+        value: lexicalOf(value),
+        tokens: [value],
+        leaves: [{ path: `${path}.root.children.children.text`, value, wrong: token(), like: true, sortable: false }],
+      }
     }
     case 'relationship':
     case 'upload': {
@@ -180,7 +233,19 @@ export const plantValue = async (field: DataField, path: string, context: PlantC
       const id = await context.rowOf(target)
       const one = Array.isArray(field.relationTo) ? { relationTo: target, value: id } : id
       const leafPath = Array.isArray(field.relationTo) ? `${path}.value` : path
-      return { value: field.hasMany ? [one] : one, tokens: [], leaves: [{ path: leafPath, value: id, wrong: typeof id === 'number' ? 2_000_000_000 : token(), like: false, sortable: !field.hasMany }] }
+      return {
+        value: field.hasMany ? [one] : one,
+        tokens: [],
+        leaves: [
+          {
+            path: leafPath,
+            value: id,
+            wrong: typeof id === 'number' ? 2_000_000_000 : token(),
+            like: false,
+            sortable: !field.hasMany,
+          },
+        ],
+      }
     }
     case 'group': {
       const planted = await plantFields(field.fields, path, context)
@@ -279,20 +344,38 @@ export const hasContent = (value: unknown): boolean => {
 }
 
 /** The collections that point at `target` through a relationship or upload field, and where. */
-export const referencesTo = (config: SanitizedConfig, target: string): { collection: string; path: string; field: DataField; containers: Container[] }[] => {
+export const referencesTo = (
+  config: SanitizedConfig,
+  target: string,
+): { collection: string; path: string; field: DataField; containers: Container[] }[] => {
   const found: { collection: string; path: string; field: DataField; containers: Container[] }[] = []
   for (const collection of config.collections) {
     const walk = (fields: Field[], path: string[], containers: Container[]) => {
       for (const field of fields) {
         if (field.type === 'row' || field.type === 'collapsible') walk(field.fields, path, containers)
-        else if (field.type === 'tabs') for (const tab of field.tabs) walk(tab.fields, 'name' in tab && tab.name ? [...path, tab.name] : path, 'name' in tab && tab.name ? [...containers, { kind: 'object', name: tab.name, field: tab as unknown as DataField }] : containers)
+        else if (field.type === 'tabs')
+          for (const tab of field.tabs)
+            walk(
+              tab.fields,
+              'name' in tab && tab.name ? [...path, tab.name] : path,
+              'name' in tab && tab.name
+                ? [...containers, { kind: 'object', name: tab.name, field: tab as unknown as DataField }]
+                : containers,
+            )
         else if ('name' in field && field.name) {
           const here = [...path, field.name]
-          if ((field.type === 'relationship' || field.type === 'upload') && (Array.isArray(field.relationTo) ? (field.relationTo as string[]).includes(target) : field.relationTo === target)) {
+          if (
+            (field.type === 'relationship' || field.type === 'upload') &&
+            (Array.isArray(field.relationTo)
+              ? (field.relationTo as string[]).includes(target)
+              : field.relationTo === target)
+          ) {
             found.push({ collection: collection.slug, path: here.join('.'), field: field, containers })
           }
-          if (field.type === 'group') walk(field.fields, here, [...containers, { kind: 'object', name: field.name, field: field }])
-          if (field.type === 'array') walk(field.fields, here, [...containers, { kind: 'array', name: field.name, field: field }])
+          if (field.type === 'group')
+            walk(field.fields, here, [...containers, { kind: 'object', name: field.name, field: field }])
+          if (field.type === 'array')
+            walk(field.fields, here, [...containers, { kind: 'array', name: field.name, field: field }])
         }
       }
     }

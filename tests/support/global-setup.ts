@@ -42,7 +42,9 @@ const buildTemplate = async (adminUrl: string, serverUrl: string, template: stri
         },
       },
       (error, stdout, stderr) =>
-        error ? reject(new Error(`building the template database failed (${error.message}):\n${stdout}\n${stderr}`)) : resolve(),
+        error
+          ? reject(new Error(`building the template database failed (${error.message}):\n${stdout}\n${stderr}`))
+          : resolve(),
     )
   })
   await adminQuery(adminUrl, `ALTER DATABASE ${ident(building)} RENAME TO ${ident(template)}`)

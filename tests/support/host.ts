@@ -20,16 +20,35 @@ export type Sent = { status: number; headers: http.IncomingHttpHeaders; body: st
 export const send = (
   base: string,
   path: string,
-  options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: Buffer | string; chunks?: Buffer[]; agent?: http.Agent } = {},
+  options: {
+    method?: string
+    headers?: http.OutgoingHttpHeaders
+    body?: Buffer | string
+    chunks?: Buffer[]
+    agent?: http.Agent
+  } = {},
 ): Promise<Sent> =>
   new Promise((resolve, reject) => {
     const url = new URL(path, base)
     const request = http.request(
-      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: options.method ?? 'GET', headers: options.headers, agent: options.agent },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        agent: options.agent,
+      },
       (response) => {
         const parts: Buffer[] = []
         response.on('data', (part: Buffer) => parts.push(part))
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(parts).toString() }))
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(parts).toString(),
+          }),
+        )
         response.on('error', reject)
       },
     )
@@ -88,7 +107,9 @@ export const startPayloadHost = async (
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
     maxUploadBytes: options.maxUploadBytes ?? 8 * 1024 * 1024,
     uploads: {
-      paths: config.collections.filter((collection) => collection.upload).map((collection) => `${config.routes.api}/${collection.slug}`),
+      paths: config.collections
+        .filter((collection) => collection.upload)
+        .map((collection) => `${config.routes.api}/${collection.slug}`),
       isStaff: staffSessionCheck(config.secret, `${config.cookiePrefix}-token`),
     },
     trustedProxies: options.trustedProxies,

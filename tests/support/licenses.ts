@@ -15,7 +15,12 @@ export const LICENSE_STATES: LicenseState[] = ['active', 'suspended', 'revoked',
  * A license of the plan in the given state, as staff grant one by hand (source `manual`): the quick way
  * to cover every plan and state. Purchases through the stand-in are in the billing tests.
  */
-export const grantLicense = async (payload: Payload, owner: TestUser, plan: PlanSlug, state: LicenseState): Promise<License> => {
+export const grantLicense = async (
+  payload: Payload,
+  owner: TestUser,
+  plan: PlanSlug,
+  state: LicenseState,
+): Promise<License> => {
   const { docs } = await payload.find({ collection: 'plans', where: { slug: { equals: plan } }, limit: 1, depth: 0 })
   if (!docs[0]) throw new Error(`no plan ${plan}: seed the plans first`)
   return payload.create({
@@ -35,7 +40,11 @@ export const grantLicense = async (payload: Payload, owner: TestUser, plan: Plan
 }
 
 /** Whether a plan in a state grants a feature key the free plan does not. */
-export const grantsPaidKey = (plan: PlanSlug, state: LicenseState, key: 'templates' | 'support' | 'api' | 'advanced') => {
+export const grantsPaidKey = (
+  plan: PlanSlug,
+  state: LicenseState,
+  key: 'templates' | 'support' | 'api' | 'advanced',
+) => {
   if (state !== 'active') return false
   const keys: Record<PlanSlug, string[]> = {
     free: ['basic'],

@@ -29,11 +29,15 @@ export type WaitOptions = {
 }
 
 /** Poll `condition` until it holds; past the deadline, fail with `message`. */
-export const waitUntil = async (condition: () => boolean | Promise<boolean>, { message, timeoutMs = DEFAULT_TIMEOUT_MS, detail }: WaitOptions): Promise<void> => {
+export const waitUntil = async (
+  condition: () => boolean | Promise<boolean>,
+  { message, timeoutMs = DEFAULT_TIMEOUT_MS, detail }: WaitOptions,
+): Promise<void> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     if (await condition()) return
-    if (Date.now() >= deadline) throw new InterleavingNotReached(message, timeoutMs, detail ? await detail() : undefined)
+    if (Date.now() >= deadline)
+      throw new InterleavingNotReached(message, timeoutMs, detail ? await detail() : undefined)
     await new Promise((resolve) => setTimeout(resolve, POLL_MS))
   }
 }
@@ -87,11 +91,21 @@ const WAITERS = `SELECT a.pid, a.query, a.wait_event, pg_blocking_pids(a.pid) AS
    WHERE a.datname = current_database() AND a.wait_event_type = 'Lock' AND a.pid <> pg_backend_pid()`
 
 const waitersOn = async (client: pg.Client, filter: WaiterFilter): Promise<LockWaiter[]> => {
-  const { rows } = await client.query<{ pid: number; query: string; wait_event: string | null; blocked_by: number[]; on_key: boolean }>(WAITERS, [
-    filter.advisoryKey ?? null,
-  ])
+  const { rows } = await client.query<{
+    pid: number
+    query: string
+    wait_event: string | null
+    blocked_by: number[]
+    on_key: boolean
+  }>(WAITERS, [filter.advisoryKey ?? null])
   return rows
-    .map((row) => ({ pid: row.pid, query: row.query, waitEvent: row.wait_event, blockedBy: row.blocked_by, onAdvisoryKey: row.on_key }))
+    .map((row) => ({
+      pid: row.pid,
+      query: row.query,
+      waitEvent: row.wait_event,
+      blockedBy: row.blocked_by,
+      onAdvisoryKey: row.on_key,
+    }))
     .filter((waiter) => filter.pid === undefined || waiter.pid === filter.pid)
     .filter((waiter) => filter.blockedBy === undefined || waiter.blockedBy.includes(filter.blockedBy))
     .filter((waiter) => filter.advisoryKey === undefined || waiter.onAdvisoryKey)

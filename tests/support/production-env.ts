@@ -12,5 +12,7 @@ export const COMPLETE_PRODUCTION_ENV = {
   REPO_ACCESS_TOKEN: 'ghp_0123456789abcdef',
   REPO_OWNER: 'kit-org',
   REPO_NAME: 'starter-kit',
-  LICENSE_SIGNING_KEY: crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+  LICENSE_SIGNING_KEY: crypto
+    .generateKeyPairSync('ed25519')
+    .privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
 }

@@ -31,14 +31,20 @@ export const spawnNode = (name: string, args: string[], env: NodeJS.ProcessEnv):
   const built = args[0] === BUILT_SERVER
   const typescript = args[0]?.endsWith('.ts') ?? false
   const nodeArgs = built ? startNodeArgs(root) : ['--conditions=production', ...(typescript ? ['--import', 'tsx'] : [])]
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env: built ? startEnv(root, env) : env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+    cwd: root,
+    env: built ? startEnv(root, env) : env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let log = ''
   const append = (chunk: Buffer) => {
     log += chunk.toString()
   }
   child.stdout.on('data', append)
   child.stderr.on('data', append)
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  )
   return { name, child, exited, output: () => log }
 }
 
@@ -49,7 +55,8 @@ const waitUntil = async (proc: NodeProcess, ready: () => Promise<boolean>, timeo
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (await ready().catch(() => false)) return
-    if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`${proc.name} exited:\n${proc.output()}`)
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null)
+      throw new Error(`${proc.name} exited:\n${proc.output()}`)
     await sleep(250)
   }
   throw new Error(`${proc.name} was not ready within ${timeoutMs} ms:\n${proc.output()}`)
@@ -57,4 +64,8 @@ const waitUntil = async (proc: NodeProcess, ready: () => Promise<boolean>, timeo
 
 /** Until `<base>/readyz` answers 200. */
 export const waitForReady = (proc: NodeProcess, base: string, timeoutMs: number): Promise<void> =>
-  waitUntil(proc, async () => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })).status === 200, timeoutMs)
+  waitUntil(
+    proc,
+    async () => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })).status === 200,
+    timeoutMs,
+  )

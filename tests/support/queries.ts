@@ -14,7 +14,11 @@ type Own = { statements: string[]; checkouts: number }
 const scope = new AsyncLocalStorage<Own>()
 
 const textOf = (query: unknown): string =>
-  typeof query === 'string' ? query : typeof query === 'object' && query !== null ? String((query as QueryConfig).text ?? '') : ''
+  typeof query === 'string'
+    ? query
+    : typeof query === 'object' && query !== null
+      ? String((query as QueryConfig).text ?? '')
+      : ''
 
 /** Counts every statement sent through `target.query` while a recording runs; passes through otherwise. */
 const wrapQuery = (target: { query: Query }) => {
@@ -29,7 +33,8 @@ const wrapQuery = (target: { query: Query }) => {
   }
 }
 
-const poolOf = (payload: Payload) => (payload.db as unknown as { pool: { query: Query; connect: (...args: unknown[]) => unknown } }).pool
+const poolOf = (payload: Payload) =>
+  (payload.db as unknown as { pool: { query: Query; connect: (...args: unknown[]) => unknown } }).pool
 
 /**
  * Starts recording the SQL statements (database round trips) made on the Payload instance's pool:
@@ -48,10 +53,12 @@ const instrument = (payload: Payload) => {
       const callback = args[args.length - 1]
       if (typeof callback === 'function') {
         // Bound to the caller's context: pg-pool calls a queued callback from the releasing client's.
-        args[args.length - 1] = AsyncResource.bind((error: unknown, client: PoolClient | undefined, ...rest: unknown[]) => {
-          if (client) wrapQuery(client)
-          return (callback as (...values: unknown[]) => unknown)(error, client, ...rest)
-        })
+        args[args.length - 1] = AsyncResource.bind(
+          (error: unknown, client: PoolClient | undefined, ...rest: unknown[]) => {
+            if (client) wrapQuery(client)
+            return (callback as (...values: unknown[]) => unknown)(error, client, ...rest)
+          },
+        )
         return connect.apply(this, args)
       }
       if (recording) checkouts += 1
@@ -89,7 +96,8 @@ export const startRecording = (payload: Payload): Recorder => {
  * HTTP (the stand-ins' webhook deliveries): the server handles it in the context of its socket, so
  * use recordDeliveries there.
  */
-export const recordQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> => (await recordOwnRun(payload, run)).statements
+export const recordQueries = async (payload: Payload, run: () => Promise<unknown>): Promise<string[]> =>
+  (await recordOwnRun(payload, run)).statements
 
 /** recordQueries's statements, and the clients `run` checked out explicitly (a transaction, a held client). */
 export const recordOwnRun = async (payload: Payload, run: () => Promise<unknown>): Promise<Own> => {
@@ -128,4 +136,5 @@ export const recordDeliveries = async (payload: Payload, run: () => Promise<unkn
 }
 
 /** The entitlements lookup's statement (src/licensing/entitlements.ts): one per user and request. */
-export const isEntitlementsLookup = (statement: string) => /FROM "plans"\s+LEFT JOIN \(SELECT "licenses"."id" AS license_id/.test(statement)
+export const isEntitlementsLookup = (statement: string) =>
+  /FROM "plans"\s+LEFT JOIN \(SELECT "licenses"."id" AS license_id/.test(statement)

@@ -11,7 +11,13 @@ import { afterAll } from 'vitest'
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-s3-'))
 export const S3_BUCKET = 'kit-releases'
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: S3_BUCKET }] })
+const server = new S3rver({
+  address: '127.0.0.1',
+  port: 0,
+  silent: true,
+  directory,
+  configureBuckets: [{ name: S3_BUCKET }],
+})
 const { port } = await server.run()
 export const s3Endpoint = `http://127.0.0.1:${port}`
 

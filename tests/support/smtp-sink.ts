@@ -26,7 +26,9 @@ export const startSmtpSink = async (): Promise<SmtpSink> => {
     onData(stream, _session, callback) {
       if (down) {
         stream.resume()
-        stream.on('end', () => callback(Object.assign(new Error('mailbox unavailable, try later'), { responseCode: 451 })))
+        stream.on('end', () =>
+          callback(Object.assign(new Error('mailbox unavailable, try later'), { responseCode: 451 })),
+        )
         return
       }
       simpleParser(stream)

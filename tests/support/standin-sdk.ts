@@ -20,15 +20,28 @@ export const standInCatalogue = (euroId: string) => [
   { id: STANDIN_PRICE_IDS.lifetime, unitAmount: 14900, type: 'one_time' as const, productName: 'Standard (lifetime)' },
   { id: STANDIN_PRICE_IDS.ultimate, unitAmount: 29900, type: 'one_time' as const, productName: 'Ultimate (lifetime)' },
   { id: euroId, unitAmount: 5000, currency: 'eur', type: 'one_time' as const, productName: 'Euro plan' },
-  { id: STANDIN_PRICE_IDS.monthly, unitAmount: 2900, type: 'recurring' as const, interval: 'month' as const, productName: 'Pro (monthly)' },
+  {
+    id: STANDIN_PRICE_IDS.monthly,
+    unitAmount: 2900,
+    type: 'recurring' as const,
+    interval: 'month' as const,
+    productName: 'Pro (monthly)',
+  },
 ]
 
 /** The SDK as the service configures it, against the stand-in, with no retries (a test sees every answer). */
 export const sdkFor = (standIn: ProcessorStandIn, secretKey: string) =>
-  new Stripe(secretKey, { host: '127.0.0.1', port: standIn.port, protocol: 'http', apiVersion: PROCESSOR_API_VERSION, maxNetworkRetries: 0 })
+  new Stripe(secretKey, {
+    host: '127.0.0.1',
+    port: standIn.port,
+    protocol: 'http',
+    apiVersion: PROCESSOR_API_VERSION,
+    maxNetworkRetries: 0,
+  })
 
 /**
  * The id an expandable field holds as the API answers it unexpanded (the id itself), as a string:
  * `String(field)` without an object's `[object Object]`; null and undefined read as before.
  */
-export const idIn = (field: string | { id: string } | null | undefined): string => (field == null || typeof field === 'string' ? String(field) : field.id)
+export const idIn = (field: string | { id: string } | null | undefined): string =>
+  field == null || typeof field === 'string' ? String(field) : field.id

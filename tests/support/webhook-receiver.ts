@@ -59,7 +59,16 @@ export const startWebhookReceiver = async () => {
           // not this secret
         }
       }
-      const record: Received = { path, id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, verified, verifiedWith, status: null }
+      const record: Received = {
+        path,
+        id: headers['webhook-id'],
+        timestamp: headers['webhook-timestamp'],
+        signature: headers['webhook-signature'],
+        body,
+        verified,
+        verifiedWith,
+        status: null,
+      }
       received.push(record)
       const behaviour = behaviours.get(path) ?? { kind: 'ok' }
       const answer = (status: number, text: string, extra: Record<string, string> = {}) => {

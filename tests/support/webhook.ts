@@ -38,7 +38,11 @@ export const quietly = async <T>(action: () => Promise<T>): Promise<T> => {
 }
 
 /** Pay with delivery switched off, so a test decides how the events arrive. */
-export const payQuietly = (priceId: string, email: string, outcome?: 'succeeded' | 'async_succeeded' | 'async_failed') =>
+export const payQuietly = (
+  priceId: string,
+  email: string,
+  outcome?: 'succeeded' | 'async_succeeded' | 'async_failed',
+) =>
   quietly(async () => {
     const checkout = await fetch(`${service.url}/api/checkout_sessions`, {
       method: 'POST',
@@ -70,7 +74,10 @@ export const eventOf = <Type extends Stripe.Event['type']>(events: Stripe.Event[
 }
 
 /** The object of the first event of a type among these, typed by the type. */
-export function objectOf<Type extends Stripe.Event['type']>(events: Stripe.Event[], type: Type): EventOf<Type>['data']['object']
+export function objectOf<Type extends Stripe.Event['type']>(
+  events: Stripe.Event[],
+  type: Type,
+): EventOf<Type>['data']['object']
 export function objectOf(events: Stripe.Event[], type: Stripe.Event['type']) {
   return eventOf(events, type).data.object
 }
@@ -83,10 +90,12 @@ export const deliver = async (...events: Stripe.Event[]) => {
 }
 
 /** The processor_events row of an event. */
-export const eventRow = async (payload: Payload, event: Stripe.Event) => (await rows(payload, 'processor_events', { eventId: { equals: event.id } }))[0]
+export const eventRow = async (payload: Payload, event: Stripe.Event) =>
+  (await rows(payload, 'processor_events', { eventId: { equals: event.id } }))[0]
 
 /** Every row the webhook writes for a buyer (a user id) or a checkout email; analytics as sorted names. */
-const ownedBy = (owner: number | string): Where => (typeof owner === 'number' ? { user: { equals: owner } } : { email: { equals: owner } })
+const ownedBy = (owner: number | string): Where =>
+  typeof owner === 'number' ? { user: { equals: owner } } : { email: { equals: owner } }
 
 export const effectsFor = async (payload: Payload, owner: number | string) => {
   const where = ownedBy(owner)

@@ -30,8 +30,8 @@ const RootLayout = ({ children }: { children: React.ReactNode }) => (
       <main id="main">{children}</main>
       <footer className="site-footer">
         <p>
-          {PRODUCT_NAME} · <a href="/pricing">Pricing</a> · <a href="/blog">Blog</a> · <a href="/changelog">Changelog</a> ·{' '}
-          <a href="/blog/rss.xml">RSS</a>
+          {PRODUCT_NAME} · <a href="/pricing">Pricing</a> · <a href="/blog">Blog</a> ·{' '}
+          <a href="/changelog">Changelog</a> · <a href="/blog/rss.xml">RSS</a>
         </p>
       </footer>
     </body>

@@ -35,25 +35,37 @@ export const listPosts = unstable_cache(
 )
 
 /** A published post by slug, with the next older (`previous`) and newer (`next`) posts; null if none. */
-export const getPost = unstable_cache(async (slug: string): Promise<PostDetail | null> => findPost(await getPayloadClient(), slug, null), ['content:posts:one'], {
-  tags: [CONTENT_TAGS.posts],
-  revalidate: CEILING_SECONDS,
-})
+export const getPost = unstable_cache(
+  async (slug: string): Promise<PostDetail | null> => findPost(await getPayloadClient(), slug, null),
+  ['content:posts:one'],
+  {
+    tags: [CONTENT_TAGS.posts],
+    revalidate: CEILING_SECONDS,
+  },
+)
 
 /** Every published post without bodies, newest first: for the feed, the sitemap and the tags. */
-export const listPostIndex = unstable_cache(async (): Promise<PostIndexEntry[]> => findPostIndex(await getPayloadClient()), ['content:posts:index'], {
-  tags: [CONTENT_TAGS.posts],
-  revalidate: CEILING_SECONDS,
-})
+export const listPostIndex = unstable_cache(
+  async (): Promise<PostIndexEntry[]> => findPostIndex(await getPayloadClient()),
+  ['content:posts:index'],
+  {
+    tags: [CONTENT_TAGS.posts],
+    revalidate: CEILING_SECONDS,
+  },
+)
 
 /** Tags of published posts with their counts, most used first, then by name. */
 export const listTags = async (): Promise<TagCount[]> => tagCounts(await listPostIndex())
 
 /** Published changelog entries, newest version first. */
-export const listChangelog = unstable_cache(async (): Promise<ChangelogItem[]> => findChangelog(await getPayloadClient(), null), ['content:changelog:list'], {
-  tags: [CONTENT_TAGS.changelog],
-  revalidate: CEILING_SECONDS,
-})
+export const listChangelog = unstable_cache(
+  async (): Promise<ChangelogItem[]> => findChangelog(await getPayloadClient(), null),
+  ['content:changelog:list'],
+  {
+    tags: [CONTENT_TAGS.changelog],
+    revalidate: CEILING_SECONDS,
+  },
+)
 
 // --- drafts (draft mode, staff only, never cached) --------------------------------------------
 
@@ -64,11 +76,13 @@ export const listChangelog = unstable_cache(async (): Promise<ChangelogItem[]> =
 export const staffSession = async (): Promise<User | null> => {
   const payload = await getPayloadClient()
   const { user } = await payload.auth({ headers: await pageAuthHeaders() })
-  return user && user.collection === 'users' && isStaffUser(user) ? (user) : null
+  return user && user.collection === 'users' && isStaffUser(user) ? user : null
 }
 
 /** The newest version (draft or published) of a post, as the staff user may read it. */
-export const getDraftPost = async (slug: string, staff: User): Promise<PostDetail | null> => findPost(await getPayloadClient(), slug, staff)
+export const getDraftPost = async (slug: string, staff: User): Promise<PostDetail | null> =>
+  findPost(await getPayloadClient(), slug, staff)
 
 /** Every changelog entry in its newest version (drafts included), as the staff user may read them. */
-export const listDraftChangelog = async (staff: User): Promise<ChangelogItem[]> => findChangelog(await getPayloadClient(), staff)
+export const listDraftChangelog = async (staff: User): Promise<ChangelogItem[]> =>
+  findChangelog(await getPayloadClient(), staff)

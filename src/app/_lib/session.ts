@@ -36,10 +36,20 @@ export const pageAuthHeaders = async (): Promise<Headers> => {
 export const currentUser = async (): Promise<User | null> => {
   const payload = await getPayloadClient()
   const { user } = await payload.auth({ headers: await pageAuthHeaders() })
-  return user && user.collection === 'users' ? (user) : null
+  return user && user.collection === 'users' ? user : null
 }
 
-type CookieObject = { name: string; value?: string; expires?: string; httpOnly?: boolean; maxAge?: number; path?: string; sameSite?: 'Lax' | 'None' | 'Strict'; secure?: boolean; domain?: string }
+type CookieObject = {
+  name: string
+  value?: string
+  expires?: string
+  httpOnly?: boolean
+  maxAge?: number
+  path?: string
+  sameSite?: 'Lax' | 'None' | 'Strict'
+  secure?: boolean
+  domain?: string
+}
 
 const applyCookie = async (cookie: CookieObject) => {
   const store = await cookies()

@@ -6,7 +6,11 @@ import type { BillingSettings } from '../purchases'
 /** The processor event of one of these types: `event.data.object` is typed by the type. */
 export type EventOf<Type extends Stripe.Event['type']> = Extract<Stripe.Event, { type: Type }>
 
-type HandlerContext<Type extends Stripe.Event['type']> = { req: PayloadRequest; event: EventOf<Type>; settings: BillingSettings }
+type HandlerContext<Type extends Stripe.Event['type']> = {
+  req: PayloadRequest
+  event: EventOf<Type>
+  settings: BillingSettings
+}
 
 /**
  * One handler per event type (or per family of types handled alike). `load` reads the current objects
@@ -28,7 +32,10 @@ export type RegisteredHandler = {
   load: (processor: Stripe, event: Stripe.Event) => Promise<ApplyEvent>
 }
 
-const isOneOf = <Type extends Stripe.Event['type']>(event: Stripe.Event, types: readonly Type[]): event is EventOf<Type> => {
+const isOneOf = <Type extends Stripe.Event['type']>(
+  event: Stripe.Event,
+  types: readonly Type[],
+): event is EventOf<Type> => {
   const names: readonly string[] = types
   return names.includes(event.type)
 }

@@ -8,7 +8,13 @@ import type { PaymentHistory, UserSubscription } from '../../payload-types'
 import { licenseChangeOf, type LicenseChangeRef } from '../license-change-kinds'
 import { type ChangePaymentFacts, recordLicenseChange } from '../license-changes'
 import { idOf } from '../processor'
-import { applyPurchaseFacts, applySubscriptionChargebacks, applySubscriptionFacts, type BillingSettings, resyncLicense } from '../purchases'
+import {
+  applyPurchaseFacts,
+  applySubscriptionChargebacks,
+  applySubscriptionFacts,
+  type BillingSettings,
+  resyncLicense,
+} from '../purchases'
 import { isSubscriptionStatus } from '../../licensing/subscription-statuses'
 import { type Buyer, findPurchase, planForPrice, rememberCustomer, resolveBuyer } from '../store'
 
@@ -29,7 +35,11 @@ export type StepContext = { req: PayloadRequest; event: Stripe.Event; settings: 
  */
 const findBuyer = async (
   req: PayloadRequest,
-  who: { userId: string | null | undefined; email: string | null | undefined; customer: string | { id: string } | null | undefined },
+  who: {
+    userId: string | null | undefined
+    email: string | null | undefined
+    customer: string | { id: string } | null | undefined
+  },
 ): Promise<Buyer | null> => {
   const buyer = await resolveBuyer(req, who.userId, who.email)
   await rememberCustomer(req, buyer, idOf(who.customer))
@@ -46,7 +56,8 @@ const billingCycle = (price: Stripe.Price | null): 'monthly' | 'yearly' | null =
 /** current_period_end moved to subscription items in newer API versions; read either. */
 const periodEnd = (subscription: Stripe.Subscription): Date | null => {
   const item = subscription.items.data[0]
-  const seconds = item?.current_period_end ?? (subscription as unknown as { current_period_end?: number }).current_period_end
+  const seconds =
+    item?.current_period_end ?? (subscription as unknown as { current_period_end?: number }).current_period_end
   return typeof seconds === 'number' ? new Date(seconds * 1000) : null
 }
 
@@ -69,12 +80,21 @@ export const loadSubscription = async (processor: Stripe, id: string): Promise<L
 
 /** The subscription an invoice bills, wherever the API version puts it. */
 const invoiceSubscriptionId = (invoice: Stripe.Invoice): string | null => {
-  const parent = (invoice as unknown as { parent?: { subscription_details?: { subscription?: string | { id: string } } } }).parent
-  return idOf(parent?.subscription_details?.subscription ?? (invoice as unknown as { subscription?: string | null }).subscription ?? null)
+  const parent = (
+    invoice as unknown as { parent?: { subscription_details?: { subscription?: string | { id: string } } } }
+  ).parent
+  return idOf(
+    parent?.subscription_details?.subscription ??
+      (invoice as unknown as { subscription?: string | null }).subscription ??
+      null,
+  )
 }
 
 /** The current subscription an invoice bills, read from the processor; null for an invoice of no subscription. */
-export const loadInvoiceSubscription = async (processor: Stripe, invoice: Stripe.Invoice): Promise<LoadedSubscription | null> => {
+export const loadInvoiceSubscription = async (
+  processor: Stripe,
+  invoice: Stripe.Invoice,
+): Promise<LoadedSubscription | null> => {
   const subscriptionId = invoiceSubscriptionId(invoice)
   return subscriptionId ? loadSubscription(processor, subscriptionId) : null
 }
@@ -89,7 +109,11 @@ export const applySubscription = async (
   if (!isSubscriptionStatus(subscription.status)) throw new Error(`unknown subscription status ${subscription.status}`)
   const price = firstPrice(subscription)
   const buyerEmail = hints.email ?? email
-  const buyer = await findBuyer(req, { userId: hints.userId ?? subscription.metadata?.user_id, email: buyerEmail, customer: subscription.customer })
+  const buyer = await findBuyer(req, {
+    userId: hints.userId ?? subscription.metadata?.user_id,
+    email: buyerEmail,
+    customer: subscription.customer,
+  })
   return applySubscriptionFacts(
     req,
     {
@@ -125,7 +149,11 @@ export const recordPurchase = async (
 ) => {
   await lockKey(req, facts.paymentIntentId)
   const buyer = await findBuyer(req, { userId, email: facts.email, customer: facts.customerId })
-  const purchase = await applyPurchaseFacts(req, { ...facts, plan: await planForPrice(req, facts.priceId), buyer }, settings)
+  const purchase = await applyPurchaseFacts(
+    req,
+    { ...facts, plan: await planForPrice(req, facts.priceId), buyer },
+    settings,
+  )
   return { purchase, buyer }
 }
 
@@ -154,7 +182,11 @@ export const recordLicenseChangePayment = async (
   const paymentId = change.processorPaymentIntentId
   if (change.status === 'pending' || change.status === 'failed' || !paymentId) return change
   const existing = await findPayment(req, paymentId)
-  const payer = relationId(change.user) ?? relationId(existing?.user) ?? (await resolveBuyer(req, facts.metadata.user_id, null))?.id ?? null
+  const payer =
+    relationId(change.user) ??
+    relationId(existing?.user) ??
+    (await resolveBuyer(req, facts.metadata.user_id, null))?.id ??
+    null
   await savePayment(req, paymentId, existing, {
     user: payer,
     email: existing?.email ?? facts.email?.toLowerCase() ?? null,
@@ -167,13 +199,17 @@ export const recordLicenseChangePayment = async (
     // The invoice's page, once its event came; the receipt until then.
     invoiceUrl: existing?.processorInvoiceId ? existing.invoiceUrl : (facts.receiptUrl ?? existing?.invoiceUrl ?? null),
     paidAt: existing?.paidAt ?? (facts.paidAt ?? new Date()).toISOString(),
-    ...chargeChangesOn(existing, { refundedAmount: change.refundedAmount ?? 0, disputeStatus: change.disputeStatus ?? 'none' }),
+    ...chargeChangesOn(existing, {
+      refundedAmount: change.refundedAmount ?? 0,
+      disputeStatus: change.disputeStatus ?? 'none',
+    }),
   })
   return change
 }
 
 /** The license change a payment intent pays for (from the checkout's metadata), or null. */
-export const changeOfPaymentIntent = (paymentIntent: Stripe.PaymentIntent): LicenseChangeRef | null => licenseChangeOf(paymentIntent.metadata)
+export const changeOfPaymentIntent = (paymentIntent: Stripe.PaymentIntent): LicenseChangeRef | null =>
+  licenseChangeOf(paymentIntent.metadata)
 
 /** A license change's payment as its payment intent and charge tell it. */
 export const changeFactsOf = (
@@ -210,7 +246,11 @@ export const seatsOf = (metadata: Stripe.Metadata | null | undefined): number =>
 export const isOneTimePayment = (paymentIntent: Stripe.PaymentIntent) => Boolean(paymentIntent.metadata?.price_id)
 
 /** A one-time payment as its payment intent and charge tell it (a dispute's state is not on either). */
-export const recordOneTimePayment = (context: StepContext, { paymentIntent, charge }: LoadedPaymentIntent, disputeStatus?: DisputeState) =>
+export const recordOneTimePayment = (
+  context: StepContext,
+  { paymentIntent, charge }: LoadedPaymentIntent,
+  disputeStatus?: DisputeState,
+) =>
   recordPurchase(context, {
     ...paymentFactsOf({ paymentIntent, charge }, disputeStatus),
     userId: paymentIntent.metadata?.user_id,
@@ -227,21 +267,46 @@ export type ChargeChanges = { refundedAmount?: number; disputeStatus?: DisputeSt
 type PaymentData = Omit<PaymentHistory, 'id' | 'processorPaymentId' | 'createdAt' | 'updatedAt'>
 
 /** The payment_history row of a processor payment (an invoice, or a one-time payment intent), if any. */
-export const findPayment = async (req: PayloadRequest, processorPaymentId: string): Promise<PaymentHistory | undefined> =>
-  (await req.payload.find({ collection: 'payment_history', where: { processorPaymentId: { equals: processorPaymentId } }, limit: 1, pagination: false, depth: 0, req }))
-    .docs[0]
+export const findPayment = async (
+  req: PayloadRequest,
+  processorPaymentId: string,
+): Promise<PaymentHistory | undefined> =>
+  (
+    await req.payload.find({
+      collection: 'payment_history',
+      where: { processorPaymentId: { equals: processorPaymentId } },
+      limit: 1,
+      pagination: false,
+      depth: 0,
+      req,
+    })
+  ).docs[0]
 
 const updatePayment = (req: PayloadRequest, id: number, data: Partial<PaymentData>) =>
   req.payload.update({ collection: 'payment_history', id, data, req, overrideAccess: true, depth: 0 })
 
 /** Write a payment_history row: the existing one brought up to date, or a new one. */
-export const savePayment = (req: PayloadRequest, processorPaymentId: string, existing: PaymentHistory | undefined, data: PaymentData) =>
+export const savePayment = (
+  req: PayloadRequest,
+  processorPaymentId: string,
+  existing: PaymentHistory | undefined,
+  data: PaymentData,
+) =>
   existing
     ? updatePayment(req, existing.id, data)
-    : req.payload.create({ collection: 'payment_history', data: { ...data, processorPaymentId }, req, overrideAccess: true, depth: 0 })
+    : req.payload.create({
+        collection: 'payment_history',
+        data: { ...data, processorPaymentId },
+        req,
+        overrideAccess: true,
+        depth: 0,
+      })
 
 /** A refund never shrinks and a dispute's state only moves forward, whatever order the events arrive in. */
-const chargeChangesOn = (existing: Pick<PaymentHistory, 'refundedAmount' | 'disputeStatus'> | undefined, changes: ChargeChanges) => ({
+const chargeChangesOn = (
+  existing: Pick<PaymentHistory, 'refundedAmount' | 'disputeStatus'> | undefined,
+  changes: ChargeChanges,
+) => ({
   refundedAmount: Math.max(changes.refundedAmount ?? 0, existing?.refundedAmount ?? 0),
   disputeStatus: laterDisputeState(existing?.disputeStatus ?? 'none', changes.disputeStatus ?? 'none'),
 })
@@ -300,15 +365,23 @@ const taxOf = (invoice: Stripe.Invoice): number | null => {
  * comes first. The account is the purchase's, or the payment intent's checkout metadata: never one the
  * invoice alone names.
  */
-export const recordOneTimeInvoice = async ({ req }: StepContext, invoice: Stripe.Invoice, loaded: LoadedPaymentIntent) => {
+export const recordOneTimeInvoice = async (
+  { req }: StepContext,
+  invoice: Stripe.Invoice,
+  loaded: LoadedPaymentIntent,
+) => {
   const { paymentIntent, charge } = loaded
   await lockKey(req, paymentIntent.id)
   const existing = await findPayment(req, paymentIntent.id)
   if (existing) return updatePayment(req, existing.id, invoiceFieldsOf(invoice))
   const purchase = await findPurchase(req, paymentIntent.id)
   const change = licenseChangeOf(paymentIntent.metadata)
-  const buyer = relationId(purchase?.user) ?? (await resolveBuyer(req, paymentIntent.metadata?.user_id, null))?.id ?? null
-  const plan = relationId(purchase?.plan) ?? (change ? null : (await planForPrice(req, paymentIntent.metadata?.price_id))?.id) ?? null
+  const buyer =
+    relationId(purchase?.user) ?? (await resolveBuyer(req, paymentIntent.metadata?.user_id, null))?.id ?? null
+  const plan =
+    relationId(purchase?.plan) ??
+    (change ? null : (await planForPrice(req, paymentIntent.metadata?.price_id))?.id) ??
+    null
   return savePayment(req, paymentIntent.id, undefined, {
     user: buyer,
     email: purchase?.email ?? invoice.customer_email ?? null,
@@ -347,7 +420,10 @@ export const loadChargeOwner = async (processor: Stripe, charge: Stripe.Charge):
   const ref = changeOfPaymentIntent(loaded.paymentIntent)
   if (ref) return { change: { ...loaded, charge, ref } }
   if (isOneTimePayment(loaded.paymentIntent)) return { oneTime: { ...loaded, charge } }
-  const payments = await processor.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntentId }, limit: 1 })
+  const payments = await processor.invoicePayments.list({
+    payment: { type: 'payment_intent', payment_intent: paymentIntentId },
+    limit: 1,
+  })
   const invoiceId = idOf(payments.data[0]?.invoice)
   if (!invoiceId) return null
   const invoice = await processor.invoices.retrieve(invoiceId)
@@ -363,9 +439,16 @@ export const chargeOf = (loaded: NonNullable<LoadedCharge>): Stripe.Charge =>
  * A refund or dispute on a subscription invoice's charge: recorded on the invoice's payment, then the
  * subscription's chargeback state (the worst dispute over all its invoices) decides its license.
  */
-const applyInvoiceCharge = async (context: StepContext, { charge, invoice, subscription }: LoadedInvoiceCharge, changes: ChargeChanges) => {
+const applyInvoiceCharge = async (
+  context: StepContext,
+  { charge, invoice, subscription }: LoadedInvoiceCharge,
+  changes: ChargeChanges,
+) => {
   const { subscription: owner } = await applySubscription(context, subscription)
-  const payment = await recordInvoicePayment(context, invoice, owner, { succeeded: charge.paid && charge.status === 'succeeded', ...changes })
+  const payment = await recordInvoicePayment(context, invoice, owner, {
+    succeeded: charge.paid && charge.status === 'succeeded',
+    ...changes,
+  })
   const updated = await applySubscriptionChargebacks(context.req, owner, context.settings)
   return { owner: updated, payment }
 }
@@ -380,12 +463,20 @@ const recordChargeChanges = async (req: PayloadRequest, paymentIntentId: string,
  * A refund or dispute, applied to what the charge paid for (a one-time purchase or a subscription's
  * invoice): who owns it, and the amount and source ids its analytics event names.
  */
-export const applyChargeChanges = async (context: StepContext, loaded: NonNullable<LoadedCharge>, changes: ChargeChanges) => {
+export const applyChargeChanges = async (
+  context: StepContext,
+  loaded: NonNullable<LoadedCharge>,
+  changes: ChargeChanges,
+) => {
   if ('change' in loaded) {
     const { ref, ...payment } = loaded.change
     const facts = changeFactsOf(ref, payment, changes.disputeStatus)
     const change = await recordLicenseChangePayment(context, facts)
-    return { owner: { user: change.user, email: facts.email }, amount: change.amount ?? null, source: { licenseChangeId: change.id } }
+    return {
+      owner: { user: change.user, email: facts.email },
+      amount: change.amount ?? null,
+      source: { licenseChangeId: change.id },
+    }
   }
   if ('oneTime' in loaded) {
     const { purchase } = await recordOneTimePayment(context, loaded.oneTime, changes.disputeStatus)
@@ -393,5 +484,9 @@ export const applyChargeChanges = async (context: StepContext, loaded: NonNullab
     return { owner: purchase as { user?: unknown; email?: string | null }, amount: purchase.amount, source: {} }
   }
   const { owner, payment } = await applyInvoiceCharge(context, loaded.invoice, changes)
-  return { owner, amount: payment.amount, source: { invoiceId: loaded.invoice.invoice.id, subscriptionId: loaded.invoice.subscription.subscription.id } }
+  return {
+    owner,
+    amount: payment.amount,
+    source: { invoiceId: loaded.invoice.invoice.id, subscriptionId: loaded.invoice.subscription.subscription.id },
+  }
 }

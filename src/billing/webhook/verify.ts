@@ -33,7 +33,14 @@ export const verifyEvent = (
   for (const secret of secrets) {
     try {
       // One clock for both checks: ours above and the SDK's (receivedAt).
-      return processor.webhooks.constructEvent(rawBody, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowSeconds)
+      return processor.webhooks.constructEvent(
+        rawBody,
+        header,
+        secret,
+        SIGNATURE_TOLERANCE_SECONDS,
+        undefined,
+        nowSeconds,
+      )
     } catch {
       // try the next secret
     }

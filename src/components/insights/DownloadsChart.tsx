@@ -16,10 +16,18 @@ const OTHER = 'Other releases'
 /** Release downloads per day, stacked by release: the most downloaded on their own, the rest together. */
 export const DownloadsChart = ({ from, to, days, rows, csvHref }: Props) => {
   const releases = keysOf(rows, (row) => row.release)
-    .map((release) => ({ release, downloads: sum(rowsOf(rows, (row) => row.release, release), (row) => row.downloads) }))
+    .map((release) => ({
+      release,
+      downloads: sum(
+        rowsOf(rows, (row) => row.release, release),
+        (row) => row.downloads,
+      ),
+    }))
     .sort((a, b) => b.downloads - a.downloads || a.release.localeCompare(b.release))
   // One release over the limit is drawn rather than called "other" on its own.
-  const charted = new Set((releases.length > CHARTED_RELEASES + 1 ? releases.slice(0, CHARTED_RELEASES) : releases).map((row) => row.release))
+  const charted = new Set(
+    (releases.length > CHARTED_RELEASES + 1 ? releases.slice(0, CHARTED_RELEASES) : releases).map((row) => row.release),
+  )
   const grouped = charted.size < releases.length
   const total = sum(rows, (row) => row.downloads)
   const totals = `${formatCount(total)} ${total === 1 ? 'download' : 'downloads'}: ${releases.map((row) => `${row.release} ${formatCount(row.downloads)}`).join(', ')}`
@@ -33,7 +41,12 @@ export const DownloadsChart = ({ from, to, days, rows, csvHref }: Props) => {
       <Summary>{totals}.</Summary>
       <StackedCounts
         caption={`Release downloads per day, ${formatRange(from, to)}`}
-        data={byDay(days, rows, (row) => (charted.has(row.release) ? row.release : OTHER), (row) => row.downloads)}
+        data={byDay(
+          days,
+          rows,
+          (row) => (charted.has(row.release) ? row.release : OTHER),
+          (row) => row.downloads,
+        )}
         label={`Release downloads per day, ${formatRange(from, to)}: ${totals}.`}
         of="downloads per day"
         series={[

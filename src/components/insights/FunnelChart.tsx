@@ -42,7 +42,15 @@ export const FunnelChart = ({ from, to, days, rows, csvHref }: Props) => {
           <Tooltip {...tooltipProps(formatCount)} />
           <Legend {...legendProps} />
           {STEPS.map((step) => (
-            <Line dataKey={step.key} dot={false} key={step.key} name={step.name} stroke={step.colour} strokeWidth={2} type="monotone" />
+            <Line
+              dataKey={step.key}
+              dot={false}
+              key={step.key}
+              name={step.name}
+              stroke={step.colour}
+              strokeWidth={2}
+              type="monotone"
+            />
           ))}
         </LineChart>
       </Chart>
@@ -50,7 +58,11 @@ export const FunnelChart = ({ from, to, days, rows, csvHref }: Props) => {
         caption={`Checkout funnel per day, ${formatRange(from, to)}`}
         columns={['Day', ...STEPS.map((step) => step.name)]}
         of="the checkout funnel"
-        rows={data.map((day) => ({ key: day.day, header: formatLongDay(day.day), cells: STEPS.map((step) => formatCount(day[step.key])) }))}
+        rows={data.map((day) => ({
+          key: day.day,
+          header: formatLongDay(day.day),
+          cells: STEPS.map((step) => formatCount(day[step.key])),
+        }))}
         total={{ key: 'total', header: 'Total', cells: [viewed, started, paid].map(formatCount) }}
       />
     </Figure>

@@ -18,7 +18,8 @@ type Props = {
 /** The insights of a range (a server component: the charts within are client components fed plain rows). */
 export const InsightsPanel = ({ insights, range, adminRoute, apiRoute }: Props) => {
   const { from, to, days } = insights
-  const csvHref = (series: InsightSeries) => `${apiRoute}/staff/insights.csv?${new URLSearchParams({ series, from, to }).toString()}`
+  const csvHref = (series: InsightSeries) =>
+    `${apiRoute}/staff/insights.csv?${new URLSearchParams({ series, from, to }).toString()}`
   return (
     <section aria-labelledby="staff-insights-title" className="staff-insights">
       <div className="staff-insights__head">
@@ -39,7 +40,13 @@ export const InsightsPanel = ({ insights, range, adminRoute, apiRoute }: Props) 
       <div className="staff-insights__grid">
         <RevenueChart csvHref={csvHref('revenue')} days={days} from={from} rows={insights.revenue} to={to} />
         <LicensesChart csvHref={csvHref('licenses')} days={days} from={from} rows={insights.licenses} to={to} />
-        <SubscriptionsChart csvHref={csvHref('subscriptions')} days={days} from={from} rows={insights.subscriptions} to={to} />
+        <SubscriptionsChart
+          csvHref={csvHref('subscriptions')}
+          days={days}
+          from={from}
+          rows={insights.subscriptions}
+          to={to}
+        />
         <RefundsChart csvHref={csvHref('refunds')} days={days} from={from} rows={insights.refunds} to={to} />
         <FunnelChart csvHref={csvHref('funnel')} days={days} from={from} rows={insights.funnel} to={to} />
         <DownloadsChart csvHref={csvHref('downloads')} days={days} from={from} rows={insights.downloads} to={to} />

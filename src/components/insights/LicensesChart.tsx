@@ -27,7 +27,12 @@ export const LicensesChart = ({ from, to, days, rows, csvHref }: Props) => {
       <Summary>{totals}.</Summary>
       <StackedCounts
         caption={`New licenses per day by plan, ${formatRange(from, to)}`}
-        data={byDay(days, rows, (row) => row.plan, (row) => row.created)}
+        data={byDay(
+          days,
+          rows,
+          (row) => row.plan,
+          (row) => row.created,
+        )}
         label={`New licenses per day by plan, ${formatRange(from, to)}: ${totals}.`}
         of="new licenses"
         series={plans.map((plan, index) => ({ key: plan.plan, name: plan.name, colour: colourAt(index) }))}

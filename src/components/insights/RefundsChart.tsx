@@ -16,10 +16,28 @@ const plural = (count: number, one: string, many: string) => `${formatCount(coun
 export const RefundsChart = ({ from, to, days, rows, csvHref }: Props) => {
   const currencies = keysOf(rows, (row) => row.currency)
   const counts = totalsByDay(days, rows, ['refunds', 'disputes'])
-  const refunded = byDay(days, rows, (row) => row.currency, (row) => row.refunded)
-  const disputed = byDay(days, rows, (row) => row.currency, (row) => row.disputed)
-  const totalOf = (field: 'refunded' | 'disputed', currency: string) => formatAmount(sum(rowsOf(rows, (row) => row.currency, currency), (row) => row[field]), currency)
-  const amounts = (field: 'refunded' | 'disputed') => currencies.map((currency) => totalOf(field, currency)).join(' and ')
+  const refunded = byDay(
+    days,
+    rows,
+    (row) => row.currency,
+    (row) => row.refunded,
+  )
+  const disputed = byDay(
+    days,
+    rows,
+    (row) => row.currency,
+    (row) => row.disputed,
+  )
+  const totalOf = (field: 'refunded' | 'disputed', currency: string) =>
+    formatAmount(
+      sum(
+        rowsOf(rows, (row) => row.currency, currency),
+        (row) => row[field],
+      ),
+      currency,
+    )
+  const amounts = (field: 'refunded' | 'disputed') =>
+    currencies.map((currency) => totalOf(field, currency)).join(' and ')
   const refunds = sum(rows, (row) => row.refunds)
   const disputes = sum(rows, (row) => row.disputes)
   const totals = `${plural(refunds, 'refund', 'refunds')} (${amounts('refunded')}), ${plural(disputes, 'dispute', 'disputes')} (${amounts('disputed')})`

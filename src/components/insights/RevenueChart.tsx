@@ -40,11 +40,19 @@ export const RevenueChart = ({ from, to, days, rows, csvHref }: Props) => (
             caption={`Revenue per day in ${currencyLabel(currency)}, ${formatRange(from, to)}`}
             columns={['Day', 'Paid', 'Refunded', 'Net']}
             of={`revenue in ${currencyLabel(currency)}`}
-            rows={data.map((day) => ({ key: day.day, header: formatLongDay(day.day), cells: [amount(day.paid), amount(day.refunded), amount(day.net)] }))}
+            rows={data.map((day) => ({
+              key: day.day,
+              header: formatLongDay(day.day),
+              cells: [amount(day.paid), amount(day.refunded), amount(day.net)],
+            }))}
             total={{
               key: 'total',
               header: 'Total',
-              cells: [amount(sum(own, (row) => row.paid)), amount(sum(own, (row) => row.refunded)), amount(sum(own, (row) => row.net))],
+              cells: [
+                amount(sum(own, (row) => row.paid)),
+                amount(sum(own, (row) => row.refunded)),
+                amount(sum(own, (row) => row.net)),
+              ],
             }}
           />
         </div>

@@ -30,7 +30,13 @@ export const StackedCounts = ({ label, caption, of, data, series }: Props) => (
         <Tooltip {...tooltipProps(formatCount)} />
         <Legend {...legendProps} />
         {series.map((one) => (
-          <Bar dataKey={(day: DayValues) => day.values[one.key]} fill={one.colour} key={one.key} name={one.name} stackId="stack" />
+          <Bar
+            dataKey={(day: DayValues) => day.values[one.key]}
+            fill={one.colour}
+            key={one.key}
+            name={one.name}
+            stackId="stack"
+          />
         ))}
       </BarChart>
     </Chart>
@@ -41,12 +47,18 @@ export const StackedCounts = ({ label, caption, of, data, series }: Props) => (
       rows={data.map((day) => ({
         key: day.day,
         header: formatLongDay(day.day),
-        cells: [...series.map((one) => formatCount(day.values[one.key] ?? 0)), formatCount(sum(Object.values(day.values), Number))],
+        cells: [
+          ...series.map((one) => formatCount(day.values[one.key] ?? 0)),
+          formatCount(sum(Object.values(day.values), Number)),
+        ],
       }))}
       total={{
         key: 'total',
         header: 'Total',
-        cells: [...series.map((one) => formatCount(sum(data, (day) => day.values[one.key] ?? 0))), formatCount(sum(data, (day) => sum(Object.values(day.values), Number)))],
+        cells: [
+          ...series.map((one) => formatCount(sum(data, (day) => day.values[one.key] ?? 0))),
+          formatCount(sum(data, (day) => sum(Object.values(day.values), Number))),
+        ],
       }}
     />
   </>

@@ -6,7 +6,15 @@ import type { SubscriptionsRow } from '../../staff/insights-types'
 import { colourAt, dayAxisProps, gridProps, tooltipProps, valueAxisProps } from './chart-style'
 import { byDay, keysOf, totalsByDay } from './data'
 import { Chart, Figure, Numbers, Summary } from './Figure'
-import { currencyLabel, formatAmount, formatAxisAmount, formatCount, formatLongDay, formatRange, formatShortDay } from './format'
+import {
+  currencyLabel,
+  formatAmount,
+  formatAxisAmount,
+  formatCount,
+  formatLongDay,
+  formatRange,
+  formatShortDay,
+} from './format'
 
 type Props = { from: string; to: string; days: string[]; rows: SubscriptionsRow[]; csvHref: string }
 
@@ -14,7 +22,12 @@ type Props = { from: string; to: string; days: string[]; rows: SubscriptionsRow[
 export const SubscriptionsChart = ({ from, to, days, rows, csvHref }: Props) => {
   const currencies = keysOf(rows, (row) => row.currency)
   const active = totalsByDay(days, rows, ['active'])
-  const mrr = byDay(days, rows, (row) => row.currency, (row) => row.mrr)
+  const mrr = byDay(
+    days,
+    rows,
+    (row) => row.currency,
+    (row) => row.mrr,
+  )
   // The range's last day: what is running now.
   const lastActive = active.at(-1)?.active ?? 0
   const lastMrr = (currency: string) => formatAmount(mrr.at(-1)?.values[currency] ?? 0, currency)
@@ -35,7 +48,14 @@ export const SubscriptionsChart = ({ from, to, days, rows, csvHref }: Props) => 
             <XAxis {...dayAxisProps} />
             <YAxis {...valueAxisProps(formatCount)} />
             <Tooltip {...tooltipProps(formatCount)} />
-            <Line dataKey="active" dot={false} name="Active subscriptions" stroke={colourAt(0)} strokeWidth={2} type="monotone" />
+            <Line
+              dataKey="active"
+              dot={false}
+              name="Active subscriptions"
+              stroke={colourAt(0)}
+              strokeWidth={2}
+              type="monotone"
+            />
           </LineChart>
         </Chart>
       </div>
@@ -69,7 +89,10 @@ export const SubscriptionsChart = ({ from, to, days, rows, csvHref }: Props) => 
         rows={active.map((day, at) => ({
           key: day.day,
           header: formatLongDay(day.day),
-          cells: [formatCount(day.active), ...currencies.map((currency) => formatAmount(mrr[at]?.values[currency] ?? 0, currency))],
+          cells: [
+            formatCount(day.active),
+            ...currencies.map((currency) => formatAmount(mrr[at]?.values[currency] ?? 0, currency)),
+          ],
         }))}
       />
     </Figure>

@@ -28,10 +28,22 @@ const tick = { fill: 'var(--theme-elevation-600)', fontSize: 12 }
 export const gridProps = { stroke: 'var(--theme-elevation-150)', vertical: false } as const
 
 /** The x axis: the days of the range, thinned to what fits (a 360 px screen shows a few). */
-export const dayAxisProps = { dataKey: 'day', tickFormatter: formatShortDay, tick, stroke: 'var(--theme-elevation-250)', minTickGap: 12 } as const
+export const dayAxisProps = {
+  dataKey: 'day',
+  tickFormatter: formatShortDay,
+  tick,
+  stroke: 'var(--theme-elevation-250)',
+  minTickGap: 12,
+} as const
 
 export const valueAxisProps = (format: (value: number) => string) =>
-  ({ tickFormatter: (value: number) => format(value), tick, stroke: 'var(--theme-elevation-250)', width: 64, allowDecimals: false }) as const
+  ({
+    tickFormatter: (value: number) => format(value),
+    tick,
+    stroke: 'var(--theme-elevation-250)',
+    width: 64,
+    allowDecimals: false,
+  }) as const
 
 const tooltipBox: CSSProperties = {
   background: 'var(--theme-elevation-0)',

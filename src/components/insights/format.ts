@@ -5,8 +5,19 @@
 const counts = new Intl.NumberFormat('en-US')
 const percents = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1 })
 const shortDays = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' })
-const mediumDays = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' })
-const longDays = new Intl.DateTimeFormat('en-US', { weekday: 'short', month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' })
+const mediumDays = new Intl.DateTimeFormat('en-US', {
+  month: 'short',
+  day: 'numeric',
+  year: 'numeric',
+  timeZone: 'UTC',
+})
+const longDays = new Intl.DateTimeFormat('en-US', {
+  weekday: 'short',
+  month: 'short',
+  day: 'numeric',
+  year: 'numeric',
+  timeZone: 'UTC',
+})
 
 const utc = (day: string) => new Date(`${day}T00:00:00.000Z`)
 
@@ -22,7 +33,8 @@ export const formatShortDay = (day: string): string => shortDays.format(utc(day)
 export const formatLongDay = (day: string): string => longDays.format(utc(day))
 
 /** "Nov 1 to Nov 30, 2026": a range in words. */
-export const formatRange = (from: string, to: string): string => `${formatShortDay(from)} to ${mediumDays.format(utc(to))}`
+export const formatRange = (from: string, to: string): string =>
+  `${formatShortDay(from)} to ${mediumDays.format(utc(to))}`
 
 /** A currency's code as a seller reads it: "USD". */
 export const currencyLabel = (currency: string): string => currency.toUpperCase()
@@ -33,7 +45,9 @@ const amountFormat = (currency: string, options: Intl.NumberFormatOptions): Amou
   try {
     const format = new Intl.NumberFormat('en-US', { ...options, style: 'currency', currency: currency.toUpperCase() })
     // Minor units per major unit come from the currency itself: cents for USD, none for JPY.
-    const digits = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2
+    const digits =
+      new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions()
+        .maximumFractionDigits ?? 2
     return { format: (minor) => format.format(minor / 10 ** digits) }
   } catch {
     // Not an ISO 4217 code: the raw minor amount, grouped, rather than a broken dashboard.

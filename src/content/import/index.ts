@@ -8,7 +8,16 @@ import type { Payload, PayloadRequest, RichTextField, Where } from 'payload'
 import { changelogSlug } from '../../../collections/content/ChangelogEntries'
 import { CONTENT_IMPORT_CONTEXT } from '../../../collections/content/shared'
 import { inTransaction } from '../../db/transaction'
-import { ContentSourceError, IMAGE, type ImageRef, parseSource, type ParsedSource, type ChangelogFrontmatter, type PostFrontmatter, type SourceProblem } from './parse'
+import {
+  ContentSourceError,
+  IMAGE,
+  type ImageRef,
+  parseSource,
+  type ParsedSource,
+  type ChangelogFrontmatter,
+  type PostFrontmatter,
+  type SourceProblem,
+} from './parse'
 
 export { ContentSourceError } from './parse'
 
@@ -26,7 +35,11 @@ type Source =
   | { collection: 'posts'; parsed: ParsedSource<PostFrontmatter>; slug: string; hash: string }
   | { collection: 'changelog_entries'; parsed: ParsedSource<ChangelogFrontmatter>; slug: string; hash: string }
 
-type ExistingEntry = { id: number; slug: string; source?: { path?: string | null; contentHash?: string | null; editedAfterImport?: boolean | null } | null }
+type ExistingEntry = {
+  id: number
+  slug: string
+  source?: { path?: string | null; contentHash?: string | null; editedAfterImport?: boolean | null } | null
+}
 
 const sha256 = (data: Buffer | string) => crypto.createHash('sha256').update(data).digest('hex')
 
@@ -36,18 +49,32 @@ const readSources = (root: string, displayRoot: string): Source[] => {
   const sources: Source[] = []
   for (const collection of Object.keys(FOLDERS) as ContentCollection[]) {
     const folder = path.join(root, FOLDERS[collection])
-    const names = fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => name.endsWith('.mdx')).sort() : []
+    const names = fs.existsSync(folder)
+      ? fs
+          .readdirSync(folder)
+          .filter((name) => name.endsWith('.mdx'))
+          .sort()
+      : []
     const seen = new Map<string, string>()
     for (const name of names) {
       const absoluteFile = path.join(folder, name)
       const file = path.relative(displayRoot, absoluteFile)
       const text = fs.readFileSync(absoluteFile, 'utf8')
-      const parsed = parseSource(collection, file, absoluteFile, text, problems, (candidate) => fs.existsSync(candidate))
+      const parsed = parseSource(collection, file, absoluteFile, text, problems, (candidate) =>
+        fs.existsSync(candidate),
+      )
       if (!parsed) continue
       const slug =
         parsed.frontmatter.slug ??
-        (collection === 'posts' ? path.basename(name, '.mdx') : changelogSlug((parsed.frontmatter as ChangelogFrontmatter).version))
-      const claims = [`slug ${slug}`, ...(collection === 'changelog_entries' ? [`version ${(parsed.frontmatter as ChangelogFrontmatter).version}`] : [])]
+        (collection === 'posts'
+          ? path.basename(name, '.mdx')
+          : changelogSlug((parsed.frontmatter as ChangelogFrontmatter).version))
+      const claims = [
+        `slug ${slug}`,
+        ...(collection === 'changelog_entries'
+          ? [`version ${(parsed.frontmatter as ChangelogFrontmatter).version}`]
+          : []),
+      ]
       for (const claim of claims) {
         const other = seen.get(claim)
         if (other) problems.push({ file, line: 1, reason: `${claim} is also used by ${other}` })
@@ -67,9 +94,22 @@ const readSources = (root: string, displayRoot: string): Source[] => {
 /** The upload of an image file, reused when the same bytes were imported before. */
 const mediaFor = async (req: PayloadRequest, image: ImageRef): Promise<number> => {
   const sourceHash = sha256(fs.readFileSync(image.absolutePath))
-  const { docs } = await req.payload.find({ collection: 'media', where: { sourceHash: { equals: sourceHash } }, limit: 1, depth: 0, req, overrideAccess: true })
+  const { docs } = await req.payload.find({
+    collection: 'media',
+    where: { sourceHash: { equals: sourceHash } },
+    limit: 1,
+    depth: 0,
+    req,
+    overrideAccess: true,
+  })
   if (docs[0]) return docs[0].id
-  const created = await req.payload.create({ collection: 'media', data: { alt: image.alt, sourceHash }, filePath: image.absolutePath, req, overrideAccess: true })
+  const created = await req.payload.create({
+    collection: 'media',
+    data: { alt: image.alt, sourceHash },
+    filePath: image.absolutePath,
+    req,
+    overrideAccess: true,
+  })
   return created.id
 }
 
@@ -82,7 +122,9 @@ const toLexical = async (req: PayloadRequest, collection: ContentCollection, sou
     const id = ids.get(path.resolve(path.dirname(source.absoluteFile), target))
     return id === undefined ? whole : `![media:${id}]()`
   })
-  const field = req.payload.collections[collection].config.flattenedFields.find((candidate) => candidate.name === 'body') as RichTextField
+  const field = req.payload.collections[collection].config.flattenedFields.find(
+    (candidate) => candidate.name === 'body',
+  ) as RichTextField
   return convertMarkdownToLexical({ editorConfig: editorConfigFactory.fromField({ field }), markdown })
 }
 
@@ -111,10 +153,19 @@ const dataFor = async (req: PayloadRequest, source: Source, file: string, now: D
 const decide = (source: Source, existing: ExistingEntry | undefined): Pick<ImportItem, 'action' | 'reason'> => {
   if (!existing) return { action: 'create' }
   const origin = existing.source
-  if (!origin?.path) return { action: 'conflict', reason: `an entry with this ${existing.slug === source.slug ? 'slug' : 'version'} was created in the admin; the file is not imported` }
-  if (origin.path !== source.parsed.file) return { action: 'conflict', reason: `the entry was imported from ${origin.path}` }
+  if (!origin?.path)
+    return {
+      action: 'conflict',
+      reason: `an entry with this ${existing.slug === source.slug ? 'slug' : 'version'} was created in the admin; the file is not imported`,
+    }
+  if (origin.path !== source.parsed.file)
+    return { action: 'conflict', reason: `the entry was imported from ${origin.path}` }
   if (origin.contentHash === source.hash) return { action: 'unchanged' }
-  if (origin.editedAfterImport) return { action: 'conflict', reason: 'the entry was edited in the admin after it was imported; the change of the file is not applied' }
+  if (origin.editedAfterImport)
+    return {
+      action: 'conflict',
+      reason: 'the entry was edited in the admin after it was imported; the change of the file is not applied',
+    }
   return { action: 'update' }
 }
 
@@ -124,7 +175,15 @@ const findExisting = async (req: PayloadRequest, source: Source): Promise<Existi
       ? { or: [{ slug: { equals: source.slug } }, { version: { equals: source.parsed.frontmatter.version } }] }
       : { slug: { equals: source.slug } }
   // The newest version, draft or published: an edit saved as a draft counts as an edit too.
-  const { docs } = await req.payload.find({ collection: source.collection, where, draft: true, limit: 1, depth: 0, req, overrideAccess: true })
+  const { docs } = await req.payload.find({
+    collection: source.collection,
+    where,
+    draft: true,
+    limit: 1,
+    depth: 0,
+    req,
+    overrideAccess: true,
+  })
   return docs[0]
 }
 
@@ -151,8 +210,23 @@ export const importContent = async (
       if (options.check || (decision.action !== 'create' && decision.action !== 'update')) continue
       const data = await dataFor(req, source, source.parsed.file, now)
       const context = { [CONTENT_IMPORT_CONTEXT]: true }
-      if (decision.action === 'create') await req.payload.create({ collection: source.collection, data: data as never, req, overrideAccess: true, context })
-      else await req.payload.update({ collection: source.collection, id: existing!.id, data: data, req, overrideAccess: true, context })
+      if (decision.action === 'create')
+        await req.payload.create({
+          collection: source.collection,
+          data: data as never,
+          req,
+          overrideAccess: true,
+          context,
+        })
+      else
+        await req.payload.update({
+          collection: source.collection,
+          id: existing!.id,
+          data: data,
+          req,
+          overrideAccess: true,
+          context,
+        })
     }
     return { items, applied: !options.check }
   })
@@ -166,7 +240,10 @@ export const describeImport = (report: ImportReport): string[] => {
   const changed = report.items.filter((item) => item.action !== 'unchanged')
   const unchanged = report.items.length - changed.length
   return [
-    ...changed.map((item) => `${verb[item.action]}: ${item.collection}/${item.slug} (${item.file})${item.reason ? `: ${item.reason}` : ''}`),
+    ...changed.map(
+      (item) =>
+        `${verb[item.action]}: ${item.collection}/${item.slug} (${item.file})${item.reason ? `: ${item.reason}` : ''}`,
+    ),
     `${report.items.length} sources: ${unchanged} unchanged, ${changed.filter((i) => i.action === 'create').length} new, ${changed.filter((i) => i.action === 'update').length} changed, ${changed.filter((i) => i.action === 'conflict').length} conflicts`,
   ]
 }

@@ -25,13 +25,20 @@ const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.av
 const day = z
   .string({ error: 'must be a date written as YYYY-MM-DD' })
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written as YYYY-MM-DD')
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'is not a real date')
+  .refine(
+    (value) =>
+      !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+    'is not a real date',
+  )
 const slug = z.string().max(96).regex(SLUG_PATTERN, 'must be lowercase letters, digits and single dashes')
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`)
+const text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`)
 
 const postFrontmatter = z.strictObject({
   title: text(120),
-  slug: slug.refine((value) => !(RESERVED_POST_SLUGS as readonly string[]).includes(value), 'is taken by a page of the site').optional(),
+  slug: slug
+    .refine((value) => !(RESERVED_POST_SLUGS as readonly string[]).includes(value), 'is taken by a page of the site')
+    .optional(),
   summary: text(300),
   date: day,
   author: text(80),
@@ -98,7 +105,13 @@ const ATTRIBUTE = /([A-Za-z][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|\{([^}]*)\})/g
  * supported components with valid props, images that exist beside the file, no MDX imports,
  * exports or expressions, no level-1 heading (the title is the page's h1).
  */
-const scanBody = (file: string, absoluteFile: string, body: string, firstLine: number, problems: SourceProblem[]): ImageRef[] => {
+const scanBody = (
+  file: string,
+  absoluteFile: string,
+  body: string,
+  firstLine: number,
+  problems: SourceProblem[],
+): ImageRef[] => {
   const images: ImageRef[] = []
   const open: { name: string; line: number }[] = []
   let fence: string | null = null
@@ -112,20 +125,39 @@ const scanBody = (file: string, absoluteFile: string, body: string, firstLine: n
     if (fenceMatch) {
       fence = fenceMatch[1] ?? '```'
       const language = fenceMatch[2] ?? ''
-      if (!language) problems.push({ file, line, reason: `a code block needs a language (one of ${Object.keys(CODE_LANGUAGES).join(', ')})` })
-      else if (!(language in CODE_LANGUAGES)) problems.push({ file, line, reason: `unsupported code language "${language}" (use one of ${Object.keys(CODE_LANGUAGES).join(', ')})` })
+      if (!language)
+        problems.push({
+          file,
+          line,
+          reason: `a code block needs a language (one of ${Object.keys(CODE_LANGUAGES).join(', ')})`,
+        })
+      else if (!(language in CODE_LANGUAGES))
+        problems.push({
+          file,
+          line,
+          reason: `unsupported code language "${language}" (use one of ${Object.keys(CODE_LANGUAGES).join(', ')})`,
+        })
       return
     }
-    if (/^\s*(import|export)\s/.test(raw)) problems.push({ file, line, reason: 'MDX imports and exports are not supported' })
-    if (/^#\s/.test(raw)) problems.push({ file, line, reason: 'a level-1 heading: the title is the page heading, start sections at ##' })
+    if (/^\s*(import|export)\s/.test(raw))
+      problems.push({ file, line, reason: 'MDX imports and exports are not supported' })
+    if (/^#\s/.test(raw))
+      problems.push({ file, line, reason: 'a level-1 heading: the title is the page heading, start sections at ##' })
     // Inline code may show anything: drop it before looking for tags, expressions and images.
     const prose = raw.replace(/`[^`]*`/g, '')
-    if (/(^|[^\\]){/.test(prose)) problems.push({ file, line, reason: 'MDX expressions ({...}) are not supported; escape a literal brace as \\{' })
+    if (/(^|[^\\]){/.test(prose))
+      problems.push({ file, line, reason: 'MDX expressions ({...}) are not supported; escape a literal brace as \\{' })
     for (const match of prose.matchAll(TAG)) {
       const [whole, name = '', attributes = ''] = match
       const component = MDX_COMPONENTS[name]
       if (!component) {
-        problems.push({ file, line, reason: `unsupported component <${name}> (supported: ${Object.keys(MDX_COMPONENTS).map((c) => `<${c}>`).join(', ')})` })
+        problems.push({
+          file,
+          line,
+          reason: `unsupported component <${name}> (supported: ${Object.keys(MDX_COMPONENTS)
+            .map((c) => `<${c}>`)
+            .join(', ')})`,
+        })
         continue
       }
       if (whole.startsWith('</')) {
@@ -137,15 +169,24 @@ const scanBody = (file: string, absoluteFile: string, body: string, firstLine: n
         const [, prop = '', double, single, expression] = attribute
         const allowed = component.props[prop]
         const value = double ?? single
-        if (!allowed) problems.push({ file, line, reason: `<${name}> has no prop "${prop}" (props: ${Object.keys(component.props).join(', ')})` })
-        else if (expression !== undefined) problems.push({ file, line, reason: `<${name} ${prop}> takes a quoted string, not an expression` })
-        else if (!allowed.includes(value ?? '')) problems.push({ file, line, reason: `<${name} ${prop}="${value}"> must be one of ${allowed.join(', ')}` })
+        if (!allowed)
+          problems.push({
+            file,
+            line,
+            reason: `<${name}> has no prop "${prop}" (props: ${Object.keys(component.props).join(', ')})`,
+          })
+        else if (expression !== undefined)
+          problems.push({ file, line, reason: `<${name} ${prop}> takes a quoted string, not an expression` })
+        else if (!allowed.includes(value ?? ''))
+          problems.push({ file, line, reason: `<${name} ${prop}="${value}"> must be one of ${allowed.join(', ')}` })
       }
       for (const prop of Object.keys(component.props)) {
-        if (!new RegExp(`\\b${prop}\\s*=`).test(attributes)) problems.push({ file, line, reason: `<${name}> needs the prop ${prop}` })
+        if (!new RegExp(`\\b${prop}\\s*=`).test(attributes))
+          problems.push({ file, line, reason: `<${name}> needs the prop ${prop}` })
       }
       // The editor's block converter takes the text between the opening tag and the closing one.
-      if (whole.endsWith('/>')) problems.push({ file, line, reason: `<${name}> needs its text between <${name}> and </${name}>` })
+      if (whole.endsWith('/>'))
+        problems.push({ file, line, reason: `<${name}> needs its text between <${name}> and </${name}>` })
       else open.push({ name, line })
     }
     for (const match of prose.matchAll(IMAGE)) {
@@ -154,17 +195,30 @@ const scanBody = (file: string, absoluteFile: string, body: string, firstLine: n
       if (image) images.push(image)
     }
   })
-  if (fence) problems.push({ file, line: firstLine + body.split(/\r?\n/).length - 1, reason: 'a code block is not closed' })
+  if (fence)
+    problems.push({ file, line: firstLine + body.split(/\r?\n/).length - 1, reason: 'a code block is not closed' })
   for (const unclosed of open) problems.push({ file, line: unclosed.line, reason: `<${unclosed.name}> is not closed` })
   return images
 }
 
-const resolveImage = (file: string, absoluteFile: string, target: string, alt: string, line: number, problems: SourceProblem[]): ImageRef | null => {
+const resolveImage = (
+  file: string,
+  absoluteFile: string,
+  target: string,
+  alt: string,
+  line: number,
+  problems: SourceProblem[],
+): ImageRef | null => {
   if (/^[a-z]+:/i.test(target) || target.startsWith('/')) {
-    problems.push({ file, line, reason: `image "${target}": refer to a file beside the source (./images/name.png); remote and absolute images are not imported` })
+    problems.push({
+      file,
+      line,
+      reason: `image "${target}": refer to a file beside the source (./images/name.png); remote and absolute images are not imported`,
+    })
     return null
   }
-  if (!alt.trim()) problems.push({ file, line, reason: `image "${target}" needs alt text: ![what it shows](${target})` })
+  if (!alt.trim())
+    problems.push({ file, line, reason: `image "${target}" needs alt text: ![what it shows](${target})` })
   if (!IMAGE_EXTENSIONS.has(path.extname(target).toLowerCase())) {
     problems.push({ file, line, reason: `image "${target}": use PNG, JPEG, WebP, AVIF or GIF` })
     return null
@@ -188,13 +242,22 @@ export const parseSource = <K extends 'posts' | 'changelog_entries'>(
   const before = problems.length
   const match = FRONTMATTER.exec(source)
   if (!match) {
-    problems.push({ file, line: 1, reason: 'no frontmatter: start the file with a --- block of title, summary, date, ...' })
+    problems.push({
+      file,
+      line: 1,
+      reason: 'no frontmatter: start the file with a --- block of title, summary, date, ...',
+    })
     return null
   }
   const yamlText = match[1] ?? ''
   const document = parseDocument(yamlText, { lineCounter: new LineCounter(), prettyErrors: true })
   if (document.errors.length > 0) {
-    for (const error of document.errors) problems.push({ file, line: (error.linePos?.[0]?.line ?? 1) + 1, reason: `frontmatter is not valid YAML: ${error.message.split('\n')[0]}` })
+    for (const error of document.errors)
+      problems.push({
+        file,
+        line: (error.linePos?.[0]?.line ?? 1) + 1,
+        reason: `frontmatter is not valid YAML: ${error.message.split('\n')[0]}`,
+      })
     return null
   }
   const schema = kind === 'posts' ? postFrontmatter : changelogFrontmatter
@@ -205,7 +268,12 @@ export const parseSource = <K extends 'posts' | 'changelog_entries'>(
       const key = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined
       const issuePath = key ? [...issue.path, key] : issue.path
       const label = issuePath.length ? issuePath.join('.') : 'frontmatter'
-      const reason = issue.code === 'unrecognized_keys' ? `unknown frontmatter key "${issue.keys.join('", "')}"` : issue.code === 'invalid_type' && issue.input === undefined ? `"${label}" is required` : `"${label}" ${issue.message}`
+      const reason =
+        issue.code === 'unrecognized_keys'
+          ? `unknown frontmatter key "${issue.keys.join('", "')}"`
+          : issue.code === 'invalid_type' && issue.input === undefined
+            ? `"${label}" is required`
+            : `"${label}" ${issue.message}`
       problems.push({ file, line: lineOfPath(yamlText, issuePath) + 1, reason })
     }
   }
@@ -216,11 +284,17 @@ export const parseSource = <K extends 'posts' | 'changelog_entries'>(
   if (kind === 'posts' && typeof raw.cover === 'string') {
     const line = lineOfPath(yamlText, ['cover']) + 1
     const alt = typeof raw.coverAlt === 'string' ? raw.coverAlt : ''
-    if (!alt.trim()) problems.push({ file, line, reason: '"coverAlt" is required with a cover: say what the image shows' })
+    if (!alt.trim())
+      problems.push({ file, line, reason: '"coverAlt" is required with a cover: say what the image shows' })
     cover = resolveImage(file, absoluteFile, raw.cover, alt || 'cover', line, problems)
   }
   for (const image of [...images, ...(cover ? [cover] : [])]) {
-    if (!exists(image.absolutePath)) problems.push({ file, line: image.line, reason: `image ${path.relative(path.dirname(absoluteFile), image.absolutePath)} does not exist` })
+    if (!exists(image.absolutePath))
+      problems.push({
+        file,
+        line: image.line,
+        reason: `image ${path.relative(path.dirname(absoluteFile), image.absolutePath)} does not exist`,
+      })
   }
   if (!parsed.success || problems.length > before) return null
   return { file, absoluteFile, frontmatter: parsed.data as never, body, images, cover }

@@ -6,7 +6,9 @@ const ICONS: Record<CalloutKind, string> = { info: 'i', tip: '✓', warning: '!'
 
 /** The Callout block: one paragraph of plain text with a kind (info, tip, warning). */
 export const Callout = ({ kind, text }: { kind?: string | null; text?: string | null }) => {
-  const safeKind: CalloutKind = (CALLOUT_KINDS as readonly string[]).includes(kind ?? '') ? (kind as CalloutKind) : 'info'
+  const safeKind: CalloutKind = (CALLOUT_KINDS as readonly string[]).includes(kind ?? '')
+    ? (kind as CalloutKind)
+    : 'info'
   return (
     <aside className={`callout callout-${safeKind}`} role="note" aria-label={TITLES[safeKind]}>
       <span className="callout-icon" aria-hidden="true">

@@ -17,7 +17,11 @@ export const CodeBlock = async ({ code, language }: { code: string; language?: s
   const grammar = grammarFor(language)
   // Plain text needs no label; an unknown language shows its own name.
   const named = language?.trim() ?? ''
-  const label = grammar ? LABELS[grammar] : ['', 'text', 'plaintext', 'txt'].includes(named.toLowerCase()) ? null : named
+  const label = grammar
+    ? LABELS[grammar]
+    : ['', 'text', 'plaintext', 'txt'].includes(named.toLowerCase())
+      ? null
+      : named
   return (
     <figure className="prose-code">
       {label ? <figcaption className="prose-code-label">{label}</figcaption> : null}

@@ -15,4 +15,11 @@ export const RichBody = ({
   /** For several bodies on one page, so their heading anchors stay unique. */
   anchorPrefix?: string
   className?: string
-}) => <RichText data={data} converters={bodyConverters(siteOrigin, anchorPrefix)} className={className} disableIndent={['listitem']} />
+}) => (
+  <RichText
+    data={data}
+    converters={bodyConverters(siteOrigin, anchorPrefix)}
+    className={className}
+    disableIndent={['listitem']}
+  />
+)

@@ -17,7 +17,14 @@ type CodeFields = { blockType: 'Code'; blockName?: string | null; language?: str
 type CalloutFields = { blockType: 'Callout'; blockName?: string | null; kind?: string | null; text?: string | null }
 export type BodyNodes = DefaultNodeTypes | SerializedBlockNode<CodeFields> | SerializedBlockNode<CalloutFields>
 
-type UploadedImage = { url?: string | null; alt?: string | null; width?: number | null; height?: number | null; mimeType?: string | null; filename?: string | null }
+type UploadedImage = {
+  url?: string | null
+  alt?: string | null
+  width?: number | null
+  height?: number | null
+  mimeType?: string | null
+  filename?: string | null
+}
 
 const SAFE_HREF = /^(https?:\/\/|mailto:|\/(?!\/)|#)/i
 
@@ -93,7 +100,14 @@ export const bodyConverters = (siteOrigin: string, anchorPrefix = ''): JSXConver
       const alt = typeof fields.alt === 'string' && fields.alt ? fields.alt : (doc.alt ?? '')
       return (
         <figure className="prose-figure">
-          <img src={doc.url} alt={alt} width={doc.width ?? undefined} height={doc.height ?? undefined} loading="lazy" decoding="async" />
+          <img
+            src={doc.url}
+            alt={alt}
+            width={doc.width ?? undefined}
+            height={doc.height ?? undefined}
+            loading="lazy"
+            decoding="async"
+          />
           {alt ? <figcaption>{alt}</figcaption> : null}
         </figure>
       )
@@ -106,8 +120,12 @@ export const bodyConverters = (siteOrigin: string, anchorPrefix = ''): JSXConver
       autolink: link,
       upload,
       blocks: {
-        Code: ({ node }: { node: SerializedBlockNode<CodeFields> }) => <CodeBlock code={node.fields.code ?? ''} language={node.fields.language} />,
-        Callout: ({ node }: { node: SerializedBlockNode<CalloutFields> }) => <Callout kind={node.fields.kind} text={node.fields.text} />,
+        Code: ({ node }: { node: SerializedBlockNode<CodeFields> }) => (
+          <CodeBlock code={node.fields.code ?? ''} language={node.fields.language} />
+        ),
+        Callout: ({ node }: { node: SerializedBlockNode<CalloutFields> }) => (
+          <Callout kind={node.fields.kind} text={node.fields.text} />
+        ),
       },
     }
   }

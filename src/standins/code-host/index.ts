@@ -5,12 +5,4 @@
  */
 export { startCodeHostStandIn } from './server'
 
-export type {
-  CodeHostStandIn,
-  
-  
-  
-  
-  
-  
-} from './types'
+export type { CodeHostStandIn } from './types'

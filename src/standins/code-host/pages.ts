@@ -72,14 +72,18 @@ export const pages = (host: CodeHost): express.Router => {
     send(res, 200, overview(host))
   })
 
-  router.post('/_standin/accept', express.urlencoded({ extended: false }), (req: Request<object, unknown, { login?: unknown } | undefined>, res) => {
-    const login = typeof req.body?.login === 'string' ? req.body.login : ''
-    if (!acceptInvitationOf(host, login)) {
-      send(res, 404, overview(host, `${login || 'Nobody'} has no pending invitation to accept.`))
-      return
-    }
-    res.redirect(303, '/')
-  })
+  router.post(
+    '/_standin/accept',
+    express.urlencoded({ extended: false }),
+    (req: Request<object, unknown, { login?: unknown } | undefined>, res) => {
+      const login = typeof req.body?.login === 'string' ? req.body.login : ''
+      if (!acceptInvitationOf(host, login)) {
+        send(res, 404, overview(host, `${login || 'Nobody'} has no pending invitation to accept.`))
+        return
+      }
+      res.redirect(303, '/')
+    },
+  )
 
   return router
 }

@@ -6,15 +6,4 @@
 export { startOAuthStandIn } from './server'
 export { DEFAULT_ACCOUNTS } from './accounts'
 
-export type {
-  
-  
-  
-  OAuthClientRegistration,
-  
-  OAuthProvider,
-  OAuthStandIn,
-  
-  
-  
-} from './types'
+export type { OAuthClientRegistration, OAuthProvider, OAuthStandIn } from './types'

@@ -99,12 +99,12 @@ export const startOAuthStandIn = async (options: OAuthStandInOptions): Promise<O
     // A promise whatever happens: a refusal below is a rejection, as from the real provider's page.
     approve: (authorizationUrl, approveOptions) =>
       Promise.resolve().then(() => {
-      const requested = new URL(authorizationUrl)
-      const provider = providerAuthorizing(host, requested)
-      if (!provider) throw new Error(`${authorizationUrl} is not an authorization endpoint of this stand-in`)
-      const request = readAuthorizationRequest(host, provider, requested.searchParams)
-      return approveOptions?.deny ? deniedRedirect(request) : approvedRedirect(host, request)
-    }),
+        const requested = new URL(authorizationUrl)
+        const provider = providerAuthorizing(host, requested)
+        if (!provider) throw new Error(`${authorizationUrl} is not an authorization endpoint of this stand-in`)
+        const request = readAuthorizationRequest(host, provider, requested.searchParams)
+        return approveOptions?.deny ? deniedRedirect(request) : approvedRedirect(host, request)
+      }),
     state: host.state,
   }
 }

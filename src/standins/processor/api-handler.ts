@@ -66,7 +66,7 @@ export const apiHandler =
     const key = req.method === 'POST' ? req.get('Idempotency-Key') : undefined
     if (key !== undefined && replay(processor, req, res, key, rawBody)) return
 
-    const params: Params = { ...(req.query), ...parseParams(rawBody) }
+    const params: Params = { ...req.query, ...parseParams(rawBody) }
     let answer: ApiAnswer
     try {
       answer = handle({

@@ -143,7 +143,10 @@ const coupons = (processor: Processor) =>
     del: ({ path, origin }) => {
       const coupon = requireCoupon(processor.state, path('id'), processor.livemode)
       processor.state.coupons.delete(coupon.id)
-      return { body: buildDeletedCoupon(coupon.id), events: [processor.events.create('coupon.deleted', coupon, origin)] }
+      return {
+        body: buildDeletedCoupon(coupon.id),
+        events: [processor.events.create('coupon.deleted', coupon, origin)],
+      }
     },
   }) satisfies Record<string, ApiHandler>
 
@@ -152,7 +155,14 @@ const ADDRESS_FIELDS = ['city', 'country', 'line1', 'line2', 'postal_code', 'sta
 /** `address[country]=DE&address[city]=...`; an empty `address=` unsets it. */
 const readAddress = (value: Params[string]): Stripe.Address | null => {
   const fields = object(value)
-  const address: Stripe.Address = { city: null, country: null, line1: null, line2: null, postal_code: null, state: null }
+  const address: Stripe.Address = {
+    city: null,
+    country: null,
+    line1: null,
+    line2: null,
+    postal_code: null,
+    state: null,
+  }
   for (const key of Object.keys(fields)) {
     const field = ADDRESS_FIELDS.find((candidate) => candidate === key)
     if (!field) throw invalidRequest(`Received unknown parameter: address[${key}]`, { param: `address[${key}]` })

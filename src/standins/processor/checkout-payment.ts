@@ -303,7 +303,11 @@ const decline = (processor: Processor, session: Stripe.Checkout.Session, email: 
   return [[processor.events.create('payment_intent.payment_failed', paymentIntent)]]
 }
 
-const paySubscription = (processor: Processor, session: Stripe.Checkout.Session, collected: Collected): PaymentPhases => {
+const paySubscription = (
+  processor: Processor,
+  session: Stripe.Checkout.Session,
+  collected: Collected,
+): PaymentPhases => {
   const paying = payingCustomer(processor, session, collected)
   if (!paying.customer) throw new Error('subscription mode always has a customer')
   const started = startSubscription(processor, {
@@ -380,7 +384,10 @@ const payDelayed = (
   if (succeeds) {
     const settled = settle(processor, paymentIntent, collected, kind)
     session.payment_status = 'paid'
-    const invoiced = invoiceFor(processor, session, paying.customer, collected, { paymentIntent, charge: settled.charge })
+    const invoiced = invoiceFor(processor, session, paying.customer, collected, {
+      paymentIntent,
+      charge: settled.charge,
+    })
     return [
       completed,
       [processor.events.create('checkout.session.async_payment_succeeded', session), ...settled.events, ...invoiced],

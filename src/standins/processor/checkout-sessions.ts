@@ -268,7 +268,11 @@ const readInvoiceCreation = (params: Params, mode: Mode): Stripe.Checkout.Sessio
  * Adds the tax of `rule` to the line items (on what is left after their discount) and to the session's
  * totals; the calculation is then `complete`.
  */
-export const applySessionTax = (session: Stripe.Checkout.Session, lineItems: Stripe.LineItem[], rule: TaxRule): void => {
+export const applySessionTax = (
+  session: Stripe.Checkout.Session,
+  lineItems: Stripe.LineItem[],
+  rule: TaxRule,
+): void => {
   let tax = 0
   for (const item of lineItems) {
     const taxable = item.amount_subtotal - item.amount_discount

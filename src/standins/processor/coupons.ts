@@ -46,7 +46,8 @@ const readAmount = (params: Params) => {
 const readDuration = (params: Params) => {
   const given = nonEmptyText(params.duration) ?? 'once'
   const duration = DURATIONS.find((candidate) => candidate === given)
-  if (!duration) throw invalidRequest('Invalid duration: must be one of forever, once, or repeating', { param: 'duration' })
+  if (!duration)
+    throw invalidRequest('Invalid duration: must be one of forever, once, or repeating', { param: 'duration' })
   const months = integer(params.duration_in_months, 'duration_in_months')
   if (duration === 'repeating' && months === undefined) throw parameterMissing('duration_in_months')
   if (duration !== 'repeating' && months !== undefined) {

@@ -133,7 +133,13 @@ export class EventLog {
   /** As Stripe does: a delivery without a 2xx answer is sent again later (when retries are configured). */
   private retryOnFailure(record: StandInEventRecord, delivery: WebhookDelivery | undefined, retry: number): void {
     const delay = this.config.retryDelaysMs?.[retry]
-    if (!delivery || (delivery.status !== null && delivery.status < 300) || delay === undefined || this.closing.signal.aborted) return
+    if (
+      !delivery ||
+      (delivery.status !== null && delivery.status < 300) ||
+      delay === undefined ||
+      this.closing.signal.aborted
+    )
+      return
     this.config.log(`webhook ${record.event.type} ${record.event.id}: retry ${retry + 1} in ${delay} ms`)
     const timer = setTimeout(() => {
       void this.track(this.post(record)).then((next) => this.retryOnFailure(record, next, retry + 1))

@@ -20,7 +20,13 @@ const expandableOnly = (processor: Processor, target: Json, field: string): unkn
   }
   if (field === 'tax_ids' && target.object === 'customer' && typeof target.id === 'string') {
     const data = customerTaxIds(processor, target.id)
-    return { object: 'list', data, has_more: false, total_count: data.length, url: `/v1/customers/${target.id}/tax_ids` }
+    return {
+      object: 'list',
+      data,
+      has_more: false,
+      total_count: data.length,
+      url: `/v1/customers/${target.id}/tax_ids`,
+    }
   }
   return undefined
 }

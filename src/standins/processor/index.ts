@@ -5,17 +5,4 @@
  */
 export { startProcessorStandIn } from './server'
 export { DEFAULT_PRICES } from './prices'
-export type {
-  
-  
-  PayOutcome,
-  
-  ProcessorStandIn,
-  
-  
-  
-  
-  
-  
-  
-} from './types'
+export type { PayOutcome, ProcessorStandIn } from './types'

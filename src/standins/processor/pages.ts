@@ -52,7 +52,8 @@ const readTaxFields = (req: Request): Pick<PayOptions, 'country' | 'businessName
   const value = formField(req, 'tax_id')?.trim() || undefined
   const typeField = formField(req, 'tax_id_type') ?? 'eu_vat'
   const type = TAX_ID_TYPES.find((candidate) => candidate === typeField)
-  if (value !== undefined && !type) throw invalidRequest(`Unknown tax ID type '${typeField}'.`, { param: 'tax_id_type' })
+  if (value !== undefined && !type)
+    throw invalidRequest(`Unknown tax ID type '${typeField}'.`, { param: 'tax_id_type' })
   return { country, businessName, taxId: value !== undefined && type ? { type, value } : undefined }
 }
 

@@ -8,7 +8,12 @@ import type { StandInPrice } from './types'
 export const DEFAULT_PRICES: StandInPrice[] = [
   { id: 'price_standin_standard_lifetime', unitAmount: 14900, type: 'one_time', productName: 'Standard (lifetime)' },
   { id: 'price_standin_ultimate_lifetime', unitAmount: 29900, type: 'one_time', productName: 'Ultimate (lifetime)' },
-  { id: 'price_standin_standard_renewal', unitAmount: 4900, type: 'one_time', productName: 'Standard (renewal of updates)' },
+  {
+    id: 'price_standin_standard_renewal',
+    unitAmount: 4900,
+    type: 'one_time',
+    productName: 'Standard (renewal of updates)',
+  },
   {
     id: 'price_standin_pro_monthly',
     unitAmount: 2900,

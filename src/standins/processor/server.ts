@@ -20,7 +20,12 @@ import { injectFailures } from '../shared/inject-failures'
 
 const buildApp = (
   processor: Processor,
-  fields: { actions: ProcessorActions; failures: FailureRules<FailureRule>; secretKey: string; log: (line: string) => void },
+  fields: {
+    actions: ProcessorActions
+    failures: FailureRules<FailureRule>
+    secretKey: string
+    log: (line: string) => void
+  },
 ): express.Express => {
   const app = express()
   app.disable('x-powered-by')

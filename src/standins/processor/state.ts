@@ -23,7 +23,11 @@ export type LegacyInvoice = Stripe.Invoice & {
 export type CustomerUpdateChoice = 'auto' | 'never'
 
 /** `customer_update[...]`: what checkout may save onto the existing customer it names. */
-export type CustomerUpdate = { name: CustomerUpdateChoice; address: CustomerUpdateChoice; shipping: CustomerUpdateChoice }
+export type CustomerUpdate = {
+  name: CustomerUpdateChoice
+  address: CustomerUpdateChoice
+  shipping: CustomerUpdateChoice
+}
 
 /** What a checkout session was created with that the session object itself does not show. */
 export type CheckoutDetails = {

@@ -54,7 +54,11 @@ const requireLive = (processor: Processor, id: string): LegacySubscription => {
  * With automatic tax, a renewal is taxed where the customer's address is (checkout saved the one it
  * collected) and reverse charged when the customer has a tax ID.
  */
-const renewalTax = (processor: Processor, subscription: LegacySubscription, customer: Stripe.Customer): TaxRule | null => {
+const renewalTax = (
+  processor: Processor,
+  subscription: LegacySubscription,
+  customer: Stripe.Customer,
+): TaxRule | null => {
   if (!subscription.automatic_tax?.enabled) return null
   const [taxId] = customerTaxIds(processor, customer.id)
   const country = customer.address?.country ?? DEFAULT_COUNTRY
@@ -245,12 +249,16 @@ const itemQuantities = (subscription: LegacySubscription, params: Params): [Stri
   if (params.items === undefined) return []
   return objects(params.items).flatMap((entry, index): [Stripe.SubscriptionItem, number][] => {
     const id = nonEmptyText(entry.id)
-    if (id === undefined) throw invalidRequest('The stand-in updates existing subscription items only: send items[][id].', { param: `items[${index}][id]` })
+    if (id === undefined)
+      throw invalidRequest('The stand-in updates existing subscription items only: send items[][id].', {
+        param: `items[${index}][id]`,
+      })
     const item = subscription.items.data.find((candidate) => candidate.id === id)
     if (!item) throw resourceMissing('subscription_item', id, { param: `items[${index}][id]`, status: 400 })
     const quantity = integer(entry.quantity, `items[${index}][quantity]`)
     if (quantity === undefined) return []
-    if (quantity < 0) throw invalidRequest('This value must be greater than or equal to 0.', { param: `items[${index}][quantity]` })
+    if (quantity < 0)
+      throw invalidRequest('This value must be greater than or equal to 0.', { param: `items[${index}][quantity]` })
     return [[item, quantity]]
   })
 }

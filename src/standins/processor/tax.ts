@@ -93,7 +93,10 @@ export const taxRule = (processor: Processor, country: string, taxId: CollectedT
 export const taxOn = (taxable: number, percentage: number): number =>
   Math.round(Number(((taxable * percentage) / 100).toFixed(6)))
 
-export const lineTax = (rule: TaxRule, taxable: number): LineTax => ({ taxable, amount: taxOn(taxable, rule.percentage) })
+export const lineTax = (rule: TaxRule, taxable: number): LineTax => ({
+  taxable,
+  amount: taxOn(taxable, rule.percentage),
+})
 
 /** An invoice's (or invoice line's) `total_taxes`/`taxes` entry in the shape of API version 2026-10-28.endive. */
 export const taxEntry = (rule: TaxRule, tax: LineTax): Stripe.Invoice.TotalTax => ({

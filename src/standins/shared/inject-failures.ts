@@ -15,7 +15,10 @@ export type InjectableRule = BaseFailureRule & {
  * `bodyFor` writes the service's own error shape when the rule brings no body.
  */
 export const injectFailures =
-  <Rule extends InjectableRule>(failures: FailureRules<Rule>, bodyFor: (status: number, headers: Record<string, string>) => unknown) =>
+  <Rule extends InjectableRule>(
+    failures: FailureRules<Rule>,
+    bodyFor: (status: number, headers: Record<string, string>) => unknown,
+  ) =>
   (req: Request, res: Response, next: NextFunction): void => {
     const rule = failures.take(req.method, req.path)
     if (!rule) {

@@ -5,7 +5,16 @@ import { describe, expect, it } from 'vitest'
 
 import { PRICES, standIn } from '../../support/billing-env'
 import { rows } from '../../support/billing'
-import { analyticsNamed, customerBuys, deliver, effectsFor, eventOf, objectOf, quietly, usePayloadWithPlans } from '../../support/webhook'
+import {
+  analyticsNamed,
+  customerBuys,
+  deliver,
+  effectsFor,
+  eventOf,
+  objectOf,
+  quietly,
+  usePayloadWithPlans,
+} from '../../support/webhook'
 
 const payload = usePayloadWithPlans()
 
@@ -14,7 +23,8 @@ describe('charge.dispute.created and charge.dispute.closed', () => {
     const { buyer: winner, events } = await customerBuys(payload(), PRICES.standard)
     const charge = objectOf(events, 'charge.succeeded')
     const opened = await standIn.openDispute(charge.id)
-    const licenseStatus = async (userId: number) => (await rows(payload(), 'licenses', { user: { equals: userId } }))[0]?.status
+    const licenseStatus = async (userId: number) =>
+      (await rows(payload(), 'licenses', { user: { equals: userId } }))[0]?.status
     expect(await licenseStatus(winner.user.id)).toBe('suspended')
     await standIn.closeDispute(objectOf(opened, 'charge.dispute.created').id, 'won')
     expect(await licenseStatus(winner.user.id)).toBe('active')
@@ -37,7 +47,10 @@ describe('charge.dispute.created and charge.dispute.closed', () => {
     expect(effects.payments).toMatchObject([{ disputeStatus: 'open' }])
     expect(effects.licenses).toMatchObject([{ status: 'suspended' }])
     expect(await analyticsNamed(payload(), buyer.user.id, 'dispute_opened')).toMatchObject([
-      { sourceEventId: created.data.object.id, properties: { disputeId: created.data.object.id, amount: created.data.object.amount } },
+      {
+        sourceEventId: created.data.object.id,
+        properties: { disputeId: created.data.object.id, amount: created.data.object.amount },
+      },
     ])
   })
 
@@ -47,7 +60,9 @@ describe('charge.dispute.created and charge.dispute.closed', () => {
       const opened = await standIn.openDispute(objectOf(events, 'charge.succeeded').id)
       return { opened, closed: await standIn.closeDispute(objectOf(opened, 'charge.dispute.created').id, 'won') }
     })
-    expect(await deliver(eventOf(closed, 'charge.dispute.closed'), eventOf(opened, 'charge.dispute.created'))).toEqual([200, 200])
+    expect(await deliver(eventOf(closed, 'charge.dispute.closed'), eventOf(opened, 'charge.dispute.created'))).toEqual([
+      200, 200,
+    ])
 
     const effects = await effectsFor(payload(), buyer.user.id)
     expect(effects.purchases).toMatchObject([{ disputeStatus: 'won' }])

@@ -5,7 +5,18 @@ import { describe, expect, it } from 'vitest'
 
 import { PRICES, standIn } from '../../support/billing-env'
 import { rows } from '../../support/billing'
-import { analyticsNamed, customerBuys, deliver, effectsFor, eventOf, objectOf, payQuietly, quietly, uniqueEmail, usePayloadWithPlans } from '../../support/webhook'
+import {
+  analyticsNamed,
+  customerBuys,
+  deliver,
+  effectsFor,
+  eventOf,
+  objectOf,
+  payQuietly,
+  quietly,
+  uniqueEmail,
+  usePayloadWithPlans,
+} from '../../support/webhook'
 
 const payload = usePayloadWithPlans()
 
@@ -18,7 +29,9 @@ describe('charge.refunded on a one-time purchase', () => {
     let [license] = await rows(payload(), 'licenses', { user: { equals: buyer.user.id } })
     expect(purchase).toMatchObject({ refundedAmount: 4900, status: 'succeeded' })
     expect(license?.status).toBe('active')
-    expect((await effectsFor(payload(), buyer.user.id)).payments).toMatchObject([{ paymentType: 'one_time', refundedAmount: 4900, status: 'succeeded' }])
+    expect((await effectsFor(payload(), buyer.user.id)).payments).toMatchObject([
+      { paymentType: 'one_time', refundedAmount: 4900, status: 'succeeded' },
+    ])
     expect(await analyticsNamed(payload(), buyer.user.id, 'refund_partial')).toMatchObject([
       { sourceEventId: `${charge.id}:4900`, properties: { amountRefunded: 4900, amount: 29900 } },
     ])
@@ -30,7 +43,9 @@ describe('charge.refunded on a one-time purchase', () => {
     expect(purchase?.revokedAt).toBeTruthy()
     expect(license).toMatchObject({ status: 'revoked', revokedReason: 'refunded' })
     expect((await effectsFor(payload(), buyer.user.id)).payments).toMatchObject([{ refundedAmount: 29900 }])
-    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map((event) => event.name)
+    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map(
+      (event) => event.name,
+    )
     expect(names).toEqual(expect.arrayContaining(['refund_partial', 'refund_full', 'license_revoked']))
   })
 
@@ -47,7 +62,7 @@ describe('charge.refunded on a one-time purchase', () => {
 })
 
 describe('charge.refunded on a subscription invoice', () => {
-  it('alone: on the refunded renewal\'s payment row only, named with its invoice and subscription', async () => {
+  it("alone: on the refunded renewal's payment row only, named with its invoice and subscription", async () => {
     const { buyer, events } = await customerBuys(payload(), PRICES.proMonthly)
     const subscriptionId = objectOf(events, 'customer.subscription.created').id
     const renewal = await standIn.renewSubscription(subscriptionId)
@@ -57,7 +72,8 @@ describe('charge.refunded on a subscription invoice', () => {
     expect(await deliver(eventOf(refunded, 'charge.refunded'))).toEqual([200])
 
     const effects = await effectsFor(payload(), buyer.user.id)
-    const refundedOf = (invoiceId: string | undefined) => effects.payments.find((payment) => payment.processorPaymentId === invoiceId)?.refundedAmount
+    const refundedOf = (invoiceId: string | undefined) =>
+      effects.payments.find((payment) => payment.processorPaymentId === invoiceId)?.refundedAmount
     expect(refundedOf(invoice.id)).toBe(1000)
     expect(refundedOf(objectOf(events, 'invoice.payment_succeeded').id)).toBe(0)
     expect(effects.subscriptions).toMatchObject([{ status: 'active', fullyRefunded: false }])

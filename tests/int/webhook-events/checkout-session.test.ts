@@ -7,7 +7,18 @@ import { applyPurchaseFacts } from '../../../src/billing/purchases'
 import { idOf } from '../../../src/billing/processor'
 import { inTransaction } from '../../../src/db/transaction'
 import { PRICES, service, standIn } from '../../support/billing-env'
-import { analyticsNamed, customerBuys, deliver, effectsFor, eventOf, eventRow, objectOf, payQuietly, uniqueEmail, usePayloadWithPlans } from '../../support/webhook'
+import {
+  analyticsNamed,
+  customerBuys,
+  deliver,
+  effectsFor,
+  eventOf,
+  eventRow,
+  objectOf,
+  payQuietly,
+  uniqueEmail,
+  usePayloadWithPlans,
+} from '../../support/webhook'
 
 const payload = usePayloadWithPlans()
 
@@ -19,10 +30,18 @@ describe('checkout.session.completed', () => {
 
     const effects = await effectsFor(payload(), buyer.user.id)
     expect(effects.purchases).toMatchObject([
-      { status: 'succeeded', amount: 14900, currency: 'usd', processorCheckoutSessionId: sessionId, processorPaymentIntentId: idOf(completed.data.object.payment_intent) },
+      {
+        status: 'succeeded',
+        amount: 14900,
+        currency: 'usd',
+        processorCheckoutSessionId: sessionId,
+        processorPaymentIntentId: idOf(completed.data.object.payment_intent),
+      },
     ])
     expect(effects.purchases[0]!.grantedAt).toBeTruthy()
-    expect(effects.licenses).toMatchObject([{ status: 'active', source: 'one_time_purchase', oneTimePurchase: effects.purchases[0]!.id }])
+    expect(effects.licenses).toMatchObject([
+      { status: 'active', source: 'one_time_purchase', oneTimePurchase: effects.purchases[0]!.id },
+    ])
     // The payment's history row is payment_intent.succeeded's to write.
     expect(effects.payments).toEqual([])
     expect(effects.analytics).toEqual(['license_granted', 'purchase_completed'])
@@ -54,9 +73,16 @@ describe('checkout.session.completed', () => {
 
     const effects = await effectsFor(payload(), buyer.user.id)
     expect(effects.subscriptions).toMatchObject([
-      { status: 'active', billingCycle: 'monthly', processorPriceId: PRICES.proMonthly, processorSubscriptionId: objectOf(events, 'customer.subscription.created').id },
+      {
+        status: 'active',
+        billingCycle: 'monthly',
+        processorPriceId: PRICES.proMonthly,
+        processorSubscriptionId: objectOf(events, 'customer.subscription.created').id,
+      },
     ])
-    expect(effects.licenses).toMatchObject([{ status: 'active', source: 'subscription', subscription: effects.subscriptions[0]!.id }])
+    expect(effects.licenses).toMatchObject([
+      { status: 'active', source: 'subscription', subscription: effects.subscriptions[0]!.id },
+    ])
     expect(effects.purchases).toEqual([])
     // The invoice's payment is invoice.payment_succeeded's to record.
     expect(effects.payments).toEqual([])
@@ -69,7 +95,11 @@ describe('checkout.session.async_payment_succeeded and async_payment_failed', ()
     const email = uniqueEmail('async-ok')
     const plan = (await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } } })).docs[0]!
     await inTransaction(payload(), (req) =>
-      applyPurchaseFacts(req, { paymentIntentId: `pi_pending_${email}`, status: 'pending', amount: 14900, plan, email }, { graceDays: 7 }),
+      applyPurchaseFacts(
+        req,
+        { paymentIntentId: `pi_pending_${email}`, status: 'pending', amount: 14900, plan, email },
+        { graceDays: 7 },
+      ),
     )
     let effects = await effectsFor(payload(), email)
     expect(effects.purchases).toMatchObject([{ status: 'pending' }])
@@ -77,7 +107,9 @@ describe('checkout.session.async_payment_succeeded and async_payment_failed', ()
 
     const paidEmail = uniqueEmail('async-paid')
     const events = await payQuietly(PRICES.standard, paidEmail, 'async_succeeded')
-    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['checkout.session.completed', 'checkout.session.async_payment_succeeded']))
+    expect(events.map((event) => event.type)).toEqual(
+      expect.arrayContaining(['checkout.session.completed', 'checkout.session.async_payment_succeeded']),
+    )
     for (const event of events) expect((await standIn.redeliver(event.id)).status).toBe(200)
     effects = await effectsFor(payload(), paidEmail)
     expect(effects.purchases).toMatchObject([{ status: 'succeeded' }])
@@ -92,7 +124,9 @@ describe('checkout.session.async_payment_succeeded and async_payment_failed', ()
     expect(completed.data.object.payment_status).toBe('unpaid')
     expect(await deliver(completed)).toEqual([200])
     const afterCompleted = await effectsFor(payload(), email)
-    expect(afterCompleted.purchases).toMatchObject([{ status: 'succeeded', processorCheckoutSessionId: completed.data.object.id }])
+    expect(afterCompleted.purchases).toMatchObject([
+      { status: 'succeeded', processorCheckoutSessionId: completed.data.object.id },
+    ])
     expect(afterCompleted.licenses).toMatchObject([{ status: 'active' }])
 
     expect(await deliver(eventOf(events, 'checkout.session.async_payment_succeeded'))).toEqual([200])

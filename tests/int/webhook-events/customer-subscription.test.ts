@@ -5,10 +5,18 @@ import { describe, expect, it } from 'vitest'
 
 import { PRICES, standIn } from '../../support/billing-env'
 import { rows } from '../../support/billing'
-import { analyticsNamed, customerBuys, customerSubscribes, deliver, effectsFor, eventOf, quietly, usePayloadWithPlans } from '../../support/webhook'
+import {
+  analyticsNamed,
+  customerBuys,
+  customerSubscribes,
+  deliver,
+  effectsFor,
+  eventOf,
+  quietly,
+  usePayloadWithPlans,
+} from '../../support/webhook'
 
 const payload = usePayloadWithPlans()
-
 
 describe('customer.subscription.created', () => {
   it('alone: the subscription, its license until the period end plus the grace days, subscription_started', async () => {
@@ -19,11 +27,21 @@ describe('customer.subscription.created', () => {
     const effects = await effectsFor(payload(), buyer.user.id)
     const [subscription] = effects.subscriptions
     expect(effects.subscriptions).toMatchObject([
-      { status: 'active', billingCycle: 'yearly', processorPriceId: PRICES.proYearly, processorSubscriptionId: created.data.object.id, cancelAtPeriodEnd: false },
+      {
+        status: 'active',
+        billingCycle: 'yearly',
+        processorPriceId: PRICES.proYearly,
+        processorSubscriptionId: created.data.object.id,
+        cancelAtPeriodEnd: false,
+      },
     ])
     expect(new Date(subscription!.currentPeriodEnd!).getTime()).toBeGreaterThan(Date.now())
-    expect(effects.licenses).toMatchObject([{ status: 'active', source: 'subscription', subscription: subscription!.id }])
-    expect(new Date(effects.licenses[0]!.validUntil!).getTime()).toBe(new Date(subscription!.currentPeriodEnd!).getTime() + 7 * 86_400_000)
+    expect(effects.licenses).toMatchObject([
+      { status: 'active', source: 'subscription', subscription: subscription!.id },
+    ])
+    expect(new Date(effects.licenses[0]!.validUntil!).getTime()).toBe(
+      new Date(subscription!.currentPeriodEnd!).getTime() + 7 * 86_400_000,
+    )
     expect(effects.payments).toEqual([])
     expect(effects.analytics).toEqual(['license_granted', 'subscription_started'])
     const user = await payload().findByID({ collection: 'users', id: buyer.user.id })
@@ -70,7 +88,9 @@ describe('customer.subscription.updated', () => {
     let current = await state()
     expect(current.subscription.status).toBe('past_due')
     expect(current.license.status).toBe('active')
-    const failed = await rows(payload(), 'payment_history', { and: [{ user: { equals: buyer.user.id } }, { status: { equals: 'failed' } }] })
+    const failed = await rows(payload(), 'payment_history', {
+      and: [{ user: { equals: buyer.user.id } }, { status: { equals: 'failed' } }],
+    })
     expect(failed).toHaveLength(1)
 
     // The failed renewal opened the next period; paying it restores active without moving it again.
@@ -86,15 +106,26 @@ describe('customer.subscription.updated', () => {
     await standIn.settled()
     current = await state()
     expect(new Date(current.subscription.currentPeriodEnd!).getTime()).toBeGreaterThan(periodBefore)
-    expect(new Date(current.license.validUntil!).getTime()).toBe(new Date(current.subscription.currentPeriodEnd!).getTime() + 7 * 86_400_000)
+    expect(new Date(current.license.validUntil!).getTime()).toBe(
+      new Date(current.subscription.currentPeriodEnd!).getTime() + 7 * 86_400_000,
+    )
 
     await standIn.cancelSubscription(subscriptionId)
     await standIn.settled()
     current = await state()
     expect(current.subscription.status).toBe('canceled')
     expect(current.license.status).toBe('expired')
-    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map((event) => event.name)
-    expect(names).toEqual(expect.arrayContaining(['subscription_started', 'subscription_updated', 'payment_failed', 'subscription_canceled']))
+    const names = (await rows(payload(), 'analytics_events', { user: { equals: buyer.user.id } })).map(
+      (event) => event.name,
+    )
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'subscription_started',
+        'subscription_updated',
+        'payment_failed',
+        'subscription_canceled',
+      ]),
+    )
   })
 })
 

@@ -4,10 +4,17 @@ import '../../support/billing-env'
 import { describe, expect, it } from 'vitest'
 
 import { PRICES, standIn } from '../../support/billing-env'
-import { analyticsNamed, customerSubscribes, deliver, effectsFor, eventOf, quietly, usePayloadWithPlans } from '../../support/webhook'
+import {
+  analyticsNamed,
+  customerSubscribes,
+  deliver,
+  effectsFor,
+  eventOf,
+  quietly,
+  usePayloadWithPlans,
+} from '../../support/webhook'
 
 const payload = usePayloadWithPlans()
-
 
 const paymentOf = async (userId: number, invoiceId: string | undefined) =>
   (await effectsFor(payload(), userId)).payments.filter((payment) => payment.processorPaymentId === invoiceId)
@@ -35,7 +42,9 @@ describe('invoice.payment_succeeded', () => {
     expect(payment!.invoiceUrl).toBeTruthy()
     expect(payment!.paidAt).toBeTruthy()
     const [subscription] = effects.subscriptions
-    expect(new Date(subscription!.currentPeriodEnd!).getTime()).toBeGreaterThan(new Date(before.currentPeriodEnd!).getTime())
+    expect(new Date(subscription!.currentPeriodEnd!).getTime()).toBeGreaterThan(
+      new Date(before.currentPeriodEnd!).getTime(),
+    )
     const succeeded = await analyticsNamed(payload(), buyer.user.id, 'payment_succeeded')
     expect(succeeded.map((event) => event.sourceEventId)).toContain(paid.data.object.id)
     expect(succeeded).toHaveLength(2)
@@ -56,7 +65,10 @@ describe('invoice.payment_failed', () => {
     expect(effects.subscriptions).toMatchObject([{ status: 'past_due' }])
     expect(effects.licenses).toMatchObject([{ status: 'active' }])
     expect(await analyticsNamed(payload(), buyer.user.id, 'payment_failed')).toMatchObject([
-      { sourceEventId: failed.id, properties: { invoiceId: failed.data.object.id, attempt: failed.data.object.attempt_count } },
+      {
+        sourceEventId: failed.id,
+        properties: { invoiceId: failed.data.object.id, attempt: failed.data.object.attempt_count },
+      },
     ])
   })
 

@@ -4,7 +4,17 @@ import '../../support/billing-env'
 import { describe, expect, it } from 'vitest'
 
 import { PRICES } from '../../support/billing-env'
-import { customerBuys, deliver, effectsFor, eventOf, eventRow, objectOf, payQuietly, uniqueEmail, usePayloadWithPlans } from '../../support/webhook'
+import {
+  customerBuys,
+  deliver,
+  effectsFor,
+  eventOf,
+  eventRow,
+  objectOf,
+  payQuietly,
+  uniqueEmail,
+  usePayloadWithPlans,
+} from '../../support/webhook'
 
 const payload = usePayloadWithPlans()
 
@@ -18,9 +28,18 @@ describe('payment_intent.succeeded', () => {
 
     let effects = await effectsFor(payload(), email)
     expect(effects.purchases).toMatchObject([
-      { status: 'succeeded', amount: 14900, currency: 'usd', processorPaymentIntentId: succeeded.data.object.id, processorChargeId: charge.id, processorCheckoutSessionId: null },
+      {
+        status: 'succeeded',
+        amount: 14900,
+        currency: 'usd',
+        processorPaymentIntentId: succeeded.data.object.id,
+        processorChargeId: charge.id,
+        processorCheckoutSessionId: null,
+      },
     ])
-    expect(effects.licenses).toMatchObject([{ status: 'active', user: null, oneTimePurchase: effects.purchases[0]!.id }])
+    expect(effects.licenses).toMatchObject([
+      { status: 'active', user: null, oneTimePurchase: effects.purchases[0]!.id },
+    ])
     expect(effects.payments).toMatchObject([
       {
         processorPaymentId: succeeded.data.object.id,
@@ -45,12 +64,18 @@ describe('payment_intent.succeeded', () => {
     expect(effects.analytics).toEqual(['license_granted', 'payment_succeeded', 'purchase_completed'])
   })
 
-  it('a subscription\'s payment intent is left to its invoice: processed, nothing written', async () => {
+  it("a subscription's payment intent is left to its invoice: processed, nothing written", async () => {
     const { buyer, events } = await customerBuys(payload(), PRICES.proMonthly, { quiet: true })
     const succeeded = eventOf(events, 'payment_intent.succeeded')
     expect(succeeded.data.object.metadata?.price_id).toBeUndefined()
     expect(await deliver(succeeded)).toEqual([200])
     expect(await eventRow(payload(), succeeded)).toMatchObject({ status: 'processed' })
-    expect(await effectsFor(payload(), buyer.user.id)).toEqual({ purchases: [], subscriptions: [], licenses: [], payments: [], analytics: [] })
+    expect(await effectsFor(payload(), buyer.user.id)).toEqual({
+      purchases: [],
+      subscriptions: [],
+      licenses: [],
+      payments: [],
+      analytics: [],
+    })
   })
 })

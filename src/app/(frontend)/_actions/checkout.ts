@@ -13,7 +13,10 @@ import { field } from '../../_lib/forms'
 import { currentUser, getPayloadClient } from '../../_lib/session'
 
 /** The pages with a pricing table; a failed checkout goes back to the one it came from. */
-const ORIGINS: Record<string, string> = { '/': '/?checkout_error={code}#pricing', '/pricing': '/pricing?checkout_error={code}' }
+const ORIGINS: Record<string, string> = {
+  '/': '/?checkout_error={code}#pricing',
+  '/pricing': '/pricing?checkout_error={code}',
+}
 
 /**
  * The Buy form's seats: absent (a plan for one person) is one, digits are the number the checkout

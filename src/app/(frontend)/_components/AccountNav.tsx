@@ -24,7 +24,9 @@ export const AccountNav = () => {
   useEffect(() => {
     let live = true
     fetch('/api/users/me', { credentials: 'same-origin', headers: { accept: 'application/json' } })
-      .then((response) => (response.ok ? (response.json() as Promise<{ user?: { email?: string } | null }>) : { user: null }))
+      .then((response) =>
+        response.ok ? (response.json() as Promise<{ user?: { email?: string } | null }>) : { user: null },
+      )
       .then((body) => {
         if (live) setAccount(body.user?.email ? { email: body.user.email } : null)
       })

@@ -4,8 +4,6 @@ import { startCheckout } from '../_actions/checkout'
 import type { PricingOrigin } from './pricing-origin'
 import { OwnedBadge, PlanActions, VisitorPricingProvider } from './VisitorPricing'
 
-
-
 type Props = {
   plans: Plan[]
   from: PricingOrigin
@@ -24,7 +22,18 @@ const maxSeatsOf = (plan: Plan) => Math.max(1, plan.maxSeats ?? 1)
 const SeatsField = ({ id, maxSeats }: { id: string; maxSeats: number }) => (
   <div className="seats-field">
     <label htmlFor={id}>Seats</label>
-    <input id={id} type="number" name="quantity" min={1} max={maxSeats} step={1} defaultValue={1} inputMode="numeric" required aria-describedby={`${id}-hint`} />
+    <input
+      id={id}
+      type="number"
+      name="quantity"
+      min={1}
+      max={maxSeats}
+      step={1}
+      defaultValue={1}
+      inputMode="numeric"
+      required
+      aria-describedby={`${id}-hint`}
+    />
     <p id={`${id}-hint`} className="seats-hint">
       One per person, up to {maxSeats}. You invite the others by email from your dashboard.
     </p>
@@ -73,7 +82,9 @@ const Check = () => (
 export const PricingTable = ({ plans, from, headingLevel }: Props) => {
   const Heading = headingLevel === 2 ? 'h2' : 'h3'
   const headingId = (plan: Plan) => `${from === '/' ? 'home' : 'pricing'}-plan-${plan.slug}`
-  const savings = plans.map((plan) => (plan.billing === 'recurring' ? yearlySaving(plan) : null)).filter((value): value is number => value !== null)
+  const savings = plans
+    .map((plan) => (plan.billing === 'recurring' ? yearlySaving(plan) : null))
+    .filter((value): value is number => value !== null)
   const bestSaving = savings.length > 0 ? Math.max(...savings) : null
   const hasYearly = plans.some((plan) => plan.billing === 'recurring' && plan.priceIds?.yearly)
   return (
@@ -82,7 +93,13 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
         {hasYearly ? (
           <fieldset className="cycle-toggle">
             <legend className="visually-hidden">Billing period for the subscription</legend>
-            <input type="radio" name="billing-cycle" id={`${from}-cycle-monthly`} className="cycle-monthly-input" defaultChecked />
+            <input
+              type="radio"
+              name="billing-cycle"
+              id={`${from}-cycle-monthly`}
+              className="cycle-monthly-input"
+              defaultChecked
+            />
             <label htmlFor={`${from}-cycle-monthly`}>Monthly</label>
             <input type="radio" name="billing-cycle" id={`${from}-cycle-yearly`} className="cycle-yearly-input" />
             <label htmlFor={`${from}-cycle-yearly`}>
@@ -95,10 +112,17 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
             const saving = plan.billing === 'recurring' ? yearlySaving(plan) : null
             const maxSeats = maxSeatsOf(plan)
             // A plan that covers several people is priced per person: "$149 per seat, one-time".
-            const term = (words: string) => (maxSeats > 1 ? `per seat${words === 'one-time' ? ', ' : ' '}${words}` : words)
-            const seats = (cycle: string) => (maxSeats > 1 ? { id: `${from}-seats-${plan.slug}-${cycle}`, maxSeats } : undefined)
+            const term = (words: string) =>
+              maxSeats > 1 ? `per seat${words === 'one-time' ? ', ' : ' '}${words}` : words
+            const seats = (cycle: string) =>
+              maxSeats > 1 ? { id: `${from}-seats-${plan.slug}-${cycle}`, maxSeats } : undefined
             return (
-              <article key={plan.id} className={plan.isPopular ? 'plan popular' : 'plan'} data-plan={plan.slug} aria-labelledby={headingId(plan)}>
+              <article
+                key={plan.id}
+                className={plan.isPopular ? 'plan popular' : 'plan'}
+                data-plan={plan.slug}
+                aria-labelledby={headingId(plan)}
+              >
                 {plan.isPopular ? <p className="ribbon">Most popular</p> : null}
                 <OwnedBadge planId={plan.id} />
                 <Heading id={headingId(plan)}>{plan.name}</Heading>
@@ -121,7 +145,8 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
                       <p className="price cycle-yearly">
                         {formatMoney(plan.yearlyPrice)} <span className="price-term">{term('per year')}</span>
                         <span className="price-note">
-                          {formatMoney(Math.round((plan.yearlyPrice / 12) * 100) / 100)} a month{saving ? `, ${saving}% less than monthly` : ''}
+                          {formatMoney(Math.round((plan.yearlyPrice / 12) * 100) / 100)} a month
+                          {saving ? `, ${saving}% less than monthly` : ''}
                         </span>
                       </p>
                     ) : null}
@@ -138,7 +163,12 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
                 </ul>
 
                 <div className="plan-actions">
-                  <PlanActions planId={plan.id} isFree={Boolean(plan.isFree)} primary={Boolean(plan.isPopular)} from={from}>
+                  <PlanActions
+                    planId={plan.id}
+                    isFree={Boolean(plan.isFree)}
+                    primary={Boolean(plan.isPopular)}
+                    from={from}
+                  >
                     {plan.isFree ? (
                       <a className="button button-secondary" href="/sign-up">
                         {plan.buttonText}
@@ -146,16 +176,34 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
                     ) : plan.billing === 'recurring' ? (
                       <>
                         <div className="cycle-monthly">
-                          <CheckoutButton priceId={plan.priceIds?.monthly} label={`${plan.buttonText} monthly`} from={from} primary={Boolean(plan.isPopular)} seats={seats('monthly')} />
+                          <CheckoutButton
+                            priceId={plan.priceIds?.monthly}
+                            label={`${plan.buttonText} monthly`}
+                            from={from}
+                            primary={Boolean(plan.isPopular)}
+                            seats={seats('monthly')}
+                          />
                         </div>
                         {plan.priceIds?.yearly ? (
                           <div className="cycle-yearly">
-                            <CheckoutButton priceId={plan.priceIds.yearly} label={`${plan.buttonText} yearly`} from={from} primary={Boolean(plan.isPopular)} seats={seats('yearly')} />
+                            <CheckoutButton
+                              priceId={plan.priceIds.yearly}
+                              label={`${plan.buttonText} yearly`}
+                              from={from}
+                              primary={Boolean(plan.isPopular)}
+                              seats={seats('yearly')}
+                            />
                           </div>
                         ) : null}
                       </>
                     ) : (
-                      <CheckoutButton priceId={plan.priceIds?.monthly} label={plan.buttonText} from={from} primary={Boolean(plan.isPopular)} seats={seats('once')} />
+                      <CheckoutButton
+                        priceId={plan.priceIds?.monthly}
+                        label={plan.buttonText}
+                        from={from}
+                        primary={Boolean(plan.isPopular)}
+                        seats={seats('once')}
+                      />
                     )}
                   </PlanActions>
                 </div>
@@ -164,7 +212,8 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
           })}
         </div>
         <p className="pricing-footnote">
-          Prices in US dollars. Lifetime plans are paid once; the subscription renews until you cancel it in the billing portal.
+          Prices in US dollars. Lifetime plans are paid once; the subscription renews until you cancel it in the billing
+          portal.
         </p>
       </div>
     </VisitorPricingProvider>

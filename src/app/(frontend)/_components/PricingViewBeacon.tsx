@@ -19,7 +19,9 @@ export const PricingViewBeacon = ({ page }: { page: PricingPage }) => {
     const send = () => {
       const body = JSON.stringify({ page })
       if (typeof navigator.sendBeacon === 'function' && navigator.sendBeacon(ENDPOINT, body)) return
-      fetch(ENDPOINT, { method: 'POST', body, keepalive: true, headers: { 'content-type': 'text/plain' } }).catch(() => undefined)
+      fetch(ENDPOINT, { method: 'POST', body, keepalive: true, headers: { 'content-type': 'text/plain' } }).catch(
+        () => undefined,
+      )
     }
     if (typeof window.requestIdleCallback === 'function') {
       const handle = window.requestIdleCallback(send, { timeout: 10_000 })

@@ -44,7 +44,19 @@ export const OwnedBadge = ({ planId }: { planId: number }) =>
  * A plan's buttons for this visitor: the dashboard for a plan they own (or the free plan, once signed
  * in), the upgrade of their one-time license to a higher plan, or else the anonymous buttons (`children`).
  */
-export const PlanActions = ({ planId, isFree, primary, from, children }: { planId: number; isFree: boolean; primary: boolean; from: PricingOrigin; children: ReactNode }) => {
+export const PlanActions = ({
+  planId,
+  isFree,
+  primary,
+  from,
+  children,
+}: {
+  planId: number
+  isFree: boolean
+  primary: boolean
+  from: PricingOrigin
+  children: ReactNode
+}) => {
   const visitor = useContext(Visitor)
   if (visitor?.ownedPlanIds.includes(planId)) {
     return (

@@ -16,7 +16,9 @@ import type { VisitorPricingState } from './VisitorPricing'
  */
 export const activePlans = unstable_cache(
   async (): Promise<Plan[]> => {
-    const { docs } = await (await getPayloadClient()).find({
+    const { docs } = await (
+      await getPayloadClient()
+    ).find({
       collection: 'plans',
       where: { active: { equals: true } },
       sort: 'order',
@@ -43,7 +45,15 @@ export const loadVisitorPricing = async (): Promise<VisitorPricingState> => {
   const { docs: licenses } = await payload.find({
     collection: 'licenses',
     where: { and: [{ user: { equals: user.id } }, { status: { equals: 'active' } }] },
-    select: { plan: true, source: true, status: true, updatePolicy: true, updatesMajor: true, updatesUntil: true, seats: true },
+    select: {
+      plan: true,
+      source: true,
+      status: true,
+      updatePolicy: true,
+      updatesMajor: true,
+      updatesUntil: true,
+      seats: true,
+    },
     limit: 50,
     depth: 0,
     pagination: false,
@@ -52,7 +62,10 @@ export const loadVisitorPricing = async (): Promise<VisitorPricingState> => {
   const ownedPlanIds = new Set<number>(licenses.map((license) => relationId(license.plan)!).filter((id) => id !== null))
   const upgrades = new Map<number, UpgradeOffer>()
   // The license's plan from the plans on sale: a license of a retired plan is offered its upgrades on the dashboard.
-  const held = licenses.map((license) => ({ license, plan: plans.find((plan) => plan.id === relationId(license.plan)) ?? null }))
+  const held = licenses.map((license) => ({
+    license,
+    plan: plans.find((plan) => plan.id === relationId(license.plan)) ?? null,
+  }))
   if (held.some(({ license }) => license.source === 'one_time_purchase')) {
     const req = await createLocalReq({ user: { ...user, collection: 'users' } }, payload)
     for (const offer of await upgradeOffers(req, user, held, () => Promise.resolve(plans))) {
@@ -68,7 +81,10 @@ export const loadVisitorPricing = async (): Promise<VisitorPricingState> => {
       licenseId: offer.licenseId,
       toSlug: offer.to.slug,
       label: upgradeLabel(offer),
-      note: offer.credit > 0 ? `The ${formatMinor(offer.credit, offer.currency)} paid for your ${offer.fromName} license counts towards it.` : null,
+      note:
+        offer.credit > 0
+          ? `The ${formatMinor(offer.credit, offer.currency)} paid for your ${offer.fromName} license counts towards it.`
+          : null,
     })),
   }
 }

@@ -51,7 +51,10 @@ export const DownloadButton = ({ version }: { version: string }) => {
     setBusy(true)
     setError(null)
     try {
-      const response = await fetch(`/api/download?version=${encodeURIComponent(version)}`, { credentials: 'same-origin', cache: 'no-store' })
+      const response = await fetch(`/api/download?version=${encodeURIComponent(version)}`, {
+        credentials: 'same-origin',
+        cache: 'no-store',
+      })
       const body = (await response.json().catch(() => ({}))) as { url?: string } & ErrorBody
       // The link answers with an attachment: the browser downloads it and stays on this page.
       if (response.ok && body.url) window.location.assign(body.url)

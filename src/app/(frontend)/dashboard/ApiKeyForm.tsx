@@ -21,7 +21,10 @@ export const ApiKeyForm = ({ full }: { full: boolean }) => {
     <>
       {state.created ? (
         <div className="notice new-key" role="status" data-testid="new-api-key">
-          <p>Your new key “{state.created.name}” is below. Copy it now: we keep only a hash of it, so it cannot be shown again.</p>
+          <p>
+            Your new key “{state.created.name}” is below. Copy it now: we keep only a hash of it, so it cannot be shown
+            again.
+          </p>
           <p className="license-key">
             <code>{state.created.key}</code> <CopyButton text={state.created.key} label="Copy key" />
           </p>

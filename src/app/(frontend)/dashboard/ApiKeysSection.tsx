@@ -14,13 +14,16 @@ export const ApiKeysSection = ({ keys, canCreate, error }: Props) => (
   <section className="card" id="api-keys" aria-labelledby="api-keys-heading">
     <h2 id="api-keys-heading">API keys</h2>
     <p>
-      A key acts as you on the download, repository access and license endpoints: send it as <code>Authorization: Bearer</code>. Keep it secret; revoke it here
-      and it stops working at once.
+      A key acts as you on the download, repository access and license endpoints: send it as{' '}
+      <code>Authorization: Bearer</code>. Keep it secret; revoke it here and it stops working at once.
     </p>
     <ErrorBox code={error} fallback="That key could not be revoked; please try again." />
     {keys.length === 0 ? (
       <div className="empty">
-        <p>No keys yet. Create one for each script or server that downloads the kit, so you can revoke one without the others.</p>
+        <p>
+          No keys yet. Create one for each script or server that downloads the kit, so you can revoke one without the
+          others.
+        </p>
       </div>
     ) : (
       <ul className="item-list" data-testid="api-keys">
@@ -29,10 +32,17 @@ export const ApiKeysSection = ({ keys, canCreate, error }: Props) => (
             <div className="item-main">
               <strong>{key.name}</strong> <code>{key.prefix}…</code>
               <p className="item-detail muted">
-                Created {formatDate(key.createdAt)} · {key.lastUsedAt ? `last used ${formatDate(key.lastUsedAt)}` : 'never used'}
+                Created {formatDate(key.createdAt)} ·{' '}
+                {key.lastUsedAt ? `last used ${formatDate(key.lastUsedAt)}` : 'never used'}
               </p>
             </div>
-            <RowAction action={revokeApiKeyAction} name="id" value={key.id} label="Revoke" description={`Revoke ${key.name}`} />
+            <RowAction
+              action={revokeApiKeyAction}
+              name="id"
+              value={key.id}
+              label="Revoke"
+              description={`Revoke ${key.name}`}
+            />
           </li>
         ))}
       </ul>

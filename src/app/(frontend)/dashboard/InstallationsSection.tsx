@@ -6,7 +6,8 @@ import { ConfirmedRowAction, ErrorBox, type SectionOutcome } from './parts'
 import { formatDate, licenseHeading, waitInWords } from './words'
 
 /** Enough of a fingerprint to tell installations apart at a glance; the whole one is in the title and the copy button. */
-const shortFingerprint = (fingerprint: string) => (fingerprint.length > 16 ? `${fingerprint.slice(0, 12)}…` : fingerprint)
+const shortFingerprint = (fingerprint: string) =>
+  fingerprint.length > 16 ? `${fingerprint.slice(0, 12)}…` : fingerprint
 
 const nameOf = (activation: ActivationView) => activation.label ?? 'Unnamed installation'
 
@@ -19,7 +20,8 @@ const InstallationRow = ({ licenseId, activation }: { licenseId: number; activat
         <CopyButton text={activation.fingerprint} label="Copy fingerprint" />
       </p>
       <p className="item-detail muted">
-        Activated {formatDate(activation.createdAt)} · {activation.lastValidatedAt ? `last checked ${formatDate(activation.lastValidatedAt)}` : 'not checked since'}
+        Activated {formatDate(activation.createdAt)} ·{' '}
+        {activation.lastValidatedAt ? `last checked ${formatDate(activation.lastValidatedAt)}` : 'not checked since'}
       </p>
     </div>
     <ConfirmedRowAction
@@ -38,11 +40,24 @@ const InstallationRow = ({ licenseId, activation }: { licenseId: number; activat
  * how many of the plan's places are used, each installation with a Deactivate button (a confirmation
  * first, since deactivations are limited), and why a Deactivate was refused, with when to try again.
  */
-export const InstallationsSection = ({ installations, several, outcome }: { installations: Installations; several: boolean; outcome: SectionOutcome }) => {
+export const InstallationsSection = ({
+  installations,
+  several,
+  outcome,
+}: {
+  installations: Installations
+  several: boolean
+  outcome: SectionOutcome
+}) => {
   const { license, limit, activations } = installations
   const count = activations.length
   return (
-    <section className="card" id={`installations-${license.id}`} aria-labelledby={`installations-${license.id}-heading`} data-testid="installations">
+    <section
+      className="card"
+      id={`installations-${license.id}`}
+      aria-labelledby={`installations-${license.id}-heading`}
+      data-testid="installations"
+    >
       <h2 id={`installations-${license.id}-heading`}>{licenseHeading('Installations', license, several)}</h2>
       <p>
         <strong data-testid="installations-used">
@@ -51,8 +66,8 @@ export const InstallationsSection = ({ installations, several, outcome }: { inst
         Your apps activate the license key where they run; deactivate one here to free its place for another.
       </p>
       <p className="muted">
-        A license can be deactivated {DEACTIVATIONS_PER_DAY} times a day, here or by your apps, so that its limit cannot be worked around by moving it from machine
-        to machine.
+        A license can be deactivated {DEACTIVATIONS_PER_DAY} times a day, here or by your apps, so that its limit cannot
+        be worked around by moving it from machine to machine.
       </p>
       {outcome.done ? (
         <p role="status" className="notice" data-testid="installations-notice">

@@ -10,14 +10,26 @@ const whose = (license: ChangedLicense) => `your ${license.planName} license end
  * A license's Renew updates and Upgrade buttons: plain forms posting to the server actions, so they
  * work without JavaScript. Each button's accessible name starts with its visible words.
  */
-export const LicenseChanges = ({ license, renew, upgrades }: { license: ChangedLicense; renew: boolean; upgrades: UpgradeOffer[] }) =>
+export const LicenseChanges = ({
+  license,
+  renew,
+  upgrades,
+}: {
+  license: ChangedLicense
+  renew: boolean
+  upgrades: UpgradeOffer[]
+}) =>
   renew || upgrades.length > 0 ? (
     <div className="license-changes">
       {renew ? (
         <form action={renewLicense}>
           <input type="hidden" name="license" value={license.id} />
           <input type="hidden" name="from" value="/dashboard" />
-          <button type="submit" className="button-secondary button-small" aria-label={`Renew updates of ${whose(license)}`}>
+          <button
+            type="submit"
+            className="button-secondary button-small"
+            aria-label={`Renew updates of ${whose(license)}`}
+          >
             Renew updates
           </button>
         </form>

@@ -28,7 +28,9 @@ export const SupportSection = ({ threads, canFile, error }: Props) => (
                 <span className="muted"> · filed {formatDate(thread.createdAt)}</span>
               </p>
               <details>
-                <summary>The conversation ({thread.replies.length === 1 ? '1 reply' : `${thread.replies.length} replies`})</summary>
+                <summary>
+                  The conversation ({thread.replies.length === 1 ? '1 reply' : `${thread.replies.length} replies`})
+                </summary>
                 <ol className="thread">
                   <li>
                     <p className="muted">You, {formatDate(thread.createdAt)}</p>

@@ -4,12 +4,14 @@ import type { Team } from './data'
 import { ConfirmedRowAction, ErrorBox, type SectionOutcome } from './parts'
 import { formatDate, formatDateTime, INVALID_EMAIL, INVALID_EMAIL_SENTENCE, licenseHeading, waitInWords } from './words'
 
-const isExpired = (member: SeatView, now: number) => member.expiresAt !== null && new Date(member.expiresAt).getTime() <= now
+const isExpired = (member: SeatView, now: number) =>
+  member.expiresAt !== null && new Date(member.expiresAt).getTime() <= now
 
 /** "Joined Nov 27, 2026", or when it was sent and until when its link works (or that it no longer does). */
 const memberDetail = (member: SeatView, now: number) => {
   if (member.status === 'claimed') return `Joined ${formatDate(member.claimedAt)}`
-  if (isExpired(member, now)) return `Invited ${formatDate(member.createdAt)}. The link expired: cancel this invitation and send a new one.`
+  if (isExpired(member, now))
+    return `Invited ${formatDate(member.createdAt)}. The link expired: cancel this invitation and send a new one.`
   return `Invited ${formatDate(member.createdAt)}. The link works until ${formatDateTime(member.expiresAt)}.`
 }
 
@@ -18,7 +20,8 @@ const MemberRow = ({ licenseId, member, now }: { licenseId: number; member: Seat
   return (
     <li data-status={member.status}>
       <div className="item-main">
-        <strong>{member.email}</strong> <span className={joined ? 'seat-badge seat-badge-joined' : 'seat-badge'}>{joined ? 'Joined' : 'Invited'}</span>
+        <strong>{member.email}</strong>{' '}
+        <span className={joined ? 'seat-badge seat-badge-joined' : 'seat-badge'}>{joined ? 'Joined' : 'Invited'}</span>
         <p className="item-detail muted">{memberDetail(member, now)}</p>
       </div>
       <ConfirmedRowAction
@@ -46,13 +49,19 @@ export const TeamSection = ({ team, several, outcome }: { team: Team; several: b
   const { license, seats, used, owner, members, readAt: now } = team
   const invited = outcome.invited === undefined ? null : members.find((member) => member.id === outcome.invited)
   return (
-    <section className="card" id={`team-${license.id}`} aria-labelledby={`team-${license.id}-heading`} data-testid="team">
+    <section
+      className="card"
+      id={`team-${license.id}`}
+      aria-labelledby={`team-${license.id}-heading`}
+      data-testid="team"
+    >
       <h2 id={`team-${license.id}-heading`}>{licenseHeading('Team', license, several)}</h2>
       <p>
         <strong data-testid="seats-used">
           {used} of {seats} seats used.
         </strong>{' '}
-        Each person on the team gets the license’s downloads and features with an account of their own; they do not see its key or your billing.
+        Each person on the team gets the license’s downloads and features with an account of their own; they do not see
+        its key or your billing.
       </p>
       {invited ? (
         <p role="status" className="notice" data-testid="team-notice">
@@ -60,13 +69,18 @@ export const TeamSection = ({ team, several, outcome }: { team: Team; several: b
         </p>
       ) : outcome.done ? (
         <p role="status" className="notice" data-testid="team-notice">
-          Done: the seat is free again. Its invitation link no longer works, and anyone who held it has lost the license’s downloads and features.
+          Done: the seat is free again. Its invitation link no longer works, and anyone who held it has lost the
+          license’s downloads and features.
         </p>
       ) : null}
       <ErrorBox
         code={outcome.error}
         fallback={outcome.error === INVALID_EMAIL ? INVALID_EMAIL_SENTENCE : 'That did not work; please try again.'}
-        sentence={outcome.error === 'rate_limited' && outcome.retry !== null ? `You have sent many invitations today. Try again in ${waitInWords(outcome.retry)}.` : null}
+        sentence={
+          outcome.error === 'rate_limited' && outcome.retry !== null
+            ? `You have sent many invitations today. Try again in ${waitInWords(outcome.retry)}.`
+            : null
+        }
       />
       <ul className="item-list" data-testid="team-members">
         <li data-status="owner">
@@ -86,7 +100,10 @@ export const TeamSection = ({ team, several, outcome }: { team: Team; several: b
         <p className="muted">Every seat is taken. Revoke a seat, or cancel an invitation, to invite someone else.</p>
       ) : (
         <>
-          <p className="muted">We email them a link that works for 7 days, only for an account with that address. They can create the account from the link.</p>
+          <p className="muted">
+            We email them a link that works for 7 days, only for an account with that address. They can create the
+            account from the link.
+          </p>
           <form action={assignSeatAction} className="inline-fields">
             <input type="hidden" name="license" value={license.id} />
             <label>

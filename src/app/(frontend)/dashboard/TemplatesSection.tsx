@@ -12,7 +12,10 @@ export const TemplatesSection = ({ templates, more, error }: Props) => (
     <ErrorBox code={error} fallback="The template download failed; please try again." />
     {templates.length === 0 ? (
       <div className="empty">
-        <p>No templates are published yet. New ones appear here as soon as they are: dashboards, marketing pages, sign-in, billing and email.</p>
+        <p>
+          No templates are published yet. New ones appear here as soon as they are: dashboards, marketing pages,
+          sign-in, billing and email.
+        </p>
       </div>
     ) : (
       <>
@@ -21,10 +24,17 @@ export const TemplatesSection = ({ templates, more, error }: Props) => (
           {templates.map((template) => (
             <li key={template.id}>
               <div className="item-main">
-                <strong>{template.name}</strong> <span className="muted">· {TEMPLATE_CATEGORY_WORDS[template.category]}</span>
+                <strong>{template.name}</strong>{' '}
+                <span className="muted">· {TEMPLATE_CATEGORY_WORDS[template.category]}</span>
                 {template.description ? <p className="item-detail">{template.description}</p> : null}
               </div>
-              <RowAction action={downloadTemplate} name="template" value={template.id} label="Download" description={`Download ${template.name}`} />
+              <RowAction
+                action={downloadTemplate}
+                name="template"
+                value={template.id}
+                label="Download"
+                description={`Download ${template.name}`}
+              />
             </li>
           ))}
         </ul>

@@ -67,10 +67,15 @@ export async function downloadKit(form: FormData) {
   const requestHeaders = await headers()
   let url: string
   try {
-    ;({ url } = await requestDownload(req, deliveryOf(req).downloads, typeof version === 'string' && version ? [version] : [], {
-      address: clientAddress(requestHeaders),
-      userAgent: requestHeaders.get('user-agent'),
-    }))
+    ;({ url } = await requestDownload(
+      req,
+      deliveryOf(req).downloads,
+      typeof version === 'string' && version ? [version] : [],
+      {
+        address: clientAddress(requestHeaders),
+        userAgent: requestHeaders.get('user-agent'),
+      },
+    ))
   } catch (error) {
     redirect(`/dashboard?download_error=${encodeURIComponent(codeOf(req, error))}`)
   }
@@ -121,7 +126,10 @@ export async function openSupportRequest(form: FormData) {
     await payload.create({
       collection: 'support_requests',
       // Owner, priority and status are the hooks' to set (their fields refuse input); the type asks for them anyway.
-      data: { subject: field(form, 'subject'), message: field(form, 'message') } as RequiredDataFromCollectionSlug<'support_requests'>,
+      data: {
+        subject: field(form, 'subject'),
+        message: field(form, 'message'),
+      } as RequiredDataFromCollectionSlug<'support_requests'>,
       depth: 0,
       overrideAccess: false,
       user,
@@ -185,16 +193,24 @@ const PLAN_SLUG = /^[a-z][a-z0-9_-]{0,31}$/
  * The checkout of a license change, as POST /api/licenses/:id/upgrade and /renewal run it (same rate
  * limit); a refusal goes back to the page it came from with its code.
  */
-const changeLicense = async <T>(form: FormData, start: (context: Awaited<ReturnType<typeof signedIn>>, licenseId: number) => Promise<T>): Promise<T> => {
+const changeLicense = async <T>(
+  form: FormData,
+  start: (context: Awaited<ReturnType<typeof signedIn>>, licenseId: number) => Promise<T>,
+): Promise<T> => {
   const context = await signedIn()
   const from = field(form, 'from') || '/dashboard'
   // Only the listed pages (an own key: `__proto__` or `constructor` name none).
-  const back = Object.hasOwn(LICENSE_CHANGE_ORIGINS, from) ? LICENSE_CHANGE_ORIGINS[from]! : LICENSE_CHANGE_ORIGINS['/dashboard']!
+  const back = Object.hasOwn(LICENSE_CHANGE_ORIGINS, from)
+    ? LICENSE_CHANGE_ORIGINS[from]!
+    : LICENSE_CHANGE_ORIGINS['/dashboard']!
   const requestHeaders = await headers()
   try {
     const id = idOf(form, 'license')
     if (id === null) throw licenseNotYours()
-    await enforceRateLimit(context.payload, 'checkout', { address: clientAddress(requestHeaders), email: context.user.email })
+    await enforceRateLimit(context.payload, 'checkout', {
+      address: clientAddress(requestHeaders),
+      email: context.user.email,
+    })
     return await start(context, id)
   } catch (error) {
     redirect(back.replace('{code}', encodeURIComponent(codeOf(context.req, error))))
@@ -208,7 +224,8 @@ const changeLicense = async <T>(form: FormData, start: (context: Awaited<ReturnT
 export async function upgradeLicense(form: FormData) {
   const result = await changeLicense(form, ({ user, payload, req }, id) => {
     const plan = form.get('plan')
-    if (typeof plan !== 'string' || !PLAN_SLUG.test(plan)) throw new ServiceError(400, 'invalid_request', 'Choose a plan to upgrade to.')
+    if (typeof plan !== 'string' || !PLAN_SLUG.test(plan))
+      throw new ServiceError(400, 'invalid_request', 'Choose a plan to upgrade to.')
     return startUpgrade(req, billingRuntimeOf(payload).require(), user, id, plan, { idempotencyKey: null })
   })
   if ('upgraded' in result) {
@@ -220,7 +237,9 @@ export async function upgradeLicense(form: FormData) {
 
 /** A license's Renew updates button (works without JS): the hosted checkout of its plan's renewal. */
 export async function renewLicense(form: FormData) {
-  const { url } = await changeLicense(form, ({ user, payload, req }, id) => startRenewal(req, billingRuntimeOf(payload).require(), user, id, { idempotencyKey: null }))
+  const { url } = await changeLicense(form, ({ user, payload, req }, id) =>
+    startRenewal(req, billingRuntimeOf(payload).require(), user, id, { idempotencyKey: null }),
+  )
   redirect(url)
 }
 
@@ -235,7 +254,12 @@ const atSection = (section: LicenseSection, licenseId: number | null, query: Rec
 }
 
 /** Back to the license's section with why it was refused (the box shows on that license only) and, for a limit, when to try again. */
-const licenseSectionFailed = (req: PayloadRequest, error: unknown, section: LicenseSection, licenseId: number | null): never => {
+const licenseSectionFailed = (
+  req: PayloadRequest,
+  error: unknown,
+  section: LicenseSection,
+  licenseId: number | null,
+): never => {
   const query: Record<string, string | number> = { [`${section}_error`]: codeOf(req, error) }
   if (error instanceof ServiceError && error.retryAfterSeconds !== undefined) query.retry = error.retryAfterSeconds
   redirect(atSection(section, licenseId, query))
@@ -260,7 +284,10 @@ export async function assignSeatAction(form: FormData) {
   let seatId: number
   try {
     if (licenseId === null) throw licenseNotFound()
-    ;({ id: seatId } = await assignSeat(payload, user, licenseId, email.data, { productName: PRODUCT_NAME, serverUrl: payload.config.serverURL }))
+    ;({ id: seatId } = await assignSeat(payload, user, licenseId, email.data, {
+      productName: PRODUCT_NAME,
+      serverUrl: payload.config.serverURL,
+    }))
   } catch (error) {
     licenseSectionFailed(req, error, 'team', licenseId)
   }
@@ -291,7 +318,8 @@ export async function deactivateInstallation(form: FormData) {
   try {
     const activationId = idOf(form, 'activation')
     if (licenseId === null) throw licenseNotFound()
-    if (activationId === null) throw new ServiceError(404, 'activation_not_found', 'This license has no activation with this id.')
+    if (activationId === null)
+      throw new ServiceError(404, 'activation_not_found', 'This license has no activation with this id.')
     await deactivateAsOwner(payload, user.id, licenseId, activationId)
   } catch (error) {
     licenseSectionFailed(req, error, 'installations', licenseId)

@@ -23,14 +23,21 @@ export type ReleaseListing = { releases: ListedRelease[]; locked: DownloadableRe
  * The newest versions the customer may download by name (requestDownload's own rule,
  * src/delivery/download.ts), at most `limit`, and what newer releases their update windows leave out.
  */
-export const releaseListing = async (req: PayloadRequest, entitlements: Entitlements, limit = LISTED_VERSIONS): Promise<ReleaseListing> => {
+export const releaseListing = async (
+  req: PayloadRequest,
+  entitlements: Entitlements,
+  limit = LISTED_VERSIONS,
+): Promise<ReleaseListing> => {
   const { releases, locked } = await downloadableReleases(req, entitlements)
   return { releases: releases.slice(0, limit), locked }
 }
 
 /** The listed versions alone. */
-export const allowedReleases = async (req: PayloadRequest, entitlements: Entitlements, limit = LISTED_VERSIONS): Promise<ListedRelease[]> =>
-  (await releaseListing(req, entitlements, limit)).releases
+export const allowedReleases = async (
+  req: PayloadRequest,
+  entitlements: Entitlements,
+  limit = LISTED_VERSIONS,
+): Promise<ListedRelease[]> => (await releaseListing(req, entitlements, limit)).releases
 
 export type ReleaseNotes = Pick<ChangelogEntry, 'title' | 'slug' | 'summary' | 'version'>
 
@@ -125,7 +132,15 @@ export type Team = { license: ManagedLicense; readAt: number } & SeatList
  * GET /api/licenses/:id/seats lists them (one query per such license, in parallel).
  */
 export const teamsOf = (req: PayloadRequest, user: User, owned: OwnedRow[]): Promise<Team[]> =>
-  Promise.all(owned.filter(({ license }) => (license.seats ?? 1) > 1).map(async (row) => ({ license: managed(row), readAt: Date.now(), ...(await listSeats(req, user, row.license.id)) })))
+  Promise.all(
+    owned
+      .filter(({ license }) => (license.seats ?? 1) > 1)
+      .map(async (row) => ({
+        license: managed(row),
+        readAt: Date.now(),
+        ...(await listSeats(req, user, row.license.id)),
+      })),
+  )
 
 export type Installations = { license: ManagedLicense; limit: number | null; activations: ActivationView[] }
 
@@ -134,6 +149,8 @@ export type Installations = { license: ManagedLicense; limit: number | null; act
  * (a plan without a limit needs no activation, so its list is usually empty and not shown).
  */
 export const installationsOf = async (req: PayloadRequest, owned: OwnedRow[]): Promise<Installations[]> => {
-  const all = await Promise.all(owned.map(async (row) => ({ license: managed(row), ...(await activationsOf(req.payload, row.license.id, req)) })))
+  const all = await Promise.all(
+    owned.map(async (row) => ({ license: managed(row), ...(await activationsOf(req.payload, row.license.id, req)) })),
+  )
   return all.filter((entry) => entry.limit !== null || entry.activations.length > 0)
 }

@@ -19,7 +19,15 @@ import { CopyButton } from '../_components/CopyButton'
 import { activePlans } from '../_components/pricing-data'
 import { askRepoAccess, downloadKit } from './actions'
 import { ApiKeysSection } from './ApiKeysSection'
-import { installationsOf, LISTED_VERSIONS, publishedTemplates, releaseListing, releaseNotes, supportThreads, teamsOf } from './data'
+import {
+  installationsOf,
+  LISTED_VERSIONS,
+  publishedTemplates,
+  releaseListing,
+  releaseNotes,
+  supportThreads,
+  teamsOf,
+} from './data'
 import { HeldSeatsSection } from './HeldSeatsSection'
 import { InstallationsSection } from './InstallationsSection'
 import { type ChangedLicense, LicenseChanges } from './LicenseChanges'
@@ -59,13 +67,15 @@ type Props = {
   }>
 }
 
-const planOf = (value: number | Plan | null | undefined): Plan | null => (value && typeof value === 'object' ? value : null)
+const planOf = (value: number | Plan | null | undefined): Plan | null =>
+  value && typeof value === 'object' ? value : null
 
 /** "Releases up to 2.x": a sentence's words at the head of a table cell. */
 const capitalised = (words: string) => words.charAt(0).toUpperCase() + words.slice(1)
 
 /** A number from the query string (an id, seconds), or null for anything else. */
-const numberParam = (value: string | undefined): number | null => (value && /^\d{1,15}$/.test(value) ? Number(value) : null)
+const numberParam = (value: string | undefined): number | null =>
+  value && /^\d{1,15}$/.test(value) ? Number(value) : null
 
 /** What the last Team or Installations form of each license came back with: only the license it was sent from says it. */
 const sectionOutcomes = (query: Awaited<Props['searchParams']>) => {
@@ -74,8 +84,10 @@ const sectionOutcomes = (query: Awaited<Props['searchParams']>) => {
   const retry = numberParam(query.retry)
   const invited = numberParam(query.invited) ?? undefined
   return {
-    team: (id: number): SectionOutcome => (id === licenseId ? { error: query.team_error, retry, invited, done: query.revoked === '1' } : none),
-    installations: (id: number): SectionOutcome => (id === licenseId ? { error: query.installations_error, retry, done: query.deactivated === '1' } : none),
+    team: (id: number): SectionOutcome =>
+      id === licenseId ? { error: query.team_error, retry, invited, done: query.revoked === '1' } : none,
+    installations: (id: number): SectionOutcome =>
+      id === licenseId ? { error: query.installations_error, retry, done: query.deactivated === '1' } : none,
   }
 }
 
@@ -102,38 +114,80 @@ const DashboardPage = async ({ searchParams }: Props) => {
   // One request for the domain calls below: the entitlements are looked up once and shared.
   const req = await createLocalReq({ user: { ...user, collection: 'users' } }, payload)
   const [licenses, subscriptions, payments, downloads, entitlements] = await Promise.all([
-    payload.find({ collection: 'licenses', where: { user: { equals: user.id } }, depth: 1, sort: '-createdAt', overrideAccess: false, user }),
-    payload.find({ collection: 'user_subscriptions', where: { user: { equals: user.id } }, depth: 1, sort: '-createdAt', overrideAccess: false, user }),
-    payload.find({ collection: 'payment_history', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 20, depth: 1, overrideAccess: false, user }),
-    payload.find({ collection: 'downloads', where: { user: { equals: user.id } }, sort: '-createdAt', limit: 10, depth: 0, overrideAccess: false, user }),
+    payload.find({
+      collection: 'licenses',
+      where: { user: { equals: user.id } },
+      depth: 1,
+      sort: '-createdAt',
+      overrideAccess: false,
+      user,
+    }),
+    payload.find({
+      collection: 'user_subscriptions',
+      where: { user: { equals: user.id } },
+      depth: 1,
+      sort: '-createdAt',
+      overrideAccess: false,
+      user,
+    }),
+    payload.find({
+      collection: 'payment_history',
+      where: { user: { equals: user.id } },
+      sort: '-createdAt',
+      limit: 20,
+      depth: 1,
+      overrideAccess: false,
+      user,
+    }),
+    payload.find({
+      collection: 'downloads',
+      where: { user: { equals: user.id } },
+      sort: '-createdAt',
+      limit: 10,
+      depth: 0,
+      overrideAccess: false,
+      user,
+    }),
     entitlementsOf(payload, user.id, req),
   ])
   const { codeHost } = runtimeOf(payload, 'delivery')
   const has = (key: FeatureKey) => entitlements.features.has(key)
   const held = licenses.docs.map((license) => ({ license, plan: planOf(license.plan) }))
-  const [repo, { releases, locked }, templates, threads, apiKeys, upgrades, renewable, teams, installations, seats] = await Promise.all([
-    // A refresh the code host or the account's budget refuses still shows what is stored.
-    hasRepoAccessPlan(req, user.id).then((allowed) => (allowed ? repoAccessStatus(req, codeHost).catch(() => storedRepoAccessStatus(req)) : null)),
-    releaseListing(req, entitlements),
-    has('templates') ? publishedTemplates(payload, user) : null,
-    // Requests and keys made earlier stay visible without the feature (to read, to revoke).
-    supportThreads(payload, user),
-    listApiKeys(req, user),
-    // Quoted only for active one-time licenses, in parallel; renewals read the releases once.
-    upgradeOffers(req, user, held, activePlans),
-    renewableLicenses(req, held),
-    // The owner's teams and installations; the seats this account holds on other people's licenses.
-    teamsOf(req, user, held),
-    installationsOf(req, held),
-    seatsHeldBy(payload, user.id, req),
-  ])
+  const [repo, { releases, locked }, templates, threads, apiKeys, upgrades, renewable, teams, installations, seats] =
+    await Promise.all([
+      // A refresh the code host or the account's budget refuses still shows what is stored.
+      hasRepoAccessPlan(req, user.id).then((allowed) =>
+        allowed ? repoAccessStatus(req, codeHost).catch(() => storedRepoAccessStatus(req)) : null,
+      ),
+      releaseListing(req, entitlements),
+      has('templates') ? publishedTemplates(payload, user) : null,
+      // Requests and keys made earlier stay visible without the feature (to read, to revoke).
+      supportThreads(payload, user),
+      listApiKeys(req, user),
+      // Quoted only for active one-time licenses, in parallel; renewals read the releases once.
+      upgradeOffers(req, user, held, activePlans),
+      renewableLicenses(req, held),
+      // The owner's teams and installations; the seats this account holds on other people's licenses.
+      teamsOf(req, user, held),
+      installationsOf(req, held),
+      seatsHeldBy(payload, user.id, req),
+    ])
   const newest = releases[0]
   const notes = newest ? await releaseNotes(payload, user, newest.version) : null
   const hasBilling = Boolean(user.processorCustomerId || subscriptions.docs.some((row) => row.processorCustomerId))
   const features = [...entitlements.features]
-  const changed = (license: (typeof licenses.docs)[number]): ChangedLicense => ({ id: license.id, key: license.key, planName: planOf(license.plan)?.name ?? 'plan' })
-  const changesOf = (license: (typeof licenses.docs)[number]) => ({ renew: renewable.has(license.id), upgrades: upgrades.filter((offer) => offer.licenseId === license.id) })
-  const changeable = licenses.docs.filter((license) => renewable.has(license.id) || upgrades.some((offer) => offer.licenseId === license.id))
+  const changed = (license: (typeof licenses.docs)[number]): ChangedLicense => ({
+    id: license.id,
+    key: license.key,
+    planName: planOf(license.plan)?.name ?? 'plan',
+  })
+  const changesOf = (license: (typeof licenses.docs)[number]) => ({
+    renew: renewable.has(license.id),
+    upgrades: upgrades.filter((offer) => offer.licenseId === license.id),
+  })
+  const changeable = licenses.docs.filter(
+    (license) => renewable.has(license.id) || upgrades.some((offer) => offer.licenseId === license.id),
+  )
   const outcomes = sectionOutcomes(errors)
   const several = licenses.docs.length > 1
   return (
@@ -157,7 +211,10 @@ const DashboardPage = async ({ searchParams }: Props) => {
         <h2 id="licenses-heading">Licenses</h2>
         {/* A Team or Installations form that named no license of yours comes back here. */}
         <ErrorBox
-          code={errors.license_error ?? (numberParam(errors.license) === null ? (errors.team_error ?? errors.installations_error) : undefined)}
+          code={
+            errors.license_error ??
+            (numberParam(errors.license) === null ? (errors.team_error ?? errors.installations_error) : undefined)
+          }
           fallback="Your license could not be changed; please try again."
         />
         {licenses.docs.length === 0 && seats.length > 0 ? (
@@ -194,11 +251,17 @@ const DashboardPage = async ({ searchParams }: Props) => {
                       <strong className={`status status-${license.status}`}>{words.label}</strong>
                       <span className="status-explanation">
                         {words.explanation}
-                        {license.status === 'active' && license.validUntil ? ` Valid until ${formatDate(license.validUntil)}.` : ''}
+                        {license.status === 'active' && license.validUntil
+                          ? ` Valid until ${formatDate(license.validUntil)}.`
+                          : ''}
                       </span>
                     </td>
                     <td data-label="Updates" className="license-updates">
-                      {plan?.isFree ? <span className="muted">No downloads</span> : <span>{capitalised(windowInWords(windowOfLicense(license)))}</span>}
+                      {plan?.isFree ? (
+                        <span className="muted">No downloads</span>
+                      ) : (
+                        <span>{capitalised(windowInWords(windowOfLicense(license)))}</span>
+                      )}
                       <LicenseChanges license={changed(license)} {...changesOf(license)} />
                     </td>
                     <td data-label="Granted">{formatDate(license.grantedAt)}</td>
@@ -225,7 +288,12 @@ const DashboardPage = async ({ searchParams }: Props) => {
       ))}
 
       {installations.map((entry) => (
-        <InstallationsSection key={entry.license.id} installations={entry} several={several} outcome={outcomes.installations(entry.license.id)} />
+        <InstallationsSection
+          key={entry.license.id}
+          installations={entry}
+          several={several}
+          outcome={outcomes.installations(entry.license.id)}
+        />
       ))}
 
       {seats.length > 0 ? <HeldSeatsSection seats={seats} /> : null}
@@ -239,7 +307,9 @@ const DashboardPage = async ({ searchParams }: Props) => {
               <>
                 <p>Each download link is signed for you and works for a few minutes.</p>
                 <form action={downloadKit}>
-                  <button type="submit">{locked ? 'Download the newest release you have' : 'Download the newest release'}</button>
+                  <button type="submit">
+                    {locked ? 'Download the newest release you have' : 'Download the newest release'}
+                  </button>
                 </form>
                 <h3>What’s new in {newest.version}</h3>
                 {notes ? (
@@ -262,9 +332,16 @@ const DashboardPage = async ({ searchParams }: Props) => {
                   {releases.map((release) => (
                     <li key={release.version}>
                       <div className="item-main">
-                        <strong>{release.version}</strong> <span className="muted">· {formatDate(release.publishedAt)}</span>
+                        <strong>{release.version}</strong>{' '}
+                        <span className="muted">· {formatDate(release.publishedAt)}</span>
                       </div>
-                      <RowAction action={downloadKit} name="version" value={release.version} label="Download" description={`Download version ${release.version}`} />
+                      <RowAction
+                        action={downloadKit}
+                        name="version"
+                        value={release.version}
+                        label="Download"
+                        description={`Download version ${release.version}`}
+                      />
                     </li>
                   ))}
                 </ul>
@@ -283,10 +360,13 @@ const DashboardPage = async ({ searchParams }: Props) => {
               <div className="locked-releases" data-testid="locked-releases">
                 <p>
                   Newer releases are not included: your license includes {locked.covers}. {locked.newest}
-                  {locked.count > 1 ? ` (and ${locked.count - 1} more) need` : ' needs'} a renewal of your updates or an upgrade.
+                  {locked.count > 1 ? ` (and ${locked.count - 1} more) need` : ' needs'} a renewal of your updates or an
+                  upgrade.
                 </p>
                 {changeable.length > 0 ? (
-                  changeable.map((license) => <LicenseChanges key={license.id} license={changed(license)} {...changesOf(license)} />)
+                  changeable.map((license) => (
+                    <LicenseChanges key={license.id} license={changed(license)} {...changesOf(license)} />
+                  ))
                 ) : (
                   <p>
                     <a href="#licenses-heading">See your licenses</a> or <a href="/pricing">compare the plans</a>.
@@ -333,18 +413,35 @@ const DashboardPage = async ({ searchParams }: Props) => {
           <form action={askRepoAccess} className="inline-fields">
             <label>
               Code-host username
-              <input type="text" name="username" defaultValue={repo.username ?? ''} required maxLength={39} autoComplete="username" />
+              <input
+                type="text"
+                name="username"
+                defaultValue={repo.username ?? ''}
+                required
+                maxLength={39}
+                autoComplete="username"
+              />
             </label>
             <button type="submit">{repo.status === 'none' ? 'Request access' : 'Change username'}</button>
           </form>
         </section>
       ) : null}
 
-      {templates ? <TemplatesSection templates={templates.docs} more={templates.totalDocs > templates.docs.length} error={errors.template_error} /> : null}
+      {templates ? (
+        <TemplatesSection
+          templates={templates.docs}
+          more={templates.totalDocs > templates.docs.length}
+          error={errors.template_error}
+        />
+      ) : null}
 
-      {has('support') || threads.length > 0 ? <SupportSection threads={threads} canFile={has('support')} error={errors.support_error} /> : null}
+      {has('support') || threads.length > 0 ? (
+        <SupportSection threads={threads} canFile={has('support')} error={errors.support_error} />
+      ) : null}
 
-      {has('api') || apiKeys.length > 0 ? <ApiKeysSection keys={apiKeys} canCreate={has('api')} error={errors.api_key_error} /> : null}
+      {has('api') || apiKeys.length > 0 ? (
+        <ApiKeysSection keys={apiKeys} canCreate={has('api')} error={errors.api_key_error} />
+      ) : null}
 
       <section className="card" aria-labelledby="billing-heading">
         <h2 id="billing-heading">Billing</h2>
@@ -353,7 +450,8 @@ const DashboardPage = async ({ searchParams }: Props) => {
             {subscriptions.docs.map((subscription) => (
               <li key={subscription.id}>
                 <strong>{planOf(subscription.plan)?.name ?? 'Subscription'}</strong>
-                {subscription.billingCycle ? `, billed ${subscription.billingCycle}` : ''}: {SUBSCRIPTION_STATUS_WORDS[subscription.status]}.{' '}
+                {subscription.billingCycle ? `, billed ${subscription.billingCycle}` : ''}:{' '}
+                {SUBSCRIPTION_STATUS_WORDS[subscription.status]}.{' '}
                 {subscription.currentPeriodEnd && ['active', 'trialing', 'past_due'].includes(subscription.status)
                   ? subscription.cancelAtPeriodEnd
                     ? `Ends on ${formatDate(subscription.currentPeriodEnd)}.`
@@ -393,15 +491,29 @@ const DashboardPage = async ({ searchParams }: Props) => {
                     <td data-label="Plan">{planOf(payment.plan)?.name ?? <span className="muted">—</span>}</td>
                     <td data-label="Amount">
                       {formatAmount(payment.amount, payment.currency)}
-                      {payment.refundedAmount ? ` (${formatAmount(payment.refundedAmount, payment.currency)} refunded)` : ''}
+                      {payment.refundedAmount
+                        ? ` (${formatAmount(payment.refundedAmount, payment.currency)} refunded)`
+                        : ''}
                     </td>
-                    <td data-label="Tax">{typeof payment.taxAmount === 'number' ? formatAmount(payment.taxAmount, payment.currency) : <span className="muted">—</span>}</td>
+                    <td data-label="Tax">
+                      {typeof payment.taxAmount === 'number' ? (
+                        formatAmount(payment.taxAmount, payment.currency)
+                      ) : (
+                        <span className="muted">—</span>
+                      )}
+                    </td>
                     <td data-label="Status">
                       {payment.status === 'succeeded' ? 'Paid' : 'Failed'}
                       {payment.paymentType === 'recurring' ? ', subscription' : ', one-time'}
                     </td>
                     <td data-label="Invoice">
-                      {payment.invoiceUrl ? <a href={payment.invoiceUrl}>{payment.processorInvoiceId ? `Invoice ${payment.invoiceNumber ?? ''}`.trim() : 'Receipt'}</a> : <span className="muted">none</span>}
+                      {payment.invoiceUrl ? (
+                        <a href={payment.invoiceUrl}>
+                          {payment.processorInvoiceId ? `Invoice ${payment.invoiceNumber ?? ''}`.trim() : 'Receipt'}
+                        </a>
+                      ) : (
+                        <span className="muted">none</span>
+                      )}
                       {payment.invoicePdf ? (
                         <>
                           {' · '}

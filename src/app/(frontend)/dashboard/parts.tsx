@@ -4,7 +4,15 @@ import { errorSentence } from '../../../http/error-sentences'
  * A refused action's code (from the query string or the action's state) as the service's sentence, or
  * the `sentence` the section made of it (a limit's wait); nothing without a code.
  */
-export const ErrorBox = ({ code, fallback, sentence }: { code: string | null | undefined; fallback?: string; sentence?: string | null }) =>
+export const ErrorBox = ({
+  code,
+  fallback,
+  sentence,
+}: {
+  code: string | null | undefined
+  fallback?: string
+  sentence?: string | null
+}) =>
   code ? (
     <p role="alert" className="error-box">
       {sentence ?? errorSentence(code, fallback)}

@@ -19,12 +19,20 @@ export const GET = async (request: Request): Promise<Response> => {
   const url = new URL(request.url)
   const path = previewPath(url.searchParams.get('collection'), url.searchParams.get('slug'))
   if (!path) {
-    return Response.json(errorBody('invalid_request', 'Give collection=posts or changelog_entries and a valid slug.'), { status: 400, headers: noStore })
+    return Response.json(errorBody('invalid_request', 'Give collection=posts or changelog_entries and a valid slug.'), {
+      status: 400,
+      headers: noStore,
+    })
   }
   const payload = await getPayloadClient()
   const { user } = await payload.auth({ headers: request.headers })
-  if (!user) return Response.json(errorBody('unauthenticated', 'Sign in to the admin to preview drafts.'), { status: 401, headers: noStore })
-  if (!isStaffUser(user)) return Response.json(errorBody('forbidden', 'Only staff can preview drafts.'), { status: 403, headers: noStore })
+  if (!user)
+    return Response.json(errorBody('unauthenticated', 'Sign in to the admin to preview drafts.'), {
+      status: 401,
+      headers: noStore,
+    })
+  if (!isStaffUser(user))
+    return Response.json(errorBody('forbidden', 'Only staff can preview drafts.'), { status: 403, headers: noStore })
   const draft = await draftMode()
   draft.enable()
   return new Response(null, { status: 307, headers: { Location: path, ...noStore } })

@@ -14,7 +14,11 @@ import { getPayloadClient, setSessionCookie } from '../../_lib/session'
 export async function sendPasswordReset(form: FormData) {
   const payload = await getPayloadClient()
   try {
-    await requestPasswordReset(payload, { email: form.get('email') }, { serverUrl: payload.config.serverURL, productName: PRODUCT_NAME, address: clientAddress(await headers()) })
+    await requestPasswordReset(
+      payload,
+      { email: form.get('email') },
+      { serverUrl: payload.config.serverURL, productName: PRODUCT_NAME, address: clientAddress(await headers()) },
+    )
   } catch (error) {
     redirect(`/reset-password?error=${codeOf(error)}`)
   }

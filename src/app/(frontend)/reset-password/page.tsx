@@ -12,12 +12,20 @@ const ResetPasswordPage = async ({ searchParams }: Props) => {
   return (
     <section className="auth">
       <h1>{recovering ? (confirmed ? 'Choose your password' : 'Choose a new password') : 'Reset your password'}</h1>
-      {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
-      {sent ? <p role="status" className="notice">If that address has an account, a reset link is on its way. It works once, within an hour.</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          {AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}
+        </p>
+      ) : null}
+      {sent ? (
+        <p role="status" className="notice">
+          If that address has an account, a reset link is on its way. It works once, within an hour.
+        </p>
+      ) : null}
       {recovering && confirmed ? (
         <p role="status" className="notice">
-          Your email address is confirmed. The link was opened in another browser than the one that signed up, so choose a password now to
-          finish: the one given at sign-up no longer works.
+          Your email address is confirmed. The link was opened in another browser than the one that signed up, so choose
+          a password now to finish: the one given at sign-up no longer works.
         </p>
       ) : null}
       {recovering ? (

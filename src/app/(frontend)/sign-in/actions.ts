@@ -26,7 +26,11 @@ export async function signIn(form: FormData) {
     token = (await payload.login({ collection: 'users', data: { email, password: password as string } })).token
   } catch (error) {
     // A wrong password, an unknown, unconfirmed or locked account: one answer (no existence oracle).
-    back('/sign-in', (error as { code?: string }).code === 'rate_limited' ? 'rate_limited' : 'invalid_credentials', form)
+    back(
+      '/sign-in',
+      (error as { code?: string }).code === 'rate_limited' ? 'rate_limited' : 'invalid_credentials',
+      form,
+    )
   }
   if (!token) back('/sign-in', 'invalid_credentials', form)
   await setSessionCookie(payload, token!)
@@ -39,7 +43,12 @@ export async function sendMagicLink(form: FormData) {
   try {
     const email = normaliseEmail(form.get('email'))
     await enforceRateLimit(payload, 'magic_link', { address: clientAddress(await headers()), email })
-    await requestMagicLink(payload, { email, next: field(form, 'next'), serverUrl: payload.config.serverURL, productName: PRODUCT_NAME })
+    await requestMagicLink(payload, {
+      email,
+      next: field(form, 'next'),
+      serverUrl: payload.config.serverURL,
+      productName: PRODUCT_NAME,
+    })
   } catch (error) {
     back('/sign-in', codeOf(error), form)
   }
@@ -50,7 +59,11 @@ export async function sendMagicLink(form: FormData) {
 export async function sendConfirmationAgain(form: FormData) {
   const payload = await getPayloadClient()
   try {
-    await resendConfirmation(payload, { email: form.get('email') }, { serverUrl: payload.config.serverURL, productName: PRODUCT_NAME, address: clientAddress(await headers()) })
+    await resendConfirmation(
+      payload,
+      { email: form.get('email') },
+      { serverUrl: payload.config.serverURL, productName: PRODUCT_NAME, address: clientAddress(await headers()) },
+    )
   } catch (error) {
     back('/sign-in', codeOf(error), form)
   }

@@ -23,13 +23,25 @@ const SignInPage = async ({ searchParams }: Props) => {
       <h1>Sign in</h1>
       {notice === 'seat' ? (
         <p role="status" className="notice" data-testid="seat-sign-in-notice">
-          Sign in, or <Link href={`/sign-up${nextQuery}`}>create an account</Link>, with the email address the invitation was sent to. Your seat is claimed as soon as
-          you do.
+          Sign in, or <Link href={`/sign-up${nextQuery}`}>create an account</Link>, with the email address the
+          invitation was sent to. Your seat is claimed as soon as you do.
         </p>
       ) : null}
-      {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
-      {sent ? <p role="status" className="notice">If that address can sign in, a sign-in link is on its way. It works once, within 10 minutes.</p> : null}
-      {confirmationSent ? <p role="status" className="notice">If that address has an account waiting for confirmation, a new confirmation link is on its way.</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          {AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}
+        </p>
+      ) : null}
+      {sent ? (
+        <p role="status" className="notice">
+          If that address can sign in, a sign-in link is on its way. It works once, within 10 minutes.
+        </p>
+      ) : null}
+      {confirmationSent ? (
+        <p role="status" className="notice">
+          If that address has an account waiting for confirmation, a new confirmation link is on its way.
+        </p>
+      ) : null}
       <form action={signIn}>
         <input type="hidden" name="next" value={next ?? ''} />
         <label>

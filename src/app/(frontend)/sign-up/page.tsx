@@ -12,14 +12,20 @@ const SignUpPage = async ({ searchParams }: Props) => {
     return (
       <section className="auth">
         <h1>Check your email</h1>
-        <p role="status">We sent a link to confirm your address. Open it to finish signing up; it works for 24 hours.</p>
+        <p role="status">
+          We sent a link to confirm your address. Open it to finish signing up; it works for 24 hours.
+        </p>
       </section>
     )
   }
   return (
     <section className="auth">
       <h1>Create your account</h1>
-      {error ? <p role="alert" className="error">{AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          {AUTH_ERRORS[error] ?? 'Something went wrong. Please try again.'}
+        </p>
+      ) : null}
       <form action={signUp}>
         <input type="hidden" name="next" value={next ?? ''} />
         <label>
@@ -35,7 +41,8 @@ const SignUpPage = async ({ searchParams }: Props) => {
       </form>
       <OAuthButtons next={next} />
       <p>
-        Already have an account? <Link href={next ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in'}>Sign in</Link>
+        Already have an account?{' '}
+        <Link href={next ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in'}>Sign in</Link>
       </p>
     </section>
   )

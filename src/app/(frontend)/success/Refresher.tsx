@@ -22,7 +22,9 @@ export const Refresher = () => {
     return () => clearTimeout(timer)
   }, [attempt, router])
   return attempt >= DELAYS_MS.length ? (
-    <p role="status">This is taking longer than usual. Your license will be on your dashboard and in your inbox as soon as it is ready.</p>
+    <p role="status">
+      This is taking longer than usual. Your license will be on your dashboard and in your inbox as soon as it is ready.
+    </p>
   ) : (
     <p role="status" className="muted">
       Checking again in a moment…

@@ -24,7 +24,12 @@ export async function sendCheckoutSignInLink(form: FormData) {
   try {
     const email = await anonymousCheckoutEmail(payload, sessionId)
     await enforceRateLimit(payload, 'magic_link', { address: clientAddress(await headers()), email })
-    await requestMagicLink(payload, { email, next: '/dashboard', serverUrl: payload.config.serverURL, productName: PRODUCT_NAME })
+    await requestMagicLink(payload, {
+      email,
+      next: '/dashboard',
+      serverUrl: payload.config.serverURL,
+      productName: PRODUCT_NAME,
+    })
   } catch (error) {
     target = page(`link_error=${codeOf(error)}`)
   }

@@ -65,7 +65,8 @@ const SuccessPage = async ({ searchParams }: Props) => {
         <>
           <h1>We could not find that checkout</h1>
           <p>
-            The link may be incomplete. If you paid, your license is in your inbox and on your <Link href="/dashboard">dashboard</Link>.
+            The link may be incomplete. If you paid, your license is in your inbox and on your{' '}
+            <Link href="/dashboard">dashboard</Link>.
           </p>
         </>
       ) : view.kind === 'unpaid' ? (
@@ -81,14 +82,13 @@ const SuccessPage = async ({ searchParams }: Props) => {
           <h1>Thank you for your purchase</h1>
           {view.license ? (
             <div data-testid="success-license">
-              <p>
-                Your {view.planName ?? ''} license is ready. It is also in your inbox and on your dashboard.
-              </p>
+              <p>Your {view.planName ?? ''} license is ready. It is also in your inbox and on your dashboard.</p>
               <p className="license-key">
                 <code>{view.license.key}</code> <CopyButton text={view.license.key} label="Copy key" />
               </p>
               <p className="muted">
-                {LICENSE_STATUS_WORDS[view.license.status].label}: {LICENSE_STATUS_WORDS[view.license.status].explanation}
+                {LICENSE_STATUS_WORDS[view.license.status].label}:{' '}
+                {LICENSE_STATUS_WORDS[view.license.status].explanation}
               </p>
               <a className="button" href="/dashboard#download">
                 Download the kit
@@ -116,21 +116,23 @@ const SuccessPage = async ({ searchParams }: Props) => {
         <>
           <h1>This purchase belongs to another account</h1>
           <p>
-            You are signed in with a different account from the one that paid. Sign out and sign in with the checkout email to
-            see it, or go to <Link href="/dashboard">your dashboard</Link>.
+            You are signed in with a different account from the one that paid. Sign out and sign in with the checkout
+            email to see it, or go to <Link href="/dashboard">your dashboard</Link>.
           </p>
         </>
       ) : (
         <>
           <h1>Thank you for your purchase</h1>
           <p>
-            Your license is on its way to {view.maskedEmail ? <strong>{view.maskedEmail}</strong> : 'your checkout email'}. To see it
-            on your dashboard and download the kit, sign in with that address: we can email you a sign-in link (it creates your
+            Your license is on its way to{' '}
+            {view.maskedEmail ? <strong>{view.maskedEmail}</strong> : 'your checkout email'}. To see it on your
+            dashboard and download the kit, sign in with that address: we can email you a sign-in link (it creates your
             account the first time).
           </p>
           {sent ? (
             <p role="status" className="notice">
-              A sign-in link is on its way to {view.maskedEmail ?? 'your checkout email'}. It works once, within 10 minutes.
+              A sign-in link is on its way to {view.maskedEmail ?? 'your checkout email'}. It works once, within 10
+              minutes.
             </p>
           ) : (
             <form action={sendCheckoutSignInLink}>

@@ -43,7 +43,10 @@ const ACTIONS: Record<StaffActionKey, Action> = {
     label: 'Resend invitation',
     endpoint: (id) => `/api/staff/repo-access/${id}/resend-invitation`,
     applies: (doc) => doc.status === 'pending' || doc.status === 'failed',
-    done: (answer) => (answer.repoAccess?.status === 'collaborator' ? 'The invitation was accepted already: now a collaborator.' : 'Invitation sent again.'),
+    done: (answer) =>
+      answer.repoAccess?.status === 'collaborator'
+        ? 'The invitation was accepted already: now a collaborator.'
+        : 'Invitation sent again.',
   },
   'apiKey.revoke': {
     label: 'Revoke API key',
@@ -55,13 +58,14 @@ const ACTIONS: Record<StaffActionKey, Action> = {
     label: 'Revoke seat',
     endpoint: (id) => `/api/staff/license-seats/${id}/revoke`,
     applies: (doc) => doc.status !== 'revoked',
-    done: () => 'Seat revoked: the member lost the license\'s access, and their repository access is being withdrawn.',
+    done: () => "Seat revoked: the member lost the license's access, and their repository access is being withdrawn.",
   },
   'activation.remove': {
     label: 'Remove activation',
     endpoint: (id) => `/api/staff/license-activations/${id}/remove`,
     applies: (doc) => !doc.deactivatedAt,
-    done: () => 'Activation removed: its place under the limit is free (not counted against the customer\'s daily deactivations).',
+    done: () =>
+      "Activation removed: its place under the limit is free (not counted against the customer's daily deactivations).",
   },
 }
 
@@ -78,7 +82,7 @@ export const StaffActions = ({ actions }: { actions: StaffActionKey[] }) => {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
   if (!id) return null
-  const available = actions.filter((key) => ACTIONS[key].applies((data ?? {})))
+  const available = actions.filter((key) => ACTIONS[key].applies(data ?? {}))
   const close = () => {
     setChosen(null)
     setReason('')

@@ -4,7 +4,12 @@ import { Button, toast, useAuth, useDocumentInfo } from '@payloadcms/ui'
 import { useRouter } from 'next/navigation'
 import { useState } from 'react'
 
-type Delivery = { outcome: 'succeeded' | 'failed'; responseStatus: number | null; durationMs: number | null; error: string | null }
+type Delivery = {
+  outcome: 'succeeded' | 'failed'
+  responseStatus: number | null
+  durationMs: number | null
+  error: string | null
+}
 type Answer = { secret?: string; previousSecretExpiresAt?: string; delivery?: Delivery; errors?: { message: string }[] }
 
 /** POST to an admin action (endpoints/webhook-endpoints.ts) with the admin's session cookie. */
@@ -81,7 +86,8 @@ export const WebhookEndpointActions = () => {
       {confirmRotate ? (
         <div className="staff-actions__confirm">
           <p className="staff-actions__none">
-            A new secret signs from now on. The current one also signs for 24 hours, so your receiver can switch without missing an event.
+            A new secret signs from now on. The current one also signs for 24 hours, so your receiver can switch without
+            missing an event.
           </p>
           <div className="staff-actions__buttons">
             <Button
@@ -91,15 +97,26 @@ export const WebhookEndpointActions = () => {
               onClick={() =>
                 run(`/api/staff/webhook-endpoints/${id}/rotate-secret`, (answer) => {
                   setConfirmRotate(false)
-                  const until = answer.previousSecretExpiresAt ? new Date(answer.previousSecretExpiresAt).toLocaleString() : 'tomorrow'
-                  setSecret({ value: answer.secret!, note: `Copy the new secret now: it is not shown again. The old one signs too until ${until}.` })
+                  const until = answer.previousSecretExpiresAt
+                    ? new Date(answer.previousSecretExpiresAt).toLocaleString()
+                    : 'tomorrow'
+                  setSecret({
+                    value: answer.secret!,
+                    note: `Copy the new secret now: it is not shown again. The old one signs too until ${until}.`,
+                  })
                 })
               }
               size="small"
             >
               {busy ? 'Working…' : 'Rotate secret'}
             </Button>
-            <Button buttonStyle="secondary" disabled={busy} margin={false} onClick={() => setConfirmRotate(false)} size="small">
+            <Button
+              buttonStyle="secondary"
+              disabled={busy}
+              margin={false}
+              onClick={() => setConfirmRotate(false)}
+              size="small"
+            >
               Cancel
             </Button>
           </div>
@@ -113,7 +130,10 @@ export const WebhookEndpointActions = () => {
               margin={false}
               onClick={() =>
                 run(`/api/staff/webhook-endpoints/${id}/reveal-secret`, (answer) =>
-                  setSecret({ value: answer.secret!, note: 'Copy this secret into your receiver now: it is shown only once.' }),
+                  setSecret({
+                    value: answer.secret!,
+                    note: 'Copy this secret into your receiver now: it is shown only once.',
+                  }),
                 )
               }
               size="small"
@@ -121,7 +141,13 @@ export const WebhookEndpointActions = () => {
               Show signing secret
             </Button>
           )}
-          <Button buttonStyle="secondary" disabled={busy} margin={false} onClick={() => setConfirmRotate(true)} size="small">
+          <Button
+            buttonStyle="secondary"
+            disabled={busy}
+            margin={false}
+            onClick={() => setConfirmRotate(true)}
+            size="small"
+          >
             Rotate secret
           </Button>
           <Button
@@ -169,7 +195,9 @@ export const WebhookDeliveryActions = () => {
   return (
     <div className="staff-actions">
       <p className="staff-actions__title">Admin actions</p>
-      <p className="staff-actions__none">Sends this event again, with the same event id, and records the attempt as a new delivery.</p>
+      <p className="staff-actions__none">
+        Sends this event again, with the same event id, and records the attempt as a new delivery.
+      </p>
       <div className="staff-actions__buttons">
         <Button buttonStyle="secondary" disabled={busy} margin={false} onClick={sendAgain} size="small">
           {busy ? 'Sending…' : 'Send again'}

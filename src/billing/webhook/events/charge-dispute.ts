@@ -29,7 +29,14 @@ export const chargeDispute = defineHandler(['charge.dispute.created', 'charge.di
       userId: relationId(owner.user),
       email: owner.email ?? null,
       // The currency and charge: the insights sum disputes by currency (docs/INSIGHTS.md).
-      properties: { disputeId: dispute.id, reason: dispute.reason, amount: dispute.amount, currency: dispute.currency, chargeId: idOf(dispute.charge), ...source },
+      properties: {
+        disputeId: dispute.id,
+        reason: dispute.reason,
+        amount: dispute.amount,
+        currency: dispute.currency,
+        chargeId: idOf(dispute.charge),
+        ...source,
+      },
       sourceId: dispute.id,
       occurredAt: new Date(context.event.created * 1000),
     })

@@ -9,7 +9,9 @@ export const chargeRefunded = defineHandler(['charge.refunded'], {
   apply: async (context, loaded) => {
     if (!loaded) return
     const charge = chargeOf(loaded)
-    const { owner, amount, source } = await applyChargeChanges(context, loaded, { refundedAmount: charge.amount_refunded })
+    const { owner, amount, source } = await applyChargeChanges(context, loaded, {
+      refundedAmount: charge.amount_refunded,
+    })
     await track(context.req, {
       name: charge.refunded ? 'refund_full' : 'refund_partial',
       userId: relationId(owner.user),

@@ -4,7 +4,14 @@ import { track } from '../../../analytics/track'
 import { idOf } from '../../processor'
 import { defineHandler } from '../define'
 import { licenseChangeOf } from '../../license-change-kinds'
-import { applySubscription, type LoadedSubscription, loadSubscription, recordLicenseChangePayment, recordPurchase, seatsOf } from '../steps'
+import {
+  applySubscription,
+  type LoadedSubscription,
+  loadSubscription,
+  recordLicenseChangePayment,
+  recordPurchase,
+  seatsOf,
+} from '../steps'
 
 /** The tax the checkout charged (0 without automatic tax): only its session says it, not its payment intent. */
 const taxOf = (session: Stripe.Checkout.Session): number => session.total_details?.amount_tax ?? 0
@@ -17,7 +24,10 @@ const taxOf = (session: Stripe.Checkout.Session): number => session.total_detail
 export const checkoutSession = defineHandler(
   ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed'],
   {
-    load: async (processor, event): Promise<{ session: Stripe.Checkout.Session; subscription: LoadedSubscription | null }> => {
+    load: async (
+      processor,
+      event,
+    ): Promise<{ session: Stripe.Checkout.Session; subscription: LoadedSubscription | null }> => {
       const sent = event.data.object
       // A paid one-time checkout is final, and the event carries all its purchase needs (the price is in
       // the metadata our checkout wrote): no round trip to the processor. Anything else is read fresh.
@@ -68,7 +78,13 @@ export const checkoutSession = defineHandler(
         email,
       })
       if (status === 'failed') {
-        await track(req, { name: 'payment_failed', userId: buyer?.id ?? null, email, properties: { checkoutSessionId: session.id }, sourceId: event.id })
+        await track(req, {
+          name: 'payment_failed',
+          userId: buyer?.id ?? null,
+          email,
+          properties: { checkoutSessionId: session.id },
+          sourceId: event.id,
+        })
       }
     },
   },

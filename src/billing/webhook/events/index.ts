@@ -6,7 +6,14 @@ import { customerSubscription } from './customer-subscription'
 import { invoicePayment } from './invoice-payment'
 import { paymentIntentSucceeded } from './payment-intent-succeeded'
 
-const HANDLERS = [checkoutSession, customerSubscription, invoicePayment, paymentIntentSucceeded, chargeRefunded, chargeDispute]
+const HANDLERS = [
+  checkoutSession,
+  customerSubscription,
+  invoicePayment,
+  paymentIntentSucceeded,
+  chargeRefunded,
+  chargeDispute,
+]
 
 /** The handler of each event type the service applies; every other type is recorded as ignored. */
 export const EVENT_HANDLERS: Partial<Record<string, RegisteredHandler>> = {}

@@ -1,7 +1,16 @@
 import { track } from '../../../analytics/track'
 import { relationId } from '../../../db/relations'
 import { defineHandler } from '../define'
-import { changeFactsOf, changeOfPaymentIntent, findPayment, isOneTimePayment, loadPaymentIntent, recordLicenseChangePayment, recordOneTimePayment, savePayment } from '../steps'
+import {
+  changeFactsOf,
+  changeOfPaymentIntent,
+  findPayment,
+  isOneTimePayment,
+  loadPaymentIntent,
+  recordLicenseChangePayment,
+  recordOneTimePayment,
+  savePayment,
+} from '../steps'
 
 /**
  * A one-time payment went through: its purchase (and license) recorded, and its payment_history row

@@ -179,7 +179,10 @@ export const invoiceTaxFields = (tax: TaxRule | null, taxed: LineTax) =>
     : { total_taxes: [] }
 
 /** What the invoice PDF and page say of a tax line: `VAT 19% (DE)`, `Reverse charge (DE)`. */
-export const describeTax = (invoice: LegacyInvoice, rates: (id: string) => Stripe.TaxRate | undefined): string | null => {
+export const describeTax = (
+  invoice: LegacyInvoice,
+  rates: (id: string) => Stripe.TaxRate | undefined,
+): string | null => {
   const entry = invoice.total_taxes?.[0]
   if (!entry) return null
   const rate = entry.tax_rate_details ? rates(entry.tax_rate_details.tax_rate) : undefined
@@ -285,7 +288,11 @@ const nextInvoiceNumber = (processor: Processor, customer: Stripe.Customer | nul
 }
 
 /** Finalizing numbers the invoice and gives it its hosted page and PDF. */
-export const finalizeInvoice = (processor: Processor, invoice: LegacyInvoice, customer: Stripe.Customer | null): void => {
+export const finalizeInvoice = (
+  processor: Processor,
+  invoice: LegacyInvoice,
+  customer: Stripe.Customer | null,
+): void => {
   const now = nowSeconds()
   invoice.status = 'open'
   invoice.number = nextInvoiceNumber(processor, customer)

@@ -24,49 +24,71 @@ const titleSize = (title: string) => (title.length > 80 ? 56 : title.length > 48
 const OpenGraphImage = async ({ params }: Props) => {
   const { slug } = await params
   const post = /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug) ? await getPost(slug) : null
-  if (!post) return new Response('Not found', { status: 404, headers: { 'Cache-Control': 'no-store', 'Content-Type': 'text/plain' } })
+  if (!post)
+    return new Response('Not found', {
+      status: 404,
+      headers: { 'Cache-Control': 'no-store', 'Content-Type': 'text/plain' },
+    })
   return new ImageResponse(
-    (
+    <div
+      style={{
+        width: '100%',
+        height: '100%',
+        display: 'flex',
+        flexDirection: 'column',
+        justifyContent: 'space-between',
+        padding: '72px 80px',
+        background: 'linear-gradient(135deg, #0f172a 0%, #1e1b4b 55%, #312e81 100%)',
+        color: '#f8fafc',
+      }}
+    >
+      <div style={{ display: 'flex', alignItems: 'center', gap: 20 }}>
+        <div
+          style={{
+            width: 56,
+            height: 56,
+            borderRadius: 14,
+            background: '#6366f1',
+            display: 'flex',
+            alignItems: 'center',
+            justifyContent: 'center',
+            fontSize: 34,
+            color: '#ffffff',
+          }}
+        >
+          S
+        </div>
+        <div style={{ fontSize: 34, letterSpacing: -0.5 }}>{PRODUCT_NAME}</div>
+        <div style={{ fontSize: 28, color: '#a5b4fc', marginLeft: 8 }}>Blog</div>
+      </div>
       <div
         style={{
-          width: '100%',
-          height: '100%',
           display: 'flex',
-          flexDirection: 'column',
-          justifyContent: 'space-between',
-          padding: '72px 80px',
-          background: 'linear-gradient(135deg, #0f172a 0%, #1e1b4b 55%, #312e81 100%)',
-          color: '#f8fafc',
+          fontSize: titleSize(post.title),
+          lineHeight: 1.15,
+          letterSpacing: -1.5,
+          maxWidth: 1040,
         }}
       >
-        <div style={{ display: 'flex', alignItems: 'center', gap: 20 }}>
-          <div
-            style={{
-              width: 56,
-              height: 56,
-              borderRadius: 14,
-              background: '#6366f1',
-              display: 'flex',
-              alignItems: 'center',
-              justifyContent: 'center',
-              fontSize: 34,
-              color: '#ffffff',
-            }}
-          >
-            S
-          </div>
-          <div style={{ fontSize: 34, letterSpacing: -0.5 }}>{PRODUCT_NAME}</div>
-          <div style={{ fontSize: 28, color: '#a5b4fc', marginLeft: 8 }}>Blog</div>
+        {post.title}
+      </div>
+      <div
+        style={{
+          display: 'flex',
+          alignItems: 'center',
+          justifyContent: 'space-between',
+          fontSize: 28,
+          color: '#cbd5e1',
+        }}
+      >
+        <div style={{ display: 'flex' }}>
+          {formatDate(post.publishedAt)} · {post.author}
         </div>
-        <div style={{ display: 'flex', fontSize: titleSize(post.title), lineHeight: 1.15, letterSpacing: -1.5, maxWidth: 1040 }}>{post.title}</div>
-        <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', fontSize: 28, color: '#cbd5e1' }}>
-          <div style={{ display: 'flex' }}>
-            {formatDate(post.publishedAt)} · {post.author}
-          </div>
-          <div style={{ display: 'flex', color: '#a5b4fc' }}>{post.readingMinutes ? `${post.readingMinutes} min read` : 'For customers'}</div>
+        <div style={{ display: 'flex', color: '#a5b4fc' }}>
+          {post.readingMinutes ? `${post.readingMinutes} min read` : 'For customers'}
         </div>
       </div>
-    ),
+    </div>,
     size,
   )
 }

@@ -63,7 +63,13 @@ const PostPage = async ({ params }: Props) => {
         </header>
         {post.cover ? (
           <figure className="post-cover">
-            <img src={post.cover.url} alt={post.cover.alt} width={post.cover.width ?? undefined} height={post.cover.height ?? undefined} fetchPriority="high" />
+            <img
+              src={post.cover.url}
+              alt={post.cover.alt}
+              width={post.cover.width ?? undefined}
+              height={post.cover.height ?? undefined}
+              fetchPriority="high"
+            />
           </figure>
         ) : null}
         {post.body ? (
@@ -73,7 +79,8 @@ const PostPage = async ({ params }: Props) => {
             <aside className="premium-notice" data-testid="premium-notice">
               <p className="premium-notice-title">For customers</p>
               <p>
-                The full article is part of {FEATURE_LABELS[post.requiredFeature]}. <a href="/#pricing">See the plans</a> or{' '}
+                The full article is part of {FEATURE_LABELS[post.requiredFeature]}.{' '}
+                <a href="/#pricing">See the plans</a> or{' '}
                 <a href={`/sign-in?next=${encodeURIComponent(`/blog/${post.slug}`)}`}>sign in</a>.
               </p>
             </aside>

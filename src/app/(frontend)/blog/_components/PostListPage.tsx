@@ -10,7 +10,8 @@ const PAGE_PATTERN = /^[1-9][0-9]{0,5}$/
 const TAG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
 /** A list page's number from its path segment, or null for anything that is not one (404). */
-export const parsePage = (value: string | undefined): number | null => (value && PAGE_PATTERN.test(value) ? Number(value) : null)
+export const parsePage = (value: string | undefined): number | null =>
+  value && PAGE_PATTERN.test(value) ? Number(value) : null
 
 /** A tag from its path segment (lowercase ASCII words and dashes: nothing to decode), or null (404). */
 export const parseTag = (value: string | undefined): string | null =>

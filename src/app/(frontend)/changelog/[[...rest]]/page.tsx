@@ -23,7 +23,12 @@ export const generateStaticParams = (): { rest: string[] }[] => []
 
 type Props = { params: Promise<{ rest?: string[] }> }
 
-const CHANGE_LABELS: Record<string, string> = { added: 'Added', changed: 'Changed', fixed: 'Fixed', security: 'Security' }
+const CHANGE_LABELS: Record<string, string> = {
+  added: 'Added',
+  changed: 'Changed',
+  fixed: 'Fixed',
+  security: 'Security',
+}
 
 const loadEntries = async (): Promise<{ entries: ChangelogItem[]; preview: boolean }> => {
   const { isEnabled } = await draftMode()
@@ -64,7 +69,11 @@ const ChangelogPage = async ({ params }: Props) => {
               return (
                 <li key={entry.id} className="release" id={anchor} data-version={entry.version}>
                   <div className="release-aside">
-                    <a className="release-version" href={`#${anchor}`} aria-label={`v${entry.version}: link to this release`}>
+                    <a
+                      className="release-version"
+                      href={`#${anchor}`}
+                      aria-label={`v${entry.version}: link to this release`}
+                    >
                       v{entry.version}
                     </a>
                     <time dateTime={isoDay(entry.publishedAt)}>{formatDate(entry.publishedAt)}</time>

@@ -6,5 +6,10 @@ import { useRouter } from 'next/navigation'
 /** In draft mode inside the admin's live preview: re-render the page each time the editor saves. */
 export const RefreshOnSave = () => {
   const router = useRouter()
-  return <RefreshRouteOnSave refresh={() => router.refresh()} serverURL={typeof window === 'undefined' ? '' : window.location.origin} />
+  return (
+    <RefreshRouteOnSave
+      refresh={() => router.refresh()}
+      serverURL={typeof window === 'undefined' ? '' : window.location.origin}
+    />
+  )
 }

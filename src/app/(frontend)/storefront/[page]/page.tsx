@@ -25,7 +25,8 @@ const PAGES = {
   pricing: {
     path: '/pricing',
     title: `Pricing · ${PRODUCT_NAME}`,
-    description: 'Standard and Ultimate once, or Pro by the month or year. Every paid plan includes the whole kit and its updates.',
+    description:
+      'Standard and Ultimate once, or Pro by the month or year. Every paid plan includes the whole kit and its updates.',
   },
 } as const
 
@@ -36,7 +37,11 @@ const pageOf = (name: string) => (Object.hasOwn(PAGES, name) ? PAGES[name as key
 export const generateMetadata = async ({ params }: Props): Promise<Metadata> => {
   const page = pageOf((await params).page)
   if (!page) return {}
-  return { title: page.title, description: page.description, alternates: { canonical: `${siteUrl()}${page.path === '/' ? '' : page.path}` } }
+  return {
+    title: page.title,
+    description: page.description,
+    alternates: { canonical: `${siteUrl()}${page.path === '/' ? '' : page.path}` },
+  }
 }
 
 const Storefront = async ({ params }: Props) => {
