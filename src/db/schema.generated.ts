@@ -6,7 +6,7 @@
  * and re-run `payload generate:db-schema` to regenerate this file.
  */
 
-import type {} from "@payloadcms/db-postgres";
+import type {} from '@payloadcms/db-postgres'
 import {
   pgTable,
   index,
@@ -20,3504 +20,2539 @@ import {
   numeric,
   jsonb,
   pgEnum,
-} from "@payloadcms/db-postgres/drizzle/pg-core";
-import { sql, relations } from "@payloadcms/db-postgres/drizzle";
-export const enum_users_roles = pgEnum("enum_users_roles", [
-  "admin",
-  "support",
-  "customer",
-]);
-export const enum_auth_tokens_purpose = pgEnum("enum_auth_tokens_purpose", [
-  "magic_link",
-  "verify_email",
-  "email_change",
-]);
-export const enum_oauth_identities_provider = pgEnum(
-  "enum_oauth_identities_provider",
-  ["github", "google"],
-);
-export const enum_plans_feature_access = pgEnum("enum_plans_feature_access", [
-  "basic",
-  "templates",
-  "support",
-  "api",
-  "analytics",
-  "custom_domain",
-  "advanced",
-]);
-export const enum_plans_billing = pgEnum("enum_plans_billing", [
-  "lifetime",
-  "recurring",
-]);
-export const enum_plans_update_policy = pgEnum("enum_plans_update_policy", [
-  "lifetime",
-  "major",
-  "months",
-]);
-export const enum_licenses_source = pgEnum("enum_licenses_source", [
-  "one_time_purchase",
-  "subscription",
-  "manual",
-]);
-export const enum_licenses_status = pgEnum("enum_licenses_status", [
-  "active",
-  "suspended",
-  "revoked",
-  "expired",
-]);
-export const enum_licenses_override = pgEnum("enum_licenses_override", [
-  "none",
-  "revoked",
-  "active",
-]);
-export const enum_licenses_update_policy = pgEnum(
-  "enum_licenses_update_policy",
-  ["lifetime", "major", "months"],
-);
-export const enum_repo_access_status = pgEnum("enum_repo_access_status", [
-  "pending",
-  "collaborator",
-  "revoked",
-  "failed",
-]);
-export const enum_templates_category = pgEnum("enum_templates_category", [
-  "dashboard",
-  "marketing",
-  "auth",
-  "billing",
-  "email",
-]);
-export const enum_user_subscriptions_status = pgEnum(
-  "enum_user_subscriptions_status",
-  [
-    "active",
-    "trialing",
-    "past_due",
-    "canceled",
-    "unpaid",
-    "incomplete",
-    "incomplete_expired",
-    "paused",
-  ],
-);
-export const enum_user_subscriptions_billing_cycle = pgEnum(
-  "enum_user_subscriptions_billing_cycle",
-  ["monthly", "yearly"],
-);
-export const enum_user_subscriptions_dispute_status = pgEnum(
-  "enum_user_subscriptions_dispute_status",
-  ["none", "open", "won", "lost"],
-);
-export const enum_one_time_purchases_status = pgEnum(
-  "enum_one_time_purchases_status",
-  ["pending", "succeeded", "failed"],
-);
-export const enum_one_time_purchases_dispute_status = pgEnum(
-  "enum_one_time_purchases_dispute_status",
-  ["none", "open", "won", "lost"],
-);
-export const enum_payment_history_payment_type = pgEnum(
-  "enum_payment_history_payment_type",
-  ["recurring", "one_time"],
-);
-export const enum_payment_history_status = pgEnum(
-  "enum_payment_history_status",
-  ["succeeded", "failed"],
-);
-export const enum_payment_history_dispute_status = pgEnum(
-  "enum_payment_history_dispute_status",
-  ["none", "open", "won", "lost"],
-);
-export const enum_processor_events_status = pgEnum(
-  "enum_processor_events_status",
-  ["received", "processed", "ignored", "failed"],
-);
-export const enum_license_changes_kind = pgEnum("enum_license_changes_kind", [
-  "upgrade",
-  "renewal",
-]);
-export const enum_license_changes_status = pgEnum(
-  "enum_license_changes_status",
-  ["pending", "applied", "refused", "reversed", "failed"],
-);
-export const enum_license_changes_dispute_status = pgEnum(
-  "enum_license_changes_dispute_status",
-  ["none", "open", "won", "lost"],
-);
-export const enum_posts_required_feature = pgEnum(
-  "enum_posts_required_feature",
-  [
-    "basic",
-    "templates",
-    "support",
-    "api",
-    "analytics",
-    "custom_domain",
-    "advanced",
-  ],
-);
-export const enum_posts_status = pgEnum("enum_posts_status", [
-  "draft",
-  "published",
-]);
-export const enum__posts_v_version_required_feature = pgEnum(
-  "enum__posts_v_version_required_feature",
-  [
-    "basic",
-    "templates",
-    "support",
-    "api",
-    "analytics",
-    "custom_domain",
-    "advanced",
-  ],
-);
-export const enum__posts_v_version_status = pgEnum(
-  "enum__posts_v_version_status",
-  ["draft", "published"],
-);
-export const enum_changelog_entries_change_types = pgEnum(
-  "enum_changelog_entries_change_types",
-  ["added", "changed", "fixed", "security"],
-);
-export const enum_changelog_entries_status = pgEnum(
-  "enum_changelog_entries_status",
-  ["draft", "published"],
-);
-export const enum__changelog_entries_v_version_change_types = pgEnum(
-  "enum__changelog_entries_v_version_change_types",
-  ["added", "changed", "fixed", "security"],
-);
-export const enum__changelog_entries_v_version_status = pgEnum(
-  "enum__changelog_entries_v_version_status",
-  ["draft", "published"],
-);
-export const enum_support_requests_priority = pgEnum(
-  "enum_support_requests_priority",
-  ["high", "normal"],
-);
-export const enum_support_requests_status = pgEnum(
-  "enum_support_requests_status",
-  ["open", "answered", "closed"],
-);
-export const enum_license_seats_status = pgEnum("enum_license_seats_status", [
-  "pending",
-  "claimed",
-  "revoked",
-]);
-export const enum_license_activations_deactivated_by = pgEnum(
-  "enum_license_activations_deactivated_by",
-  ["key", "owner", "staff"],
-);
-export const enum_webhook_endpoints_events = pgEnum(
-  "enum_webhook_endpoints_events",
-  [
-    "order.paid",
-    "order.refunded",
-    "license.created",
-    "license.updated",
-    "license.revoked",
-    "subscription.created",
-    "subscription.updated",
-    "subscription.canceled",
-    "seat.claimed",
-    "seat.revoked",
-    "activation.created",
-    "activation.deleted",
-  ],
-);
-export const enum_webhook_deliveries_trigger = pgEnum(
-  "enum_webhook_deliveries_trigger",
-  ["automatic", "manual", "test"],
-);
-export const enum_webhook_deliveries_outcome = pgEnum(
-  "enum_webhook_deliveries_outcome",
-  ["succeeded", "failed"],
-);
-export const enum_payload_jobs_log_task_slug = pgEnum(
-  "enum_payload_jobs_log_task_slug",
-  [
-    "inline",
-    "sendEmail",
-    "pruneRateLimits",
-    "sendLicenseEmail",
-    "expireLapsedLicenses",
-    "withdrawRepoAccess",
-    "refundLicenseChange",
-    "sendLicenseChangeEmail",
-    "sendSupportReply",
-    "deliverWebhook",
-    "deleteOldWebhookEvents",
-    "reapStuckJobs",
-  ],
-);
-export const enum_payload_jobs_log_state = pgEnum(
-  "enum_payload_jobs_log_state",
-  ["failed", "succeeded"],
-);
-export const enum_payload_jobs_task_slug = pgEnum(
-  "enum_payload_jobs_task_slug",
-  [
-    "inline",
-    "sendEmail",
-    "pruneRateLimits",
-    "sendLicenseEmail",
-    "expireLapsedLicenses",
-    "withdrawRepoAccess",
-    "refundLicenseChange",
-    "sendLicenseChangeEmail",
-    "sendSupportReply",
-    "deliverWebhook",
-    "deleteOldWebhookEvents",
-    "reapStuckJobs",
-  ],
-);
+} from '@payloadcms/db-postgres/drizzle/pg-core'
+import { sql, relations } from '@payloadcms/db-postgres/drizzle'
+export const enum_users_roles = pgEnum('enum_users_roles', ['admin', 'support', 'customer'])
+export const enum_auth_tokens_purpose = pgEnum('enum_auth_tokens_purpose', [
+  'magic_link',
+  'verify_email',
+  'email_change',
+])
+export const enum_oauth_identities_provider = pgEnum('enum_oauth_identities_provider', ['github', 'google'])
+export const enum_plans_feature_access = pgEnum('enum_plans_feature_access', [
+  'basic',
+  'templates',
+  'support',
+  'api',
+  'analytics',
+  'custom_domain',
+  'advanced',
+])
+export const enum_plans_billing = pgEnum('enum_plans_billing', ['lifetime', 'recurring'])
+export const enum_plans_update_policy = pgEnum('enum_plans_update_policy', ['lifetime', 'major', 'months'])
+export const enum_licenses_source = pgEnum('enum_licenses_source', ['one_time_purchase', 'subscription', 'manual'])
+export const enum_licenses_status = pgEnum('enum_licenses_status', ['active', 'suspended', 'revoked', 'expired'])
+export const enum_licenses_override = pgEnum('enum_licenses_override', ['none', 'revoked', 'active'])
+export const enum_licenses_update_policy = pgEnum('enum_licenses_update_policy', ['lifetime', 'major', 'months'])
+export const enum_repo_access_status = pgEnum('enum_repo_access_status', [
+  'pending',
+  'collaborator',
+  'revoked',
+  'failed',
+])
+export const enum_templates_category = pgEnum('enum_templates_category', [
+  'dashboard',
+  'marketing',
+  'auth',
+  'billing',
+  'email',
+])
+export const enum_user_subscriptions_status = pgEnum('enum_user_subscriptions_status', [
+  'active',
+  'trialing',
+  'past_due',
+  'canceled',
+  'unpaid',
+  'incomplete',
+  'incomplete_expired',
+  'paused',
+])
+export const enum_user_subscriptions_billing_cycle = pgEnum('enum_user_subscriptions_billing_cycle', [
+  'monthly',
+  'yearly',
+])
+export const enum_user_subscriptions_dispute_status = pgEnum('enum_user_subscriptions_dispute_status', [
+  'none',
+  'open',
+  'won',
+  'lost',
+])
+export const enum_one_time_purchases_status = pgEnum('enum_one_time_purchases_status', [
+  'pending',
+  'succeeded',
+  'failed',
+])
+export const enum_one_time_purchases_dispute_status = pgEnum('enum_one_time_purchases_dispute_status', [
+  'none',
+  'open',
+  'won',
+  'lost',
+])
+export const enum_payment_history_payment_type = pgEnum('enum_payment_history_payment_type', ['recurring', 'one_time'])
+export const enum_payment_history_status = pgEnum('enum_payment_history_status', ['succeeded', 'failed'])
+export const enum_payment_history_dispute_status = pgEnum('enum_payment_history_dispute_status', [
+  'none',
+  'open',
+  'won',
+  'lost',
+])
+export const enum_processor_events_status = pgEnum('enum_processor_events_status', [
+  'received',
+  'processed',
+  'ignored',
+  'failed',
+])
+export const enum_license_changes_kind = pgEnum('enum_license_changes_kind', ['upgrade', 'renewal'])
+export const enum_license_changes_status = pgEnum('enum_license_changes_status', [
+  'pending',
+  'applied',
+  'refused',
+  'reversed',
+  'failed',
+])
+export const enum_license_changes_dispute_status = pgEnum('enum_license_changes_dispute_status', [
+  'none',
+  'open',
+  'won',
+  'lost',
+])
+export const enum_posts_required_feature = pgEnum('enum_posts_required_feature', [
+  'basic',
+  'templates',
+  'support',
+  'api',
+  'analytics',
+  'custom_domain',
+  'advanced',
+])
+export const enum_posts_status = pgEnum('enum_posts_status', ['draft', 'published'])
+export const enum__posts_v_version_required_feature = pgEnum('enum__posts_v_version_required_feature', [
+  'basic',
+  'templates',
+  'support',
+  'api',
+  'analytics',
+  'custom_domain',
+  'advanced',
+])
+export const enum__posts_v_version_status = pgEnum('enum__posts_v_version_status', ['draft', 'published'])
+export const enum_changelog_entries_change_types = pgEnum('enum_changelog_entries_change_types', [
+  'added',
+  'changed',
+  'fixed',
+  'security',
+])
+export const enum_changelog_entries_status = pgEnum('enum_changelog_entries_status', ['draft', 'published'])
+export const enum__changelog_entries_v_version_change_types = pgEnum('enum__changelog_entries_v_version_change_types', [
+  'added',
+  'changed',
+  'fixed',
+  'security',
+])
+export const enum__changelog_entries_v_version_status = pgEnum('enum__changelog_entries_v_version_status', [
+  'draft',
+  'published',
+])
+export const enum_support_requests_priority = pgEnum('enum_support_requests_priority', ['high', 'normal'])
+export const enum_support_requests_status = pgEnum('enum_support_requests_status', ['open', 'answered', 'closed'])
+export const enum_license_seats_status = pgEnum('enum_license_seats_status', ['pending', 'claimed', 'revoked'])
+export const enum_license_activations_deactivated_by = pgEnum('enum_license_activations_deactivated_by', [
+  'key',
+  'owner',
+  'staff',
+])
+export const enum_webhook_endpoints_events = pgEnum('enum_webhook_endpoints_events', [
+  'order.paid',
+  'order.refunded',
+  'license.created',
+  'license.updated',
+  'license.revoked',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.canceled',
+  'seat.claimed',
+  'seat.revoked',
+  'activation.created',
+  'activation.deleted',
+])
+export const enum_webhook_deliveries_trigger = pgEnum('enum_webhook_deliveries_trigger', [
+  'automatic',
+  'manual',
+  'test',
+])
+export const enum_webhook_deliveries_outcome = pgEnum('enum_webhook_deliveries_outcome', ['succeeded', 'failed'])
+export const enum_payload_jobs_log_task_slug = pgEnum('enum_payload_jobs_log_task_slug', [
+  'inline',
+  'sendEmail',
+  'pruneRateLimits',
+  'sendLicenseEmail',
+  'expireLapsedLicenses',
+  'withdrawRepoAccess',
+  'refundLicenseChange',
+  'sendLicenseChangeEmail',
+  'sendSupportReply',
+  'deliverWebhook',
+  'deleteOldWebhookEvents',
+  'reapStuckJobs',
+])
+export const enum_payload_jobs_log_state = pgEnum('enum_payload_jobs_log_state', ['failed', 'succeeded'])
+export const enum_payload_jobs_task_slug = pgEnum('enum_payload_jobs_task_slug', [
+  'inline',
+  'sendEmail',
+  'pruneRateLimits',
+  'sendLicenseEmail',
+  'expireLapsedLicenses',
+  'withdrawRepoAccess',
+  'refundLicenseChange',
+  'sendLicenseChangeEmail',
+  'sendSupportReply',
+  'deliverWebhook',
+  'deleteOldWebhookEvents',
+  'reapStuckJobs',
+])
 
 export const users_roles = pgTable(
-  "users_roles",
+  'users_roles',
   {
-    order: integer("order").notNull(),
-    parent: integer("parent_id").notNull(),
-    value: enum_users_roles("value"),
-    id: serial("id").primaryKey(),
+    order: integer('order').notNull(),
+    parent: integer('parent_id').notNull(),
+    value: enum_users_roles('value'),
+    id: serial('id').primaryKey(),
   },
   (columns) => [
-    index("users_roles_order_idx").on(columns.order),
-    index("users_roles_parent_idx").on(columns.parent),
+    index('users_roles_order_idx').on(columns.order),
+    index('users_roles_parent_idx').on(columns.parent),
     foreignKey({
-      columns: [columns["parent"]],
+      columns: [columns['parent']],
       foreignColumns: [users.id],
-      name: "users_roles_parent_fk",
-    }).onDelete("cascade"),
+      name: 'users_roles_parent_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const users_sessions = pgTable(
-  "users_sessions",
+  'users_sessions',
   {
-    _order: integer("_order").notNull(),
-    _parentID: integer("_parent_id").notNull(),
-    id: varchar("id").primaryKey(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    expiresAt: timestamp("expires_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }).notNull(),
+    _order: integer('_order').notNull(),
+    _parentID: integer('_parent_id').notNull(),
+    id: varchar('id').primaryKey(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    expiresAt: timestamp('expires_at', { mode: 'string', withTimezone: true, precision: 3 }).notNull(),
   },
   (columns) => [
-    index("users_sessions_order_idx").on(columns._order),
-    index("users_sessions_parent_id_idx").on(columns._parentID),
+    index('users_sessions_order_idx').on(columns._order),
+    index('users_sessions_parent_id_idx').on(columns._parentID),
     foreignKey({
-      columns: [columns["_parentID"]],
+      columns: [columns['_parentID']],
       foreignColumns: [users.id],
-      name: "users_sessions_parent_id_fk",
-    }).onDelete("cascade"),
+      name: 'users_sessions_parent_id_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const users = pgTable(
-  "users",
+  'users',
   {
-    id: serial("id").primaryKey(),
-    name: varchar("name"),
-    emailVerified: boolean("email_verified").default(false),
-    pendingEmail: varchar("pending_email"),
-    processorCustomerId: varchar("processor_customer_id"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    email: varchar("email").notNull(),
-    resetPasswordToken: varchar("reset_password_token"),
-    resetPasswordExpiration: timestamp("reset_password_expiration", {
-      mode: "string",
+    id: serial('id').primaryKey(),
+    name: varchar('name'),
+    emailVerified: boolean('email_verified').default(false),
+    pendingEmail: varchar('pending_email'),
+    processorCustomerId: varchar('processor_customer_id'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    email: varchar('email').notNull(),
+    resetPasswordToken: varchar('reset_password_token'),
+    resetPasswordExpiration: timestamp('reset_password_expiration', {
+      mode: 'string',
       withTimezone: true,
       precision: 3,
     }),
-    salt: varchar("salt"),
-    hash: varchar("hash"),
-    resetPasswordRequestedAt: timestamp("reset_password_requested_at", {
-      mode: "string",
+    salt: varchar('salt'),
+    hash: varchar('hash'),
+    resetPasswordRequestedAt: timestamp('reset_password_requested_at', {
+      mode: 'string',
       withTimezone: true,
       precision: 3,
     }),
-    loginAttempts: numeric("login_attempts", { mode: "number" }).default(0),
-    lockUntil: timestamp("lock_until", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
+    loginAttempts: numeric('login_attempts', { mode: 'number' }).default(0),
+    lockUntil: timestamp('lock_until', { mode: 'string', withTimezone: true, precision: 3 }),
   },
   (columns) => [
-    uniqueIndex("users_processor_customer_id_idx").on(
-      columns.processorCustomerId,
-    ),
-    index("users_updated_at_idx").on(columns.updatedAt),
-    index("users_created_at_idx").on(columns.createdAt),
-    uniqueIndex("users_email_idx").on(columns.email),
+    uniqueIndex('users_processor_customer_id_idx').on(columns.processorCustomerId),
+    index('users_updated_at_idx').on(columns.updatedAt),
+    index('users_created_at_idx').on(columns.createdAt),
+    uniqueIndex('users_email_idx').on(columns.email),
   ],
-);
+)
 
 export const auth_tokens = pgTable(
-  "auth_tokens",
+  'auth_tokens',
   {
-    id: serial("id").primaryKey(),
-    tokenHash: varchar("token_hash").notNull(),
-    purpose: enum_auth_tokens_purpose("purpose").notNull(),
-    email: varchar("email").notNull(),
-    user: integer("user_id").references(() => users.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    tokenHash: varchar('token_hash').notNull(),
+    purpose: enum_auth_tokens_purpose('purpose').notNull(),
+    email: varchar('email').notNull(),
+    user: integer('user_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    next: varchar("next"),
-    expiresAt: timestamp("expires_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }).notNull(),
-    consumedAt: timestamp("consumed_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    supersededAt: timestamp("superseded_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    next: varchar('next'),
+    expiresAt: timestamp('expires_at', { mode: 'string', withTimezone: true, precision: 3 }).notNull(),
+    consumedAt: timestamp('consumed_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    supersededAt: timestamp('superseded_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    uniqueIndex("auth_tokens_token_hash_idx").on(columns.tokenHash),
-    index("auth_tokens_user_idx").on(columns.user),
-    index("auth_tokens_updated_at_idx").on(columns.updatedAt),
-    index("auth_tokens_created_at_idx").on(columns.createdAt),
-    index("email_purpose_idx").on(columns.email, columns.purpose),
+    uniqueIndex('auth_tokens_token_hash_idx').on(columns.tokenHash),
+    index('auth_tokens_user_idx').on(columns.user),
+    index('auth_tokens_updated_at_idx').on(columns.updatedAt),
+    index('auth_tokens_created_at_idx').on(columns.createdAt),
+    index('email_purpose_idx').on(columns.email, columns.purpose),
   ],
-);
+)
 
 export const oauth_identities = pgTable(
-  "oauth_identities",
+  'oauth_identities',
   {
-    id: serial("id").primaryKey(),
-    provider: enum_oauth_identities_provider("provider").notNull(),
-    subject: varchar("subject").notNull(),
-    email: varchar("email"),
-    user: integer("user_id")
+    id: serial('id').primaryKey(),
+    provider: enum_oauth_identities_provider('provider').notNull(),
+    subject: varchar('subject').notNull(),
+    email: varchar('email'),
+    user: integer('user_id')
       .notNull()
       .references(() => users.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("oauth_identities_user_idx").on(columns.user),
-    index("oauth_identities_updated_at_idx").on(columns.updatedAt),
-    index("oauth_identities_created_at_idx").on(columns.createdAt),
-    uniqueIndex("provider_subject_idx").on(columns.provider, columns.subject),
+    index('oauth_identities_user_idx').on(columns.user),
+    index('oauth_identities_updated_at_idx').on(columns.updatedAt),
+    index('oauth_identities_created_at_idx').on(columns.createdAt),
+    uniqueIndex('provider_subject_idx').on(columns.provider, columns.subject),
   ],
-);
+)
 
 export const api_keys = pgTable(
-  "api_keys",
+  'api_keys',
   {
-    id: serial("id").primaryKey(),
-    name: varchar("name").notNull(),
-    prefix: varchar("prefix").notNull(),
-    keyHash: varchar("key_hash").notNull(),
-    user: integer("user_id")
+    id: serial('id').primaryKey(),
+    name: varchar('name').notNull(),
+    prefix: varchar('prefix').notNull(),
+    keyHash: varchar('key_hash').notNull(),
+    user: integer('user_id')
       .notNull()
       .references(() => users.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    lastUsedAt: timestamp("last_used_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    revokedAt: timestamp("revoked_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    lastUsedAt: timestamp('last_used_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    revokedAt: timestamp('revoked_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("api_keys_prefix_idx").on(columns.prefix),
-    uniqueIndex("api_keys_key_hash_idx").on(columns.keyHash),
-    index("api_keys_user_idx").on(columns.user),
-    index("api_keys_updated_at_idx").on(columns.updatedAt),
-    index("api_keys_created_at_idx").on(columns.createdAt),
+    index('api_keys_prefix_idx').on(columns.prefix),
+    uniqueIndex('api_keys_key_hash_idx').on(columns.keyHash),
+    index('api_keys_user_idx').on(columns.user),
+    index('api_keys_updated_at_idx').on(columns.updatedAt),
+    index('api_keys_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const plans_features = pgTable(
-  "plans_features",
+  'plans_features',
   {
-    _order: integer("_order").notNull(),
-    _parentID: integer("_parent_id").notNull(),
-    id: varchar("id").primaryKey(),
-    text: varchar("text").notNull(),
+    _order: integer('_order').notNull(),
+    _parentID: integer('_parent_id').notNull(),
+    id: varchar('id').primaryKey(),
+    text: varchar('text').notNull(),
   },
   (columns) => [
-    index("plans_features_order_idx").on(columns._order),
-    index("plans_features_parent_id_idx").on(columns._parentID),
+    index('plans_features_order_idx').on(columns._order),
+    index('plans_features_parent_id_idx').on(columns._parentID),
     foreignKey({
-      columns: [columns["_parentID"]],
+      columns: [columns['_parentID']],
       foreignColumns: [plans.id],
-      name: "plans_features_parent_id_fk",
-    }).onDelete("cascade"),
+      name: 'plans_features_parent_id_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const plans_feature_access = pgTable(
-  "plans_feature_access",
+  'plans_feature_access',
   {
-    order: integer("order").notNull(),
-    parent: integer("parent_id").notNull(),
-    value: enum_plans_feature_access("value"),
-    id: serial("id").primaryKey(),
+    order: integer('order').notNull(),
+    parent: integer('parent_id').notNull(),
+    value: enum_plans_feature_access('value'),
+    id: serial('id').primaryKey(),
   },
   (columns) => [
-    index("plans_feature_access_order_idx").on(columns.order),
-    index("plans_feature_access_parent_idx").on(columns.parent),
+    index('plans_feature_access_order_idx').on(columns.order),
+    index('plans_feature_access_parent_idx').on(columns.parent),
     foreignKey({
-      columns: [columns["parent"]],
+      columns: [columns['parent']],
       foreignColumns: [plans.id],
-      name: "plans_feature_access_parent_fk",
-    }).onDelete("cascade"),
+      name: 'plans_feature_access_parent_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const plans = pgTable(
-  "plans",
+  'plans',
   {
-    id: serial("id").primaryKey(),
-    slug: varchar("slug").notNull(),
-    name: varchar("name").notNull(),
-    description: varchar("description"),
-    isFree: boolean("is_free").default(false),
-    billing: enum_plans_billing("billing"),
-    monthlyPrice: numeric("monthly_price", { mode: "number" }).notNull(),
-    yearlyPrice: numeric("yearly_price", { mode: "number" }),
-    priceIds_monthly: varchar("price_ids_monthly"),
-    priceIds_yearly: varchar("price_ids_yearly"),
-    isPopular: boolean("is_popular").default(false),
-    allowPromotionCodes: boolean("allow_promotion_codes").default(false),
-    updatePolicy: enum_plans_update_policy("update_policy").default("lifetime"),
-    updateMonths: numeric("update_months", { mode: "number" }),
-    maxSeats: numeric("max_seats", { mode: "number" }).default(1),
-    maxActivations: numeric("max_activations", { mode: "number" }),
-    renewalPriceId: varchar("renewal_price_id"),
-    buttonText: varchar("button_text").notNull(),
-    order: numeric("order", { mode: "number" }).notNull().default(0),
-    active: boolean("active").default(true),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    id: serial('id').primaryKey(),
+    slug: varchar('slug').notNull(),
+    name: varchar('name').notNull(),
+    description: varchar('description'),
+    isFree: boolean('is_free').default(false),
+    billing: enum_plans_billing('billing'),
+    monthlyPrice: numeric('monthly_price', { mode: 'number' }).notNull(),
+    yearlyPrice: numeric('yearly_price', { mode: 'number' }),
+    priceIds_monthly: varchar('price_ids_monthly'),
+    priceIds_yearly: varchar('price_ids_yearly'),
+    isPopular: boolean('is_popular').default(false),
+    allowPromotionCodes: boolean('allow_promotion_codes').default(false),
+    updatePolicy: enum_plans_update_policy('update_policy').default('lifetime'),
+    updateMonths: numeric('update_months', { mode: 'number' }),
+    maxSeats: numeric('max_seats', { mode: 'number' }).default(1),
+    maxActivations: numeric('max_activations', { mode: 'number' }),
+    renewalPriceId: varchar('renewal_price_id'),
+    buttonText: varchar('button_text').notNull(),
+    order: numeric('order', { mode: 'number' }).notNull().default(0),
+    active: boolean('active').default(true),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    uniqueIndex("plans_slug_idx").on(columns.slug),
-    uniqueIndex("plans_price_ids_price_ids_monthly_idx").on(
-      columns.priceIds_monthly,
-    ),
-    uniqueIndex("plans_price_ids_price_ids_yearly_idx").on(
-      columns.priceIds_yearly,
-    ),
-    uniqueIndex("plans_renewal_price_id_idx").on(columns.renewalPriceId),
-    index("plans_updated_at_idx").on(columns.updatedAt),
-    index("plans_created_at_idx").on(columns.createdAt),
+    uniqueIndex('plans_slug_idx').on(columns.slug),
+    uniqueIndex('plans_price_ids_price_ids_monthly_idx').on(columns.priceIds_monthly),
+    uniqueIndex('plans_price_ids_price_ids_yearly_idx').on(columns.priceIds_yearly),
+    uniqueIndex('plans_renewal_price_id_idx').on(columns.renewalPriceId),
+    index('plans_updated_at_idx').on(columns.updatedAt),
+    index('plans_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const licenses = pgTable(
-  "licenses",
+  'licenses',
   {
-    id: serial("id").primaryKey(),
-    key: varchar("key").notNull(),
-    user: integer("user_id").references(() => users.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    key: varchar('key').notNull(),
+    user: integer('user_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    email: varchar("email"),
-    plan: integer("plan_id")
+    email: varchar('email'),
+    plan: integer('plan_id')
       .notNull()
       .references(() => plans.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    source: enum_licenses_source("source").notNull(),
-    oneTimePurchase: integer("one_time_purchase_id").references(
-      () => one_time_purchases.id,
-      {
-        onDelete: "set null",
-      },
-    ),
-    subscription: integer("subscription_id").references(
-      () => user_subscriptions.id,
-      {
-        onDelete: "set null",
-      },
-    ),
-    status: enum_licenses_status("status").notNull(),
-    validUntil: timestamp("valid_until", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
+    source: enum_licenses_source('source').notNull(),
+    oneTimePurchase: integer('one_time_purchase_id').references(() => one_time_purchases.id, {
+      onDelete: 'set null',
     }),
-    override: enum_licenses_override("override").default("none"),
-    overrideReason: varchar("override_reason"),
-    updatePolicy: enum_licenses_update_policy("update_policy"),
-    updatesMajor: numeric("updates_major", { mode: "number" }),
-    updatesUntil: timestamp("updates_until", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
+    subscription: integer('subscription_id').references(() => user_subscriptions.id, {
+      onDelete: 'set null',
     }),
-    upgradedAt: timestamp("upgraded_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
+    status: enum_licenses_status('status').notNull(),
+    validUntil: timestamp('valid_until', { mode: 'string', withTimezone: true, precision: 3 }),
+    override: enum_licenses_override('override').default('none'),
+    overrideReason: varchar('override_reason'),
+    updatePolicy: enum_licenses_update_policy('update_policy'),
+    updatesMajor: numeric('updates_major', { mode: 'number' }),
+    updatesUntil: timestamp('updates_until', { mode: 'string', withTimezone: true, precision: 3 }),
+    upgradedAt: timestamp('upgraded_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    seats: numeric('seats', { mode: 'number' }).default(1),
+    grantedAt: timestamp('granted_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    revokedAt: timestamp('revoked_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    revokedReason: varchar('revoked_reason'),
+    revokedBy: integer('revoked_by_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    seats: numeric("seats", { mode: "number" }).default(1),
-    grantedAt: timestamp("granted_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    revokedAt: timestamp("revoked_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    revokedReason: varchar("revoked_reason"),
-    revokedBy: integer("revoked_by_id").references(() => users.id, {
-      onDelete: "set null",
-    }),
-    emailSentAt: timestamp("email_sent_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    downloadCount: numeric("download_count", { mode: "number" }).default(0),
-    lastDownloadedAt: timestamp("last_downloaded_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    emailSentAt: timestamp('email_sent_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    downloadCount: numeric('download_count', { mode: 'number' }).default(0),
+    lastDownloadedAt: timestamp('last_downloaded_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    uniqueIndex("licenses_key_idx").on(columns.key),
-    index("licenses_user_idx").on(columns.user),
-    index("licenses_email_idx").on(columns.email),
-    index("licenses_plan_idx").on(columns.plan),
-    uniqueIndex("licenses_one_time_purchase_idx").on(columns.oneTimePurchase),
-    uniqueIndex("licenses_subscription_idx").on(columns.subscription),
-    index("licenses_status_idx").on(columns.status),
-    index("licenses_revoked_by_idx").on(columns.revokedBy),
-    index("licenses_updated_at_idx").on(columns.updatedAt),
-    index("licenses_created_at_idx").on(columns.createdAt),
+    uniqueIndex('licenses_key_idx').on(columns.key),
+    index('licenses_user_idx').on(columns.user),
+    index('licenses_email_idx').on(columns.email),
+    index('licenses_plan_idx').on(columns.plan),
+    uniqueIndex('licenses_one_time_purchase_idx').on(columns.oneTimePurchase),
+    uniqueIndex('licenses_subscription_idx').on(columns.subscription),
+    index('licenses_status_idx').on(columns.status),
+    index('licenses_revoked_by_idx').on(columns.revokedBy),
+    index('licenses_updated_at_idx').on(columns.updatedAt),
+    index('licenses_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const audit_log = pgTable(
-  "audit_log",
+  'audit_log',
   {
-    id: serial("id").primaryKey(),
-    actor: integer("actor_id").references(() => users.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    actor: integer('actor_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    action: varchar("action").notNull(),
-    targetCollection: varchar("target_collection").notNull(),
-    targetId: varchar("target_id").notNull(),
-    reason: varchar("reason"),
-    before: jsonb("before"),
-    after: jsonb("after"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    action: varchar('action').notNull(),
+    targetCollection: varchar('target_collection').notNull(),
+    targetId: varchar('target_id').notNull(),
+    reason: varchar('reason'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("audit_log_actor_idx").on(columns.actor),
-    index("audit_log_action_idx").on(columns.action),
-    index("audit_log_target_id_idx").on(columns.targetId),
-    index("audit_log_updated_at_idx").on(columns.updatedAt),
-    index("audit_log_created_at_idx").on(columns.createdAt),
+    index('audit_log_actor_idx').on(columns.actor),
+    index('audit_log_action_idx').on(columns.action),
+    index('audit_log_target_id_idx').on(columns.targetId),
+    index('audit_log_updated_at_idx').on(columns.updatedAt),
+    index('audit_log_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const releases = pgTable(
-  "releases",
+  'releases',
   {
-    id: serial("id").primaryKey(),
-    version: varchar("version").notNull(),
-    prerelease: boolean("prerelease").default(false),
-    publishedAt: timestamp("published_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    notes: jsonb("notes"),
-    downloadCount: numeric("download_count", { mode: "number" }).default(0),
-    prefix: varchar("prefix").default("releases"),
-    _objectKey: varchar("_objectkey"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    url: varchar("url"),
-    thumbnailURL: varchar("thumbnail_u_r_l"),
-    filename: varchar("filename"),
-    mimeType: varchar("mime_type"),
-    filesize: numeric("filesize", { mode: "number" }),
-    width: numeric("width", { mode: "number" }),
-    height: numeric("height", { mode: "number" }),
-    focalX: numeric("focal_x", { mode: "number" }),
-    focalY: numeric("focal_y", { mode: "number" }),
+    id: serial('id').primaryKey(),
+    version: varchar('version').notNull(),
+    prerelease: boolean('prerelease').default(false),
+    publishedAt: timestamp('published_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    notes: jsonb('notes'),
+    downloadCount: numeric('download_count', { mode: 'number' }).default(0),
+    prefix: varchar('prefix').default('releases'),
+    _objectKey: varchar('_objectkey'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    url: varchar('url'),
+    thumbnailURL: varchar('thumbnail_u_r_l'),
+    filename: varchar('filename'),
+    mimeType: varchar('mime_type'),
+    filesize: numeric('filesize', { mode: 'number' }),
+    width: numeric('width', { mode: 'number' }),
+    height: numeric('height', { mode: 'number' }),
+    focalX: numeric('focal_x', { mode: 'number' }),
+    focalY: numeric('focal_y', { mode: 'number' }),
   },
   (columns) => [
-    uniqueIndex("releases_version_idx").on(columns.version),
-    index("releases_published_at_idx").on(columns.publishedAt),
-    index("releases_updated_at_idx").on(columns.updatedAt),
-    index("releases_created_at_idx").on(columns.createdAt),
-    uniqueIndex("releases_filename_idx").on(columns.filename),
+    uniqueIndex('releases_version_idx').on(columns.version),
+    index('releases_published_at_idx').on(columns.publishedAt),
+    index('releases_updated_at_idx').on(columns.updatedAt),
+    index('releases_created_at_idx').on(columns.createdAt),
+    uniqueIndex('releases_filename_idx').on(columns.filename),
   ],
-);
+)
 
 export const downloads = pgTable(
-  "downloads",
+  'downloads',
   {
-    id: serial("id").primaryKey(),
-    user: integer("user_id")
+    id: serial('id').primaryKey(),
+    user: integer('user_id')
       .notNull()
       .references(() => users.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    license: integer("license_id")
+    license: integer('license_id')
       .notNull()
       .references(() => licenses.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    release: integer("release_id")
+    release: integer('release_id')
       .notNull()
       .references(() => releases.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    version: varchar("version").notNull(),
-    clientAddress: varchar("client_address"),
-    userAgent: varchar("user_agent"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    version: varchar('version').notNull(),
+    clientAddress: varchar('client_address'),
+    userAgent: varchar('user_agent'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("downloads_user_idx").on(columns.user),
-    index("downloads_license_idx").on(columns.license),
-    index("downloads_release_idx").on(columns.release),
-    index("downloads_updated_at_idx").on(columns.updatedAt),
-    index("downloads_created_at_idx").on(columns.createdAt),
+    index('downloads_user_idx').on(columns.user),
+    index('downloads_license_idx').on(columns.license),
+    index('downloads_release_idx').on(columns.release),
+    index('downloads_updated_at_idx').on(columns.updatedAt),
+    index('downloads_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const repo_access = pgTable(
-  "repo_access",
+  'repo_access',
   {
-    id: serial("id").primaryKey(),
-    user: integer("user_id")
+    id: serial('id').primaryKey(),
+    user: integer('user_id')
       .notNull()
       .references(() => users.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    username: varchar("username").notNull(),
-    status: enum_repo_access_status("status").notNull(),
-    invitationId: numeric("invitation_id", { mode: "number" }),
-    invitedAt: timestamp("invited_at", {
-      mode: "string",
+    username: varchar('username').notNull(),
+    status: enum_repo_access_status('status').notNull(),
+    invitationId: numeric('invitation_id', { mode: 'number' }),
+    invitedAt: timestamp('invited_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    acceptedAt: timestamp('accepted_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    lastCheckedAt: timestamp('last_checked_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    lastError: varchar('last_error'),
+    serviceInvitation_username: varchar('service_invitation_username'),
+    serviceInvitation_invitationId: numeric('service_invitation_invitation_id', { mode: 'number' }),
+    serviceInvitation_sentAt: timestamp('service_invitation_sent_at', {
+      mode: 'string',
       withTimezone: true,
       precision: 3,
     }),
-    acceptedAt: timestamp("accepted_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    lastCheckedAt: timestamp("last_checked_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    lastError: varchar("last_error"),
-    serviceInvitation_username: varchar("service_invitation_username"),
-    serviceInvitation_invitationId: numeric(
-      "service_invitation_invitation_id",
-      { mode: "number" },
-    ),
-    serviceInvitation_sentAt: timestamp("service_invitation_sent_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    uniqueIndex("repo_access_user_idx").on(columns.user),
-    index("repo_access_username_idx").on(columns.username),
-    index("repo_access_updated_at_idx").on(columns.updatedAt),
-    index("repo_access_created_at_idx").on(columns.createdAt),
+    uniqueIndex('repo_access_user_idx').on(columns.user),
+    index('repo_access_username_idx').on(columns.username),
+    index('repo_access_updated_at_idx').on(columns.updatedAt),
+    index('repo_access_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const repo_usernames = pgTable(
-  "repo_usernames",
+  'repo_usernames',
   {
-    id: serial("id").primaryKey(),
-    usernameKey: varchar("username_key").notNull(),
-    user: integer("user_id")
+    id: serial('id').primaryKey(),
+    usernameKey: varchar('username_key').notNull(),
+    user: integer('user_id')
       .notNull()
       .references(() => users.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    removingSince: timestamp("removing_since", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    removingSince: timestamp('removing_since', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    uniqueIndex("repo_usernames_username_key_idx").on(columns.usernameKey),
-    index("repo_usernames_user_idx").on(columns.user),
-    index("repo_usernames_updated_at_idx").on(columns.updatedAt),
-    index("repo_usernames_created_at_idx").on(columns.createdAt),
+    uniqueIndex('repo_usernames_username_key_idx').on(columns.usernameKey),
+    index('repo_usernames_user_idx').on(columns.user),
+    index('repo_usernames_updated_at_idx').on(columns.updatedAt),
+    index('repo_usernames_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const templates = pgTable(
-  "templates",
+  'templates',
   {
-    id: serial("id").primaryKey(),
-    name: varchar("name").notNull(),
-    generateSlug: boolean("generate_slug").default(true),
-    slug: varchar("slug").notNull(),
-    description: varchar("description"),
-    category: enum_templates_category("category").notNull(),
-    preview: integer("preview_id").references(() => media.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    name: varchar('name').notNull(),
+    generateSlug: boolean('generate_slug').default(true),
+    slug: varchar('slug').notNull(),
+    description: varchar('description'),
+    category: enum_templates_category('category').notNull(),
+    preview: integer('preview_id').references(() => media.id, {
+      onDelete: 'set null',
     }),
-    publishedAt: timestamp("published_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    downloadCount: numeric("download_count", { mode: "number" }).default(0),
-    prefix: varchar("prefix").default("templates"),
-    _objectKey: varchar("_objectkey"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    url: varchar("url"),
-    thumbnailURL: varchar("thumbnail_u_r_l"),
-    filename: varchar("filename"),
-    mimeType: varchar("mime_type"),
-    filesize: numeric("filesize", { mode: "number" }),
-    width: numeric("width", { mode: "number" }),
-    height: numeric("height", { mode: "number" }),
+    publishedAt: timestamp('published_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    downloadCount: numeric('download_count', { mode: 'number' }).default(0),
+    prefix: varchar('prefix').default('templates'),
+    _objectKey: varchar('_objectkey'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    url: varchar('url'),
+    thumbnailURL: varchar('thumbnail_u_r_l'),
+    filename: varchar('filename'),
+    mimeType: varchar('mime_type'),
+    filesize: numeric('filesize', { mode: 'number' }),
+    width: numeric('width', { mode: 'number' }),
+    height: numeric('height', { mode: 'number' }),
   },
   (columns) => [
-    uniqueIndex("templates_slug_idx").on(columns.slug),
-    index("templates_category_idx").on(columns.category),
-    index("templates_preview_idx").on(columns.preview),
-    index("templates_published_at_idx").on(columns.publishedAt),
-    index("templates_updated_at_idx").on(columns.updatedAt),
-    index("templates_created_at_idx").on(columns.createdAt),
-    uniqueIndex("templates_filename_idx").on(columns.filename),
+    uniqueIndex('templates_slug_idx').on(columns.slug),
+    index('templates_category_idx').on(columns.category),
+    index('templates_preview_idx').on(columns.preview),
+    index('templates_published_at_idx').on(columns.publishedAt),
+    index('templates_updated_at_idx').on(columns.updatedAt),
+    index('templates_created_at_idx').on(columns.createdAt),
+    uniqueIndex('templates_filename_idx').on(columns.filename),
   ],
-);
+)
 
 export const template_downloads = pgTable(
-  "template_downloads",
+  'template_downloads',
   {
-    id: serial("id").primaryKey(),
-    user: integer("user_id")
+    id: serial('id').primaryKey(),
+    user: integer('user_id')
       .notNull()
       .references(() => users.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    template: integer("template_id")
+    template: integer('template_id')
       .notNull()
       .references(() => templates.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    license: integer("license_id").references(() => licenses.id, {
-      onDelete: "set null",
+    license: integer('license_id').references(() => licenses.id, {
+      onDelete: 'set null',
     }),
-    clientAddress: varchar("client_address"),
-    userAgent: varchar("user_agent"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    clientAddress: varchar('client_address'),
+    userAgent: varchar('user_agent'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("template_downloads_user_idx").on(columns.user),
-    index("template_downloads_template_idx").on(columns.template),
-    index("template_downloads_license_idx").on(columns.license),
-    index("template_downloads_updated_at_idx").on(columns.updatedAt),
-    index("template_downloads_created_at_idx").on(columns.createdAt),
+    index('template_downloads_user_idx').on(columns.user),
+    index('template_downloads_template_idx').on(columns.template),
+    index('template_downloads_license_idx').on(columns.license),
+    index('template_downloads_updated_at_idx').on(columns.updatedAt),
+    index('template_downloads_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const user_subscriptions = pgTable(
-  "user_subscriptions",
+  'user_subscriptions',
   {
-    id: serial("id").primaryKey(),
-    user: integer("user_id").references(() => users.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    user: integer('user_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    email: varchar("email"),
-    plan: integer("plan_id").references(() => plans.id, {
-      onDelete: "set null",
+    email: varchar('email'),
+    plan: integer('plan_id').references(() => plans.id, {
+      onDelete: 'set null',
     }),
-    processorCustomerId: varchar("processor_customer_id"),
-    processorSubscriptionId: varchar("processor_subscription_id").notNull(),
-    processorPriceId: varchar("processor_price_id"),
-    quantity: numeric("quantity", { mode: "number" }).default(1),
-    status: enum_user_subscriptions_status("status").notNull(),
-    billingCycle: enum_user_subscriptions_billing_cycle("billing_cycle"),
-    currentPeriodEnd: timestamp("current_period_end", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    cancelAtPeriodEnd: boolean("cancel_at_period_end").default(false),
-    canceledAt: timestamp("canceled_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    fullyRefunded: boolean("fully_refunded").default(false),
-    disputeStatus:
-      enum_user_subscriptions_dispute_status("dispute_status").default("none"),
-    processorSnapshotAt: timestamp("processor_snapshot_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    processorCustomerId: varchar('processor_customer_id'),
+    processorSubscriptionId: varchar('processor_subscription_id').notNull(),
+    processorPriceId: varchar('processor_price_id'),
+    quantity: numeric('quantity', { mode: 'number' }).default(1),
+    status: enum_user_subscriptions_status('status').notNull(),
+    billingCycle: enum_user_subscriptions_billing_cycle('billing_cycle'),
+    currentPeriodEnd: timestamp('current_period_end', { mode: 'string', withTimezone: true, precision: 3 }),
+    cancelAtPeriodEnd: boolean('cancel_at_period_end').default(false),
+    canceledAt: timestamp('canceled_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    fullyRefunded: boolean('fully_refunded').default(false),
+    disputeStatus: enum_user_subscriptions_dispute_status('dispute_status').default('none'),
+    processorSnapshotAt: timestamp('processor_snapshot_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("user_subscriptions_user_idx").on(columns.user),
-    index("user_subscriptions_email_idx").on(columns.email),
-    index("user_subscriptions_plan_idx").on(columns.plan),
-    index("user_subscriptions_processor_customer_id_idx").on(
-      columns.processorCustomerId,
-    ),
-    uniqueIndex("user_subscriptions_processor_subscription_id_idx").on(
-      columns.processorSubscriptionId,
-    ),
-    index("user_subscriptions_updated_at_idx").on(columns.updatedAt),
-    index("user_subscriptions_created_at_idx").on(columns.createdAt),
+    index('user_subscriptions_user_idx').on(columns.user),
+    index('user_subscriptions_email_idx').on(columns.email),
+    index('user_subscriptions_plan_idx').on(columns.plan),
+    index('user_subscriptions_processor_customer_id_idx').on(columns.processorCustomerId),
+    uniqueIndex('user_subscriptions_processor_subscription_id_idx').on(columns.processorSubscriptionId),
+    index('user_subscriptions_updated_at_idx').on(columns.updatedAt),
+    index('user_subscriptions_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const one_time_purchases = pgTable(
-  "one_time_purchases",
+  'one_time_purchases',
   {
-    id: serial("id").primaryKey(),
-    user: integer("user_id").references(() => users.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    user: integer('user_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    email: varchar("email"),
-    plan: integer("plan_id").references(() => plans.id, {
-      onDelete: "set null",
+    email: varchar('email'),
+    plan: integer('plan_id').references(() => plans.id, {
+      onDelete: 'set null',
     }),
-    processorPaymentIntentId: varchar("processor_payment_intent_id").notNull(),
-    processorCheckoutSessionId: varchar("processor_checkout_session_id"),
-    processorCustomerId: varchar("processor_customer_id"),
-    processorChargeId: varchar("processor_charge_id"),
-    processorPriceId: varchar("processor_price_id"),
-    quantity: numeric("quantity", { mode: "number" }).default(1),
-    amount: numeric("amount", { mode: "number" }),
-    taxAmount: numeric("tax_amount", { mode: "number" }),
-    currency: varchar("currency"),
-    status: enum_one_time_purchases_status("status").notNull(),
-    refundedAmount: numeric("refunded_amount", { mode: "number" }).default(0),
-    disputeStatus:
-      enum_one_time_purchases_dispute_status("dispute_status").default("none"),
-    grantedAt: timestamp("granted_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    revokedAt: timestamp("revoked_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    processorPaymentIntentId: varchar('processor_payment_intent_id').notNull(),
+    processorCheckoutSessionId: varchar('processor_checkout_session_id'),
+    processorCustomerId: varchar('processor_customer_id'),
+    processorChargeId: varchar('processor_charge_id'),
+    processorPriceId: varchar('processor_price_id'),
+    quantity: numeric('quantity', { mode: 'number' }).default(1),
+    amount: numeric('amount', { mode: 'number' }),
+    taxAmount: numeric('tax_amount', { mode: 'number' }),
+    currency: varchar('currency'),
+    status: enum_one_time_purchases_status('status').notNull(),
+    refundedAmount: numeric('refunded_amount', { mode: 'number' }).default(0),
+    disputeStatus: enum_one_time_purchases_dispute_status('dispute_status').default('none'),
+    grantedAt: timestamp('granted_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    revokedAt: timestamp('revoked_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("one_time_purchases_user_idx").on(columns.user),
-    index("one_time_purchases_email_idx").on(columns.email),
-    index("one_time_purchases_plan_idx").on(columns.plan),
-    uniqueIndex("one_time_purchases_processor_payment_intent_id_idx").on(
-      columns.processorPaymentIntentId,
-    ),
-    uniqueIndex("one_time_purchases_processor_checkout_session_id_idx").on(
-      columns.processorCheckoutSessionId,
-    ),
-    index("one_time_purchases_processor_customer_id_idx").on(
-      columns.processorCustomerId,
-    ),
-    index("one_time_purchases_processor_charge_id_idx").on(
-      columns.processorChargeId,
-    ),
-    index("one_time_purchases_updated_at_idx").on(columns.updatedAt),
-    index("one_time_purchases_created_at_idx").on(columns.createdAt),
+    index('one_time_purchases_user_idx').on(columns.user),
+    index('one_time_purchases_email_idx').on(columns.email),
+    index('one_time_purchases_plan_idx').on(columns.plan),
+    uniqueIndex('one_time_purchases_processor_payment_intent_id_idx').on(columns.processorPaymentIntentId),
+    uniqueIndex('one_time_purchases_processor_checkout_session_id_idx').on(columns.processorCheckoutSessionId),
+    index('one_time_purchases_processor_customer_id_idx').on(columns.processorCustomerId),
+    index('one_time_purchases_processor_charge_id_idx').on(columns.processorChargeId),
+    index('one_time_purchases_updated_at_idx').on(columns.updatedAt),
+    index('one_time_purchases_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const payment_history = pgTable(
-  "payment_history",
+  'payment_history',
   {
-    id: serial("id").primaryKey(),
-    user: integer("user_id").references(() => users.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    user: integer('user_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    email: varchar("email"),
-    processorPaymentId: varchar("processor_payment_id").notNull(),
-    subscription: integer("subscription_id").references(
-      () => user_subscriptions.id,
-      {
-        onDelete: "set null",
-      },
-    ),
-    amount: numeric("amount", { mode: "number" }).notNull(),
-    currency: varchar("currency").notNull(),
-    paymentType: enum_payment_history_payment_type("payment_type").notNull(),
-    status: enum_payment_history_status("status").notNull(),
-    refundedAmount: numeric("refunded_amount", { mode: "number" }).default(0),
-    disputeStatus:
-      enum_payment_history_dispute_status("dispute_status").default("none"),
-    plan: integer("plan_id").references(() => plans.id, {
-      onDelete: "set null",
+    email: varchar('email'),
+    processorPaymentId: varchar('processor_payment_id').notNull(),
+    subscription: integer('subscription_id').references(() => user_subscriptions.id, {
+      onDelete: 'set null',
     }),
-    taxAmount: numeric("tax_amount", { mode: "number" }),
-    invoiceUrl: varchar("invoice_url"),
-    invoicePdf: varchar("invoice_pdf"),
-    invoiceNumber: varchar("invoice_number"),
-    processorInvoiceId: varchar("processor_invoice_id"),
-    paidAt: timestamp("paid_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
+    amount: numeric('amount', { mode: 'number' }).notNull(),
+    currency: varchar('currency').notNull(),
+    paymentType: enum_payment_history_payment_type('payment_type').notNull(),
+    status: enum_payment_history_status('status').notNull(),
+    refundedAmount: numeric('refunded_amount', { mode: 'number' }).default(0),
+    disputeStatus: enum_payment_history_dispute_status('dispute_status').default('none'),
+    plan: integer('plan_id').references(() => plans.id, {
+      onDelete: 'set null',
     }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    taxAmount: numeric('tax_amount', { mode: 'number' }),
+    invoiceUrl: varchar('invoice_url'),
+    invoicePdf: varchar('invoice_pdf'),
+    invoiceNumber: varchar('invoice_number'),
+    processorInvoiceId: varchar('processor_invoice_id'),
+    paidAt: timestamp('paid_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("payment_history_user_idx").on(columns.user),
-    index("payment_history_email_idx").on(columns.email),
-    uniqueIndex("payment_history_processor_payment_id_idx").on(
-      columns.processorPaymentId,
-    ),
-    index("payment_history_subscription_idx").on(columns.subscription),
-    index("payment_history_plan_idx").on(columns.plan),
-    index("payment_history_invoice_number_idx").on(columns.invoiceNumber),
-    index("payment_history_processor_invoice_id_idx").on(
-      columns.processorInvoiceId,
-    ),
-    index("payment_history_updated_at_idx").on(columns.updatedAt),
-    index("payment_history_created_at_idx").on(columns.createdAt),
+    index('payment_history_user_idx').on(columns.user),
+    index('payment_history_email_idx').on(columns.email),
+    uniqueIndex('payment_history_processor_payment_id_idx').on(columns.processorPaymentId),
+    index('payment_history_subscription_idx').on(columns.subscription),
+    index('payment_history_plan_idx').on(columns.plan),
+    index('payment_history_invoice_number_idx').on(columns.invoiceNumber),
+    index('payment_history_processor_invoice_id_idx').on(columns.processorInvoiceId),
+    index('payment_history_updated_at_idx').on(columns.updatedAt),
+    index('payment_history_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const processor_events = pgTable(
-  "processor_events",
+  'processor_events',
   {
-    id: serial("id").primaryKey(),
-    eventId: varchar("event_id").notNull(),
-    type: varchar("type").notNull(),
-    livemode: boolean("livemode").default(false),
-    status: enum_processor_events_status("status").notNull(),
-    attempts: numeric("attempts", { mode: "number" }).default(0),
-    lastError: varchar("last_error"),
-    objectId: varchar("object_id"),
-    receivedAt: timestamp("received_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }).notNull(),
-    processedAt: timestamp("processed_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    payload: jsonb("payload").notNull(),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    id: serial('id').primaryKey(),
+    eventId: varchar('event_id').notNull(),
+    type: varchar('type').notNull(),
+    livemode: boolean('livemode').default(false),
+    status: enum_processor_events_status('status').notNull(),
+    attempts: numeric('attempts', { mode: 'number' }).default(0),
+    lastError: varchar('last_error'),
+    objectId: varchar('object_id'),
+    receivedAt: timestamp('received_at', { mode: 'string', withTimezone: true, precision: 3 }).notNull(),
+    processedAt: timestamp('processed_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    payload: jsonb('payload').notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    uniqueIndex("processor_events_event_id_idx").on(columns.eventId),
-    index("processor_events_type_idx").on(columns.type),
-    index("processor_events_status_idx").on(columns.status),
-    index("processor_events_object_id_idx").on(columns.objectId),
-    index("processor_events_updated_at_idx").on(columns.updatedAt),
-    index("processor_events_created_at_idx").on(columns.createdAt),
+    uniqueIndex('processor_events_event_id_idx').on(columns.eventId),
+    index('processor_events_type_idx').on(columns.type),
+    index('processor_events_status_idx').on(columns.status),
+    index('processor_events_object_id_idx').on(columns.objectId),
+    index('processor_events_updated_at_idx').on(columns.updatedAt),
+    index('processor_events_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const analytics_events = pgTable(
-  "analytics_events",
+  'analytics_events',
   {
-    id: serial("id").primaryKey(),
-    name: varchar("name").notNull(),
-    user: integer("user_id").references(() => users.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    name: varchar('name').notNull(),
+    user: integer('user_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    email: varchar("email"),
-    properties: jsonb("properties"),
-    occurredAt: timestamp("occurred_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }).notNull(),
-    sourceEventId: varchar("source_event_id").notNull(),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    email: varchar('email'),
+    properties: jsonb('properties'),
+    occurredAt: timestamp('occurred_at', { mode: 'string', withTimezone: true, precision: 3 }).notNull(),
+    sourceEventId: varchar('source_event_id').notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("analytics_events_name_idx").on(columns.name),
-    index("analytics_events_user_idx").on(columns.user),
-    index("analytics_events_updated_at_idx").on(columns.updatedAt),
-    index("analytics_events_created_at_idx").on(columns.createdAt),
-    uniqueIndex("name_sourceEventId_idx").on(
-      columns.name,
-      columns.sourceEventId,
-    ),
+    index('analytics_events_name_idx').on(columns.name),
+    index('analytics_events_user_idx').on(columns.user),
+    index('analytics_events_updated_at_idx').on(columns.updatedAt),
+    index('analytics_events_created_at_idx').on(columns.createdAt),
+    uniqueIndex('name_sourceEventId_idx').on(columns.name, columns.sourceEventId),
   ],
-);
+)
 
 export const license_changes = pgTable(
-  "license_changes",
+  'license_changes',
   {
-    id: serial("id").primaryKey(),
-    kind: enum_license_changes_kind("kind").notNull(),
-    license: integer("license_id").references(() => licenses.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    kind: enum_license_changes_kind('kind').notNull(),
+    license: integer('license_id').references(() => licenses.id, {
+      onDelete: 'set null',
     }),
-    user: integer("user_id").references(() => users.id, {
-      onDelete: "set null",
+    user: integer('user_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    fromPlan: integer("from_plan_id").references(() => plans.id, {
-      onDelete: "set null",
+    fromPlan: integer('from_plan_id').references(() => plans.id, {
+      onDelete: 'set null',
     }),
-    toPlan: integer("to_plan_id").references(() => plans.id, {
-      onDelete: "set null",
+    toPlan: integer('to_plan_id').references(() => plans.id, {
+      onDelete: 'set null',
     }),
-    status: enum_license_changes_status("status").notNull(),
-    reason: varchar("reason"),
-    processorPaymentIntentId: varchar("processor_payment_intent_id"),
-    processorCheckoutSessionId: varchar("processor_checkout_session_id"),
-    processorChargeId: varchar("processor_charge_id"),
-    amount: numeric("amount", { mode: "number" }),
-    taxAmount: numeric("tax_amount", { mode: "number" }),
-    credit: numeric("credit", { mode: "number" }),
-    currency: varchar("currency"),
-    refundedAmount: numeric("refunded_amount", { mode: "number" }).default(0),
-    disputeStatus:
-      enum_license_changes_dispute_status("dispute_status").default("none"),
-    licenseBefore: jsonb("license_before"),
-    licenseAfter: jsonb("license_after"),
-    appliedAt: timestamp("applied_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    reversedAt: timestamp("reversed_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    refundRequestedAt: timestamp("refund_requested_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    emailSentAt: timestamp("email_sent_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    status: enum_license_changes_status('status').notNull(),
+    reason: varchar('reason'),
+    processorPaymentIntentId: varchar('processor_payment_intent_id'),
+    processorCheckoutSessionId: varchar('processor_checkout_session_id'),
+    processorChargeId: varchar('processor_charge_id'),
+    amount: numeric('amount', { mode: 'number' }),
+    taxAmount: numeric('tax_amount', { mode: 'number' }),
+    credit: numeric('credit', { mode: 'number' }),
+    currency: varchar('currency'),
+    refundedAmount: numeric('refunded_amount', { mode: 'number' }).default(0),
+    disputeStatus: enum_license_changes_dispute_status('dispute_status').default('none'),
+    licenseBefore: jsonb('license_before'),
+    licenseAfter: jsonb('license_after'),
+    appliedAt: timestamp('applied_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    reversedAt: timestamp('reversed_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    refundRequestedAt: timestamp('refund_requested_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    emailSentAt: timestamp('email_sent_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("license_changes_license_idx").on(columns.license),
-    index("license_changes_user_idx").on(columns.user),
-    index("license_changes_from_plan_idx").on(columns.fromPlan),
-    index("license_changes_to_plan_idx").on(columns.toPlan),
-    index("license_changes_status_idx").on(columns.status),
-    uniqueIndex("license_changes_processor_payment_intent_id_idx").on(
-      columns.processorPaymentIntentId,
-    ),
-    uniqueIndex("license_changes_processor_checkout_session_id_idx").on(
-      columns.processorCheckoutSessionId,
-    ),
-    index("license_changes_processor_charge_id_idx").on(
-      columns.processorChargeId,
-    ),
-    index("license_changes_updated_at_idx").on(columns.updatedAt),
-    index("license_changes_created_at_idx").on(columns.createdAt),
+    index('license_changes_license_idx').on(columns.license),
+    index('license_changes_user_idx').on(columns.user),
+    index('license_changes_from_plan_idx').on(columns.fromPlan),
+    index('license_changes_to_plan_idx').on(columns.toPlan),
+    index('license_changes_status_idx').on(columns.status),
+    uniqueIndex('license_changes_processor_payment_intent_id_idx').on(columns.processorPaymentIntentId),
+    uniqueIndex('license_changes_processor_checkout_session_id_idx').on(columns.processorCheckoutSessionId),
+    index('license_changes_processor_charge_id_idx').on(columns.processorChargeId),
+    index('license_changes_updated_at_idx').on(columns.updatedAt),
+    index('license_changes_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const posts = pgTable(
-  "posts",
+  'posts',
   {
-    id: serial("id").primaryKey(),
-    title: varchar("title"),
-    summary: varchar("summary"),
-    body: jsonb("body"),
-    generateSlug: boolean("generate_slug").default(true),
-    slug: varchar("slug"),
-    publishedAt: timestamp("published_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
+    id: serial('id').primaryKey(),
+    title: varchar('title'),
+    summary: varchar('summary'),
+    body: jsonb('body'),
+    generateSlug: boolean('generate_slug').default(true),
+    slug: varchar('slug'),
+    publishedAt: timestamp('published_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    author: varchar('author'),
+    cover: integer('cover_id').references(() => media.id, {
+      onDelete: 'set null',
     }),
-    author: varchar("author"),
-    cover: integer("cover_id").references(() => media.id, {
-      onDelete: "set null",
+    requiredFeature: enum_posts_required_feature('required_feature'),
+    source_path: varchar('source_path'),
+    source_contentHash: varchar('source_content_hash'),
+    source_importedAt: timestamp('source_imported_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    source_editedAfterImport: boolean('source_edited_after_import').default(false),
+    meta_title: varchar('meta_title'),
+    meta_description: varchar('meta_description'),
+    meta_image: integer('meta_image_id').references(() => media.id, {
+      onDelete: 'set null',
     }),
-    requiredFeature: enum_posts_required_feature("required_feature"),
-    source_path: varchar("source_path"),
-    source_contentHash: varchar("source_content_hash"),
-    source_importedAt: timestamp("source_imported_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    source_editedAfterImport: boolean("source_edited_after_import").default(
-      false,
-    ),
-    meta_title: varchar("meta_title"),
-    meta_description: varchar("meta_description"),
-    meta_image: integer("meta_image_id").references(() => media.id, {
-      onDelete: "set null",
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    _status: enum_posts_status("_status").default("draft"),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    _status: enum_posts_status('_status').default('draft'),
   },
   (columns) => [
-    uniqueIndex("posts_slug_idx").on(columns.slug),
-    index("posts_published_at_idx").on(columns.publishedAt),
-    index("posts_cover_idx").on(columns.cover),
-    index("posts_meta_meta_image_idx").on(columns.meta_image),
-    index("posts_updated_at_idx").on(columns.updatedAt),
-    index("posts_created_at_idx").on(columns.createdAt),
-    index("posts__status_idx").on(columns._status),
+    uniqueIndex('posts_slug_idx').on(columns.slug),
+    index('posts_published_at_idx').on(columns.publishedAt),
+    index('posts_cover_idx').on(columns.cover),
+    index('posts_meta_meta_image_idx').on(columns.meta_image),
+    index('posts_updated_at_idx').on(columns.updatedAt),
+    index('posts_created_at_idx').on(columns.createdAt),
+    index('posts__status_idx').on(columns._status),
   ],
-);
+)
 
 export const posts_texts = pgTable(
-  "posts_texts",
+  'posts_texts',
   {
-    id: serial("id").primaryKey(),
-    order: integer("order").notNull(),
-    parent: integer("parent_id").notNull(),
-    path: varchar("path").notNull(),
-    text: varchar("text"),
+    id: serial('id').primaryKey(),
+    order: integer('order').notNull(),
+    parent: integer('parent_id').notNull(),
+    path: varchar('path').notNull(),
+    text: varchar('text'),
   },
   (columns) => [
-    index("posts_texts_order_parent").on(columns.order, columns.parent),
+    index('posts_texts_order_parent').on(columns.order, columns.parent),
     foreignKey({
-      columns: [columns["parent"]],
+      columns: [columns['parent']],
       foreignColumns: [posts.id],
-      name: "posts_texts_parent_fk",
-    }).onDelete("cascade"),
+      name: 'posts_texts_parent_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const _posts_v = pgTable(
-  "_posts_v",
+  '_posts_v',
   {
-    id: serial("id").primaryKey(),
-    parent: integer("parent_id").references(() => posts.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    parent: integer('parent_id').references(() => posts.id, {
+      onDelete: 'set null',
     }),
-    version_title: varchar("version_title"),
-    version_summary: varchar("version_summary"),
-    version_body: jsonb("version_body"),
-    version_generateSlug: boolean("version_generate_slug").default(true),
-    version_slug: varchar("version_slug"),
-    version_publishedAt: timestamp("version_published_at", {
-      mode: "string",
+    version_title: varchar('version_title'),
+    version_summary: varchar('version_summary'),
+    version_body: jsonb('version_body'),
+    version_generateSlug: boolean('version_generate_slug').default(true),
+    version_slug: varchar('version_slug'),
+    version_publishedAt: timestamp('version_published_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    version_author: varchar('version_author'),
+    version_cover: integer('version_cover_id').references(() => media.id, {
+      onDelete: 'set null',
+    }),
+    version_requiredFeature: enum__posts_v_version_required_feature('version_required_feature'),
+    version_source_path: varchar('version_source_path'),
+    version_source_contentHash: varchar('version_source_content_hash'),
+    version_source_importedAt: timestamp('version_source_imported_at', {
+      mode: 'string',
       withTimezone: true,
       precision: 3,
     }),
-    version_author: varchar("version_author"),
-    version_cover: integer("version_cover_id").references(() => media.id, {
-      onDelete: "set null",
+    version_source_editedAfterImport: boolean('version_source_edited_after_import').default(false),
+    version_meta_title: varchar('version_meta_title'),
+    version_meta_description: varchar('version_meta_description'),
+    version_meta_image: integer('version_meta_image_id').references(() => media.id, {
+      onDelete: 'set null',
     }),
-    version_requiredFeature: enum__posts_v_version_required_feature(
-      "version_required_feature",
-    ),
-    version_source_path: varchar("version_source_path"),
-    version_source_contentHash: varchar("version_source_content_hash"),
-    version_source_importedAt: timestamp("version_source_imported_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    version_source_editedAfterImport: boolean(
-      "version_source_edited_after_import",
-    ).default(false),
-    version_meta_title: varchar("version_meta_title"),
-    version_meta_description: varchar("version_meta_description"),
-    version_meta_image: integer("version_meta_image_id").references(
-      () => media.id,
-      {
-        onDelete: "set null",
-      },
-    ),
-    version_updatedAt: timestamp("version_updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    version_createdAt: timestamp("version_created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    version__status:
-      enum__posts_v_version_status("version__status").default("draft"),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    latest: boolean("latest"),
-    autosave: boolean("autosave"),
+    version_updatedAt: timestamp('version_updated_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    version_createdAt: timestamp('version_created_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    version__status: enum__posts_v_version_status('version__status').default('draft'),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    latest: boolean('latest'),
+    autosave: boolean('autosave'),
   },
   (columns) => [
-    index("_posts_v_parent_idx").on(columns.parent),
-    index("_posts_v_version_version_slug_idx").on(columns.version_slug),
-    index("_posts_v_version_version_published_at_idx").on(
-      columns.version_publishedAt,
-    ),
-    index("_posts_v_version_version_cover_idx").on(columns.version_cover),
-    index("_posts_v_version_meta_version_meta_image_idx").on(
-      columns.version_meta_image,
-    ),
-    index("_posts_v_version_version_updated_at_idx").on(
-      columns.version_updatedAt,
-    ),
-    index("_posts_v_version_version_created_at_idx").on(
-      columns.version_createdAt,
-    ),
-    index("_posts_v_version_version__status_idx").on(columns.version__status),
-    index("_posts_v_created_at_idx").on(columns.createdAt),
-    index("_posts_v_updated_at_idx").on(columns.updatedAt),
-    index("_posts_v_latest_idx").on(columns.latest),
-    index("_posts_v_autosave_idx").on(columns.autosave),
+    index('_posts_v_parent_idx').on(columns.parent),
+    index('_posts_v_version_version_slug_idx').on(columns.version_slug),
+    index('_posts_v_version_version_published_at_idx').on(columns.version_publishedAt),
+    index('_posts_v_version_version_cover_idx').on(columns.version_cover),
+    index('_posts_v_version_meta_version_meta_image_idx').on(columns.version_meta_image),
+    index('_posts_v_version_version_updated_at_idx').on(columns.version_updatedAt),
+    index('_posts_v_version_version_created_at_idx').on(columns.version_createdAt),
+    index('_posts_v_version_version__status_idx').on(columns.version__status),
+    index('_posts_v_created_at_idx').on(columns.createdAt),
+    index('_posts_v_updated_at_idx').on(columns.updatedAt),
+    index('_posts_v_latest_idx').on(columns.latest),
+    index('_posts_v_autosave_idx').on(columns.autosave),
   ],
-);
+)
 
 export const _posts_v_texts = pgTable(
-  "_posts_v_texts",
+  '_posts_v_texts',
   {
-    id: serial("id").primaryKey(),
-    order: integer("order").notNull(),
-    parent: integer("parent_id").notNull(),
-    path: varchar("path").notNull(),
-    text: varchar("text"),
+    id: serial('id').primaryKey(),
+    order: integer('order').notNull(),
+    parent: integer('parent_id').notNull(),
+    path: varchar('path').notNull(),
+    text: varchar('text'),
   },
   (columns) => [
-    index("_posts_v_texts_order_parent").on(columns.order, columns.parent),
+    index('_posts_v_texts_order_parent').on(columns.order, columns.parent),
     foreignKey({
-      columns: [columns["parent"]],
+      columns: [columns['parent']],
       foreignColumns: [_posts_v.id],
-      name: "_posts_v_texts_parent_fk",
-    }).onDelete("cascade"),
+      name: '_posts_v_texts_parent_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const changelog_entries_change_types = pgTable(
-  "changelog_entries_change_types",
+  'changelog_entries_change_types',
   {
-    order: integer("order").notNull(),
-    parent: integer("parent_id").notNull(),
-    value: enum_changelog_entries_change_types("value"),
-    id: serial("id").primaryKey(),
+    order: integer('order').notNull(),
+    parent: integer('parent_id').notNull(),
+    value: enum_changelog_entries_change_types('value'),
+    id: serial('id').primaryKey(),
   },
   (columns) => [
-    index("changelog_entries_change_types_order_idx").on(columns.order),
-    index("changelog_entries_change_types_parent_idx").on(columns.parent),
+    index('changelog_entries_change_types_order_idx').on(columns.order),
+    index('changelog_entries_change_types_parent_idx').on(columns.parent),
     foreignKey({
-      columns: [columns["parent"]],
+      columns: [columns['parent']],
       foreignColumns: [changelog_entries.id],
-      name: "changelog_entries_change_types_parent_fk",
-    }).onDelete("cascade"),
+      name: 'changelog_entries_change_types_parent_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const changelog_entries = pgTable(
-  "changelog_entries",
+  'changelog_entries',
   {
-    id: serial("id").primaryKey(),
-    title: varchar("title"),
-    version: varchar("version"),
-    summary: varchar("summary"),
-    body: jsonb("body"),
-    generateSlug: boolean("generate_slug").default(true),
-    slug: varchar("slug"),
-    publishedAt: timestamp("published_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
+    id: serial('id').primaryKey(),
+    title: varchar('title'),
+    version: varchar('version'),
+    summary: varchar('summary'),
+    body: jsonb('body'),
+    generateSlug: boolean('generate_slug').default(true),
+    slug: varchar('slug'),
+    publishedAt: timestamp('published_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    release: integer('release_id').references(() => releases.id, {
+      onDelete: 'set null',
     }),
-    release: integer("release_id").references(() => releases.id, {
-      onDelete: "set null",
+    source_path: varchar('source_path'),
+    source_contentHash: varchar('source_content_hash'),
+    source_importedAt: timestamp('source_imported_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    source_editedAfterImport: boolean('source_edited_after_import').default(false),
+    meta_title: varchar('meta_title'),
+    meta_description: varchar('meta_description'),
+    meta_image: integer('meta_image_id').references(() => media.id, {
+      onDelete: 'set null',
     }),
-    source_path: varchar("source_path"),
-    source_contentHash: varchar("source_content_hash"),
-    source_importedAt: timestamp("source_imported_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    source_editedAfterImport: boolean("source_edited_after_import").default(
-      false,
-    ),
-    meta_title: varchar("meta_title"),
-    meta_description: varchar("meta_description"),
-    meta_image: integer("meta_image_id").references(() => media.id, {
-      onDelete: "set null",
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    _status: enum_changelog_entries_status("_status").default("draft"),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    _status: enum_changelog_entries_status('_status').default('draft'),
   },
   (columns) => [
-    uniqueIndex("changelog_entries_version_idx").on(columns.version),
-    uniqueIndex("changelog_entries_slug_idx").on(columns.slug),
-    index("changelog_entries_published_at_idx").on(columns.publishedAt),
-    index("changelog_entries_release_idx").on(columns.release),
-    index("changelog_entries_meta_meta_image_idx").on(columns.meta_image),
-    index("changelog_entries_updated_at_idx").on(columns.updatedAt),
-    index("changelog_entries_created_at_idx").on(columns.createdAt),
-    index("changelog_entries__status_idx").on(columns._status),
+    uniqueIndex('changelog_entries_version_idx').on(columns.version),
+    uniqueIndex('changelog_entries_slug_idx').on(columns.slug),
+    index('changelog_entries_published_at_idx').on(columns.publishedAt),
+    index('changelog_entries_release_idx').on(columns.release),
+    index('changelog_entries_meta_meta_image_idx').on(columns.meta_image),
+    index('changelog_entries_updated_at_idx').on(columns.updatedAt),
+    index('changelog_entries_created_at_idx').on(columns.createdAt),
+    index('changelog_entries__status_idx').on(columns._status),
   ],
-);
+)
 
 export const _changelog_entries_v_version_change_types = pgTable(
-  "_changelog_entries_v_version_change_types",
+  '_changelog_entries_v_version_change_types',
   {
-    order: integer("order").notNull(),
-    parent: integer("parent_id").notNull(),
-    value: enum__changelog_entries_v_version_change_types("value"),
-    id: serial("id").primaryKey(),
+    order: integer('order').notNull(),
+    parent: integer('parent_id').notNull(),
+    value: enum__changelog_entries_v_version_change_types('value'),
+    id: serial('id').primaryKey(),
   },
   (columns) => [
-    index("_changelog_entries_v_version_change_types_order_idx").on(
-      columns.order,
-    ),
-    index("_changelog_entries_v_version_change_types_parent_idx").on(
-      columns.parent,
-    ),
+    index('_changelog_entries_v_version_change_types_order_idx').on(columns.order),
+    index('_changelog_entries_v_version_change_types_parent_idx').on(columns.parent),
     foreignKey({
-      columns: [columns["parent"]],
+      columns: [columns['parent']],
       foreignColumns: [_changelog_entries_v.id],
-      name: "_changelog_entries_v_version_change_types_parent_fk",
-    }).onDelete("cascade"),
+      name: '_changelog_entries_v_version_change_types_parent_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const _changelog_entries_v = pgTable(
-  "_changelog_entries_v",
+  '_changelog_entries_v',
   {
-    id: serial("id").primaryKey(),
-    parent: integer("parent_id").references(() => changelog_entries.id, {
-      onDelete: "set null",
+    id: serial('id').primaryKey(),
+    parent: integer('parent_id').references(() => changelog_entries.id, {
+      onDelete: 'set null',
     }),
-    version_title: varchar("version_title"),
-    version_version: varchar("version_version"),
-    version_summary: varchar("version_summary"),
-    version_body: jsonb("version_body"),
-    version_generateSlug: boolean("version_generate_slug").default(true),
-    version_slug: varchar("version_slug"),
-    version_publishedAt: timestamp("version_published_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
+    version_title: varchar('version_title'),
+    version_version: varchar('version_version'),
+    version_summary: varchar('version_summary'),
+    version_body: jsonb('version_body'),
+    version_generateSlug: boolean('version_generate_slug').default(true),
+    version_slug: varchar('version_slug'),
+    version_publishedAt: timestamp('version_published_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    version_release: integer('version_release_id').references(() => releases.id, {
+      onDelete: 'set null',
     }),
-    version_release: integer("version_release_id").references(
-      () => releases.id,
-      {
-        onDelete: "set null",
-      },
-    ),
-    version_source_path: varchar("version_source_path"),
-    version_source_contentHash: varchar("version_source_content_hash"),
-    version_source_importedAt: timestamp("version_source_imported_at", {
-      mode: "string",
+    version_source_path: varchar('version_source_path'),
+    version_source_contentHash: varchar('version_source_content_hash'),
+    version_source_importedAt: timestamp('version_source_imported_at', {
+      mode: 'string',
       withTimezone: true,
       precision: 3,
     }),
-    version_source_editedAfterImport: boolean(
-      "version_source_edited_after_import",
-    ).default(false),
-    version_meta_title: varchar("version_meta_title"),
-    version_meta_description: varchar("version_meta_description"),
-    version_meta_image: integer("version_meta_image_id").references(
-      () => media.id,
-      {
-        onDelete: "set null",
-      },
-    ),
-    version_updatedAt: timestamp("version_updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
+    version_source_editedAfterImport: boolean('version_source_edited_after_import').default(false),
+    version_meta_title: varchar('version_meta_title'),
+    version_meta_description: varchar('version_meta_description'),
+    version_meta_image: integer('version_meta_image_id').references(() => media.id, {
+      onDelete: 'set null',
     }),
-    version_createdAt: timestamp("version_created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    version__status:
-      enum__changelog_entries_v_version_status("version__status").default(
-        "draft",
-      ),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    latest: boolean("latest"),
-    autosave: boolean("autosave"),
+    version_updatedAt: timestamp('version_updated_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    version_createdAt: timestamp('version_created_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    version__status: enum__changelog_entries_v_version_status('version__status').default('draft'),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    latest: boolean('latest'),
+    autosave: boolean('autosave'),
   },
   (columns) => [
-    index("_changelog_entries_v_parent_idx").on(columns.parent),
-    index("_changelog_entries_v_version_version_version_idx").on(
-      columns.version_version,
-    ),
-    index("_changelog_entries_v_version_version_slug_idx").on(
-      columns.version_slug,
-    ),
-    index("_changelog_entries_v_version_version_published_at_idx").on(
-      columns.version_publishedAt,
-    ),
-    index("_changelog_entries_v_version_version_release_idx").on(
-      columns.version_release,
-    ),
-    index("_changelog_entries_v_version_meta_version_meta_image_idx").on(
-      columns.version_meta_image,
-    ),
-    index("_changelog_entries_v_version_version_updated_at_idx").on(
-      columns.version_updatedAt,
-    ),
-    index("_changelog_entries_v_version_version_created_at_idx").on(
-      columns.version_createdAt,
-    ),
-    index("_changelog_entries_v_version_version__status_idx").on(
-      columns.version__status,
-    ),
-    index("_changelog_entries_v_created_at_idx").on(columns.createdAt),
-    index("_changelog_entries_v_updated_at_idx").on(columns.updatedAt),
-    index("_changelog_entries_v_latest_idx").on(columns.latest),
-    index("_changelog_entries_v_autosave_idx").on(columns.autosave),
+    index('_changelog_entries_v_parent_idx').on(columns.parent),
+    index('_changelog_entries_v_version_version_version_idx').on(columns.version_version),
+    index('_changelog_entries_v_version_version_slug_idx').on(columns.version_slug),
+    index('_changelog_entries_v_version_version_published_at_idx').on(columns.version_publishedAt),
+    index('_changelog_entries_v_version_version_release_idx').on(columns.version_release),
+    index('_changelog_entries_v_version_meta_version_meta_image_idx').on(columns.version_meta_image),
+    index('_changelog_entries_v_version_version_updated_at_idx').on(columns.version_updatedAt),
+    index('_changelog_entries_v_version_version_created_at_idx').on(columns.version_createdAt),
+    index('_changelog_entries_v_version_version__status_idx').on(columns.version__status),
+    index('_changelog_entries_v_created_at_idx').on(columns.createdAt),
+    index('_changelog_entries_v_updated_at_idx').on(columns.updatedAt),
+    index('_changelog_entries_v_latest_idx').on(columns.latest),
+    index('_changelog_entries_v_autosave_idx').on(columns.autosave),
   ],
-);
+)
 
 export const media = pgTable(
-  "media",
+  'media',
   {
-    id: serial("id").primaryKey(),
-    alt: varchar("alt").notNull(),
-    sourceHash: varchar("source_hash"),
-    prefix: varchar("prefix").default("media"),
-    _objectKey: varchar("_objectkey"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    url: varchar("url"),
-    thumbnailURL: varchar("thumbnail_u_r_l"),
-    filename: varchar("filename"),
-    mimeType: varchar("mime_type"),
-    filesize: numeric("filesize", { mode: "number" }),
-    width: numeric("width", { mode: "number" }),
-    height: numeric("height", { mode: "number" }),
-    focalX: numeric("focal_x", { mode: "number" }),
-    focalY: numeric("focal_y", { mode: "number" }),
-    sizes_thumbnail_url: varchar("sizes_thumbnail_url"),
-    sizes_thumbnail_width: numeric("sizes_thumbnail_width", { mode: "number" }),
-    sizes_thumbnail_height: numeric("sizes_thumbnail_height", {
-      mode: "number",
-    }),
-    sizes_thumbnail_mimeType: varchar("sizes_thumbnail_mime_type"),
-    sizes_thumbnail_filesize: numeric("sizes_thumbnail_filesize", {
-      mode: "number",
-    }),
-    sizes_thumbnail_filename: varchar("sizes_thumbnail_filename"),
-    sizes_card_url: varchar("sizes_card_url"),
-    sizes_card_width: numeric("sizes_card_width", { mode: "number" }),
-    sizes_card_height: numeric("sizes_card_height", { mode: "number" }),
-    sizes_card_mimeType: varchar("sizes_card_mime_type"),
-    sizes_card_filesize: numeric("sizes_card_filesize", { mode: "number" }),
-    sizes_card_filename: varchar("sizes_card_filename"),
-    sizes_og_url: varchar("sizes_og_url"),
-    sizes_og_width: numeric("sizes_og_width", { mode: "number" }),
-    sizes_og_height: numeric("sizes_og_height", { mode: "number" }),
-    sizes_og_mimeType: varchar("sizes_og_mime_type"),
-    sizes_og_filesize: numeric("sizes_og_filesize", { mode: "number" }),
-    sizes_og_filename: varchar("sizes_og_filename"),
+    id: serial('id').primaryKey(),
+    alt: varchar('alt').notNull(),
+    sourceHash: varchar('source_hash'),
+    prefix: varchar('prefix').default('media'),
+    _objectKey: varchar('_objectkey'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    url: varchar('url'),
+    thumbnailURL: varchar('thumbnail_u_r_l'),
+    filename: varchar('filename'),
+    mimeType: varchar('mime_type'),
+    filesize: numeric('filesize', { mode: 'number' }),
+    width: numeric('width', { mode: 'number' }),
+    height: numeric('height', { mode: 'number' }),
+    focalX: numeric('focal_x', { mode: 'number' }),
+    focalY: numeric('focal_y', { mode: 'number' }),
+    sizes_thumbnail_url: varchar('sizes_thumbnail_url'),
+    sizes_thumbnail_width: numeric('sizes_thumbnail_width', { mode: 'number' }),
+    sizes_thumbnail_height: numeric('sizes_thumbnail_height', { mode: 'number' }),
+    sizes_thumbnail_mimeType: varchar('sizes_thumbnail_mime_type'),
+    sizes_thumbnail_filesize: numeric('sizes_thumbnail_filesize', { mode: 'number' }),
+    sizes_thumbnail_filename: varchar('sizes_thumbnail_filename'),
+    sizes_card_url: varchar('sizes_card_url'),
+    sizes_card_width: numeric('sizes_card_width', { mode: 'number' }),
+    sizes_card_height: numeric('sizes_card_height', { mode: 'number' }),
+    sizes_card_mimeType: varchar('sizes_card_mime_type'),
+    sizes_card_filesize: numeric('sizes_card_filesize', { mode: 'number' }),
+    sizes_card_filename: varchar('sizes_card_filename'),
+    sizes_og_url: varchar('sizes_og_url'),
+    sizes_og_width: numeric('sizes_og_width', { mode: 'number' }),
+    sizes_og_height: numeric('sizes_og_height', { mode: 'number' }),
+    sizes_og_mimeType: varchar('sizes_og_mime_type'),
+    sizes_og_filesize: numeric('sizes_og_filesize', { mode: 'number' }),
+    sizes_og_filename: varchar('sizes_og_filename'),
   },
   (columns) => [
-    index("media_source_hash_idx").on(columns.sourceHash),
-    index("media_updated_at_idx").on(columns.updatedAt),
-    index("media_created_at_idx").on(columns.createdAt),
-    uniqueIndex("media_filename_idx").on(columns.filename),
-    index("media_sizes_thumbnail_sizes_thumbnail_filename_idx").on(
-      columns.sizes_thumbnail_filename,
-    ),
-    index("media_sizes_card_sizes_card_filename_idx").on(
-      columns.sizes_card_filename,
-    ),
-    index("media_sizes_og_sizes_og_filename_idx").on(columns.sizes_og_filename),
+    index('media_source_hash_idx').on(columns.sourceHash),
+    index('media_updated_at_idx').on(columns.updatedAt),
+    index('media_created_at_idx').on(columns.createdAt),
+    uniqueIndex('media_filename_idx').on(columns.filename),
+    index('media_sizes_thumbnail_sizes_thumbnail_filename_idx').on(columns.sizes_thumbnail_filename),
+    index('media_sizes_card_sizes_card_filename_idx').on(columns.sizes_card_filename),
+    index('media_sizes_og_sizes_og_filename_idx').on(columns.sizes_og_filename),
   ],
-);
+)
 
 export const support_requests = pgTable(
-  "support_requests",
+  'support_requests',
   {
-    id: serial("id").primaryKey(),
-    subject: varchar("subject").notNull(),
-    message: varchar("message").notNull(),
-    priority: enum_support_requests_priority("priority")
-      .notNull()
-      .default("normal"),
-    status: enum_support_requests_status("status").notNull().default("open"),
-    user: integer("user_id")
+    id: serial('id').primaryKey(),
+    subject: varchar('subject').notNull(),
+    message: varchar('message').notNull(),
+    priority: enum_support_requests_priority('priority').notNull().default('normal'),
+    status: enum_support_requests_status('status').notNull().default('open'),
+    user: integer('user_id')
       .notNull()
       .references(() => users.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("support_requests_priority_idx").on(columns.priority),
-    index("support_requests_status_idx").on(columns.status),
-    index("support_requests_user_idx").on(columns.user),
-    index("support_requests_updated_at_idx").on(columns.updatedAt),
-    index("support_requests_created_at_idx").on(columns.createdAt),
+    index('support_requests_priority_idx').on(columns.priority),
+    index('support_requests_status_idx').on(columns.status),
+    index('support_requests_user_idx').on(columns.user),
+    index('support_requests_updated_at_idx').on(columns.updatedAt),
+    index('support_requests_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const support_replies = pgTable(
-  "support_replies",
+  'support_replies',
   {
-    id: serial("id").primaryKey(),
-    request: integer("request_id")
+    id: serial('id').primaryKey(),
+    request: integer('request_id')
       .notNull()
       .references(() => support_requests.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    body: varchar("body").notNull(),
-    fromStaff: boolean("from_staff").default(false),
-    author: integer("author_id").references(() => users.id, {
-      onDelete: "set null",
+    body: varchar('body').notNull(),
+    fromStaff: boolean('from_staff').default(false),
+    author: integer('author_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    customer: integer("customer_id").references(() => users.id, {
-      onDelete: "set null",
+    customer: integer('customer_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    emailedAt: timestamp("emailed_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    emailedAt: timestamp('emailed_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("support_replies_request_idx").on(columns.request),
-    index("support_replies_author_idx").on(columns.author),
-    index("support_replies_customer_idx").on(columns.customer),
-    index("support_replies_updated_at_idx").on(columns.updatedAt),
-    index("support_replies_created_at_idx").on(columns.createdAt),
+    index('support_replies_request_idx').on(columns.request),
+    index('support_replies_author_idx').on(columns.author),
+    index('support_replies_customer_idx').on(columns.customer),
+    index('support_replies_updated_at_idx').on(columns.updatedAt),
+    index('support_replies_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const license_seats = pgTable(
-  "license_seats",
+  'license_seats',
   {
-    id: serial("id").primaryKey(),
-    license: integer("license_id")
+    id: serial('id').primaryKey(),
+    license: integer('license_id')
       .notNull()
       .references(() => licenses.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    email: varchar("email").notNull(),
-    status: enum_license_seats_status("status").notNull().default("pending"),
-    member: integer("member_id").references(() => users.id, {
-      onDelete: "set null",
+    email: varchar('email').notNull(),
+    status: enum_license_seats_status('status').notNull().default('pending'),
+    member: integer('member_id').references(() => users.id, {
+      onDelete: 'set null',
     }),
-    claimTokenHash: varchar("claim_token_hash"),
-    claimExpiresAt: timestamp("claim_expires_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    claimedAt: timestamp("claimed_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    revokedAt: timestamp("revoked_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    claimTokenHash: varchar('claim_token_hash'),
+    claimExpiresAt: timestamp('claim_expires_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    claimedAt: timestamp('claimed_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    revokedAt: timestamp('revoked_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("license_seats_license_idx").on(columns.license),
-    index("license_seats_email_idx").on(columns.email),
-    index("license_seats_status_idx").on(columns.status),
-    index("license_seats_member_idx").on(columns.member),
-    index("license_seats_claim_token_hash_idx").on(columns.claimTokenHash),
-    index("license_seats_updated_at_idx").on(columns.updatedAt),
-    index("license_seats_created_at_idx").on(columns.createdAt),
+    index('license_seats_license_idx').on(columns.license),
+    index('license_seats_email_idx').on(columns.email),
+    index('license_seats_status_idx').on(columns.status),
+    index('license_seats_member_idx').on(columns.member),
+    index('license_seats_claim_token_hash_idx').on(columns.claimTokenHash),
+    index('license_seats_updated_at_idx').on(columns.updatedAt),
+    index('license_seats_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const license_activations = pgTable(
-  "license_activations",
+  'license_activations',
   {
-    id: serial("id").primaryKey(),
-    license: integer("license_id")
+    id: serial('id').primaryKey(),
+    license: integer('license_id')
       .notNull()
       .references(() => licenses.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    fingerprint: varchar("fingerprint").notNull(),
-    label: varchar("label"),
-    lastValidatedAt: timestamp("last_validated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    deactivatedAt: timestamp("deactivated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    deactivatedBy: enum_license_activations_deactivated_by("deactivated_by"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    fingerprint: varchar('fingerprint').notNull(),
+    label: varchar('label'),
+    lastValidatedAt: timestamp('last_validated_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    deactivatedAt: timestamp('deactivated_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    deactivatedBy: enum_license_activations_deactivated_by('deactivated_by'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("license_activations_license_idx").on(columns.license),
-    index("license_activations_fingerprint_idx").on(columns.fingerprint),
-    index("license_activations_deactivated_at_idx").on(columns.deactivatedAt),
-    index("license_activations_updated_at_idx").on(columns.updatedAt),
-    index("license_activations_created_at_idx").on(columns.createdAt),
+    index('license_activations_license_idx').on(columns.license),
+    index('license_activations_fingerprint_idx').on(columns.fingerprint),
+    index('license_activations_deactivated_at_idx').on(columns.deactivatedAt),
+    index('license_activations_updated_at_idx').on(columns.updatedAt),
+    index('license_activations_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const webhook_endpoints_events = pgTable(
-  "webhook_endpoints_events",
+  'webhook_endpoints_events',
   {
-    order: integer("order").notNull(),
-    parent: integer("parent_id").notNull(),
-    value: enum_webhook_endpoints_events("value"),
-    id: serial("id").primaryKey(),
+    order: integer('order').notNull(),
+    parent: integer('parent_id').notNull(),
+    value: enum_webhook_endpoints_events('value'),
+    id: serial('id').primaryKey(),
   },
   (columns) => [
-    index("webhook_endpoints_events_order_idx").on(columns.order),
-    index("webhook_endpoints_events_parent_idx").on(columns.parent),
+    index('webhook_endpoints_events_order_idx').on(columns.order),
+    index('webhook_endpoints_events_parent_idx').on(columns.parent),
     foreignKey({
-      columns: [columns["parent"]],
+      columns: [columns['parent']],
       foreignColumns: [webhook_endpoints.id],
-      name: "webhook_endpoints_events_parent_fk",
-    }).onDelete("cascade"),
+      name: 'webhook_endpoints_events_parent_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const webhook_endpoints = pgTable(
-  "webhook_endpoints",
+  'webhook_endpoints',
   {
-    id: serial("id").primaryKey(),
-    url: varchar("url").notNull(),
-    description: varchar("description"),
-    enabled: boolean("enabled").default(true),
-    secretSealed: varchar("secret_sealed"),
-    previousSecretSealed: varchar("previous_secret_sealed"),
-    previousSecretExpiresAt: timestamp("previous_secret_expires_at", {
-      mode: "string",
+    id: serial('id').primaryKey(),
+    url: varchar('url').notNull(),
+    description: varchar('description'),
+    enabled: boolean('enabled').default(true),
+    secretSealed: varchar('secret_sealed'),
+    previousSecretSealed: varchar('previous_secret_sealed'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', {
+      mode: 'string',
       withTimezone: true,
       precision: 3,
     }),
-    secretShownAt: timestamp("secret_shown_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    failedEventsInARow: numeric("failed_events_in_a_row", {
-      mode: "number",
-    }).default(0),
-    disabledAt: timestamp("disabled_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    secretShownAt: timestamp('secret_shown_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    failedEventsInARow: numeric('failed_events_in_a_row', { mode: 'number' }).default(0),
+    disabledAt: timestamp('disabled_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("webhook_endpoints_updated_at_idx").on(columns.updatedAt),
-    index("webhook_endpoints_created_at_idx").on(columns.createdAt),
+    index('webhook_endpoints_updated_at_idx').on(columns.updatedAt),
+    index('webhook_endpoints_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const webhook_events = pgTable(
-  "webhook_events",
+  'webhook_events',
   {
-    id: serial("id").primaryKey(),
-    eventId: varchar("event_id").notNull(),
-    type: varchar("type").notNull(),
-    sourceKey: varchar("source_key").notNull(),
-    body: varchar("body").notNull(),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    id: serial('id').primaryKey(),
+    eventId: varchar('event_id').notNull(),
+    type: varchar('type').notNull(),
+    sourceKey: varchar('source_key').notNull(),
+    body: varchar('body').notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    uniqueIndex("webhook_events_event_id_idx").on(columns.eventId),
-    index("webhook_events_type_idx").on(columns.type),
-    uniqueIndex("webhook_events_source_key_idx").on(columns.sourceKey),
-    index("webhook_events_updated_at_idx").on(columns.updatedAt),
-    index("webhook_events_created_at_idx").on(columns.createdAt),
+    uniqueIndex('webhook_events_event_id_idx').on(columns.eventId),
+    index('webhook_events_type_idx').on(columns.type),
+    uniqueIndex('webhook_events_source_key_idx').on(columns.sourceKey),
+    index('webhook_events_updated_at_idx').on(columns.updatedAt),
+    index('webhook_events_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const webhook_deliveries = pgTable(
-  "webhook_deliveries",
+  'webhook_deliveries',
   {
-    id: serial("id").primaryKey(),
-    event: integer("event_id")
+    id: serial('id').primaryKey(),
+    event: integer('event_id')
       .notNull()
       .references(() => webhook_events.id, {
-        onDelete: "set null",
+        onDelete: 'set null',
       }),
-    endpoint: integer("endpoint_id").references(() => webhook_endpoints.id, {
-      onDelete: "set null",
+    endpoint: integer('endpoint_id').references(() => webhook_endpoints.id, {
+      onDelete: 'set null',
     }),
-    eventType: varchar("event_type").notNull(),
-    url: varchar("url").notNull(),
-    attempt: numeric("attempt", { mode: "number" }).notNull(),
-    trigger: enum_webhook_deliveries_trigger("trigger").notNull(),
-    outcome: enum_webhook_deliveries_outcome("outcome").notNull(),
-    responseStatus: numeric("response_status", { mode: "number" }),
-    durationMs: numeric("duration_ms", { mode: "number" }),
-    error: varchar("error"),
-    responseExcerpt: varchar("response_excerpt"),
-    nextAttemptAt: timestamp("next_attempt_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    eventType: varchar('event_type').notNull(),
+    url: varchar('url').notNull(),
+    attempt: numeric('attempt', { mode: 'number' }).notNull(),
+    trigger: enum_webhook_deliveries_trigger('trigger').notNull(),
+    outcome: enum_webhook_deliveries_outcome('outcome').notNull(),
+    responseStatus: numeric('response_status', { mode: 'number' }),
+    durationMs: numeric('duration_ms', { mode: 'number' }),
+    error: varchar('error'),
+    responseExcerpt: varchar('response_excerpt'),
+    nextAttemptAt: timestamp('next_attempt_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("webhook_deliveries_event_idx").on(columns.event),
-    index("webhook_deliveries_endpoint_idx").on(columns.endpoint),
-    index("webhook_deliveries_outcome_idx").on(columns.outcome),
-    index("webhook_deliveries_updated_at_idx").on(columns.updatedAt),
-    index("webhook_deliveries_created_at_idx").on(columns.createdAt),
+    index('webhook_deliveries_event_idx').on(columns.event),
+    index('webhook_deliveries_endpoint_idx').on(columns.endpoint),
+    index('webhook_deliveries_outcome_idx').on(columns.outcome),
+    index('webhook_deliveries_updated_at_idx').on(columns.updatedAt),
+    index('webhook_deliveries_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const payload_kv = pgTable(
-  "payload_kv",
+  'payload_kv',
   {
-    id: serial("id").primaryKey(),
-    key: varchar("key").notNull(),
-    data: jsonb("data").notNull(),
+    id: serial('id').primaryKey(),
+    key: varchar('key').notNull(),
+    data: jsonb('data').notNull(),
   },
-  (columns) => [uniqueIndex("payload_kv_key_idx").on(columns.key)],
-);
+  (columns) => [uniqueIndex('payload_kv_key_idx').on(columns.key)],
+)
 
 export const payload_jobs_log = pgTable(
-  "payload_jobs_log",
+  'payload_jobs_log',
   {
-    _order: integer("_order").notNull(),
-    _parentID: integer("_parent_id").notNull(),
-    id: varchar("id").primaryKey(),
-    executedAt: timestamp("executed_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }).notNull(),
-    completedAt: timestamp("completed_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }).notNull(),
-    taskSlug: enum_payload_jobs_log_task_slug("task_slug").notNull(),
-    taskID: varchar("task_i_d").notNull(),
-    input: jsonb("input"),
-    output: jsonb("output"),
-    state: enum_payload_jobs_log_state("state").notNull(),
-    error: jsonb("error"),
+    _order: integer('_order').notNull(),
+    _parentID: integer('_parent_id').notNull(),
+    id: varchar('id').primaryKey(),
+    executedAt: timestamp('executed_at', { mode: 'string', withTimezone: true, precision: 3 }).notNull(),
+    completedAt: timestamp('completed_at', { mode: 'string', withTimezone: true, precision: 3 }).notNull(),
+    taskSlug: enum_payload_jobs_log_task_slug('task_slug').notNull(),
+    taskID: varchar('task_i_d').notNull(),
+    input: jsonb('input'),
+    output: jsonb('output'),
+    state: enum_payload_jobs_log_state('state').notNull(),
+    error: jsonb('error'),
   },
   (columns) => [
-    index("payload_jobs_log_order_idx").on(columns._order),
-    index("payload_jobs_log_parent_id_idx").on(columns._parentID),
+    index('payload_jobs_log_order_idx').on(columns._order),
+    index('payload_jobs_log_parent_id_idx').on(columns._parentID),
     foreignKey({
-      columns: [columns["_parentID"]],
+      columns: [columns['_parentID']],
       foreignColumns: [payload_jobs.id],
-      name: "payload_jobs_log_parent_id_fk",
-    }).onDelete("cascade"),
+      name: 'payload_jobs_log_parent_id_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const payload_jobs = pgTable(
-  "payload_jobs",
+  'payload_jobs',
   {
-    id: serial("id").primaryKey(),
-    input: jsonb("input"),
-    completedAt: timestamp("completed_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    totalTried: numeric("total_tried", { mode: "number" }).default(0),
-    hasError: boolean("has_error").default(false),
-    error: jsonb("error"),
-    taskSlug: enum_payload_jobs_task_slug("task_slug"),
-    queue: varchar("queue").default("default"),
-    waitUntil: timestamp("wait_until", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    }),
-    processing: boolean("processing").default(false),
-    meta: jsonb("meta"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    id: serial('id').primaryKey(),
+    input: jsonb('input'),
+    completedAt: timestamp('completed_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    totalTried: numeric('total_tried', { mode: 'number' }).default(0),
+    hasError: boolean('has_error').default(false),
+    error: jsonb('error'),
+    taskSlug: enum_payload_jobs_task_slug('task_slug'),
+    queue: varchar('queue').default('default'),
+    waitUntil: timestamp('wait_until', { mode: 'string', withTimezone: true, precision: 3 }),
+    processing: boolean('processing').default(false),
+    meta: jsonb('meta'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("payload_jobs_completed_at_idx").on(columns.completedAt),
-    index("payload_jobs_total_tried_idx").on(columns.totalTried),
-    index("payload_jobs_has_error_idx").on(columns.hasError),
-    index("payload_jobs_task_slug_idx").on(columns.taskSlug),
-    index("payload_jobs_queue_idx").on(columns.queue),
-    index("payload_jobs_wait_until_idx").on(columns.waitUntil),
-    index("payload_jobs_processing_idx").on(columns.processing),
-    index("payload_jobs_updated_at_idx").on(columns.updatedAt),
-    index("payload_jobs_created_at_idx").on(columns.createdAt),
+    index('payload_jobs_completed_at_idx').on(columns.completedAt),
+    index('payload_jobs_total_tried_idx').on(columns.totalTried),
+    index('payload_jobs_has_error_idx').on(columns.hasError),
+    index('payload_jobs_task_slug_idx').on(columns.taskSlug),
+    index('payload_jobs_queue_idx').on(columns.queue),
+    index('payload_jobs_wait_until_idx').on(columns.waitUntil),
+    index('payload_jobs_processing_idx').on(columns.processing),
+    index('payload_jobs_updated_at_idx').on(columns.updatedAt),
+    index('payload_jobs_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const payload_locked_documents = pgTable(
-  "payload_locked_documents",
+  'payload_locked_documents',
   {
-    id: serial("id").primaryKey(),
-    globalSlug: varchar("global_slug"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    id: serial('id').primaryKey(),
+    globalSlug: varchar('global_slug'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("payload_locked_documents_global_slug_idx").on(columns.globalSlug),
-    index("payload_locked_documents_updated_at_idx").on(columns.updatedAt),
-    index("payload_locked_documents_created_at_idx").on(columns.createdAt),
+    index('payload_locked_documents_global_slug_idx').on(columns.globalSlug),
+    index('payload_locked_documents_updated_at_idx').on(columns.updatedAt),
+    index('payload_locked_documents_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const payload_locked_documents_rels = pgTable(
-  "payload_locked_documents_rels",
+  'payload_locked_documents_rels',
   {
-    id: serial("id").primaryKey(),
-    order: integer("order"),
-    parent: integer("parent_id").notNull(),
-    path: varchar("path").notNull(),
-    usersID: integer("users_id"),
-    auth_tokensID: integer("auth_tokens_id"),
-    oauth_identitiesID: integer("oauth_identities_id"),
-    api_keysID: integer("api_keys_id"),
-    plansID: integer("plans_id"),
-    licensesID: integer("licenses_id"),
-    audit_logID: integer("audit_log_id"),
-    releasesID: integer("releases_id"),
-    downloadsID: integer("downloads_id"),
-    repo_accessID: integer("repo_access_id"),
-    repo_usernamesID: integer("repo_usernames_id"),
-    templatesID: integer("templates_id"),
-    template_downloadsID: integer("template_downloads_id"),
-    user_subscriptionsID: integer("user_subscriptions_id"),
-    one_time_purchasesID: integer("one_time_purchases_id"),
-    payment_historyID: integer("payment_history_id"),
-    processor_eventsID: integer("processor_events_id"),
-    analytics_eventsID: integer("analytics_events_id"),
-    license_changesID: integer("license_changes_id"),
-    postsID: integer("posts_id"),
-    changelog_entriesID: integer("changelog_entries_id"),
-    mediaID: integer("media_id"),
-    support_requestsID: integer("support_requests_id"),
-    support_repliesID: integer("support_replies_id"),
-    license_seatsID: integer("license_seats_id"),
-    license_activationsID: integer("license_activations_id"),
-    webhook_endpointsID: integer("webhook_endpoints_id"),
-    webhook_eventsID: integer("webhook_events_id"),
-    webhook_deliveriesID: integer("webhook_deliveries_id"),
+    id: serial('id').primaryKey(),
+    order: integer('order'),
+    parent: integer('parent_id').notNull(),
+    path: varchar('path').notNull(),
+    usersID: integer('users_id'),
+    auth_tokensID: integer('auth_tokens_id'),
+    oauth_identitiesID: integer('oauth_identities_id'),
+    api_keysID: integer('api_keys_id'),
+    plansID: integer('plans_id'),
+    licensesID: integer('licenses_id'),
+    audit_logID: integer('audit_log_id'),
+    releasesID: integer('releases_id'),
+    downloadsID: integer('downloads_id'),
+    repo_accessID: integer('repo_access_id'),
+    repo_usernamesID: integer('repo_usernames_id'),
+    templatesID: integer('templates_id'),
+    template_downloadsID: integer('template_downloads_id'),
+    user_subscriptionsID: integer('user_subscriptions_id'),
+    one_time_purchasesID: integer('one_time_purchases_id'),
+    payment_historyID: integer('payment_history_id'),
+    processor_eventsID: integer('processor_events_id'),
+    analytics_eventsID: integer('analytics_events_id'),
+    license_changesID: integer('license_changes_id'),
+    postsID: integer('posts_id'),
+    changelog_entriesID: integer('changelog_entries_id'),
+    mediaID: integer('media_id'),
+    support_requestsID: integer('support_requests_id'),
+    support_repliesID: integer('support_replies_id'),
+    license_seatsID: integer('license_seats_id'),
+    license_activationsID: integer('license_activations_id'),
+    webhook_endpointsID: integer('webhook_endpoints_id'),
+    webhook_eventsID: integer('webhook_events_id'),
+    webhook_deliveriesID: integer('webhook_deliveries_id'),
   },
   (columns) => [
-    index("payload_locked_documents_rels_order_idx").on(columns.order),
-    index("payload_locked_documents_rels_parent_idx").on(columns.parent),
-    index("payload_locked_documents_rels_path_idx").on(columns.path),
-    index("payload_locked_documents_rels_users_id_idx").on(columns.usersID),
-    index("payload_locked_documents_rels_auth_tokens_id_idx").on(
-      columns.auth_tokensID,
-    ),
-    index("payload_locked_documents_rels_oauth_identities_id_idx").on(
-      columns.oauth_identitiesID,
-    ),
-    index("payload_locked_documents_rels_api_keys_id_idx").on(
-      columns.api_keysID,
-    ),
-    index("payload_locked_documents_rels_plans_id_idx").on(columns.plansID),
-    index("payload_locked_documents_rels_licenses_id_idx").on(
-      columns.licensesID,
-    ),
-    index("payload_locked_documents_rels_audit_log_id_idx").on(
-      columns.audit_logID,
-    ),
-    index("payload_locked_documents_rels_releases_id_idx").on(
-      columns.releasesID,
-    ),
-    index("payload_locked_documents_rels_downloads_id_idx").on(
-      columns.downloadsID,
-    ),
-    index("payload_locked_documents_rels_repo_access_id_idx").on(
-      columns.repo_accessID,
-    ),
-    index("payload_locked_documents_rels_repo_usernames_id_idx").on(
-      columns.repo_usernamesID,
-    ),
-    index("payload_locked_documents_rels_templates_id_idx").on(
-      columns.templatesID,
-    ),
-    index("payload_locked_documents_rels_template_downloads_id_idx").on(
-      columns.template_downloadsID,
-    ),
-    index("payload_locked_documents_rels_user_subscriptions_id_idx").on(
-      columns.user_subscriptionsID,
-    ),
-    index("payload_locked_documents_rels_one_time_purchases_id_idx").on(
-      columns.one_time_purchasesID,
-    ),
-    index("payload_locked_documents_rels_payment_history_id_idx").on(
-      columns.payment_historyID,
-    ),
-    index("payload_locked_documents_rels_processor_events_id_idx").on(
-      columns.processor_eventsID,
-    ),
-    index("payload_locked_documents_rels_analytics_events_id_idx").on(
-      columns.analytics_eventsID,
-    ),
-    index("payload_locked_documents_rels_license_changes_id_idx").on(
-      columns.license_changesID,
-    ),
-    index("payload_locked_documents_rels_posts_id_idx").on(columns.postsID),
-    index("payload_locked_documents_rels_changelog_entries_id_idx").on(
-      columns.changelog_entriesID,
-    ),
-    index("payload_locked_documents_rels_media_id_idx").on(columns.mediaID),
-    index("payload_locked_documents_rels_support_requests_id_idx").on(
-      columns.support_requestsID,
-    ),
-    index("payload_locked_documents_rels_support_replies_id_idx").on(
-      columns.support_repliesID,
-    ),
-    index("payload_locked_documents_rels_license_seats_id_idx").on(
-      columns.license_seatsID,
-    ),
-    index("payload_locked_documents_rels_license_activations_id_idx").on(
-      columns.license_activationsID,
-    ),
-    index("payload_locked_documents_rels_webhook_endpoints_id_idx").on(
-      columns.webhook_endpointsID,
-    ),
-    index("payload_locked_documents_rels_webhook_events_id_idx").on(
-      columns.webhook_eventsID,
-    ),
-    index("payload_locked_documents_rels_webhook_deliveries_id_idx").on(
-      columns.webhook_deliveriesID,
-    ),
+    index('payload_locked_documents_rels_order_idx').on(columns.order),
+    index('payload_locked_documents_rels_parent_idx').on(columns.parent),
+    index('payload_locked_documents_rels_path_idx').on(columns.path),
+    index('payload_locked_documents_rels_users_id_idx').on(columns.usersID),
+    index('payload_locked_documents_rels_auth_tokens_id_idx').on(columns.auth_tokensID),
+    index('payload_locked_documents_rels_oauth_identities_id_idx').on(columns.oauth_identitiesID),
+    index('payload_locked_documents_rels_api_keys_id_idx').on(columns.api_keysID),
+    index('payload_locked_documents_rels_plans_id_idx').on(columns.plansID),
+    index('payload_locked_documents_rels_licenses_id_idx').on(columns.licensesID),
+    index('payload_locked_documents_rels_audit_log_id_idx').on(columns.audit_logID),
+    index('payload_locked_documents_rels_releases_id_idx').on(columns.releasesID),
+    index('payload_locked_documents_rels_downloads_id_idx').on(columns.downloadsID),
+    index('payload_locked_documents_rels_repo_access_id_idx').on(columns.repo_accessID),
+    index('payload_locked_documents_rels_repo_usernames_id_idx').on(columns.repo_usernamesID),
+    index('payload_locked_documents_rels_templates_id_idx').on(columns.templatesID),
+    index('payload_locked_documents_rels_template_downloads_id_idx').on(columns.template_downloadsID),
+    index('payload_locked_documents_rels_user_subscriptions_id_idx').on(columns.user_subscriptionsID),
+    index('payload_locked_documents_rels_one_time_purchases_id_idx').on(columns.one_time_purchasesID),
+    index('payload_locked_documents_rels_payment_history_id_idx').on(columns.payment_historyID),
+    index('payload_locked_documents_rels_processor_events_id_idx').on(columns.processor_eventsID),
+    index('payload_locked_documents_rels_analytics_events_id_idx').on(columns.analytics_eventsID),
+    index('payload_locked_documents_rels_license_changes_id_idx').on(columns.license_changesID),
+    index('payload_locked_documents_rels_posts_id_idx').on(columns.postsID),
+    index('payload_locked_documents_rels_changelog_entries_id_idx').on(columns.changelog_entriesID),
+    index('payload_locked_documents_rels_media_id_idx').on(columns.mediaID),
+    index('payload_locked_documents_rels_support_requests_id_idx').on(columns.support_requestsID),
+    index('payload_locked_documents_rels_support_replies_id_idx').on(columns.support_repliesID),
+    index('payload_locked_documents_rels_license_seats_id_idx').on(columns.license_seatsID),
+    index('payload_locked_documents_rels_license_activations_id_idx').on(columns.license_activationsID),
+    index('payload_locked_documents_rels_webhook_endpoints_id_idx').on(columns.webhook_endpointsID),
+    index('payload_locked_documents_rels_webhook_events_id_idx').on(columns.webhook_eventsID),
+    index('payload_locked_documents_rels_webhook_deliveries_id_idx').on(columns.webhook_deliveriesID),
     foreignKey({
-      columns: [columns["parent"]],
+      columns: [columns['parent']],
       foreignColumns: [payload_locked_documents.id],
-      name: "payload_locked_documents_rels_parent_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_parent_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["usersID"]],
+      columns: [columns['usersID']],
       foreignColumns: [users.id],
-      name: "payload_locked_documents_rels_users_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_users_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["auth_tokensID"]],
+      columns: [columns['auth_tokensID']],
       foreignColumns: [auth_tokens.id],
-      name: "payload_locked_documents_rels_auth_tokens_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_auth_tokens_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["oauth_identitiesID"]],
+      columns: [columns['oauth_identitiesID']],
       foreignColumns: [oauth_identities.id],
-      name: "payload_locked_documents_rels_oauth_identities_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_oauth_identities_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["api_keysID"]],
+      columns: [columns['api_keysID']],
       foreignColumns: [api_keys.id],
-      name: "payload_locked_documents_rels_api_keys_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_api_keys_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["plansID"]],
+      columns: [columns['plansID']],
       foreignColumns: [plans.id],
-      name: "payload_locked_documents_rels_plans_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_plans_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["licensesID"]],
+      columns: [columns['licensesID']],
       foreignColumns: [licenses.id],
-      name: "payload_locked_documents_rels_licenses_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_licenses_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["audit_logID"]],
+      columns: [columns['audit_logID']],
       foreignColumns: [audit_log.id],
-      name: "payload_locked_documents_rels_audit_log_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_audit_log_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["releasesID"]],
+      columns: [columns['releasesID']],
       foreignColumns: [releases.id],
-      name: "payload_locked_documents_rels_releases_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_releases_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["downloadsID"]],
+      columns: [columns['downloadsID']],
       foreignColumns: [downloads.id],
-      name: "payload_locked_documents_rels_downloads_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_downloads_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["repo_accessID"]],
+      columns: [columns['repo_accessID']],
       foreignColumns: [repo_access.id],
-      name: "payload_locked_documents_rels_repo_access_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_repo_access_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["repo_usernamesID"]],
+      columns: [columns['repo_usernamesID']],
       foreignColumns: [repo_usernames.id],
-      name: "payload_locked_documents_rels_repo_usernames_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_repo_usernames_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["templatesID"]],
+      columns: [columns['templatesID']],
       foreignColumns: [templates.id],
-      name: "payload_locked_documents_rels_templates_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_templates_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["template_downloadsID"]],
+      columns: [columns['template_downloadsID']],
       foreignColumns: [template_downloads.id],
-      name: "payload_locked_documents_rels_template_downloads_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_template_downloads_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["user_subscriptionsID"]],
+      columns: [columns['user_subscriptionsID']],
       foreignColumns: [user_subscriptions.id],
-      name: "payload_locked_documents_rels_user_subscriptions_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_user_subscriptions_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["one_time_purchasesID"]],
+      columns: [columns['one_time_purchasesID']],
       foreignColumns: [one_time_purchases.id],
-      name: "payload_locked_documents_rels_one_time_purchases_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_one_time_purchases_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["payment_historyID"]],
+      columns: [columns['payment_historyID']],
       foreignColumns: [payment_history.id],
-      name: "payload_locked_documents_rels_payment_history_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_payment_history_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["processor_eventsID"]],
+      columns: [columns['processor_eventsID']],
       foreignColumns: [processor_events.id],
-      name: "payload_locked_documents_rels_processor_events_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_processor_events_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["analytics_eventsID"]],
+      columns: [columns['analytics_eventsID']],
       foreignColumns: [analytics_events.id],
-      name: "payload_locked_documents_rels_analytics_events_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_analytics_events_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["license_changesID"]],
+      columns: [columns['license_changesID']],
       foreignColumns: [license_changes.id],
-      name: "payload_locked_documents_rels_license_changes_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_license_changes_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["postsID"]],
+      columns: [columns['postsID']],
       foreignColumns: [posts.id],
-      name: "payload_locked_documents_rels_posts_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_posts_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["changelog_entriesID"]],
+      columns: [columns['changelog_entriesID']],
       foreignColumns: [changelog_entries.id],
-      name: "payload_locked_documents_rels_changelog_entries_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_changelog_entries_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["mediaID"]],
+      columns: [columns['mediaID']],
       foreignColumns: [media.id],
-      name: "payload_locked_documents_rels_media_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_media_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["support_requestsID"]],
+      columns: [columns['support_requestsID']],
       foreignColumns: [support_requests.id],
-      name: "payload_locked_documents_rels_support_requests_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_support_requests_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["support_repliesID"]],
+      columns: [columns['support_repliesID']],
       foreignColumns: [support_replies.id],
-      name: "payload_locked_documents_rels_support_replies_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_support_replies_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["license_seatsID"]],
+      columns: [columns['license_seatsID']],
       foreignColumns: [license_seats.id],
-      name: "payload_locked_documents_rels_license_seats_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_license_seats_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["license_activationsID"]],
+      columns: [columns['license_activationsID']],
       foreignColumns: [license_activations.id],
-      name: "payload_locked_documents_rels_license_activations_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_license_activations_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["webhook_endpointsID"]],
+      columns: [columns['webhook_endpointsID']],
       foreignColumns: [webhook_endpoints.id],
-      name: "payload_locked_documents_rels_webhook_endpoints_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_webhook_endpoints_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["webhook_eventsID"]],
+      columns: [columns['webhook_eventsID']],
       foreignColumns: [webhook_events.id],
-      name: "payload_locked_documents_rels_webhook_events_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_webhook_events_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["webhook_deliveriesID"]],
+      columns: [columns['webhook_deliveriesID']],
       foreignColumns: [webhook_deliveries.id],
-      name: "payload_locked_documents_rels_webhook_deliveries_fk",
-    }).onDelete("cascade"),
+      name: 'payload_locked_documents_rels_webhook_deliveries_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const payload_preferences = pgTable(
-  "payload_preferences",
+  'payload_preferences',
   {
-    id: serial("id").primaryKey(),
-    key: varchar("key"),
-    value: jsonb("value"),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    id: serial('id').primaryKey(),
+    key: varchar('key'),
+    value: jsonb('value'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("payload_preferences_key_idx").on(columns.key),
-    index("payload_preferences_updated_at_idx").on(columns.updatedAt),
-    index("payload_preferences_created_at_idx").on(columns.createdAt),
+    index('payload_preferences_key_idx').on(columns.key),
+    index('payload_preferences_updated_at_idx').on(columns.updatedAt),
+    index('payload_preferences_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
 export const payload_preferences_rels = pgTable(
-  "payload_preferences_rels",
+  'payload_preferences_rels',
   {
-    id: serial("id").primaryKey(),
-    order: integer("order"),
-    parent: integer("parent_id").notNull(),
-    path: varchar("path").notNull(),
-    usersID: integer("users_id"),
+    id: serial('id').primaryKey(),
+    order: integer('order'),
+    parent: integer('parent_id').notNull(),
+    path: varchar('path').notNull(),
+    usersID: integer('users_id'),
   },
   (columns) => [
-    index("payload_preferences_rels_order_idx").on(columns.order),
-    index("payload_preferences_rels_parent_idx").on(columns.parent),
-    index("payload_preferences_rels_path_idx").on(columns.path),
-    index("payload_preferences_rels_users_id_idx").on(columns.usersID),
+    index('payload_preferences_rels_order_idx').on(columns.order),
+    index('payload_preferences_rels_parent_idx').on(columns.parent),
+    index('payload_preferences_rels_path_idx').on(columns.path),
+    index('payload_preferences_rels_users_id_idx').on(columns.usersID),
     foreignKey({
-      columns: [columns["parent"]],
+      columns: [columns['parent']],
       foreignColumns: [payload_preferences.id],
-      name: "payload_preferences_rels_parent_fk",
-    }).onDelete("cascade"),
+      name: 'payload_preferences_rels_parent_fk',
+    }).onDelete('cascade'),
     foreignKey({
-      columns: [columns["usersID"]],
+      columns: [columns['usersID']],
       foreignColumns: [users.id],
-      name: "payload_preferences_rels_users_fk",
-    }).onDelete("cascade"),
+      name: 'payload_preferences_rels_users_fk',
+    }).onDelete('cascade'),
   ],
-);
+)
 
 export const payload_migrations = pgTable(
-  "payload_migrations",
+  'payload_migrations',
   {
-    id: serial("id").primaryKey(),
-    name: varchar("name"),
-    batch: numeric("batch", { mode: "number" }),
-    updatedAt: timestamp("updated_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
-    createdAt: timestamp("created_at", {
-      mode: "string",
-      withTimezone: true,
-      precision: 3,
-    })
-      .defaultNow()
-      .notNull(),
+    id: serial('id').primaryKey(),
+    name: varchar('name'),
+    batch: numeric('batch', { mode: 'number' }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
   },
   (columns) => [
-    index("payload_migrations_updated_at_idx").on(columns.updatedAt),
-    index("payload_migrations_created_at_idx").on(columns.createdAt),
+    index('payload_migrations_updated_at_idx').on(columns.updatedAt),
+    index('payload_migrations_created_at_idx').on(columns.createdAt),
   ],
-);
+)
 
-export const payload_jobs_stats = pgTable("payload_jobs_stats", {
-  id: serial("id").primaryKey(),
-  stats: jsonb("stats"),
-  updatedAt: timestamp("updated_at", {
-    mode: "string",
-    withTimezone: true,
-    precision: 3,
-  }),
-  createdAt: timestamp("created_at", {
-    mode: "string",
-    withTimezone: true,
-    precision: 3,
-  }),
-});
+export const payload_jobs_stats = pgTable('payload_jobs_stats', {
+  id: serial('id').primaryKey(),
+  stats: jsonb('stats'),
+  updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }),
+  createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }),
+})
 
 export const relations_users_roles = relations(users_roles, ({ one }) => ({
   parent: one(users, {
     fields: [users_roles.parent],
     references: [users.id],
-    relationName: "roles",
+    relationName: 'roles',
   }),
-}));
-export const relations_users_sessions = relations(
-  users_sessions,
-  ({ one }) => ({
-    _parentID: one(users, {
-      fields: [users_sessions._parentID],
-      references: [users.id],
-      relationName: "sessions",
-    }),
+}))
+export const relations_users_sessions = relations(users_sessions, ({ one }) => ({
+  _parentID: one(users, {
+    fields: [users_sessions._parentID],
+    references: [users.id],
+    relationName: 'sessions',
   }),
-);
+}))
 export const relations_users = relations(users, ({ many }) => ({
   roles: many(users_roles, {
-    relationName: "roles",
+    relationName: 'roles',
   }),
   sessions: many(users_sessions, {
-    relationName: "sessions",
+    relationName: 'sessions',
   }),
-}));
+}))
 export const relations_auth_tokens = relations(auth_tokens, ({ one }) => ({
   user: one(users, {
     fields: [auth_tokens.user],
     references: [users.id],
-    relationName: "user",
+    relationName: 'user',
   }),
-}));
-export const relations_oauth_identities = relations(
-  oauth_identities,
-  ({ one }) => ({
-    user: one(users, {
-      fields: [oauth_identities.user],
-      references: [users.id],
-      relationName: "user",
-    }),
+}))
+export const relations_oauth_identities = relations(oauth_identities, ({ one }) => ({
+  user: one(users, {
+    fields: [oauth_identities.user],
+    references: [users.id],
+    relationName: 'user',
   }),
-);
+}))
 export const relations_api_keys = relations(api_keys, ({ one }) => ({
   user: one(users, {
     fields: [api_keys.user],
     references: [users.id],
-    relationName: "user",
+    relationName: 'user',
   }),
-}));
-export const relations_plans_features = relations(
-  plans_features,
-  ({ one }) => ({
-    _parentID: one(plans, {
-      fields: [plans_features._parentID],
-      references: [plans.id],
-      relationName: "features",
-    }),
+}))
+export const relations_plans_features = relations(plans_features, ({ one }) => ({
+  _parentID: one(plans, {
+    fields: [plans_features._parentID],
+    references: [plans.id],
+    relationName: 'features',
   }),
-);
-export const relations_plans_feature_access = relations(
-  plans_feature_access,
-  ({ one }) => ({
-    parent: one(plans, {
-      fields: [plans_feature_access.parent],
-      references: [plans.id],
-      relationName: "featureAccess",
-    }),
+}))
+export const relations_plans_feature_access = relations(plans_feature_access, ({ one }) => ({
+  parent: one(plans, {
+    fields: [plans_feature_access.parent],
+    references: [plans.id],
+    relationName: 'featureAccess',
   }),
-);
+}))
 export const relations_plans = relations(plans, ({ many }) => ({
   features: many(plans_features, {
-    relationName: "features",
+    relationName: 'features',
   }),
   featureAccess: many(plans_feature_access, {
-    relationName: "featureAccess",
+    relationName: 'featureAccess',
   }),
-}));
+}))
 export const relations_licenses = relations(licenses, ({ one }) => ({
   user: one(users, {
     fields: [licenses.user],
     references: [users.id],
-    relationName: "user",
+    relationName: 'user',
   }),
   plan: one(plans, {
     fields: [licenses.plan],
     references: [plans.id],
-    relationName: "plan",
+    relationName: 'plan',
   }),
   oneTimePurchase: one(one_time_purchases, {
     fields: [licenses.oneTimePurchase],
     references: [one_time_purchases.id],
-    relationName: "oneTimePurchase",
+    relationName: 'oneTimePurchase',
   }),
   subscription: one(user_subscriptions, {
     fields: [licenses.subscription],
     references: [user_subscriptions.id],
-    relationName: "subscription",
+    relationName: 'subscription',
   }),
   revokedBy: one(users, {
     fields: [licenses.revokedBy],
     references: [users.id],
-    relationName: "revokedBy",
+    relationName: 'revokedBy',
   }),
-}));
+}))
 export const relations_audit_log = relations(audit_log, ({ one }) => ({
   actor: one(users, {
     fields: [audit_log.actor],
     references: [users.id],
-    relationName: "actor",
+    relationName: 'actor',
   }),
-}));
-export const relations_releases = relations(releases, () => ({}));
+}))
+export const relations_releases = relations(releases, () => ({}))
 export const relations_downloads = relations(downloads, ({ one }) => ({
   user: one(users, {
     fields: [downloads.user],
     references: [users.id],
-    relationName: "user",
+    relationName: 'user',
   }),
   license: one(licenses, {
     fields: [downloads.license],
     references: [licenses.id],
-    relationName: "license",
+    relationName: 'license',
   }),
   release: one(releases, {
     fields: [downloads.release],
     references: [releases.id],
-    relationName: "release",
+    relationName: 'release',
   }),
-}));
+}))
 export const relations_repo_access = relations(repo_access, ({ one }) => ({
   user: one(users, {
     fields: [repo_access.user],
     references: [users.id],
-    relationName: "user",
+    relationName: 'user',
   }),
-}));
-export const relations_repo_usernames = relations(
-  repo_usernames,
-  ({ one }) => ({
-    user: one(users, {
-      fields: [repo_usernames.user],
-      references: [users.id],
-      relationName: "user",
-    }),
+}))
+export const relations_repo_usernames = relations(repo_usernames, ({ one }) => ({
+  user: one(users, {
+    fields: [repo_usernames.user],
+    references: [users.id],
+    relationName: 'user',
   }),
-);
+}))
 export const relations_templates = relations(templates, ({ one }) => ({
   preview: one(media, {
     fields: [templates.preview],
     references: [media.id],
-    relationName: "preview",
+    relationName: 'preview',
   }),
-}));
-export const relations_template_downloads = relations(
-  template_downloads,
-  ({ one }) => ({
-    user: one(users, {
-      fields: [template_downloads.user],
-      references: [users.id],
-      relationName: "user",
-    }),
-    template: one(templates, {
-      fields: [template_downloads.template],
-      references: [templates.id],
-      relationName: "template",
-    }),
-    license: one(licenses, {
-      fields: [template_downloads.license],
-      references: [licenses.id],
-      relationName: "license",
-    }),
+}))
+export const relations_template_downloads = relations(template_downloads, ({ one }) => ({
+  user: one(users, {
+    fields: [template_downloads.user],
+    references: [users.id],
+    relationName: 'user',
   }),
-);
-export const relations_user_subscriptions = relations(
-  user_subscriptions,
-  ({ one }) => ({
-    user: one(users, {
-      fields: [user_subscriptions.user],
-      references: [users.id],
-      relationName: "user",
-    }),
-    plan: one(plans, {
-      fields: [user_subscriptions.plan],
-      references: [plans.id],
-      relationName: "plan",
-    }),
+  template: one(templates, {
+    fields: [template_downloads.template],
+    references: [templates.id],
+    relationName: 'template',
   }),
-);
-export const relations_one_time_purchases = relations(
-  one_time_purchases,
-  ({ one }) => ({
-    user: one(users, {
-      fields: [one_time_purchases.user],
-      references: [users.id],
-      relationName: "user",
-    }),
-    plan: one(plans, {
-      fields: [one_time_purchases.plan],
-      references: [plans.id],
-      relationName: "plan",
-    }),
+  license: one(licenses, {
+    fields: [template_downloads.license],
+    references: [licenses.id],
+    relationName: 'license',
   }),
-);
-export const relations_payment_history = relations(
-  payment_history,
-  ({ one }) => ({
-    user: one(users, {
-      fields: [payment_history.user],
-      references: [users.id],
-      relationName: "user",
-    }),
-    subscription: one(user_subscriptions, {
-      fields: [payment_history.subscription],
-      references: [user_subscriptions.id],
-      relationName: "subscription",
-    }),
-    plan: one(plans, {
-      fields: [payment_history.plan],
-      references: [plans.id],
-      relationName: "plan",
-    }),
+}))
+export const relations_user_subscriptions = relations(user_subscriptions, ({ one }) => ({
+  user: one(users, {
+    fields: [user_subscriptions.user],
+    references: [users.id],
+    relationName: 'user',
   }),
-);
-export const relations_processor_events = relations(
-  processor_events,
-  () => ({}),
-);
-export const relations_analytics_events = relations(
-  analytics_events,
-  ({ one }) => ({
-    user: one(users, {
-      fields: [analytics_events.user],
-      references: [users.id],
-      relationName: "user",
-    }),
+  plan: one(plans, {
+    fields: [user_subscriptions.plan],
+    references: [plans.id],
+    relationName: 'plan',
   }),
-);
-export const relations_license_changes = relations(
-  license_changes,
-  ({ one }) => ({
-    license: one(licenses, {
-      fields: [license_changes.license],
-      references: [licenses.id],
-      relationName: "license",
-    }),
-    user: one(users, {
-      fields: [license_changes.user],
-      references: [users.id],
-      relationName: "user",
-    }),
-    fromPlan: one(plans, {
-      fields: [license_changes.fromPlan],
-      references: [plans.id],
-      relationName: "fromPlan",
-    }),
-    toPlan: one(plans, {
-      fields: [license_changes.toPlan],
-      references: [plans.id],
-      relationName: "toPlan",
-    }),
+}))
+export const relations_one_time_purchases = relations(one_time_purchases, ({ one }) => ({
+  user: one(users, {
+    fields: [one_time_purchases.user],
+    references: [users.id],
+    relationName: 'user',
   }),
-);
+  plan: one(plans, {
+    fields: [one_time_purchases.plan],
+    references: [plans.id],
+    relationName: 'plan',
+  }),
+}))
+export const relations_payment_history = relations(payment_history, ({ one }) => ({
+  user: one(users, {
+    fields: [payment_history.user],
+    references: [users.id],
+    relationName: 'user',
+  }),
+  subscription: one(user_subscriptions, {
+    fields: [payment_history.subscription],
+    references: [user_subscriptions.id],
+    relationName: 'subscription',
+  }),
+  plan: one(plans, {
+    fields: [payment_history.plan],
+    references: [plans.id],
+    relationName: 'plan',
+  }),
+}))
+export const relations_processor_events = relations(processor_events, () => ({}))
+export const relations_analytics_events = relations(analytics_events, ({ one }) => ({
+  user: one(users, {
+    fields: [analytics_events.user],
+    references: [users.id],
+    relationName: 'user',
+  }),
+}))
+export const relations_license_changes = relations(license_changes, ({ one }) => ({
+  license: one(licenses, {
+    fields: [license_changes.license],
+    references: [licenses.id],
+    relationName: 'license',
+  }),
+  user: one(users, {
+    fields: [license_changes.user],
+    references: [users.id],
+    relationName: 'user',
+  }),
+  fromPlan: one(plans, {
+    fields: [license_changes.fromPlan],
+    references: [plans.id],
+    relationName: 'fromPlan',
+  }),
+  toPlan: one(plans, {
+    fields: [license_changes.toPlan],
+    references: [plans.id],
+    relationName: 'toPlan',
+  }),
+}))
 export const relations_posts_texts = relations(posts_texts, ({ one }) => ({
   parent: one(posts, {
     fields: [posts_texts.parent],
     references: [posts.id],
-    relationName: "_texts",
+    relationName: '_texts',
   }),
-}));
+}))
 export const relations_posts = relations(posts, ({ one, many }) => ({
   cover: one(media, {
     fields: [posts.cover],
     references: [media.id],
-    relationName: "cover",
+    relationName: 'cover',
   }),
   meta_image: one(media, {
     fields: [posts.meta_image],
     references: [media.id],
-    relationName: "meta_image",
+    relationName: 'meta_image',
   }),
   _texts: many(posts_texts, {
-    relationName: "_texts",
+    relationName: '_texts',
   }),
-}));
-export const relations__posts_v_texts = relations(
-  _posts_v_texts,
-  ({ one }) => ({
-    parent: one(_posts_v, {
-      fields: [_posts_v_texts.parent],
-      references: [_posts_v.id],
-      relationName: "_texts",
-    }),
+}))
+export const relations__posts_v_texts = relations(_posts_v_texts, ({ one }) => ({
+  parent: one(_posts_v, {
+    fields: [_posts_v_texts.parent],
+    references: [_posts_v.id],
+    relationName: '_texts',
   }),
-);
+}))
 export const relations__posts_v = relations(_posts_v, ({ one, many }) => ({
   parent: one(posts, {
     fields: [_posts_v.parent],
     references: [posts.id],
-    relationName: "parent",
+    relationName: 'parent',
   }),
   version_cover: one(media, {
     fields: [_posts_v.version_cover],
     references: [media.id],
-    relationName: "version_cover",
+    relationName: 'version_cover',
   }),
   version_meta_image: one(media, {
     fields: [_posts_v.version_meta_image],
     references: [media.id],
-    relationName: "version_meta_image",
+    relationName: 'version_meta_image',
   }),
   _texts: many(_posts_v_texts, {
-    relationName: "_texts",
+    relationName: '_texts',
   }),
-}));
-export const relations_changelog_entries_change_types = relations(
-  changelog_entries_change_types,
-  ({ one }) => ({
-    parent: one(changelog_entries, {
-      fields: [changelog_entries_change_types.parent],
-      references: [changelog_entries.id],
-      relationName: "changeTypes",
-    }),
+}))
+export const relations_changelog_entries_change_types = relations(changelog_entries_change_types, ({ one }) => ({
+  parent: one(changelog_entries, {
+    fields: [changelog_entries_change_types.parent],
+    references: [changelog_entries.id],
+    relationName: 'changeTypes',
   }),
-);
-export const relations_changelog_entries = relations(
-  changelog_entries,
-  ({ one, many }) => ({
-    changeTypes: many(changelog_entries_change_types, {
-      relationName: "changeTypes",
-    }),
-    release: one(releases, {
-      fields: [changelog_entries.release],
-      references: [releases.id],
-      relationName: "release",
-    }),
-    meta_image: one(media, {
-      fields: [changelog_entries.meta_image],
-      references: [media.id],
-      relationName: "meta_image",
-    }),
+}))
+export const relations_changelog_entries = relations(changelog_entries, ({ one, many }) => ({
+  changeTypes: many(changelog_entries_change_types, {
+    relationName: 'changeTypes',
   }),
-);
+  release: one(releases, {
+    fields: [changelog_entries.release],
+    references: [releases.id],
+    relationName: 'release',
+  }),
+  meta_image: one(media, {
+    fields: [changelog_entries.meta_image],
+    references: [media.id],
+    relationName: 'meta_image',
+  }),
+}))
 export const relations__changelog_entries_v_version_change_types = relations(
   _changelog_entries_v_version_change_types,
   ({ one }) => ({
     parent: one(_changelog_entries_v, {
       fields: [_changelog_entries_v_version_change_types.parent],
       references: [_changelog_entries_v.id],
-      relationName: "version_changeTypes",
+      relationName: 'version_changeTypes',
     }),
   }),
-);
-export const relations__changelog_entries_v = relations(
-  _changelog_entries_v,
-  ({ one, many }) => ({
-    parent: one(changelog_entries, {
-      fields: [_changelog_entries_v.parent],
-      references: [changelog_entries.id],
-      relationName: "parent",
-    }),
-    version_changeTypes: many(_changelog_entries_v_version_change_types, {
-      relationName: "version_changeTypes",
-    }),
-    version_release: one(releases, {
-      fields: [_changelog_entries_v.version_release],
-      references: [releases.id],
-      relationName: "version_release",
-    }),
-    version_meta_image: one(media, {
-      fields: [_changelog_entries_v.version_meta_image],
-      references: [media.id],
-      relationName: "version_meta_image",
-    }),
+)
+export const relations__changelog_entries_v = relations(_changelog_entries_v, ({ one, many }) => ({
+  parent: one(changelog_entries, {
+    fields: [_changelog_entries_v.parent],
+    references: [changelog_entries.id],
+    relationName: 'parent',
   }),
-);
-export const relations_media = relations(media, () => ({}));
-export const relations_support_requests = relations(
-  support_requests,
-  ({ one }) => ({
-    user: one(users, {
-      fields: [support_requests.user],
-      references: [users.id],
-      relationName: "user",
-    }),
+  version_changeTypes: many(_changelog_entries_v_version_change_types, {
+    relationName: 'version_changeTypes',
   }),
-);
-export const relations_support_replies = relations(
-  support_replies,
-  ({ one }) => ({
-    request: one(support_requests, {
-      fields: [support_replies.request],
-      references: [support_requests.id],
-      relationName: "request",
-    }),
-    author: one(users, {
-      fields: [support_replies.author],
-      references: [users.id],
-      relationName: "author",
-    }),
-    customer: one(users, {
-      fields: [support_replies.customer],
-      references: [users.id],
-      relationName: "customer",
-    }),
+  version_release: one(releases, {
+    fields: [_changelog_entries_v.version_release],
+    references: [releases.id],
+    relationName: 'version_release',
   }),
-);
+  version_meta_image: one(media, {
+    fields: [_changelog_entries_v.version_meta_image],
+    references: [media.id],
+    relationName: 'version_meta_image',
+  }),
+}))
+export const relations_media = relations(media, () => ({}))
+export const relations_support_requests = relations(support_requests, ({ one }) => ({
+  user: one(users, {
+    fields: [support_requests.user],
+    references: [users.id],
+    relationName: 'user',
+  }),
+}))
+export const relations_support_replies = relations(support_replies, ({ one }) => ({
+  request: one(support_requests, {
+    fields: [support_replies.request],
+    references: [support_requests.id],
+    relationName: 'request',
+  }),
+  author: one(users, {
+    fields: [support_replies.author],
+    references: [users.id],
+    relationName: 'author',
+  }),
+  customer: one(users, {
+    fields: [support_replies.customer],
+    references: [users.id],
+    relationName: 'customer',
+  }),
+}))
 export const relations_license_seats = relations(license_seats, ({ one }) => ({
   license: one(licenses, {
     fields: [license_seats.license],
     references: [licenses.id],
-    relationName: "license",
+    relationName: 'license',
   }),
   member: one(users, {
     fields: [license_seats.member],
     references: [users.id],
-    relationName: "member",
+    relationName: 'member',
   }),
-}));
-export const relations_license_activations = relations(
-  license_activations,
-  ({ one }) => ({
-    license: one(licenses, {
-      fields: [license_activations.license],
-      references: [licenses.id],
-      relationName: "license",
-    }),
+}))
+export const relations_license_activations = relations(license_activations, ({ one }) => ({
+  license: one(licenses, {
+    fields: [license_activations.license],
+    references: [licenses.id],
+    relationName: 'license',
   }),
-);
-export const relations_webhook_endpoints_events = relations(
-  webhook_endpoints_events,
-  ({ one }) => ({
-    parent: one(webhook_endpoints, {
-      fields: [webhook_endpoints_events.parent],
-      references: [webhook_endpoints.id],
-      relationName: "events",
-    }),
+}))
+export const relations_webhook_endpoints_events = relations(webhook_endpoints_events, ({ one }) => ({
+  parent: one(webhook_endpoints, {
+    fields: [webhook_endpoints_events.parent],
+    references: [webhook_endpoints.id],
+    relationName: 'events',
   }),
-);
-export const relations_webhook_endpoints = relations(
-  webhook_endpoints,
-  ({ many }) => ({
-    events: many(webhook_endpoints_events, {
-      relationName: "events",
-    }),
+}))
+export const relations_webhook_endpoints = relations(webhook_endpoints, ({ many }) => ({
+  events: many(webhook_endpoints_events, {
+    relationName: 'events',
   }),
-);
-export const relations_webhook_events = relations(webhook_events, () => ({}));
-export const relations_webhook_deliveries = relations(
-  webhook_deliveries,
-  ({ one }) => ({
-    event: one(webhook_events, {
-      fields: [webhook_deliveries.event],
-      references: [webhook_events.id],
-      relationName: "event",
-    }),
-    endpoint: one(webhook_endpoints, {
-      fields: [webhook_deliveries.endpoint],
-      references: [webhook_endpoints.id],
-      relationName: "endpoint",
-    }),
+}))
+export const relations_webhook_events = relations(webhook_events, () => ({}))
+export const relations_webhook_deliveries = relations(webhook_deliveries, ({ one }) => ({
+  event: one(webhook_events, {
+    fields: [webhook_deliveries.event],
+    references: [webhook_events.id],
+    relationName: 'event',
   }),
-);
-export const relations_payload_kv = relations(payload_kv, () => ({}));
-export const relations_payload_jobs_log = relations(
-  payload_jobs_log,
-  ({ one }) => ({
-    _parentID: one(payload_jobs, {
-      fields: [payload_jobs_log._parentID],
-      references: [payload_jobs.id],
-      relationName: "log",
-    }),
+  endpoint: one(webhook_endpoints, {
+    fields: [webhook_deliveries.endpoint],
+    references: [webhook_endpoints.id],
+    relationName: 'endpoint',
   }),
-);
+}))
+export const relations_payload_kv = relations(payload_kv, () => ({}))
+export const relations_payload_jobs_log = relations(payload_jobs_log, ({ one }) => ({
+  _parentID: one(payload_jobs, {
+    fields: [payload_jobs_log._parentID],
+    references: [payload_jobs.id],
+    relationName: 'log',
+  }),
+}))
 export const relations_payload_jobs = relations(payload_jobs, ({ many }) => ({
   log: many(payload_jobs_log, {
-    relationName: "log",
+    relationName: 'log',
   }),
-}));
-export const relations_payload_locked_documents_rels = relations(
-  payload_locked_documents_rels,
-  ({ one }) => ({
-    parent: one(payload_locked_documents, {
-      fields: [payload_locked_documents_rels.parent],
-      references: [payload_locked_documents.id],
-      relationName: "_rels",
-    }),
-    usersID: one(users, {
-      fields: [payload_locked_documents_rels.usersID],
-      references: [users.id],
-      relationName: "users",
-    }),
-    auth_tokensID: one(auth_tokens, {
-      fields: [payload_locked_documents_rels.auth_tokensID],
-      references: [auth_tokens.id],
-      relationName: "auth_tokens",
-    }),
-    oauth_identitiesID: one(oauth_identities, {
-      fields: [payload_locked_documents_rels.oauth_identitiesID],
-      references: [oauth_identities.id],
-      relationName: "oauth_identities",
-    }),
-    api_keysID: one(api_keys, {
-      fields: [payload_locked_documents_rels.api_keysID],
-      references: [api_keys.id],
-      relationName: "api_keys",
-    }),
-    plansID: one(plans, {
-      fields: [payload_locked_documents_rels.plansID],
-      references: [plans.id],
-      relationName: "plans",
-    }),
-    licensesID: one(licenses, {
-      fields: [payload_locked_documents_rels.licensesID],
-      references: [licenses.id],
-      relationName: "licenses",
-    }),
-    audit_logID: one(audit_log, {
-      fields: [payload_locked_documents_rels.audit_logID],
-      references: [audit_log.id],
-      relationName: "audit_log",
-    }),
-    releasesID: one(releases, {
-      fields: [payload_locked_documents_rels.releasesID],
-      references: [releases.id],
-      relationName: "releases",
-    }),
-    downloadsID: one(downloads, {
-      fields: [payload_locked_documents_rels.downloadsID],
-      references: [downloads.id],
-      relationName: "downloads",
-    }),
-    repo_accessID: one(repo_access, {
-      fields: [payload_locked_documents_rels.repo_accessID],
-      references: [repo_access.id],
-      relationName: "repo_access",
-    }),
-    repo_usernamesID: one(repo_usernames, {
-      fields: [payload_locked_documents_rels.repo_usernamesID],
-      references: [repo_usernames.id],
-      relationName: "repo_usernames",
-    }),
-    templatesID: one(templates, {
-      fields: [payload_locked_documents_rels.templatesID],
-      references: [templates.id],
-      relationName: "templates",
-    }),
-    template_downloadsID: one(template_downloads, {
-      fields: [payload_locked_documents_rels.template_downloadsID],
-      references: [template_downloads.id],
-      relationName: "template_downloads",
-    }),
-    user_subscriptionsID: one(user_subscriptions, {
-      fields: [payload_locked_documents_rels.user_subscriptionsID],
-      references: [user_subscriptions.id],
-      relationName: "user_subscriptions",
-    }),
-    one_time_purchasesID: one(one_time_purchases, {
-      fields: [payload_locked_documents_rels.one_time_purchasesID],
-      references: [one_time_purchases.id],
-      relationName: "one_time_purchases",
-    }),
-    payment_historyID: one(payment_history, {
-      fields: [payload_locked_documents_rels.payment_historyID],
-      references: [payment_history.id],
-      relationName: "payment_history",
-    }),
-    processor_eventsID: one(processor_events, {
-      fields: [payload_locked_documents_rels.processor_eventsID],
-      references: [processor_events.id],
-      relationName: "processor_events",
-    }),
-    analytics_eventsID: one(analytics_events, {
-      fields: [payload_locked_documents_rels.analytics_eventsID],
-      references: [analytics_events.id],
-      relationName: "analytics_events",
-    }),
-    license_changesID: one(license_changes, {
-      fields: [payload_locked_documents_rels.license_changesID],
-      references: [license_changes.id],
-      relationName: "license_changes",
-    }),
-    postsID: one(posts, {
-      fields: [payload_locked_documents_rels.postsID],
-      references: [posts.id],
-      relationName: "posts",
-    }),
-    changelog_entriesID: one(changelog_entries, {
-      fields: [payload_locked_documents_rels.changelog_entriesID],
-      references: [changelog_entries.id],
-      relationName: "changelog_entries",
-    }),
-    mediaID: one(media, {
-      fields: [payload_locked_documents_rels.mediaID],
-      references: [media.id],
-      relationName: "media",
-    }),
-    support_requestsID: one(support_requests, {
-      fields: [payload_locked_documents_rels.support_requestsID],
-      references: [support_requests.id],
-      relationName: "support_requests",
-    }),
-    support_repliesID: one(support_replies, {
-      fields: [payload_locked_documents_rels.support_repliesID],
-      references: [support_replies.id],
-      relationName: "support_replies",
-    }),
-    license_seatsID: one(license_seats, {
-      fields: [payload_locked_documents_rels.license_seatsID],
-      references: [license_seats.id],
-      relationName: "license_seats",
-    }),
-    license_activationsID: one(license_activations, {
-      fields: [payload_locked_documents_rels.license_activationsID],
-      references: [license_activations.id],
-      relationName: "license_activations",
-    }),
-    webhook_endpointsID: one(webhook_endpoints, {
-      fields: [payload_locked_documents_rels.webhook_endpointsID],
-      references: [webhook_endpoints.id],
-      relationName: "webhook_endpoints",
-    }),
-    webhook_eventsID: one(webhook_events, {
-      fields: [payload_locked_documents_rels.webhook_eventsID],
-      references: [webhook_events.id],
-      relationName: "webhook_events",
-    }),
-    webhook_deliveriesID: one(webhook_deliveries, {
-      fields: [payload_locked_documents_rels.webhook_deliveriesID],
-      references: [webhook_deliveries.id],
-      relationName: "webhook_deliveries",
-    }),
+}))
+export const relations_payload_locked_documents_rels = relations(payload_locked_documents_rels, ({ one }) => ({
+  parent: one(payload_locked_documents, {
+    fields: [payload_locked_documents_rels.parent],
+    references: [payload_locked_documents.id],
+    relationName: '_rels',
   }),
-);
-export const relations_payload_locked_documents = relations(
-  payload_locked_documents,
-  ({ many }) => ({
-    _rels: many(payload_locked_documents_rels, {
-      relationName: "_rels",
-    }),
+  usersID: one(users, {
+    fields: [payload_locked_documents_rels.usersID],
+    references: [users.id],
+    relationName: 'users',
   }),
-);
-export const relations_payload_preferences_rels = relations(
-  payload_preferences_rels,
-  ({ one }) => ({
-    parent: one(payload_preferences, {
-      fields: [payload_preferences_rels.parent],
-      references: [payload_preferences.id],
-      relationName: "_rels",
-    }),
-    usersID: one(users, {
-      fields: [payload_preferences_rels.usersID],
-      references: [users.id],
-      relationName: "users",
-    }),
+  auth_tokensID: one(auth_tokens, {
+    fields: [payload_locked_documents_rels.auth_tokensID],
+    references: [auth_tokens.id],
+    relationName: 'auth_tokens',
   }),
-);
-export const relations_payload_preferences = relations(
-  payload_preferences,
-  ({ many }) => ({
-    _rels: many(payload_preferences_rels, {
-      relationName: "_rels",
-    }),
+  oauth_identitiesID: one(oauth_identities, {
+    fields: [payload_locked_documents_rels.oauth_identitiesID],
+    references: [oauth_identities.id],
+    relationName: 'oauth_identities',
   }),
-);
-export const relations_payload_migrations = relations(
-  payload_migrations,
-  () => ({}),
-);
-export const relations_payload_jobs_stats = relations(
-  payload_jobs_stats,
-  () => ({}),
-);
+  api_keysID: one(api_keys, {
+    fields: [payload_locked_documents_rels.api_keysID],
+    references: [api_keys.id],
+    relationName: 'api_keys',
+  }),
+  plansID: one(plans, {
+    fields: [payload_locked_documents_rels.plansID],
+    references: [plans.id],
+    relationName: 'plans',
+  }),
+  licensesID: one(licenses, {
+    fields: [payload_locked_documents_rels.licensesID],
+    references: [licenses.id],
+    relationName: 'licenses',
+  }),
+  audit_logID: one(audit_log, {
+    fields: [payload_locked_documents_rels.audit_logID],
+    references: [audit_log.id],
+    relationName: 'audit_log',
+  }),
+  releasesID: one(releases, {
+    fields: [payload_locked_documents_rels.releasesID],
+    references: [releases.id],
+    relationName: 'releases',
+  }),
+  downloadsID: one(downloads, {
+    fields: [payload_locked_documents_rels.downloadsID],
+    references: [downloads.id],
+    relationName: 'downloads',
+  }),
+  repo_accessID: one(repo_access, {
+    fields: [payload_locked_documents_rels.repo_accessID],
+    references: [repo_access.id],
+    relationName: 'repo_access',
+  }),
+  repo_usernamesID: one(repo_usernames, {
+    fields: [payload_locked_documents_rels.repo_usernamesID],
+    references: [repo_usernames.id],
+    relationName: 'repo_usernames',
+  }),
+  templatesID: one(templates, {
+    fields: [payload_locked_documents_rels.templatesID],
+    references: [templates.id],
+    relationName: 'templates',
+  }),
+  template_downloadsID: one(template_downloads, {
+    fields: [payload_locked_documents_rels.template_downloadsID],
+    references: [template_downloads.id],
+    relationName: 'template_downloads',
+  }),
+  user_subscriptionsID: one(user_subscriptions, {
+    fields: [payload_locked_documents_rels.user_subscriptionsID],
+    references: [user_subscriptions.id],
+    relationName: 'user_subscriptions',
+  }),
+  one_time_purchasesID: one(one_time_purchases, {
+    fields: [payload_locked_documents_rels.one_time_purchasesID],
+    references: [one_time_purchases.id],
+    relationName: 'one_time_purchases',
+  }),
+  payment_historyID: one(payment_history, {
+    fields: [payload_locked_documents_rels.payment_historyID],
+    references: [payment_history.id],
+    relationName: 'payment_history',
+  }),
+  processor_eventsID: one(processor_events, {
+    fields: [payload_locked_documents_rels.processor_eventsID],
+    references: [processor_events.id],
+    relationName: 'processor_events',
+  }),
+  analytics_eventsID: one(analytics_events, {
+    fields: [payload_locked_documents_rels.analytics_eventsID],
+    references: [analytics_events.id],
+    relationName: 'analytics_events',
+  }),
+  license_changesID: one(license_changes, {
+    fields: [payload_locked_documents_rels.license_changesID],
+    references: [license_changes.id],
+    relationName: 'license_changes',
+  }),
+  postsID: one(posts, {
+    fields: [payload_locked_documents_rels.postsID],
+    references: [posts.id],
+    relationName: 'posts',
+  }),
+  changelog_entriesID: one(changelog_entries, {
+    fields: [payload_locked_documents_rels.changelog_entriesID],
+    references: [changelog_entries.id],
+    relationName: 'changelog_entries',
+  }),
+  mediaID: one(media, {
+    fields: [payload_locked_documents_rels.mediaID],
+    references: [media.id],
+    relationName: 'media',
+  }),
+  support_requestsID: one(support_requests, {
+    fields: [payload_locked_documents_rels.support_requestsID],
+    references: [support_requests.id],
+    relationName: 'support_requests',
+  }),
+  support_repliesID: one(support_replies, {
+    fields: [payload_locked_documents_rels.support_repliesID],
+    references: [support_replies.id],
+    relationName: 'support_replies',
+  }),
+  license_seatsID: one(license_seats, {
+    fields: [payload_locked_documents_rels.license_seatsID],
+    references: [license_seats.id],
+    relationName: 'license_seats',
+  }),
+  license_activationsID: one(license_activations, {
+    fields: [payload_locked_documents_rels.license_activationsID],
+    references: [license_activations.id],
+    relationName: 'license_activations',
+  }),
+  webhook_endpointsID: one(webhook_endpoints, {
+    fields: [payload_locked_documents_rels.webhook_endpointsID],
+    references: [webhook_endpoints.id],
+    relationName: 'webhook_endpoints',
+  }),
+  webhook_eventsID: one(webhook_events, {
+    fields: [payload_locked_documents_rels.webhook_eventsID],
+    references: [webhook_events.id],
+    relationName: 'webhook_events',
+  }),
+  webhook_deliveriesID: one(webhook_deliveries, {
+    fields: [payload_locked_documents_rels.webhook_deliveriesID],
+    references: [webhook_deliveries.id],
+    relationName: 'webhook_deliveries',
+  }),
+}))
+export const relations_payload_locked_documents = relations(payload_locked_documents, ({ many }) => ({
+  _rels: many(payload_locked_documents_rels, {
+    relationName: '_rels',
+  }),
+}))
+export const relations_payload_preferences_rels = relations(payload_preferences_rels, ({ one }) => ({
+  parent: one(payload_preferences, {
+    fields: [payload_preferences_rels.parent],
+    references: [payload_preferences.id],
+    relationName: '_rels',
+  }),
+  usersID: one(users, {
+    fields: [payload_preferences_rels.usersID],
+    references: [users.id],
+    relationName: 'users',
+  }),
+}))
+export const relations_payload_preferences = relations(payload_preferences, ({ many }) => ({
+  _rels: many(payload_preferences_rels, {
+    relationName: '_rels',
+  }),
+}))
+export const relations_payload_migrations = relations(payload_migrations, () => ({}))
+export const relations_payload_jobs_stats = relations(payload_jobs_stats, () => ({}))
 
 type DatabaseSchema = {
-  enum_users_roles: typeof enum_users_roles;
-  enum_auth_tokens_purpose: typeof enum_auth_tokens_purpose;
-  enum_oauth_identities_provider: typeof enum_oauth_identities_provider;
-  enum_plans_feature_access: typeof enum_plans_feature_access;
-  enum_plans_billing: typeof enum_plans_billing;
-  enum_plans_update_policy: typeof enum_plans_update_policy;
-  enum_licenses_source: typeof enum_licenses_source;
-  enum_licenses_status: typeof enum_licenses_status;
-  enum_licenses_override: typeof enum_licenses_override;
-  enum_licenses_update_policy: typeof enum_licenses_update_policy;
-  enum_repo_access_status: typeof enum_repo_access_status;
-  enum_templates_category: typeof enum_templates_category;
-  enum_user_subscriptions_status: typeof enum_user_subscriptions_status;
-  enum_user_subscriptions_billing_cycle: typeof enum_user_subscriptions_billing_cycle;
-  enum_user_subscriptions_dispute_status: typeof enum_user_subscriptions_dispute_status;
-  enum_one_time_purchases_status: typeof enum_one_time_purchases_status;
-  enum_one_time_purchases_dispute_status: typeof enum_one_time_purchases_dispute_status;
-  enum_payment_history_payment_type: typeof enum_payment_history_payment_type;
-  enum_payment_history_status: typeof enum_payment_history_status;
-  enum_payment_history_dispute_status: typeof enum_payment_history_dispute_status;
-  enum_processor_events_status: typeof enum_processor_events_status;
-  enum_license_changes_kind: typeof enum_license_changes_kind;
-  enum_license_changes_status: typeof enum_license_changes_status;
-  enum_license_changes_dispute_status: typeof enum_license_changes_dispute_status;
-  enum_posts_required_feature: typeof enum_posts_required_feature;
-  enum_posts_status: typeof enum_posts_status;
-  enum__posts_v_version_required_feature: typeof enum__posts_v_version_required_feature;
-  enum__posts_v_version_status: typeof enum__posts_v_version_status;
-  enum_changelog_entries_change_types: typeof enum_changelog_entries_change_types;
-  enum_changelog_entries_status: typeof enum_changelog_entries_status;
-  enum__changelog_entries_v_version_change_types: typeof enum__changelog_entries_v_version_change_types;
-  enum__changelog_entries_v_version_status: typeof enum__changelog_entries_v_version_status;
-  enum_support_requests_priority: typeof enum_support_requests_priority;
-  enum_support_requests_status: typeof enum_support_requests_status;
-  enum_license_seats_status: typeof enum_license_seats_status;
-  enum_license_activations_deactivated_by: typeof enum_license_activations_deactivated_by;
-  enum_webhook_endpoints_events: typeof enum_webhook_endpoints_events;
-  enum_webhook_deliveries_trigger: typeof enum_webhook_deliveries_trigger;
-  enum_webhook_deliveries_outcome: typeof enum_webhook_deliveries_outcome;
-  enum_payload_jobs_log_task_slug: typeof enum_payload_jobs_log_task_slug;
-  enum_payload_jobs_log_state: typeof enum_payload_jobs_log_state;
-  enum_payload_jobs_task_slug: typeof enum_payload_jobs_task_slug;
-  users_roles: typeof users_roles;
-  users_sessions: typeof users_sessions;
-  users: typeof users;
-  auth_tokens: typeof auth_tokens;
-  oauth_identities: typeof oauth_identities;
-  api_keys: typeof api_keys;
-  plans_features: typeof plans_features;
-  plans_feature_access: typeof plans_feature_access;
-  plans: typeof plans;
-  licenses: typeof licenses;
-  audit_log: typeof audit_log;
-  releases: typeof releases;
-  downloads: typeof downloads;
-  repo_access: typeof repo_access;
-  repo_usernames: typeof repo_usernames;
-  templates: typeof templates;
-  template_downloads: typeof template_downloads;
-  user_subscriptions: typeof user_subscriptions;
-  one_time_purchases: typeof one_time_purchases;
-  payment_history: typeof payment_history;
-  processor_events: typeof processor_events;
-  analytics_events: typeof analytics_events;
-  license_changes: typeof license_changes;
-  posts: typeof posts;
-  posts_texts: typeof posts_texts;
-  _posts_v: typeof _posts_v;
-  _posts_v_texts: typeof _posts_v_texts;
-  changelog_entries_change_types: typeof changelog_entries_change_types;
-  changelog_entries: typeof changelog_entries;
-  _changelog_entries_v_version_change_types: typeof _changelog_entries_v_version_change_types;
-  _changelog_entries_v: typeof _changelog_entries_v;
-  media: typeof media;
-  support_requests: typeof support_requests;
-  support_replies: typeof support_replies;
-  license_seats: typeof license_seats;
-  license_activations: typeof license_activations;
-  webhook_endpoints_events: typeof webhook_endpoints_events;
-  webhook_endpoints: typeof webhook_endpoints;
-  webhook_events: typeof webhook_events;
-  webhook_deliveries: typeof webhook_deliveries;
-  payload_kv: typeof payload_kv;
-  payload_jobs_log: typeof payload_jobs_log;
-  payload_jobs: typeof payload_jobs;
-  payload_locked_documents: typeof payload_locked_documents;
-  payload_locked_documents_rels: typeof payload_locked_documents_rels;
-  payload_preferences: typeof payload_preferences;
-  payload_preferences_rels: typeof payload_preferences_rels;
-  payload_migrations: typeof payload_migrations;
-  payload_jobs_stats: typeof payload_jobs_stats;
-  relations_users_roles: typeof relations_users_roles;
-  relations_users_sessions: typeof relations_users_sessions;
-  relations_users: typeof relations_users;
-  relations_auth_tokens: typeof relations_auth_tokens;
-  relations_oauth_identities: typeof relations_oauth_identities;
-  relations_api_keys: typeof relations_api_keys;
-  relations_plans_features: typeof relations_plans_features;
-  relations_plans_feature_access: typeof relations_plans_feature_access;
-  relations_plans: typeof relations_plans;
-  relations_licenses: typeof relations_licenses;
-  relations_audit_log: typeof relations_audit_log;
-  relations_releases: typeof relations_releases;
-  relations_downloads: typeof relations_downloads;
-  relations_repo_access: typeof relations_repo_access;
-  relations_repo_usernames: typeof relations_repo_usernames;
-  relations_templates: typeof relations_templates;
-  relations_template_downloads: typeof relations_template_downloads;
-  relations_user_subscriptions: typeof relations_user_subscriptions;
-  relations_one_time_purchases: typeof relations_one_time_purchases;
-  relations_payment_history: typeof relations_payment_history;
-  relations_processor_events: typeof relations_processor_events;
-  relations_analytics_events: typeof relations_analytics_events;
-  relations_license_changes: typeof relations_license_changes;
-  relations_posts_texts: typeof relations_posts_texts;
-  relations_posts: typeof relations_posts;
-  relations__posts_v_texts: typeof relations__posts_v_texts;
-  relations__posts_v: typeof relations__posts_v;
-  relations_changelog_entries_change_types: typeof relations_changelog_entries_change_types;
-  relations_changelog_entries: typeof relations_changelog_entries;
-  relations__changelog_entries_v_version_change_types: typeof relations__changelog_entries_v_version_change_types;
-  relations__changelog_entries_v: typeof relations__changelog_entries_v;
-  relations_media: typeof relations_media;
-  relations_support_requests: typeof relations_support_requests;
-  relations_support_replies: typeof relations_support_replies;
-  relations_license_seats: typeof relations_license_seats;
-  relations_license_activations: typeof relations_license_activations;
-  relations_webhook_endpoints_events: typeof relations_webhook_endpoints_events;
-  relations_webhook_endpoints: typeof relations_webhook_endpoints;
-  relations_webhook_events: typeof relations_webhook_events;
-  relations_webhook_deliveries: typeof relations_webhook_deliveries;
-  relations_payload_kv: typeof relations_payload_kv;
-  relations_payload_jobs_log: typeof relations_payload_jobs_log;
-  relations_payload_jobs: typeof relations_payload_jobs;
-  relations_payload_locked_documents_rels: typeof relations_payload_locked_documents_rels;
-  relations_payload_locked_documents: typeof relations_payload_locked_documents;
-  relations_payload_preferences_rels: typeof relations_payload_preferences_rels;
-  relations_payload_preferences: typeof relations_payload_preferences;
-  relations_payload_migrations: typeof relations_payload_migrations;
-  relations_payload_jobs_stats: typeof relations_payload_jobs_stats;
-};
+  enum_users_roles: typeof enum_users_roles
+  enum_auth_tokens_purpose: typeof enum_auth_tokens_purpose
+  enum_oauth_identities_provider: typeof enum_oauth_identities_provider
+  enum_plans_feature_access: typeof enum_plans_feature_access
+  enum_plans_billing: typeof enum_plans_billing
+  enum_plans_update_policy: typeof enum_plans_update_policy
+  enum_licenses_source: typeof enum_licenses_source
+  enum_licenses_status: typeof enum_licenses_status
+  enum_licenses_override: typeof enum_licenses_override
+  enum_licenses_update_policy: typeof enum_licenses_update_policy
+  enum_repo_access_status: typeof enum_repo_access_status
+  enum_templates_category: typeof enum_templates_category
+  enum_user_subscriptions_status: typeof enum_user_subscriptions_status
+  enum_user_subscriptions_billing_cycle: typeof enum_user_subscriptions_billing_cycle
+  enum_user_subscriptions_dispute_status: typeof enum_user_subscriptions_dispute_status
+  enum_one_time_purchases_status: typeof enum_one_time_purchases_status
+  enum_one_time_purchases_dispute_status: typeof enum_one_time_purchases_dispute_status
+  enum_payment_history_payment_type: typeof enum_payment_history_payment_type
+  enum_payment_history_status: typeof enum_payment_history_status
+  enum_payment_history_dispute_status: typeof enum_payment_history_dispute_status
+  enum_processor_events_status: typeof enum_processor_events_status
+  enum_license_changes_kind: typeof enum_license_changes_kind
+  enum_license_changes_status: typeof enum_license_changes_status
+  enum_license_changes_dispute_status: typeof enum_license_changes_dispute_status
+  enum_posts_required_feature: typeof enum_posts_required_feature
+  enum_posts_status: typeof enum_posts_status
+  enum__posts_v_version_required_feature: typeof enum__posts_v_version_required_feature
+  enum__posts_v_version_status: typeof enum__posts_v_version_status
+  enum_changelog_entries_change_types: typeof enum_changelog_entries_change_types
+  enum_changelog_entries_status: typeof enum_changelog_entries_status
+  enum__changelog_entries_v_version_change_types: typeof enum__changelog_entries_v_version_change_types
+  enum__changelog_entries_v_version_status: typeof enum__changelog_entries_v_version_status
+  enum_support_requests_priority: typeof enum_support_requests_priority
+  enum_support_requests_status: typeof enum_support_requests_status
+  enum_license_seats_status: typeof enum_license_seats_status
+  enum_license_activations_deactivated_by: typeof enum_license_activations_deactivated_by
+  enum_webhook_endpoints_events: typeof enum_webhook_endpoints_events
+  enum_webhook_deliveries_trigger: typeof enum_webhook_deliveries_trigger
+  enum_webhook_deliveries_outcome: typeof enum_webhook_deliveries_outcome
+  enum_payload_jobs_log_task_slug: typeof enum_payload_jobs_log_task_slug
+  enum_payload_jobs_log_state: typeof enum_payload_jobs_log_state
+  enum_payload_jobs_task_slug: typeof enum_payload_jobs_task_slug
+  users_roles: typeof users_roles
+  users_sessions: typeof users_sessions
+  users: typeof users
+  auth_tokens: typeof auth_tokens
+  oauth_identities: typeof oauth_identities
+  api_keys: typeof api_keys
+  plans_features: typeof plans_features
+  plans_feature_access: typeof plans_feature_access
+  plans: typeof plans
+  licenses: typeof licenses
+  audit_log: typeof audit_log
+  releases: typeof releases
+  downloads: typeof downloads
+  repo_access: typeof repo_access
+  repo_usernames: typeof repo_usernames
+  templates: typeof templates
+  template_downloads: typeof template_downloads
+  user_subscriptions: typeof user_subscriptions
+  one_time_purchases: typeof one_time_purchases
+  payment_history: typeof payment_history
+  processor_events: typeof processor_events
+  analytics_events: typeof analytics_events
+  license_changes: typeof license_changes
+  posts: typeof posts
+  posts_texts: typeof posts_texts
+  _posts_v: typeof _posts_v
+  _posts_v_texts: typeof _posts_v_texts
+  changelog_entries_change_types: typeof changelog_entries_change_types
+  changelog_entries: typeof changelog_entries
+  _changelog_entries_v_version_change_types: typeof _changelog_entries_v_version_change_types
+  _changelog_entries_v: typeof _changelog_entries_v
+  media: typeof media
+  support_requests: typeof support_requests
+  support_replies: typeof support_replies
+  license_seats: typeof license_seats
+  license_activations: typeof license_activations
+  webhook_endpoints_events: typeof webhook_endpoints_events
+  webhook_endpoints: typeof webhook_endpoints
+  webhook_events: typeof webhook_events
+  webhook_deliveries: typeof webhook_deliveries
+  payload_kv: typeof payload_kv
+  payload_jobs_log: typeof payload_jobs_log
+  payload_jobs: typeof payload_jobs
+  payload_locked_documents: typeof payload_locked_documents
+  payload_locked_documents_rels: typeof payload_locked_documents_rels
+  payload_preferences: typeof payload_preferences
+  payload_preferences_rels: typeof payload_preferences_rels
+  payload_migrations: typeof payload_migrations
+  payload_jobs_stats: typeof payload_jobs_stats
+  relations_users_roles: typeof relations_users_roles
+  relations_users_sessions: typeof relations_users_sessions
+  relations_users: typeof relations_users
+  relations_auth_tokens: typeof relations_auth_tokens
+  relations_oauth_identities: typeof relations_oauth_identities
+  relations_api_keys: typeof relations_api_keys
+  relations_plans_features: typeof relations_plans_features
+  relations_plans_feature_access: typeof relations_plans_feature_access
+  relations_plans: typeof relations_plans
+  relations_licenses: typeof relations_licenses
+  relations_audit_log: typeof relations_audit_log
+  relations_releases: typeof relations_releases
+  relations_downloads: typeof relations_downloads
+  relations_repo_access: typeof relations_repo_access
+  relations_repo_usernames: typeof relations_repo_usernames
+  relations_templates: typeof relations_templates
+  relations_template_downloads: typeof relations_template_downloads
+  relations_user_subscriptions: typeof relations_user_subscriptions
+  relations_one_time_purchases: typeof relations_one_time_purchases
+  relations_payment_history: typeof relations_payment_history
+  relations_processor_events: typeof relations_processor_events
+  relations_analytics_events: typeof relations_analytics_events
+  relations_license_changes: typeof relations_license_changes
+  relations_posts_texts: typeof relations_posts_texts
+  relations_posts: typeof relations_posts
+  relations__posts_v_texts: typeof relations__posts_v_texts
+  relations__posts_v: typeof relations__posts_v
+  relations_changelog_entries_change_types: typeof relations_changelog_entries_change_types
+  relations_changelog_entries: typeof relations_changelog_entries
+  relations__changelog_entries_v_version_change_types: typeof relations__changelog_entries_v_version_change_types
+  relations__changelog_entries_v: typeof relations__changelog_entries_v
+  relations_media: typeof relations_media
+  relations_support_requests: typeof relations_support_requests
+  relations_support_replies: typeof relations_support_replies
+  relations_license_seats: typeof relations_license_seats
+  relations_license_activations: typeof relations_license_activations
+  relations_webhook_endpoints_events: typeof relations_webhook_endpoints_events
+  relations_webhook_endpoints: typeof relations_webhook_endpoints
+  relations_webhook_events: typeof relations_webhook_events
+  relations_webhook_deliveries: typeof relations_webhook_deliveries
+  relations_payload_kv: typeof relations_payload_kv
+  relations_payload_jobs_log: typeof relations_payload_jobs_log
+  relations_payload_jobs: typeof relations_payload_jobs
+  relations_payload_locked_documents_rels: typeof relations_payload_locked_documents_rels
+  relations_payload_locked_documents: typeof relations_payload_locked_documents
+  relations_payload_preferences_rels: typeof relations_payload_preferences_rels
+  relations_payload_preferences: typeof relations_payload_preferences
+  relations_payload_migrations: typeof relations_payload_migrations
+  relations_payload_jobs_stats: typeof relations_payload_jobs_stats
+}
 
-declare module "@payloadcms/db-postgres" {
+declare module '@payloadcms/db-postgres' {
   export interface GeneratedDatabaseSchema {
-    schema: DatabaseSchema;
+    schema: DatabaseSchema
   }
 }

@@ -31,16 +31,11 @@ const STYLE = `
 /** Every hosted page says it is the stand-in, so nobody mistakes it for the real processor. */
 export const page = (title: string, body: Html): string =>
   html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <title>${title}</title>
-        <style>
-          ${new Html(STYLE)}
-        </style>
-      </head>
-      <body>
-        <p class="banner">Payment processor stand-in: no real money moves here.</p>
-        ${body}
-      </body>
-    </html> `.value
+<html lang="en">
+<head><meta charset="utf-8"><title>${title}</title><style>${new Html(STYLE)}</style></head>
+<body>
+<p class="banner">Payment processor stand-in: no real money moves here.</p>
+${body}
+</body>
+</html>
+`.value

@@ -46,23 +46,20 @@ const taxFields = (session: Stripe.Checkout.Session, country: string): Html => {
   const address =
     session.automatic_tax?.enabled || session.tax_id_collection?.enabled
       ? html`<label for="country">Country (two letters)</label>
-          <input id="country" name="country" value="${country}" maxlength="2" pattern="[A-Za-z]{2}" required />`
+<input id="country" name="country" value="${country}" maxlength="2" pattern="[A-Za-z]{2}" required>`
       : ''
   if (!session.tax_id_collection?.enabled) return html`${address}`
   const types = TAX_ID_TYPES.map((type) => html`<option value="${type}">${type}</option>`)
   const required = session.tax_id_collection.required === 'if_supported' ? ' (required in taxed countries)' : ''
   return html`${address}
-    <fieldset>
-      <legend>Purchasing as a business${required}</legend>
-      <label for="business_name">Business name</label>
-      <input id="business_name" name="business_name" />
-      <label for="tax_id_type">Tax ID type</label>
-      <select id="tax_id_type" name="tax_id_type">
-        ${types}
-      </select>
-      <label for="tax_id">Tax ID</label>
-      <input id="tax_id" name="tax_id" />
-    </fieldset>`
+<fieldset><legend>Purchasing as a business${required}</legend>
+<label for="business_name">Business name</label>
+<input id="business_name" name="business_name">
+<label for="tax_id_type">Tax ID type</label>
+<select id="tax_id_type" name="tax_id_type">${types}</select>
+<label for="tax_id">Tax ID</label>
+<input id="tax_id" name="tax_id">
+</fieldset>`
 }
 
 /** The plan, its price and the "Pay" form; the outcome choice stands in for the customer's payment method. */
@@ -75,11 +72,7 @@ export const checkoutView = (
     const per = item.price?.recurring ? ` / ${item.price.recurring.interval}` : ''
     // The price before the discount, which its own line below takes off (as Stripe's page shows it).
     const amount = `${formatAmount(item.amount_subtotal, item.currency)}${per}`
-    return html`<tr>
-      <td>${item.description}</td>
-      <td>${item.quantity}</td>
-      <td>${amount}</td>
-    </tr>`
+    return html`<tr><td>${item.description}</td><td>${item.quantity}</td><td>${amount}</td></tr>`
   })
   const customer = typeof session.customer === 'string' ? processor.state.customers.get(session.customer) : undefined
   const email = options.email ?? session.customer_email ?? customer?.email ?? ''
@@ -97,35 +90,22 @@ export const checkoutView = (
   const total = (session.amount_total ?? 0) + (tax && session.automatic_tax?.status !== 'complete' ? tax.amount : 0)
   const choices = outcomes.map(
     (outcome, index) =>
-      html`<label
-        ><input type="radio" name="outcome" value="${outcome.value}" ${index === 0 ? html` checked` : ''} />
-        ${outcome.label}</label
-      >`,
+      html`<label><input type="radio" name="outcome" value="${outcome.value}"${index === 0 ? html` checked` : ''}> ${outcome.label}</label>`,
   )
   return html`<h1>${session.mode === 'subscription' ? 'Subscribe' : 'Pay'}</h1>
-    ${options.error ? html`<p class="error">${options.error}</p>` : ''}
-    <table>
-      <tr>
-        <th>Item</th>
-        <th>Qty</th>
-        <th>Amount</th>
-      </tr>
-      ${rows}
-    </table>
-    ${discount > 0 ? html`<p class="discount">Discount: -${formatAmount(discount, currency)}</p>` : ''}
-    ${tax ? html`<p class="tax">${tax.label}: ${formatAmount(tax.amount, currency)}</p>` : ''}
-    <p class="total">Total: ${formatAmount(total, currency)}</p>
-    <form method="post" action="/checkout/${session.id}/pay">
-      <label for="email">Email</label>
-      <input type="email" id="email" name="email" value="${email}" required />
-      ${taxFields(session, country)}
-      <fieldset>
-        <legend>Outcome</legend>
-        ${choices}
-      </fieldset>
-      <button type="submit">Pay</button>
-    </form>
-    <form method="post" action="/checkout/${session.id}/cancel"><button type="submit">Cancel</button></form>`
+${options.error ? html`<p class="error">${options.error}</p>` : ''}
+<table><tr><th>Item</th><th>Qty</th><th>Amount</th></tr>${rows}</table>
+${discount > 0 ? html`<p class="discount">Discount: -${formatAmount(discount, currency)}</p>` : ''}
+${tax ? html`<p class="tax">${tax.label}: ${formatAmount(tax.amount, currency)}</p>` : ''}
+<p class="total">Total: ${formatAmount(total, currency)}</p>
+<form method="post" action="/checkout/${session.id}/pay">
+<label for="email">Email</label>
+<input type="email" id="email" name="email" value="${email}" required>
+${taxFields(session, country)}
+<fieldset><legend>Outcome</legend>${choices}</fieldset>
+<button type="submit">Pay</button>
+</form>
+<form method="post" action="/checkout/${session.id}/cancel"><button type="submit">Cancel</button></form>`
 }
 
 /** The customer's subscriptions, each with a "Cancel subscription" button (at the period's end), and the way back. */
@@ -142,26 +122,13 @@ export const portalView = (processor: Processor, portal: Stripe.BillingPortal.Se
       subscription.status === 'canceled' || subscription.cancel_at_period_end
         ? ''
         : html`<form method="post" action="${action}"><button type="submit">Cancel subscription</button></form>`
-    return html`<tr>
-      <td>${names}</td>
-      <td>${subscription.status}</td>
-      <td>${period}</td>
-      <td>${cancel}</td>
-    </tr>`
+    return html`<tr><td>${names}</td><td>${subscription.status}</td><td>${period}</td><td>${cancel}</td></tr>`
   })
   return html`<h1>Billing</h1>
-    <p>${customer?.email ?? portal.customer}</p>
-    <table>
-      <tr>
-        <th>Plan</th>
-        <th>Status</th>
-        <th>Period</th>
-        <th></th>
-      </tr>
-      ${rows}
-    </table>
-    ${subscriptions.length === 0 ? html`<p>No subscriptions.</p>` : ''}
-    ${portal.return_url ? html`<p><a href="${portal.return_url}">Return</a></p>` : ''}`
+<p>${customer?.email ?? portal.customer}</p>
+<table><tr><th>Plan</th><th>Status</th><th>Period</th><th></th></tr>${rows}</table>
+${subscriptions.length === 0 ? html`<p>No subscriptions.</p>` : ''}
+${portal.return_url ? html`<p><a href="${portal.return_url}">Return</a></p>` : ''}`
 }
 
 const taxRateById = (processor: Processor) => (id: string) =>
@@ -209,36 +176,18 @@ const invoiceSummary = (processor: Processor, invoice: LegacyInvoice) => {
 export const invoiceView = (processor: Processor, invoice: LegacyInvoice): Html => {
   const summary = invoiceSummary(processor, invoice)
   const rows = summary.lines.map(
-    (line) =>
-      html`<tr>
-        <td>${line.description}</td>
-        <td>${line.quantity}</td>
-        <td>${line.amount}</td>
-      </tr>`,
+    (line) => html`<tr><td>${line.description}</td><td>${line.quantity}</td><td>${line.amount}</td></tr>`,
   )
   const totals = summary.totals.map(
-    ([label, amount]) =>
-      html`<tr class="${label === 'Total' ? 'total' : ''}">
-        <td>${label}</td>
-        <td>${amount}</td>
-      </tr>`,
+    ([label, amount]) => html`<tr class="${label === 'Total' ? 'total' : ''}"><td>${label}</td><td>${amount}</td></tr>`,
   )
   return html`<h1>${summary.title}</h1>
-    <p>${summary.status}. ${summary.issued}.</p>
-    <p>Billed to:<br />${summary.billedTo.map((line) => html`${line}<br />`)}</p>
-    <table>
-      <tr>
-        <th>Description</th>
-        <th>Qty</th>
-        <th>Amount</th>
-      </tr>
-      ${rows}
-    </table>
-    <table>
-      ${totals}
-    </table>
-    ${summary.notes.map((note) => html`<p>${note}</p>`)}
-    ${invoice.invoice_pdf ? html`<p><a href="${invoice.invoice_pdf}">Download PDF</a></p>` : ''}`
+<p>${summary.status}. ${summary.issued}.</p>
+<p>Billed to:<br>${summary.billedTo.map((line) => html`${line}<br>`)}</p>
+<table><tr><th>Description</th><th>Qty</th><th>Amount</th></tr>${rows}</table>
+<table>${totals}</table>
+${summary.notes.map((note) => html`<p>${note}</p>`)}
+${invoice.invoice_pdf ? html`<p><a href="${invoice.invoice_pdf}">Download PDF</a></p>` : ''}`
 }
 
 /** The invoice PDF's text lines: title first. */
@@ -264,9 +213,6 @@ export const invoicePdfLines = (processor: Processor, invoice: LegacyInvoice): s
 export const receiptView = (charge: Stripe.Charge): Html => {
   const refunded = formatAmount(charge.amount_refunded, charge.currency)
   return html`<h1>Receipt</h1>
-    <p>
-      ${formatAmount(charge.amount, charge.currency)} paid on ${date(charge.created)} by
-      ${charge.billing_details.email}.
-    </p>
-    ${charge.amount_refunded > 0 ? html`<p>Refunded: ${refunded}</p>` : ''}`
+<p>${formatAmount(charge.amount, charge.currency)} paid on ${date(charge.created)} by ${charge.billing_details.email}.</p>
+${charge.amount_refunded > 0 ? html`<p>Refunded: ${refunded}</p>` : ''}`
 }
