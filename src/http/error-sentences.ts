@@ -127,7 +127,7 @@ export const ERROR_SENTENCES = {
 
 export type ErrorCode = keyof typeof ERROR_SENTENCES
 
-const isErrorCode = (code: unknown): code is ErrorCode =>
+export const isErrorCode = (code: unknown): code is ErrorCode =>
   typeof code === 'string' && Object.hasOwn(ERROR_SENTENCES, code)
 
 /** The sentence for a code (from a query parameter or an action's result); unknown codes get `fallback`. */

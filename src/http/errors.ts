@@ -2,6 +2,8 @@
  * The one error shape of the custom endpoints: `{"errors":[{"code","message"}]}` with a status.
  * Codes are stable snake_case identifiers clients can branch on; messages are for people.
  */
+import type { ErrorCode } from './error-sentences'
+
 export class ServiceError extends Error {
   /**
    * `ClientError` for 4xx (the caller's mistake: Payload logs it at info, message only, through
@@ -10,7 +12,8 @@ export class ServiceError extends Error {
   override name: 'ClientError' | 'ServiceError'
   constructor(
     readonly status: number,
-    readonly code: string,
+    /** One of the codes of src/http/error-sentences.ts: the compiler refuses any other. */
+    readonly code: ErrorCode,
     message: string,
     /** For 429: when the client may try again. */
     readonly retryAfterSeconds?: number,
@@ -24,7 +27,7 @@ export class ServiceError extends Error {
 
 export type ErrorBody = { errors: ({ code: string; message: string } & Record<string, unknown>)[] }
 
-export const errorBody = (code: string, message: string, details?: Record<string, unknown>): ErrorBody => ({
+export const errorBody = (code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorBody => ({
   errors: [{ ...details, code, message }],
 })
 

@@ -10,6 +10,7 @@ import {
   ValidationError,
 } from 'payload'
 
+import { type ErrorCode, isErrorCode } from './error-sentences'
 import { errorBody, type ErrorBody, ServiceError } from './errors'
 
 /**
@@ -69,7 +70,7 @@ const validationBody = (error: ValidationError): ErrorBody => {
   }
 }
 
-const STATUS_CODES: Record<number, string> = {
+const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'bad_request',
   401: 'unauthenticated',
   403: 'forbidden',
@@ -81,10 +82,11 @@ const STATUS_CODES: Record<number, string> = {
 }
 
 /** A named Payload error (QueryError, MissingFile) is its own code; a bare APIError's code follows its status. */
-const codeOf = (error: Error, status: number) =>
-  error.name && error.name !== 'APIError' && error.name !== 'Error'
-    ? error.name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()
-    : (STATUS_CODES[status] ?? 'bad_request')
+const codeOf = (error: Error, status: number): ErrorCode => {
+  const named = error.name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()
+  // A class this service does not know yet answers with its status's code, never an unlisted one.
+  return error.name !== 'APIError' && isErrorCode(named) ? named : (STATUS_CODES[status] ?? 'bad_request')
+}
 
 type Mapped = { status: number; body: ErrorBody }
 

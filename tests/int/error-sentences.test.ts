@@ -10,9 +10,10 @@ import { ERROR_CLASSES } from '../../src/http/payload-errors'
 
 /**
  * Every error code the service's source can answer with has a customer sentence in
- * src/http/error-sentences.ts, and every sentence there belongs to a code still in use. The codes are
- * read from the source itself, so a new `new ServiceError(4xx, 'new_code', ...)` fails here until it
- * has its sentence.
+ * src/http/error-sentences.ts, and every sentence there belongs to a code still in use. The compiler
+ * already refuses a `ServiceError`, `errorBody` or form `back` with a code that has no sentence (their
+ * `code` is `ErrorCode`); the scan of the source here also finds codes written into strings (an
+ * `?error=` in a redirect) and the sentences nothing answers with any more.
  */
 const ROOT = path.resolve(__dirname, '../..')
 const SOURCES = ['src', 'endpoints', 'plugins', 'collections', 'payload.config.ts']

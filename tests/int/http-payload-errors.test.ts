@@ -102,6 +102,6 @@ describe('logging of our own errors', () => {
     expect(levels[new ServiceError(429, 'rate_limited', 'x').name]).toBe('info')
     expect(levels[new ServiceError(502, 'processor_unavailable', 'x').name]).toBeUndefined()
     // the class is still what every handler checks
-    expect(new ServiceError(400, 'x', 'y')).toBeInstanceOf(ServiceError)
+    expect(new ServiceError(400, 'invalid_request', 'y')).toBeInstanceOf(ServiceError)
   })
 })

@@ -1,5 +1,6 @@
 import { redirect } from 'next/navigation'
 
+import type { ErrorCode } from '../../http/error-sentences'
 import { ServiceError } from '../../http/errors'
 
 /** The product's name in the emails the pages' actions send. */
@@ -14,7 +15,7 @@ export const field = (form: FormData, name: string) => {
 }
 
 /** Back to the form's page with `?error=` (and the form's `next`), so the form works without JS. */
-export const back = (page: string, error: string, form: FormData): never => {
+export const back = (page: string, error: ErrorCode, form: FormData): never => {
   const params = new URLSearchParams({ error })
   const next = field(form, 'next')
   if (next) params.set('next', next)

@@ -8,6 +8,7 @@ import { enforceRateLimit } from '../../../auth/rate-limit'
 import { createCheckoutSession } from '../../../billing/checkout'
 import { billingRuntimeOf } from '../../../billing/runtime'
 import { clientAddress } from '../../../http/client-address'
+import type { ErrorCode } from '../../../http/error-sentences'
 import { ServiceError } from '../../../http/errors'
 import { field } from '../../_lib/forms'
 import { currentUser, getPayloadClient } from '../../_lib/session'
@@ -36,7 +37,7 @@ const quantityOf = (form: FormData): number | undefined | null => {
 export async function startCheckout(form: FormData) {
   const priceId = form.get('priceId')
   const back = ORIGINS[field(form, 'from') || '/'] ?? ORIGINS['/']!
-  const failed: (code: string) => never = (code) => redirect(back.replace('{code}', code))
+  const failed: (code: ErrorCode) => never = (code) => redirect(back.replace('{code}', code))
   if (typeof priceId !== 'string') failed('invalid_request')
   const quantity = quantityOf(form)
   if (quantity === null) failed('invalid_quantity')
