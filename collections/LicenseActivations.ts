@@ -1,7 +1,7 @@
 import type { CollectionConfig } from 'payload'
 
 import { nobody, staff } from '../src/access/roles'
-import { DEACTIVATED_BY } from '../src/teams/seat-status'
+import { DEACTIVATED_BY } from '../src/licensing/activation-store'
 import { GROUPS, labelled } from './options'
 import { staffActionsField } from './staff-actions'
 

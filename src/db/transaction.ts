@@ -6,7 +6,7 @@ import { createLocalReq, type Payload, type PayloadRequest } from 'payload'
 
 export { sql }
 
-type SQL = ReturnType<typeof sql>
+export type SQL = ReturnType<typeof sql>
 
 /**
  * Columns of the generated tables (./schema.generated.ts) by their bare names, where SQL takes no

@@ -1,19 +1,21 @@
 import type { PayloadRequest } from 'payload'
 
-import { downloads, licenses, releases } from '../db/schema.generated'
+import type { SqlRow } from '../db/rows'
+import { downloads, releases } from '../db/schema.generated'
 import { bare, columnList, execute, foreignKeyViolation, sql } from '../db/transaction'
 import { requireAccount } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { truncatedAddress } from '../http/ip-address'
 import { type EntitledLicense, type Entitlements, entitlementsOf } from '../licensing/entitlements'
+import { countLicenseDownloadSql } from '../licensing/store'
 import { windowCovers, windowInWords } from '../licensing/update-window'
-import type { ReleaseStorage, StoredArchive } from './storage'
+import type { ReleaseStorage } from './storage'
 import { isPrerelease, newestFirst, parseVersionRequest } from './versions'
 
 export type DownloadSettings = { storage: ReleaseStorage; ttlSeconds: number }
 
 /** What choosing and linking a release need of its row. */
-type ReleaseRow = StoredArchive & { version: string; published_at: Date | string }
+type ReleaseRow = Pick<SqlRow<typeof releases>, 'id' | 'version' | 'filename' | 'prefix' | 'published_at'>
 
 /** Published releases with an archive, only what choosing and linking need. */
 const publishedReleases = (req: PayloadRequest, now: Date) =>
@@ -27,7 +29,11 @@ const publishedReleases = (req: PayloadRequest, now: Date) =>
 const allowedOf = <T extends { version: string }>(rows: T[], allowsLatest: boolean): T[] =>
   newestFirst(allowsLatest ? rows : rows.filter((row) => !isPrerelease(row.version)))
 
-const asRelease = (row: ReleaseRow) => ({ version: row.version, publishedAt: new Date(row.published_at).toISOString() })
+// published_at is nullable, but publishedReleases reads published releases only.
+const asRelease = (row: ReleaseRow) => ({
+  version: row.version,
+  publishedAt: new Date(row.published_at!).toISOString(),
+})
 
 /** The paid license (best plan first) whose update window covers the release, if any. */
 const coveringLicense = (paid: EntitledLicense[], row: ReleaseRow): EntitledLicense | undefined =>
@@ -146,8 +152,7 @@ export const requestDownload = async (
             VALUES (${user.id}, ${license.id}, ${chosen.id}, ${chosen.version}, ${truncatedAddress(client.address)}, ${client.userAgent?.slice(0, 256) ?? null})
             RETURNING ${downloads.license}, ${downloads.release}
           ), counted_license AS (
-            UPDATE ${licenses} SET ${bare(licenses.downloadCount)} = COALESCE(${licenses.downloadCount}, 0) + 1, ${bare(licenses.lastDownloadedAt)} = now()
-            WHERE ${licenses.id} = (SELECT ${bare(downloads.license)} FROM recorded) RETURNING ${licenses.id}
+            ${countLicenseDownloadSql(sql`(SELECT ${bare(downloads.license)} FROM recorded)`)}
           ), counted_release AS (
             UPDATE ${releases} SET ${bare(releases.downloadCount)} = COALESCE(${releases.downloadCount}, 0) + 1
             WHERE ${releases.id} = (SELECT ${bare(downloads.release)} FROM recorded) RETURNING ${releases.id}

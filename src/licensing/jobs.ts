@@ -3,9 +3,9 @@ import type { PayloadRequest, TaskConfig, Where } from 'payload'
 import { relationId } from '../db/relations'
 import type { License } from '../payload-types'
 
-import { licenses } from '../db/schema.generated'
-import { bare, execute, inTransaction, lockKey, sql } from '../db/transaction'
+import { inTransaction, lockKey } from '../db/transaction'
 import { licenseEmail } from '../email/license-email'
+import { markLicenseEmailSent } from './store'
 
 export type LicenseJobOptions = { productName: string; serverUrl: string; retryDelayMs: number }
 
@@ -67,10 +67,7 @@ export const sendLicenseEmailTask = (options: LicenseJobOptions): TaskConfig<'se
       await tx.payload.sendEmail({ to: recipient, ...message })
       // One column, in SQL: Payload's update writes back every column as this job read it, and an account
       // claiming this license meanwhile (its owner set by the claim on email verification) lost its owner.
-      await execute(
-        tx,
-        sql`UPDATE ${licenses} SET ${bare(licenses.emailSentAt)} = now() WHERE ${licenses.id} = ${license.id}`,
-      )
+      await markLicenseEmailSent(tx, license.id)
       return recipient
     })
     return { output: { to } }

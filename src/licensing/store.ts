@@ -1,16 +1,21 @@
 import type { PayloadRequest } from 'payload'
 
-import { iso, num, type Row } from '../db/rows'
+import { iso, num, type SqlRow } from '../db/rows'
 import { license_changes, licenses, plans, releases } from '../db/schema.generated'
-import { bare, columnList, execute, sql } from '../db/transaction'
+import { bare, columnList, execute, type SQL, sql } from '../db/transaction'
 import type { License } from '../payload-types'
 import { announceNewLicense } from '../webhooks/collection-events'
-import { openingWindow, type UpdatePolicy, type UpdateWindow } from './update-window'
+import { openingWindow, type UpdateWindow } from './update-window'
 
 /**
  * License rows in plain SQL for the webhook's hot path (src/licensing/sync.ts), on the event's
  * transaction: one statement each where the Local API would write, read back and build both through
  * the ORM. The licenses' hooks act only on a staff override, which these writes never set.
+ *
+ * The one place that writes the `licenses` table in SQL (tests/int/write-paths.test.ts): the insert
+ * announces the license as the collection's hook does for a Payload create, and the other writes here
+ * touch only bookkeeping columns no outbound event carries (the email's date, the download count).
+ * Every other write goes through Payload, whose hooks send the events.
  */
 
 const LICENSE_COLUMNS = columnList(
@@ -42,27 +47,30 @@ const LICENSE_COLUMNS = columnList(
   licenses.createdAt,
 )
 
-const licenseOf = (row: Row): License => ({
+/** A row of LICENSE_COLUMNS: every column of the table. */
+type LicenseRow = SqlRow<typeof licenses>
+
+const licenseOf = (row: LicenseRow): License => ({
   id: Number(row.id),
   key: String(row.key),
   user: num(row.user_id),
-  email: (row.email as string | null) ?? null,
+  email: row.email,
   plan: Number(row.plan_id),
-  source: row.source as License['source'],
+  source: row.source,
   oneTimePurchase: num(row.one_time_purchase_id),
   subscription: num(row.subscription_id),
-  status: row.status as License['status'],
+  status: row.status,
   validUntil: iso(row.valid_until),
-  override: (row.override as License['override']) ?? 'none',
-  overrideReason: (row.override_reason as string | null) ?? null,
+  override: row.override ?? 'none',
+  overrideReason: row.override_reason,
   grantedAt: iso(row.granted_at),
   revokedAt: iso(row.revoked_at),
-  revokedReason: (row.revoked_reason as string | null) ?? null,
+  revokedReason: row.revoked_reason,
   revokedBy: num(row.revoked_by_id),
   emailSentAt: iso(row.email_sent_at),
   downloadCount: num(row.download_count),
   lastDownloadedAt: iso(row.last_downloaded_at),
-  updatePolicy: (row.update_policy as License['updatePolicy']) ?? null,
+  updatePolicy: row.update_policy,
   updatesMajor: num(row.updates_major),
   updatesUntil: iso(row.updates_until),
   upgradedAt: iso(row.upgraded_at),
@@ -82,7 +90,7 @@ export const windowOfLicense = (
 
 /** A license by id, locked for the rest of the transaction (upgrades and renewals change it under this lock). */
 export const lockLicense = async (req: PayloadRequest, id: number): Promise<License | null> => {
-  const [row] = await execute<Row>(
+  const [row] = await execute<LicenseRow>(
     req,
     sql`SELECT ${LICENSE_COLUMNS} FROM ${licenses} WHERE ${licenses.id} = ${id} FOR UPDATE`,
   )
@@ -99,11 +107,7 @@ const newestStableMajorSql = (at: string) =>
 
 /** The window a license of this plan opens at `at`, and the plan's policy: one statement. */
 export const planWindow = async (req: PayloadRequest, planId: number, at: Date): Promise<UpdateWindow> => {
-  const [row] = await execute<{
-    update_policy: UpdatePolicy | null
-    update_months: number | null
-    newest_major: number
-  }>(
+  const [row] = await execute<Pick<SqlRow<typeof plans>, 'update_policy' | 'update_months'> & { newest_major: number }>(
     req,
     sql`SELECT ${plans.updatePolicy}, ${plans.updateMonths}, ${newestStableMajorSql(at.toISOString())} AS newest_major FROM ${plans} WHERE ${plans.id} = ${planId}`,
   )
@@ -134,7 +138,7 @@ export const lockLicenseOf = async (
   sourceId: number,
 ): Promise<{ license: License; changeDisputeOpen: boolean } | null> => {
   const column = source === 'one_time_purchases' ? licenses.oneTimePurchase : licenses.subscription
-  const [row] = await execute<Row>(
+  const [row] = await execute<LicenseRow & { change_dispute_open: boolean }>(
     req,
     sql`SELECT ${LICENSE_COLUMNS},
           EXISTS (SELECT 1 FROM ${license_changes} WHERE ${license_changes.license} = ${licenses.id} AND ${license_changes.status} = 'applied'
@@ -161,9 +165,25 @@ export type LicenseInsert = Pick<
  * round trip on the webhook's hot path): `major` up to the newest stable release's major at grant,
  * `months` the plan's months from grant.
  */
+/** The license email went out: one column, so a claim that set the owner meanwhile keeps it. */
+export const markLicenseEmailSent = async (req: PayloadRequest, licenseId: number): Promise<void> => {
+  await execute(
+    req,
+    sql`UPDATE ${licenses} SET ${bare(licenses.emailSentAt)} = now() WHERE ${licenses.id} = ${licenseId}`,
+  )
+}
+
+/**
+ * A download counted on its license, as a fragment of the statement that records the download
+ * (src/delivery/download.ts: one round trip): `licenseId` is that statement's expression for the id.
+ */
+export const countLicenseDownloadSql = (licenseId: SQL) =>
+  sql`UPDATE ${licenses} SET ${bare(licenses.downloadCount)} = COALESCE(${licenses.downloadCount}, 0) + 1, ${bare(licenses.lastDownloadedAt)} = now()
+      WHERE ${licenses.id} = ${licenseId} RETURNING ${licenses.id}`
+
 export const insertLicense = async (req: PayloadRequest, data: LicenseInsert): Promise<License> => {
   const grantedAt = data.grantedAt ?? new Date().toISOString()
-  const [row] = await execute<Row>(
+  const [row] = await execute<LicenseRow>(
     req,
     sql`INSERT INTO ${licenses}
           (${bare(licenses.key, licenses.user, licenses.email, licenses.plan, licenses.source, licenses.oneTimePurchase, licenses.subscription)},

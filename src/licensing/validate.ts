@@ -1,11 +1,13 @@
 import type { PayloadRequest } from 'payload'
 
 import { license_activations, licenses, plans, plans_feature_access } from '../db/schema.generated'
+import type { SqlRow } from '../db/rows'
 import { bare, execute, isoTimestamp, sql } from '../db/transaction'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { LICENSE_KEY_PATTERN } from './keys'
+import { touchActivation } from './activation-store'
 import type { LicenseStatus } from './status'
-import { describeWindow, type UpdatePolicy } from './update-window'
+import { describeWindow } from './update-window'
 
 /**
  * NO_ACTIVATION: the license is valid, but its plan limits activations and the fingerprint sent (or
@@ -78,19 +80,17 @@ export const validationCodeOf = (
   }
 }
 
-type ValidationRow = {
-  key: string
-  status: LicenseStatus
-  valid_until: Date | string | null
-  update_policy: UpdatePolicy | null
-  updates_major: string | number | null
-  updates_until: Date | string | null
-  slug: string | null
-  features: string[] | null
-  max_activations: string | number | null
-  activation_id: number | null
-  last_validated_at: Date | string | null
-}
+type ValidationRow = Pick<
+  SqlRow<typeof licenses>,
+  'key' | 'status' | 'valid_until' | 'update_policy' | 'updates_major' | 'updates_until'
+> &
+  Pick<SqlRow<typeof plans>, 'max_activations'> & {
+    // LEFT JOINs: the plan and the fingerprint's live activation may be missing.
+    slug: string | null
+    features: string[] | null
+    activation_id: number | null
+    last_validated_at: Date | string | null
+  }
 
 /** An activation's "last validated" is written at most this often: validation stays one statement nearly always. */
 const LAST_VALIDATED_EVERY_MS = 3600 * 1000
@@ -129,10 +129,7 @@ export const validateLicenseKey = async (
   if (code === 'VALID' && license.activation_id !== null) {
     const last = license.last_validated_at ? new Date(license.last_validated_at).getTime() : 0
     if (now.getTime() - last >= LAST_VALIDATED_EVERY_MS) {
-      await execute(
-        req,
-        sql`UPDATE ${license_activations} SET ${bare(license_activations.lastValidatedAt)} = ${now.toISOString()} WHERE ${license_activations.id} = ${license.activation_id}`,
-      )
+      await touchActivation(req, license.activation_id, now)
     }
   }
   return {

@@ -1,53 +1,35 @@
 import type { Payload, PayloadRequest } from 'payload'
 
-import { track } from '../analytics/track'
-import { emitWebhookEvent } from '../webhooks/emit'
-import { activationData } from '../webhooks/payloads'
-import { iso, num } from '../db/rows'
+import { iso, num, type SqlRow } from '../db/rows'
 import { license_activations, licenses, plans } from '../db/schema.generated'
-import { bare, execute, inTransaction, sql } from '../db/transaction'
+import { execute, inTransaction, sql } from '../db/transaction'
+import type { ErrorCode } from '../http/error-sentences'
 import { ServiceError } from '../http/errors'
-import type { LicenseStatus } from '../licensing/status'
+import {
+  ACTIVATION_COLUMNS,
+  type ActivationRow,
+  type ActivationView,
+  activationViewOf as viewOf,
+  type DeactivatedBy,
+  endActivation,
+  insertActivation,
+} from '../licensing/activation-store'
 import { lookupKey, type ValidationCode, validationCodeOf } from '../licensing/validate'
-import type { DeactivatedBy } from './seat-status'
 import { ownedLicense } from './seats'
 
 /** Deactivations that count against a license in a rolling day: a limit that cannot be churned. */
 export const DEACTIVATIONS_PER_DAY = 3
 const DAY_MS = 24 * 3600 * 1000
 
-export type ActivationView = {
-  id: number
-  fingerprint: string
-  label: string | null
-  createdAt: string
-  lastValidatedAt: string | null
-}
-
 type ActivationCounts = { used: number; limit: number | null }
 
-type ActivationRow = {
-  id: number
-  fingerprint: string
-  label: string | null
-  created_at: Date | string
-  last_validated_at: Date | string | null
-}
-
-const ACTIVATION_COLUMNS = sql`${license_activations.id}, ${license_activations.fingerprint}, ${license_activations.label}, ${license_activations.createdAt}, ${license_activations.lastValidatedAt}`
-
-const viewOf = (row: ActivationRow): ActivationView => ({
-  id: row.id,
-  fingerprint: row.fingerprint,
-  label: row.label,
-  createdAt: iso(row.created_at)!,
-  lastValidatedAt: iso(row.last_validated_at),
-})
+/** Columns of a LEFT JOINed table: null when it matched no row. */
+type Nullable<T> = { [K in keyof T]: T[K] | null }
 
 /** A key that opens nothing answers as validation would: the same code, as an error an app branches on. */
 const INVALID: Record<
   Exclude<ValidationCode, 'VALID' | 'NO_ACTIVATION'>,
-  { status: number; code: string; message: string }
+  { status: number; code: ErrorCode; message: string }
 > = {
   NOT_FOUND: { status: 404, code: 'license_not_found', message: 'No license has this key.' },
   SUSPENDED: {
@@ -67,13 +49,11 @@ type KeyLicense = { id: number; maxActivations: number | null; key: string }
  * license is refused with its validation code.
  */
 const lockLicenseByKey = async (req: PayloadRequest, raw: string, now: Date): Promise<KeyLicense> => {
-  const [row] = await execute<{
-    id: number
-    key: string
-    status: LicenseStatus
-    valid_until: Date | string | null
-    max_activations: string | number | null
-  }>(
+  const [row] = await execute<
+    // LEFT JOIN plans: max_activations is nullable already.
+    Pick<SqlRow<typeof licenses>, 'id' | 'key' | 'status' | 'valid_until'> &
+      Pick<SqlRow<typeof plans>, 'max_activations'>
+  >(
     req,
     sql`SELECT ${licenses.id}, ${licenses.key}, ${licenses.status}, ${licenses.validUntil}, ${plans.maxActivations}
         FROM ${licenses} LEFT JOIN ${plans} ON ${plans.id} = ${licenses.plan}
@@ -133,23 +113,11 @@ export const activate = (
         { used, limit: license.maxActivations },
       )
     }
-    const [row] = await execute<ActivationRow>(
-      req,
-      sql`INSERT INTO ${license_activations} (${bare(license_activations.license, license_activations.fingerprint, license_activations.label, license_activations.lastValidatedAt)},
-            ${bare(license_activations.updatedAt, license_activations.createdAt)})
-          VALUES (${license.id}, ${input.fingerprint}, ${input.label ?? null}, ${now.toISOString()}, now(), now())
-          RETURNING ${ACTIVATION_COLUMNS}`,
-    )
-    const activation = viewOf(row!)
-    await track(req, {
-      name: 'activation_created',
-      properties: { licenseId: license.id, activationId: activation.id },
-      sourceId: `activation:${activation.id}`,
-    })
-    await emitWebhookEvent(req, {
-      type: 'activation.created',
-      sourceKey: `activation.created:${activation.id}`,
-      data: () => activationData({ ...activation, licenseId: license.id, deactivatedAt: null, deactivatedBy: null }),
+    const activation = await insertActivation(req, {
+      licenseId: license.id,
+      fingerprint: input.fingerprint,
+      label: input.label ?? null,
+      now,
     })
     return {
       created: true,
@@ -170,7 +138,7 @@ const deactivateOn = async (
   by: DeactivatedBy,
   now: Date,
 ): Promise<void> => {
-  const [activation] = await execute<{ id: number; deactivated_at: Date | string | null }>(
+  const [activation] = await execute<Pick<SqlRow<typeof license_activations>, 'id' | 'deactivated_at'>>(
     req,
     sql`SELECT ${license_activations.id}, ${license_activations.deactivatedAt} FROM ${license_activations}
         WHERE ${license_activations.id} = ${activationId} AND ${license_activations.license} = ${licenseId}`,
@@ -179,7 +147,7 @@ const deactivateOn = async (
   if (activation.deactivated_at !== null) return
   if (by !== 'staff') {
     const since = new Date(now.getTime() - DAY_MS).toISOString()
-    const recent = await execute<{ deactivated_at: Date | string }>(
+    const recent = await execute<Pick<SqlRow<typeof license_activations>, 'deactivated_at'>>(
       req,
       sql`SELECT ${license_activations.deactivatedAt} FROM ${license_activations}
           WHERE ${license_activations.license} = ${licenseId} AND ${license_activations.deactivatedAt} > ${since}
@@ -197,23 +165,7 @@ const deactivateOn = async (
       )
     }
   }
-  const [ended] = await execute<ActivationRow>(
-    req,
-    sql`UPDATE ${license_activations} SET ${bare(license_activations.deactivatedAt)} = ${now.toISOString()}, ${bare(license_activations.deactivatedBy)} = ${by},
-          ${bare(license_activations.updatedAt)} = now()
-        WHERE ${license_activations.id} = ${activationId}
-        RETURNING ${ACTIVATION_COLUMNS}`,
-  )
-  await track(req, {
-    name: 'activation_deleted',
-    properties: { licenseId, activationId, by },
-    sourceId: `activation:${activationId}`,
-  })
-  await emitWebhookEvent(req, {
-    type: 'activation.deleted',
-    sourceKey: `activation.deleted:${activationId}`,
-    data: () => activationData({ ...viewOf(ended!), licenseId, deactivatedAt: now.toISOString(), deactivatedBy: by }),
-  })
+  await endActivation(req, { licenseId, activationId, by, now })
 }
 
 /** POST /api/licenses/deactivate {key, activationId}: the key is the credential. */
@@ -242,7 +194,9 @@ export const deactivateAsOwner = (
 
 /** Support removes an activation (not counted against the customer's daily limit); returns its license. */
 export const removeActivationByStaff = async (req: PayloadRequest, activationId: number, now = new Date()) => {
-  const [row] = await execute<{ license_id: number; deactivated_at: Date | string | null; fingerprint: string }>(
+  const [row] = await execute<
+    Pick<SqlRow<typeof license_activations>, 'license_id' | 'deactivated_at' | 'fingerprint'>
+  >(
     req,
     sql`SELECT ${license_activations.license}, ${license_activations.deactivatedAt}, ${license_activations.fingerprint} FROM ${license_activations}
         WHERE ${license_activations.id} = ${activationId}`,
@@ -261,7 +215,8 @@ export const activationsOf = async (
   licenseId: number,
   req?: PayloadRequest,
 ): Promise<{ limit: number | null; activations: ActivationView[] }> => {
-  const rows = await execute<ActivationRow & { max_activations: string | number | null }>(
+  // LEFT JOIN license_activations: a license without a live activation gives one row of nulls.
+  const rows = await execute<Nullable<ActivationRow> & Pick<SqlRow<typeof plans>, 'max_activations'>>(
     req ?? ({ payload } as PayloadRequest),
     sql`SELECT ${ACTIVATION_COLUMNS}, ${plans.maxActivations}
         FROM ${licenses} JOIN ${plans} ON ${plans.id} = ${licenses.plan}
@@ -271,6 +226,6 @@ export const activationsOf = async (
   )
   return {
     limit: num(rows[0]?.max_activations ?? null),
-    activations: rows.filter((row) => row.id !== null).map(viewOf),
+    activations: rows.filter((row): row is ActivationRow & typeof row => row.id !== null).map(viewOf),
   }
 }

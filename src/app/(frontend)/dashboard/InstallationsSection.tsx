@@ -1,4 +1,5 @@
-import { type ActivationView, DEACTIVATIONS_PER_DAY } from '../../../teams/activations'
+import type { ActivationView } from '../../../licensing/activation-store'
+import { DEACTIVATIONS_PER_DAY } from '../../../teams/activations'
 import { CopyButton } from '../_components/CopyButton'
 import { deactivateInstallation } from './actions'
 import type { Installations } from './data'

@@ -4,7 +4,8 @@ import { relationId } from '../../../db/relations'
 import { type DownloadableReleases, downloadableReleases } from '../../../delivery/download'
 import type { Entitlements } from '../../../licensing/entitlements'
 import type { ChangelogEntry, License, SupportReply, SupportRequest, Template, User } from '../../../payload-types'
-import { type ActivationView, activationsOf } from '../../../teams/activations'
+import type { ActivationView } from '../../../licensing/activation-store'
+import { activationsOf } from '../../../teams/activations'
 import { listSeats, type SeatList } from '../../../teams/seats'
 
 /** How many versions the dashboard offers a button for; older ones stay on the changelog. */
