@@ -10,6 +10,7 @@
 import type { Payload } from 'payload'
 
 import { resolvePayloadSecret } from '../src/config/env'
+import type { SqlRow } from '../src/db/rows'
 import { prepareProcess } from '../src/process/prepare'
 
 // As server.ts: the .env files, the logger (JSON lines in production), the checks of production.
@@ -40,7 +41,7 @@ const missingMigrations = async (payload: Payload, names: string[]): Promise<str
   try {
     const { executeOn, sql } = await import('../src/db/transaction')
     const { payload_migrations } = await import('../src/db/schema.generated')
-    const rows = await executeOn<{ name: string }>(
+    const rows = await executeOn<Pick<SqlRow<typeof payload_migrations>, 'name'>>(
       payload,
       undefined,
       sql`SELECT ${payload_migrations.name} FROM ${payload_migrations}`,

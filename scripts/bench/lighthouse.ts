@@ -91,7 +91,10 @@ const failingAudits = (lhr: LighthouseResult, categoryId: string): string[] => {
 /** Audits Lighthouse could not run on the page (their ids, and each distinct error once). */
 const erroredAudits = (lhr: LighthouseResult): { ids: string[]; messages: string[] } => {
   const errored = Object.values(lhr.audits).filter((audit) => audit.scoreDisplayMode === 'error')
-  return { ids: errored.map((audit) => audit.id), messages: [...new Set(errored.map((audit) => audit.errorMessage ?? 'unknown error'))] }
+  return {
+    ids: errored.map((audit) => audit.id),
+    messages: [...new Set(errored.map((audit) => audit.errorMessage ?? 'unknown error'))],
+  }
 }
 
 const numeric = (lhr: LighthouseResult, id: string): number | null => lhr.audits[id]?.numericValue ?? null
@@ -103,7 +106,8 @@ const unusedJavaScript = (lhr: LighthouseResult): number | null => {
   return details?.overallSavingsBytes ?? (audit.scoreDisplayMode === 'notApplicable' ? 0 : null)
 }
 
-const fileName = (pagePath: string) => (pagePath === '/' ? 'home' : pagePath.replace(/^\//, '').replace(/[^A-Za-z0-9_-]+/g, '_'))
+const fileName = (pagePath: string) =>
+  pagePath === '/' ? 'home' : pagePath.replace(/^\//, '').replace(/[^A-Za-z0-9_-]+/g, '_')
 
 /** A page's score from one Lighthouse result. */
 const scoreOf = (pagePath: string, status: number, lhr: LighthouseResult, report: PageScore['report']): PageScore => {
@@ -119,7 +123,10 @@ const scoreOf = (pagePath: string, status: number, lhr: LighthouseResult, report
     lcpMs: numeric(lhr, 'largest-contentful-paint'),
     totalBytes: numeric(lhr, 'total-byte-weight'),
     unusedJsBytes: unusedJavaScript(lhr),
-    failing: CATEGORIES.filter(({ id }) => (scores[id] ?? 0) < LIGHTHOUSE.minScore).map(({ id, title }) => ({ category: title, audits: failingAudits(lhr, id) })),
+    failing: CATEGORIES.filter(({ id }) => (scores[id] ?? 0) < LIGHTHOUSE.minScore).map(({ id, title }) => ({
+      category: title,
+      audits: failingAudits(lhr, id),
+    })),
     runtimeError: lhr.runtimeError ? `${lhr.runtimeError.code}: ${lhr.runtimeError.message}` : null,
     errored: erroredAudits(lhr),
     warnings: lhr.runWarnings,
@@ -142,7 +149,13 @@ const warmPage = async (url: string): Promise<number> => {
 
 class ChromiumError extends Error {}
 
-export type LighthouseOutcome = { pages: PageScore[]; chromium: string; error: string | null; seconds: number; loadBefore: number[] }
+export type LighthouseOutcome = {
+  pages: PageScore[]
+  chromium: string
+  error: string | null
+  seconds: number
+  loadBefore: number[]
+}
 
 /**
  * Lighthouse on each of `pages` (paths) under `baseUrl`, one at a time, LIGHTHOUSE.runs runs each (the
@@ -174,11 +187,15 @@ export const runLighthouse = async (baseUrl: string, pages: string[], log: Log):
         logLevel: 'error',
       })
     } catch (error) {
-      throw new ChromiumError(`Chromium (${chromePath}) did not start: ${error instanceof Error ? error.message : String(error)}`)
+      throw new ChromiumError(
+        `Chromium (${chromePath}) did not start: ${error instanceof Error ? error.message : String(error)}`,
+      )
     }
     try {
       if (version === chromePath) {
-        const answer = (await (await fetch(`http://127.0.0.1:${chrome.port}/json/version`)).json()) as { Browser?: string }
+        const answer = (await (await fetch(`http://127.0.0.1:${chrome.port}/json/version`)).json()) as {
+          Browser?: string
+        }
         version = `${answer.Browser ?? 'Chromium'} (${chromePath})`
       }
       const result = await lighthouse(url, { port: chrome.port, output: ['html', 'json'], logLevel: 'error' })
@@ -199,18 +216,29 @@ export const runLighthouse = async (baseUrl: string, pages: string[], log: Log):
         runs.push(scoreOf(pagePath, status, result.lhr, { html: html ?? '', json: json ?? '' }))
       }
       const sorted = [...runs].sort((a, b) => (a.scores.performance ?? -1) - (b.scores.performance ?? -1))
-      const median = { ...(sorted[Math.floor((sorted.length - 1) / 2)] as PageScore), performanceRuns: runs.map((run) => run.scores.performance ?? -1) }
+      const median = {
+        ...(sorted[Math.floor((sorted.length - 1) / 2)] as PageScore),
+        performanceRuns: runs.map((run) => run.scores.performance ?? -1),
+      }
       fs.writeFileSync(path.join(reportDir, `${fileName(pagePath)}.report.html`), median.report.html)
       fs.writeFileSync(path.join(reportDir, `${fileName(pagePath)}.report.json`), median.report.json)
       results.push(median)
       const scoreText = CATEGORIES.map(({ id, title }) => `${title} ${median.scores[id] ?? '-'}`).join(', ')
       const spread = runs.length > 1 ? ` (performance over the runs: ${median.performanceRuns.join(', ')})` : ''
-      log(`  ${pagePath}: ${scoreText}; LCP ${median.lcpMs === null ? '-' : `${(median.lcpMs / 1000).toFixed(2)} s`}${spread}`)
+      log(
+        `  ${pagePath}: ${scoreText}; LCP ${median.lcpMs === null ? '-' : `${(median.lcpMs / 1000).toFixed(2)} s`}${spread}`,
+      )
     }
   } catch (error) {
     if (!(error instanceof ChromiumError)) throw error
     log(`Lighthouse stopped: ${error.message}`)
-    return { pages: results, chromium: chromePath, error: error.message, seconds: (Date.now() - started) / 1000, loadBefore }
+    return {
+      pages: results,
+      chromium: chromePath,
+      error: error.message,
+      seconds: (Date.now() - started) / 1000,
+      loadBefore,
+    }
   }
   return { pages: results, chromium: version, error: null, seconds: (Date.now() - started) / 1000, loadBefore }
 }
@@ -227,7 +255,9 @@ export const lighthouseTable = (pages: PageScore[]): string => {
       const score = page.scores[id]
       return score === null || score === undefined ? '-' : score < LIGHTHOUSE.minScore ? `**${score}**` : String(score)
     })
-    lines.push(`| \`${page.path}\` | ${scores.join(' | ')} | ${page.lcpMs === null ? '-' : (page.lcpMs / 1000).toFixed(2)} | ${kib(page.totalBytes)} | ${kib(page.unusedJsBytes)} |`)
+    lines.push(
+      `| \`${page.path}\` | ${scores.join(' | ')} | ${page.lcpMs === null ? '-' : (page.lcpMs / 1000).toFixed(2)} | ${kib(page.totalBytes)} | ${kib(page.unusedJsBytes)} |`,
+    )
   }
   return lines.join('\n')
 }
@@ -243,10 +273,14 @@ export const lighthouseNotes = (outcome: LighthouseOutcome, serverIdle: string):
     if (page.status !== 200) lines.push(`\`${page.path}\` answered ${page.status} before Lighthouse loaded it.`)
     if (page.runtimeError) lines.push(`\`${page.path}\`: Lighthouse's runtime error ${page.runtimeError}.`)
     for (const { category, audits } of page.failing) {
-      lines.push(`\`${page.path}\` under ${LIGHTHOUSE.minScore} in ${category} (${page.scores[CATEGORIES.find((c) => c.title === category)?.id ?? ''] ?? '-'}): ${audits.length > 0 ? audits.join('; ') : 'no failing audit named'}.`)
+      lines.push(
+        `\`${page.path}\` under ${LIGHTHOUSE.minScore} in ${category} (${page.scores[CATEGORIES.find((c) => c.title === category)?.id ?? ''] ?? '-'}): ${audits.length > 0 ? audits.join('; ') : 'no failing audit named'}.`,
+      )
     }
-    if (page.performanceRuns.length > 1) lines.push(`\`${page.path}\` performance over its runs: ${page.performanceRuns.join(', ')}.`)
-    for (const warning of page.warnings) lines.push(`\`${page.path}\`: Lighthouse warned: ${warning.replace(/\s+/g, ' ')}`)
+    if (page.performanceRuns.length > 1)
+      lines.push(`\`${page.path}\` performance over its runs: ${page.performanceRuns.join(', ')}.`)
+    for (const warning of page.warnings)
+      lines.push(`\`${page.path}\`: Lighthouse warned: ${warning.replace(/\s+/g, ' ')}`)
   }
   // Audits Lighthouse could not run, grouped: usually the same few on every page (a newer Chromium's trace format).
   const errored = new Map<string, string[]>()
@@ -255,19 +289,32 @@ export const lighthouseNotes = (outcome: LighthouseOutcome, serverIdle: string):
     const key = `${page.errored.ids.join(', ')}: ${page.errored.messages.map((message) => message.replace(/\s+/g, ' ')).join(' / ')}`
     errored.set(key, [...(errored.get(key) ?? []), `\`${page.path}\``])
   }
-  for (const [key, pages] of errored) lines.push(`Audits Lighthouse could not run on ${pages.length === outcome.pages.length ? 'every page' : pages.join(', ')} (none weighs in a score unless named above): ${key}.`)
+  for (const [key, pages] of errored)
+    lines.push(
+      `Audits Lighthouse could not run on ${pages.length === outcome.pages.length ? 'every page' : pages.join(', ')} (none weighs in a score unless named above): ${key}.`,
+    )
   return lines
 }
 
 export const lighthouseCheck = (outcome: LighthouseOutcome, expectedPages: string[]): Check => {
-  if (outcome.error) return { target: `Lighthouse (mobile): every public page at least ${LIGHTHOUSE.minScore} in all four categories`, measured: outcome.error, met: null }
+  if (outcome.error)
+    return {
+      target: `Lighthouse (mobile): every public page at least ${LIGHTHOUSE.minScore} in all four categories`,
+      measured: outcome.error,
+      met: null,
+    }
   const misses = outcome.pages.flatMap((page) =>
-    CATEGORIES.filter(({ id }) => (page.scores[id] ?? 0) < LIGHTHOUSE.minScore).map(({ id, title }) => `\`${page.path}\` ${title} ${page.scores[id] ?? '-'}`),
+    CATEGORIES.filter(({ id }) => (page.scores[id] ?? 0) < LIGHTHOUSE.minScore).map(
+      ({ id, title }) => `\`${page.path}\` ${title} ${page.scores[id] ?? '-'}`,
+    ),
   )
   const missing = expectedPages.filter((pagePath) => !outcome.pages.some((page) => page.path === pagePath))
   return {
     target: `Lighthouse (mobile): every public page at least ${LIGHTHOUSE.minScore} in all four categories (${expectedPages.length} pages)`,
-    measured: misses.length === 0 && missing.length === 0 ? 'all pages, all categories' : [...misses, ...missing.map((pagePath) => `\`${pagePath}\` not measured`)].join(', '),
+    measured:
+      misses.length === 0 && missing.length === 0
+        ? 'all pages, all categories'
+        : [...misses, ...missing.map((pagePath) => `\`${pagePath}\` not measured`)].join(', '),
     met: misses.length === 0 && missing.length === 0,
   }
 }

@@ -6,6 +6,7 @@ import {
   type PayloadRequest,
 } from 'payload'
 
+import type { SqlRow } from '../db/rows'
 import { users, users_roles, users_sessions } from '../db/schema.generated'
 import { executeOn, isoTimestamp as iso, sql } from '../db/transaction'
 import type { User } from '../payload-types'
@@ -17,15 +18,10 @@ import type { User } from '../payload-types'
  * query Payload's adapter builds anew on every request. `account-read.test.ts` holds it equal to
  * Payload's own read, field for field, so a field added to `users` fails that test until it is here.
  */
-export type AccountRow = {
-  id: number
-  name: string | null
-  email: string
-  email_verified: boolean | null
-  pending_email: string | null
-  processor_customer_id: string | null
-  created_at: Date | string
-  updated_at: Date | string
+export type AccountRow = Pick<
+  SqlRow<typeof users>,
+  'id' | 'name' | 'email' | 'email_verified' | 'pending_email' | 'processor_customer_id' | 'created_at' | 'updated_at'
+> & {
   roles: string[] | null
   sessions: { id: string; createdAt: string | null; expiresAt: string }[] | null
 }

@@ -15,6 +15,7 @@ import {
 } from 'payload'
 
 import { and } from '../access/compose'
+import type { SqlRow } from '../db/rows'
 import { api_keys, users } from '../db/schema.generated'
 import { bare, executeOn, inTransaction, isoTimestamp, lockKey, sql } from '../db/transaction'
 import { AUTH_REFUSAL } from '../http/endpoint'
@@ -126,7 +127,7 @@ const apiKeyStrategy: AuthStrategy = {
     if (!KEY_PATTERN.test(presented)) return refuse(invalidKey())
     // The key and its owner in one statement, by the hash's unique index (the owner as readAccount reads it).
     const [found] = await executeOn<
-      AccountRow & { key_id: number; revoked_at: Date | string | null; last_used_at: Date | string | null }
+      AccountRow & Pick<SqlRow<typeof api_keys>, 'revoked_at' | 'last_used_at'> & { key_id: number }
     >(
       payload,
       undefined,

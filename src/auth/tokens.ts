@@ -2,6 +2,7 @@ import crypto from 'node:crypto'
 
 import type { Payload, PayloadRequest } from 'payload'
 
+import type { SqlRow } from '../db/rows'
 import { auth_tokens } from '../db/schema.generated'
 import { bare, execute, executeOn, sql } from '../db/transaction'
 
@@ -62,7 +63,7 @@ export const consumeAuthToken = async (
   token: string,
 ): Promise<ConsumedToken | null> => {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null
-  const [row] = await executeOn<{ email: string; user_id: number | null; next: string | null }>(
+  const [row] = await executeOn<Pick<SqlRow<typeof auth_tokens>, 'email' | 'user_id' | 'next'>>(
     payload,
     undefined,
     sql`UPDATE ${auth_tokens} SET ${bare(auth_tokens.consumedAt)} = now(), ${bare(auth_tokens.updatedAt)} = now()

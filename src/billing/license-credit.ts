@@ -1,6 +1,7 @@
 import type { PayloadRequest } from 'payload'
 
 import { relationId } from '../db/relations'
+import type { SqlRow } from '../db/rows'
 import { license_changes, one_time_purchases, releases } from '../db/schema.generated'
 import { execute, sql } from '../db/transaction'
 
@@ -66,7 +67,8 @@ export const netPaidFor = async (
 
 /** Published releases with an archive (what a download can give), for deciding what a window opens. */
 export const publishedReleases = (req: PayloadRequest, now: Date) =>
-  execute<{ version: string; publishedAt: Date | string }>(
+  // publishedAt: an alias; never null here (published_at <= now).
+  execute<Pick<SqlRow<typeof releases>, 'version'> & { publishedAt: Date | string }>(
     req,
     sql`SELECT ${releases.version}, ${releases.publishedAt} AS "publishedAt" FROM ${releases}
         WHERE ${releases.publishedAt} <= ${now.toISOString()} AND ${releases.filename} IS NOT NULL`,

@@ -1,6 +1,6 @@
 import type { PayloadRequest } from 'payload'
 
-import { iso, num, type Row } from '../db/rows'
+import { iso, num, type SqlRow } from '../db/rows'
 import { one_time_purchases, plans, users } from '../db/schema.generated'
 import { bare, columnList, execute, lockKey, sql } from '../db/transaction'
 import type { OneTimePurchase, Plan } from '../payload-types'
@@ -50,14 +50,14 @@ export const resolveBuyer = async (
   // (rememberCustomer), so both orders would meet and deadlock.
   if (byId === null && address !== null) await lockBuyerEmail(req, address)
   // One statement: the named account when it exists, else the verified owner of the email.
-  const [row] = await execute<Row>(
+  const [row] = await execute<Pick<SqlRow<typeof users>, 'id' | 'processor_customer_id'>>(
     req,
     sql`SELECT ${users.id}, ${users.processorCustomerId} FROM ${users}
         WHERE ${users.id} = ${byId} OR (${users.email} = ${address} AND ${users.emailVerified})
         ORDER BY (${users.id} = ${byId}) IS TRUE DESC
         LIMIT 1`,
   )
-  return row ? { id: Number(row.id), processorCustomerId: (row.processor_customer_id as string | null) ?? null } : null
+  return row ? { id: Number(row.id), processorCustomerId: row.processor_customer_id } : null
 }
 
 /** The plan that sells this price (its monthly or yearly price id), active or not, if any. */
@@ -66,7 +66,9 @@ export const planForPrice = async (
   priceId: string | null | undefined,
 ): Promise<PlanRef | null> => {
   if (!priceId) return null
-  const [row] = await execute<Row>(
+  const [row] = await execute<
+    Pick<SqlRow<typeof plans>, 'id' | 'slug' | 'active' | 'is_free' | 'allow_promotion_codes' | 'max_seats'>
+  >(
     req,
     sql`SELECT ${columnList(plans.id, plans.slug, plans.active, plans.isFree, plans.allowPromotionCodes, plans.maxSeats)} FROM ${plans}
         WHERE ${plans.priceIds_monthly} = ${priceId} OR ${plans.priceIds_yearly} = ${priceId} ORDER BY ${plans.id} LIMIT 1`,
@@ -121,23 +123,26 @@ const PURCHASE_COLUMNS = columnList(
   one_time_purchases.createdAt,
 )
 
-const purchaseOf = (row: Row): OneTimePurchase => ({
+/** A row of PURCHASE_COLUMNS: every column of the table. */
+type PurchaseRow = SqlRow<typeof one_time_purchases>
+
+const purchaseOf = (row: PurchaseRow): OneTimePurchase => ({
   id: Number(row.id),
   user: num(row.user_id),
-  email: (row.email as string | null) ?? null,
+  email: row.email,
   plan: num(row.plan_id),
   processorPaymentIntentId: String(row.processor_payment_intent_id),
-  processorCheckoutSessionId: (row.processor_checkout_session_id as string | null) ?? null,
-  processorCustomerId: (row.processor_customer_id as string | null) ?? null,
-  processorChargeId: (row.processor_charge_id as string | null) ?? null,
-  processorPriceId: (row.processor_price_id as string | null) ?? null,
+  processorCheckoutSessionId: row.processor_checkout_session_id,
+  processorCustomerId: row.processor_customer_id,
+  processorChargeId: row.processor_charge_id,
+  processorPriceId: row.processor_price_id,
   quantity: num(row.quantity) ?? 1,
   amount: num(row.amount),
   taxAmount: num(row.tax_amount),
-  currency: (row.currency as string | null) ?? null,
-  status: row.status as OneTimePurchase['status'],
+  currency: row.currency,
+  status: row.status,
   refundedAmount: num(row.refunded_amount),
-  disputeStatus: (row.dispute_status as OneTimePurchase['disputeStatus']) ?? 'none',
+  disputeStatus: row.dispute_status ?? 'none',
   grantedAt: iso(row.granted_at),
   revokedAt: iso(row.revoked_at),
   updatedAt: iso(row.updated_at)!,
@@ -145,7 +150,7 @@ const purchaseOf = (row: Row): OneTimePurchase => ({
 })
 
 export const findPurchase = async (req: PayloadRequest, paymentIntentId: string): Promise<OneTimePurchase | null> => {
-  const [row] = await execute<Row>(
+  const [row] = await execute<PurchaseRow>(
     req,
     sql`SELECT ${PURCHASE_COLUMNS} FROM ${one_time_purchases} WHERE ${one_time_purchases.processorPaymentIntentId} = ${paymentIntentId}`,
   )
@@ -175,7 +180,7 @@ export const insertPurchase = async (
   paymentIntentId: string,
   data: PurchaseWrite,
 ): Promise<OneTimePurchase> => {
-  const [row] = await execute<Row>(
+  const [row] = await execute<PurchaseRow>(
     req,
     sql`INSERT INTO ${one_time_purchases}
           (${bare(one_time_purchases.user, one_time_purchases.email, one_time_purchases.plan, one_time_purchases.processorPaymentIntentId)},
@@ -198,7 +203,7 @@ export const updatePurchase = async (
   id: number,
   data: PurchaseWrite,
 ): Promise<OneTimePurchase> => {
-  const [row] = await execute<Row>(
+  const [row] = await execute<PurchaseRow>(
     req,
     sql`UPDATE ${one_time_purchases}
         SET ${bare(one_time_purchases.user)} = ${data.user}, ${bare(one_time_purchases.email)} = ${data.email ?? null},

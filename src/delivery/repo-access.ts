@@ -1,6 +1,7 @@
 import { createLocalReq, type Payload, type PayloadRequest } from 'payload'
 
 import { relationId } from '../db/relations'
+import type { SqlRow } from '../db/rows'
 import { repo_access, repo_usernames } from '../db/schema.generated'
 import { bare, execute, inTransaction, lockKey, sql } from '../db/transaction'
 import { requireAccount } from '../http/account'
@@ -98,6 +99,9 @@ const usernameTaken = () =>
 /** A request of its own, outside any transaction. */
 const plainReq = (payload: Payload) => createLocalReq({}, payload)
 
+/** Who holds a `repo_usernames` claim, and since when it is being removed. */
+type UsernameHolder = Pick<SqlRow<typeof repo_usernames>, 'user_id' | 'removing_since'>
+
 /** The code host's failure on the row, unless its username changed meanwhile. */
 const recordFailure = (row: RepoAccess, code: string) =>
   sql`UPDATE ${repo_access} SET ${bare(repo_access.lastError)} = ${code} WHERE ${repo_access.id} = ${row.id} AND ${repo_access.username} = ${row.username}`
@@ -119,7 +123,7 @@ const claimUsername = async (payload: Payload, userId: number, key: string): Pro
           ON CONFLICT (${bare(repo_usernames.usernameKey)}) DO NOTHING RETURNING ${repo_usernames.id}`,
     )
     if (inserted.length > 0) return 'claimed'
-    const [holder] = await execute<{ user_id: number; removing_since: string | null }>(
+    const [holder] = await execute<UsernameHolder>(
       req,
       sql`SELECT ${repo_usernames.user}, ${repo_usernames.removingSince} FROM ${repo_usernames} WHERE ${repo_usernames.usernameKey} = ${key}`,
     )
@@ -163,7 +167,7 @@ const holdClaim = async (tx: PayloadRequest, userId: number, key: string): Promi
     sql`INSERT INTO ${repo_usernames} (${bare(repo_usernames.usernameKey, repo_usernames.user)}) VALUES (${key}, ${userId})
         ON CONFLICT (${bare(repo_usernames.usernameKey)}) DO NOTHING`,
   )
-  const [holder] = await execute<{ user_id: number; removing_since: string | null }>(
+  const [holder] = await execute<UsernameHolder>(
     tx,
     sql`SELECT ${repo_usernames.user}, ${repo_usernames.removingSince} FROM ${repo_usernames} WHERE ${repo_usernames.usernameKey} = ${key} FOR UPDATE`,
   )

@@ -15,7 +15,7 @@ export type S3Settings = {
 }
 
 /** What a link needs of a stored archive (a release or a template): its id, file name and S3 prefix. */
-export type StoredArchive = Pick<Release, 'id' | 'filename' | 'prefix'>
+type StoredArchive = Pick<Release, 'id' | 'filename' | 'prefix'>
 
 export type ReleaseStorage = {
   kind: 's3' | 'local'

@@ -1,9 +1,10 @@
 import type { Payload, UpdateJobsArgs } from 'payload'
 
+import type { SqlRow } from '../db/rows'
 import { payload_jobs } from '../db/schema.generated'
 import { bare, executeOn, sql } from '../db/transaction'
 
-type Id = number | string
+type JobIdRow = Pick<SqlRow<typeof payload_jobs>, 'id'>
 
 /** Payload's runner claiming jobs: `processing: true` and nothing else (updatedAt is stamped by its helper). */
 const isClaim = (args: UpdateJobsArgs): boolean =>
@@ -33,7 +34,7 @@ export const claimJobsAtomically = (payload: Payload): void => {
     if (args.id !== undefined) {
       // One job by id (runByID): Payload runs it whatever its state but must not run it twice at once.
       // On the pool, not the runner's transaction: the claim must hold before the job starts.
-      const rows = await executeOn<{ id: Id }>(
+      const rows = await executeOn<JobIdRow>(
         payload,
         undefined,
         sql`UPDATE ${payload_jobs} SET ${bare(payload_jobs.processing)} = true, ${bare(payload_jobs.updatedAt)} = now()
@@ -52,7 +53,7 @@ export const claimJobsAtomically = (payload: Payload): void => {
     const ids = candidates.docs.map((job) => job.id)
     if (ids.length === 0) return []
     // The runnable conditions of Payload's query again, as another runner may have run a job meanwhile.
-    const rows = await executeOn<{ id: Id }>(
+    const rows = await executeOn<JobIdRow>(
       payload,
       undefined,
       sql`UPDATE ${payload_jobs} SET ${bare(payload_jobs.processing)} = true, ${bare(payload_jobs.updatedAt)} = now()

@@ -1,5 +1,6 @@
 import type { Payload } from 'payload'
 
+import type { SqlRow } from '../db/rows'
 import { payload_jobs } from '../db/schema.generated'
 import { bare, executeOn, sql } from '../db/transaction'
 
@@ -12,7 +13,7 @@ export type ReaperOptions = {
 
 export const DEFAULT_REAPER_OPTIONS: ReaperOptions = { stuckAfterMs: 10 * 60 * 1000, maxInterruptions: 5 }
 
-type Reaped = { id: number; task_slug: string | null; interruptions: number; has_error: boolean }
+type Reaped = Pick<SqlRow<typeof payload_jobs>, 'id' | 'task_slug' | 'has_error'> & { interruptions: number }
 
 // PATCH: jobs-reaper
 /**

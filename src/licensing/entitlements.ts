@@ -1,12 +1,13 @@
 import type { Access, Payload, PayloadRequest } from 'payload'
 
+import type { SqlRow } from '../db/rows'
 import { license_seats, licenses, plans, plans_feature_access } from '../db/schema.generated'
 import { executeOn, isoTimestamp, sql } from '../db/transaction'
 import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
 import { isLicenseUsable } from './status'
-import type { UpdatePolicy, UpdateWindow } from './update-window'
+import type { UpdateWindow } from './update-window'
 
 /** What entitlement checks need of a usable license and its plan (not the whole documents). */
 export type EntitledLicense = {
@@ -43,19 +44,17 @@ const cacheOf = (req: PayloadRequest): EntitlementsCache => {
   return cache
 }
 
-type EntitlementRow = {
-  license_id: number | null
-  owned: boolean | null
-  valid_until: Date | string | null
-  update_policy: UpdatePolicy | null
-  updates_major: string | number | null
-  updates_until: Date | string | null
-  plan_id: number
-  slug: string
-  is_free: boolean | null
-  active: boolean | null
-  features: string[] | null
-}
+// The license's columns come through a LEFT JOIN (a free plan without a license), each nullable already.
+type EntitlementRow = Pick<
+  SqlRow<typeof licenses>,
+  'valid_until' | 'update_policy' | 'updates_major' | 'updates_until'
+> &
+  Pick<SqlRow<typeof plans>, 'slug' | 'is_free' | 'active'> & {
+    license_id: number | null
+    owned: boolean | null
+    plan_id: number
+    features: string[] | null
+  }
 
 /**
  * One query on every download, access check and API-key request: the user's active licenses (their

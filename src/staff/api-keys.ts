@@ -1,5 +1,6 @@
 import type { PayloadRequest } from 'payload'
 
+import type { SqlRow } from '../db/rows'
 import { api_keys } from '../db/schema.generated'
 import { execute, sql } from '../db/transaction'
 import { ServiceError } from '../http/errors'
@@ -14,7 +15,7 @@ export type ApiKeyActionResult = { apiKey: Pick<ApiKey, 'id' | 'prefix' | 'revok
  */
 export const revokeApiKeyByStaff = (req: PayloadRequest, id: number, reason: string): Promise<ApiKeyActionResult> =>
   inStaffTransaction(req, async (tx) => {
-    const [row] = await execute<{ id: number; prefix: string; revoked_at: string | null }>(
+    const [row] = await execute<Pick<SqlRow<typeof api_keys>, 'id' | 'prefix' | 'revoked_at'>>(
       tx,
       sql`SELECT ${api_keys.id}, ${api_keys.prefix}, ${api_keys.revokedAt} FROM ${api_keys} WHERE ${api_keys.id} = ${id} FOR UPDATE`,
     )

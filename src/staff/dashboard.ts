@@ -1,5 +1,6 @@
 import { createLocalReq, type Payload } from 'payload'
 
+import type { SqlRow } from '../db/rows'
 import {
   downloads,
   licenses,
@@ -67,7 +68,7 @@ export const staffDashboardData = async (payload: Payload, now = new Date()): Pr
           AND coalesce(${payment_history.paidAt}, ${payment_history.createdAt}) <= ${at}::timestamptz
         GROUP BY lower(${payment_history.currency}) ORDER BY lower(${payment_history.currency})`,
     ),
-    execute<{ id: number; plan: string; name: string; active: string }>(
+    execute<Pick<SqlRow<typeof plans>, 'id' | 'name'> & { plan: string; active: string }>(
       req,
       sql`SELECT ${plans.id}, ${plans.slug} AS plan, ${plans.name} AS name, count(${licenses.id}) AS active
         FROM ${plans} LEFT JOIN ${licenses} ON ${licenses.plan} = ${plans.id} AND ${licenses.status} = 'active'
@@ -82,15 +83,11 @@ export const staffDashboardData = async (payload: Payload, now = new Date()): Pr
           (SELECT count(*) FROM ${template_downloads}
             WHERE ${template_downloads.createdAt} >= ${weekStart}::timestamptz AND ${template_downloads.createdAt} <= ${at}::timestamptz) AS templates`,
     ),
-    execute<{
-      id: number
-      event_id: string
-      type: string
-      attempts: string | number | null
-      last_error: string | null
-      received_at: Date | string
-      total: string
-    }>(
+    execute<
+      Pick<SqlRow<typeof processor_events>, 'id' | 'event_id' | 'type' | 'attempts' | 'last_error' | 'received_at'> & {
+        total: string
+      }
+    >(
       req,
       sql`SELECT ${columnList(processor_events.id, processor_events.eventId, processor_events.type, processor_events.attempts, processor_events.lastError, processor_events.receivedAt)},
           count(*) OVER () AS total

@@ -63,7 +63,8 @@ export const rotateSecret = (
   withActor(req, async (tx) => {
     const secret = generateSigningSecret()
     const expires = new Date(Date.now() + PREVIOUS_SECRET_TTL_MS)
-    const [row] = await execute<{ expires: Date }>(
+    // An alias of a timestamp column, typed as SqlRow types one; never null (set by this UPDATE).
+    const [row] = await execute<{ expires: Date | string }>(
       tx,
       sql`UPDATE ${webhook_endpoints} SET ${bare(webhook_endpoints.previousSecretSealed)} = ${webhook_endpoints.secretSealed},
             ${bare(webhook_endpoints.previousSecretExpiresAt)} = ${expires.toISOString()},

@@ -6,7 +6,7 @@ import { track } from '../analytics/track'
 import { asRateLimited, limiterOf } from '../auth/rate-limit'
 import { hashToken } from '../auth/tokens'
 import { PRODUCT_NAME } from '../config/product'
-import { iso, num } from '../db/rows'
+import { iso, num, type SqlRow } from '../db/rows'
 import { license_seats, licenses, plans, users } from '../db/schema.generated'
 import { bare, execute, inTransaction, sql } from '../db/transaction'
 import { queueEmail } from '../email/send-task'
@@ -62,16 +62,14 @@ export const ownedLicense = async (
   id: number,
   options: { lock?: boolean } = {},
 ): Promise<OwnedLicense> => {
-  const [row] = await execute<{
-    id: number
-    user_id: number | null
-    owner_email: string | null
-    seats: string | number
-    status: string
-    valid_until: Date | string | null
-    plan_name: string
-    is_member: boolean
-  }>(
+  const [row] = await execute<
+    Pick<SqlRow<typeof licenses>, 'id' | 'user_id' | 'seats' | 'status' | 'valid_until'> & {
+      // LEFT JOIN: a license may have no owner account.
+      owner_email: string | null
+      plan_name: string
+      is_member: boolean
+    }
+  >(
     req,
     sql`SELECT ${licenses.id}, ${licenses.user}, ${users.email} AS owner_email, ${licenses.seats}, ${licenses.status}, ${licenses.validUntil}, ${plans.name} AS plan_name,
           EXISTS (SELECT 1 FROM ${license_seats} WHERE ${license_seats.license} = ${licenses.id} AND ${license_seats.member} = ${user.id}
@@ -95,28 +93,18 @@ export const ownedLicense = async (
   }
 }
 
-type SeatRow = {
-  id: number
-  email: string
-  status: SeatStatus
-  member_id: number | null
-  claimed_at: Date | string | null
-  claim_expires_at: Date | string | null
-  created_at: Date | string
-}
+type SeatRow = Pick<
+  SqlRow<typeof license_seats>,
+  'id' | 'email' | 'status' | 'member_id' | 'claimed_at' | 'claim_expires_at' | 'created_at'
+>
 
 const SEAT_COLUMNS = sql`${license_seats.id}, ${license_seats.email}, ${license_seats.status}, ${license_seats.member}, ${license_seats.claimedAt}, ${license_seats.claimExpiresAt}, ${license_seats.createdAt}`
 
 /** A seat as its webhook events (seat.claimed, seat.revoked) describe it. */
-type SeatEventRow = {
-  id: number
-  license_id: number
-  email: string
-  status: SeatStatus
-  member_id: number | null
-  claimed_at: Date | string | null
-  revoked_at: Date | string | null
-}
+type SeatEventRow = Pick<
+  SqlRow<typeof license_seats>,
+  'id' | 'license_id' | 'email' | 'status' | 'member_id' | 'claimed_at' | 'revoked_at'
+>
 
 const SEAT_EVENT_COLUMNS = sql`${license_seats.id}, ${license_seats.license} AS license_id, ${license_seats.email}, ${license_seats.status},
   ${license_seats.member} AS member_id, ${license_seats.claimedAt}, ${license_seats.revokedAt}`
@@ -258,7 +246,7 @@ export const endSeat = async (
   seatId: number,
   actor: { by: SeatEnder; userId: number | null },
 ) => {
-  const [seat] = await execute<{ id: number; status: SeatStatus; member_id: number | null; license_id: number }>(
+  const [seat] = await execute<Pick<SqlRow<typeof license_seats>, 'id' | 'status' | 'member_id' | 'license_id'>>(
     req,
     sql`SELECT ${license_seats.id}, ${license_seats.status}, ${license_seats.member}, ${license_seats.license} FROM ${license_seats}
         WHERE ${license_seats.id} = ${seatId}${licenseId === null ? sql`` : sql` AND ${license_seats.license} = ${licenseId}`} FOR UPDATE`,
@@ -296,7 +284,13 @@ export const endSeat = async (
  * meanwhile. Returns the seats ended, newest first.
  */
 export const endSeatsBeyondPaid = async (req: PayloadRequest, licenseId: number): Promise<SeatView[]> => {
-  const [license] = await execute<{ seats: string | number; owner_email: string | null; plan_name: string }>(
+  const [license] = await execute<
+    Pick<SqlRow<typeof licenses>, 'seats'> & {
+      // LEFT JOIN: a license may have no owner account.
+      owner_email: string | null
+      plan_name: string
+    }
+  >(
     req,
     sql`SELECT ${licenses.seats}, ${users.email} AS owner_email, ${plans.name} AS plan_name
         FROM ${licenses} JOIN ${plans} ON ${plans.id} = ${licenses.plan} LEFT JOIN ${users} ON ${users.id} = ${licenses.user}
@@ -354,14 +348,13 @@ export const claimSeat = async (
   if (!TOKEN.test(token)) return { result: 'invalid_link' }
   const tokenHash = hashToken(token)
   return inTransaction(payload, async (req) => {
-    const [seat] = await execute<{
-      id: number
-      email: string
-      license_id: number
-      owner_id: number | null
-      license_status: string
-      valid_until: Date | string | null
-    }>(
+    const [seat] = await execute<
+      Pick<SqlRow<typeof license_seats>, 'id' | 'email' | 'license_id'> &
+        Pick<SqlRow<typeof licenses>, 'valid_until'> & {
+          owner_id: number | null
+          license_status: string
+        }
+    >(
       req,
       sql`SELECT ${license_seats.id}, ${license_seats.email}, ${license_seats.license}, ${licenses.user} AS owner_id, ${licenses.status} AS license_status, ${licenses.validUntil}
           FROM ${license_seats} JOIN ${licenses} ON ${licenses.id} = ${license_seats.license}
@@ -417,14 +410,14 @@ export type HeldSeat = {
 
 /** The seats `userId` holds on other people's licenses (the member's dashboard). */
 export const seatsHeldBy = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<HeldSeat[]> => {
-  const rows = await execute<{
-    id: number
-    license_id: number
-    plan_name: string
-    owner_email: string | null
-    claimed_at: Date | string | null
-    status: string
-  }>(
+  const rows = await execute<
+    Pick<SqlRow<typeof license_seats>, 'id' | 'license_id' | 'claimed_at'> &
+      Pick<SqlRow<typeof licenses>, 'status'> & {
+        plan_name: string
+        // LEFT JOIN: a license may have no owner account.
+        owner_email: string | null
+      }
+  >(
     req ?? ({ payload } as PayloadRequest),
     sql`SELECT ${license_seats.id}, ${license_seats.license}, ${plans.name} AS plan_name, ${users.email} AS owner_email, ${license_seats.claimedAt}, ${licenses.status}
         FROM ${license_seats} JOIN ${licenses} ON ${licenses.id} = ${license_seats.license} JOIN ${plans} ON ${plans.id} = ${licenses.plan}
@@ -445,7 +438,7 @@ export const seatsHeldBy = async (payload: Payload, userId: number, req?: Payloa
 /** The members of a license with a claimed seat: whose repository access follows the license too. */
 export const claimedMembersOf = async (req: PayloadRequest, licenseId: number): Promise<number[]> =>
   (
-    await execute<{ member_id: number }>(
+    await execute<Pick<SqlRow<typeof license_seats>, 'member_id'>>(
       req,
       sql`SELECT ${license_seats.member} FROM ${license_seats} WHERE ${license_seats.license} = ${licenseId} AND ${license_seats.status} = 'claimed' AND ${license_seats.member} IS NOT NULL`,
     )

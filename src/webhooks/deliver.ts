@@ -143,7 +143,8 @@ const countFailedEvent = async (
   lastError: string | null,
   options: DeliveryOptions,
 ) => {
-  const [counted] = await execute<{ failed: number }>(
+  // A numeric column: pg hands it back as a string.
+  const [counted] = await execute<{ failed: string | number }>(
     req,
     sql`UPDATE ${webhook_endpoints} SET ${bare(webhook_endpoints.failedEventsInARow)} = COALESCE(${webhook_endpoints.failedEventsInARow}, 0) + 1
         WHERE ${webhook_endpoints.id} = ${endpoint.id} RETURNING ${webhook_endpoints.failedEventsInARow} AS failed`,

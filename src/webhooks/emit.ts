@@ -2,6 +2,7 @@ import crypto from 'node:crypto'
 
 import type { PayloadRequest } from 'payload'
 
+import type { SqlRow } from '../db/rows'
 import { webhook_endpoints, webhook_endpoints_events, webhook_events } from '../db/schema.generated'
 import { bare, execute, sql } from '../db/transaction'
 import { WEBHOOKS_QUEUE, type WebhookEventType } from './events'
@@ -34,7 +35,7 @@ export const eventBody = (type: string, occurredAt: Date, data: Data): string =>
  * event's id, or null when nothing was enqueued (no endpoint, or this fact was sent already).
  */
 export const emitWebhookEvent = async (req: PayloadRequest, event: WebhookEventInput): Promise<string | null> => {
-  const endpoints = await execute<{ id: number }>(
+  const endpoints = await execute<Pick<SqlRow<typeof webhook_endpoints>, 'id'>>(
     req,
     sql`SELECT ${webhook_endpoints.id} FROM ${webhook_endpoints}
         WHERE ${webhook_endpoints.enabled} = true
@@ -44,7 +45,7 @@ export const emitWebhookEvent = async (req: PayloadRequest, event: WebhookEventI
   if (endpoints.length === 0) return null
   const eventId = newEventId()
   const body = eventBody(event.type, event.occurredAt ?? new Date(), await event.data())
-  const [inserted] = await execute<{ id: number }>(
+  const [inserted] = await execute<Pick<SqlRow<typeof webhook_events>, 'id'>>(
     req,
     sql`INSERT INTO ${webhook_events} (${bare(webhook_events.eventId, webhook_events.type, webhook_events.sourceKey, webhook_events.body)},
           ${bare(webhook_events.updatedAt, webhook_events.createdAt)})

@@ -1,5 +1,6 @@
 import type { Payload, TaskConfig } from 'payload'
 
+import type { SqlRow } from '../db/rows'
 import {
   payload_jobs,
   payload_locked_documents,
@@ -53,7 +54,7 @@ const removable = (cutoff: string, now: string) => sql`
  */
 const deleteBatch = (payload: Payload, cutoff: string, now: string): Promise<RetentionResult & { locked: number }> =>
   inTransaction(payload, async (req) => {
-    const locked = await execute<{ id: number }>(
+    const locked = await execute<Pick<SqlRow<typeof webhook_events>, 'id'>>(
       req,
       sql`SELECT ${webhook_events.id} FROM ${webhook_events}
           WHERE ${removable(cutoff, now)}

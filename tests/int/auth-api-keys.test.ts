@@ -73,7 +73,10 @@ const graphqlWithKey = async (key: string, query: string) => {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify({ query }),
   })
-  const result = (await (await guardedGraphQLPost(config)(request)).json()) as { data?: Record<string, unknown> | null; errors?: { message: string }[] }
+  const result = (await (await guardedGraphQLPost(config)(request)).json()) as {
+    data?: Record<string, unknown> | null
+    errors?: { message: string }[]
+  }
   // A misspelt query would "prove" a refusal: only access errors count.
   expect(JSON.stringify(result.errors ?? [])).not.toMatch(/Cannot query field|Unknown argument/)
   return result
@@ -108,7 +111,7 @@ describe('creating, listing and revoking keys', () => {
     expect(JSON.stringify(row)).not.toContain(key)
   })
 
-  it('lists the caller\'s live keys with public fields only, never the key', async () => {
+  it("lists the caller's live keys with public fields only, never the key", async () => {
     const created = await createKey(ultimate, 'listed')
     const response = await listKeys(ultimate)
     expect(response.status).toBe(200)
@@ -153,11 +156,15 @@ describe('creating, listing and revoking keys', () => {
   it(`at most ${MAX_LIVE_API_KEYS} live keys, also when asked for at once; revoking one frees a place`, async () => {
     const owner = await buyer(PRICES.ultimate)
     const answers = await Promise.all(
-      Array.from({ length: MAX_LIVE_API_KEYS + 3 }, (_, index) => api('POST', '/account/api-keys', { as: owner, body: { name: `key ${index}` } })),
+      Array.from({ length: MAX_LIVE_API_KEYS + 3 }, (_, index) =>
+        api('POST', '/account/api-keys', { as: owner, body: { name: `key ${index}` } }),
+      ),
     )
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(MAX_LIVE_API_KEYS)
     const refused = answers.filter((answer) => answer.status !== 201)
-    expect(refused.map((answer) => [answer.status, errorCode(answer)])).toEqual(Array(3).fill([409, 'api_key_limit_reached']))
+    expect(refused.map((answer) => [answer.status, errorCode(answer)])).toEqual(
+      Array(3).fill([409, 'api_key_limit_reached']),
+    )
     expect((await listKeys(owner)).body.docs).toHaveLength(MAX_LIVE_API_KEYS)
     const first = answers.find((answer) => answer.status === 201)!.body as Created
     expect((await api('DELETE', `/account/api-keys/${first.id}`, { as: owner })).status).toBe(204)
@@ -190,7 +197,7 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     expect(logged.length).toBeGreaterThan(0)
   })
 
-  it('a key download looks the entitlements up once: the strategy\'s check and the download share it', async () => {
+  it("a key download looks the entitlements up once: the strategy's check and the download share it", async () => {
     const { key } = await createKey(ultimate, 'one-lookup')
     let status = 0
     const statements = await recordQueries(payload(), async () => {
@@ -202,7 +209,9 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     // The key and its owner in one statement; the rate limit, the entitlements, the releases, the record.
     expect(statements.filter((statement) => /FROM "api_keys" JOIN "users"/.test(statement))).toHaveLength(1)
     // Payload's own statements (Drizzle writes their keywords in lower case) touch neither table.
-    expect(statements.filter((statement) => /(?:from|join|update|into) "(?:users|api_keys)"/.test(statement))).toEqual([])
+    expect(statements.filter((statement) => /(?:from|join|update|into) "(?:users|api_keys)"/.test(statement))).toEqual(
+      [],
+    )
   })
 
   it('asks for and reads repository access with the key', async () => {
@@ -215,7 +224,7 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     expect(asked.body).toMatchObject({ status: 'pending', username: 'kit-key-user' })
   })
 
-  it('reads only the owner\'s licenses over REST, relationships as ids', async () => {
+  it("reads only the owner's licenses over REST, relationships as ids", async () => {
     const { key } = await createKey(ultimate, 'licenses')
     const list = await withKey(key, 'GET', '/licenses?depth=2')
     expect(list.status).toBe(200)
@@ -239,7 +248,7 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     expect(response.body).toMatchObject({ valid: true, code: 'VALID' })
   })
 
-  it('a standard owner\'s key: 403 feature_required on every endpoint it would open', async () => {
+  it("a standard owner's key: 403 feature_required on every endpoint it would open", async () => {
     const { key } = await insertKey(standard.user)
     for (const [method, path] of [
       ['GET', '/download'],
@@ -256,10 +265,16 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     const { key } = await createKey(owner, 'lapses')
     expect((await withKey(key, 'GET', '/download')).status).toBe(200)
     const [license] = await rows(payload(), 'licenses', { user: { equals: owner.user.id } })
-    await api('PATCH', `/licenses/${license!.id}`, { as: support, body: { override: 'revoked', overrideReason: 'chargeback' } })
+    await api('PATCH', `/licenses/${license!.id}`, {
+      as: support,
+      body: { override: 'revoked', overrideReason: 'chargeback' },
+    })
     const refused = await withKey(key, 'GET', '/download')
     expect([refused.status, errorCode(refused)]).toEqual([403, 'feature_required'])
-    await api('PATCH', `/licenses/${license!.id}`, { as: support, body: { override: 'active', overrideReason: 'resolved' } })
+    await api('PATCH', `/licenses/${license!.id}`, {
+      as: support,
+      body: { override: 'active', overrideReason: 'resolved' },
+    })
     expect((await withKey(key, 'GET', '/download')).status).toBe(200)
   })
 
@@ -281,14 +296,20 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
 
   it('a refused key never falls back to the session cookie sent with it', async () => {
     const response = await api('GET', '/download', {
-      headers: { authorization: `Bearer ${generateApiKey().key}`, cookie: `payload-token=${ultimate.token}`, 'sec-fetch-site': 'same-origin' },
+      headers: {
+        authorization: `Bearer ${generateApiKey().key}`,
+        cookie: `payload-token=${ultimate.token}`,
+        'sec-fetch-site': 'same-origin',
+      },
     })
     expect([response.status, errorCode(response)]).toEqual([401, 'invalid_api_key'])
-    const cookieOnly = await api('GET', '/download', { headers: { cookie: `payload-token=${ultimate.token}`, 'sec-fetch-site': 'same-origin' } })
+    const cookieOnly = await api('GET', '/download', {
+      headers: { cookie: `payload-token=${ultimate.token}`, 'sec-fetch-site': 'same-origin' },
+    })
     expect(cookieOnly.status).toBe(200)
   })
 
-  it('the key of a deleted user stops working, and the user\'s keys go with them', async () => {
+  it("the key of a deleted user stops working, and the user's keys go with them", async () => {
     const owner = await buyer(PRICES.ultimate)
     const { key, id } = await createKey(owner, 'orphan')
     expect((await withKey(key, 'GET', '/licenses')).status).toBe(200)
@@ -326,11 +347,15 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     expect((await withKey(calm.key, 'GET', '/download')).status).toBe(200)
   })
 
-  it('Payload\'s own JWT strategy still works, also as Authorization: Bearer <JWT>', async () => {
+  it("Payload's own JWT strategy still works, also as Authorization: Bearer <JWT>", async () => {
     const usersAuth = payload().collections.users.config.auth
     expect(usersAuth.disableLocalStrategy).toBeFalsy()
     // The key first; the hot paths' use of Payload's JWT strategy (src/auth/account-read.ts); Payload's own last.
-    expect(payload().authStrategies.map((strategy) => strategy.name)).toEqual([API_KEY_STRATEGY, 'hot-path-jwt', 'local-jwt'])
+    expect(payload().authStrategies.map((strategy) => strategy.name)).toEqual([
+      API_KEY_STRATEGY,
+      'hot-path-jwt',
+      'local-jwt',
+    ])
     const me = await api('GET', '/users/me', { headers: { authorization: `Bearer ${ultimate.token}` } })
     expect(me.body.user?.id).toBe(ultimate.user.id)
     expect((await api('GET', '/download', { as: ultimate })).status).toBe(200)
@@ -347,7 +372,12 @@ describe('a key opens nothing else', () => {
 
   it('cannot read or change the user (password, email, roles, name)', async () => {
     const before = await payload().findByID({ collection: 'users', id: ultimate.user.id, depth: 0 })
-    for (const body of [{ password: 'new-password-123', currentPassword: ultimate.password }, { email: 'taken@example.test' }, { roles: ['admin'] }, { name: 'renamed' }]) {
+    for (const body of [
+      { password: 'new-password-123', currentPassword: ultimate.password },
+      { email: 'taken@example.test' },
+      { roles: ['admin'] },
+      { name: 'renamed' },
+    ]) {
       for (const path of [`/users/${ultimate.user.id}`, '/users/me']) {
         const response = await withKey(key, 'PATCH', path, body)
         expect(response.status).toBeGreaterThanOrEqual(400)
@@ -357,7 +387,10 @@ describe('a key opens nothing else', () => {
     expect([patched.status, errorCode(patched)]).toEqual([403, 'api_key_not_allowed'])
     const after = await payload().findByID({ collection: 'users', id: ultimate.user.id, depth: 0 })
     expect(after).toMatchObject({ email: before.email, name: before.name, roles: before.roles })
-    expect((await payload().login({ collection: 'users', data: { email: ultimate.email, password: ultimate.password } })).user).toBeTruthy()
+    expect(
+      (await payload().login({ collection: 'users', data: { email: ultimate.email, password: ultimate.password } }))
+        .user,
+    ).toBeTruthy()
     const me = await withKey(key, 'GET', '/users/me')
     expect(me.body?.user ?? null).toBeNull()
     expect((await withKey(key, 'GET', `/users/${ultimate.user.id}`)).status).toBe(403)
@@ -381,16 +414,31 @@ describe('a key opens nothing else', () => {
   })
 
   it('reads no other collection over REST', async () => {
-    for (const path of ['/api_keys', `/api_keys/${keyId}`, '/downloads', '/one_time_purchases', '/payment_history', '/repo_access', '/user_subscriptions', '/audit_log', '/users']) {
+    for (const path of [
+      '/api_keys',
+      `/api_keys/${keyId}`,
+      '/downloads',
+      '/one_time_purchases',
+      '/payment_history',
+      '/repo_access',
+      '/user_subscriptions',
+      '/audit_log',
+      '/users',
+    ]) {
       const response = await withKey(key, 'GET', path)
       expect([path, response.status, errorCode(response)]).toEqual([path, 403, 'api_key_not_allowed'])
     }
   })
 
   it('opens nothing over GraphQL, mutations included', async () => {
-    const mutation = await graphqlWithKey(key, `mutation { updateUser(id: ${ultimate.user.id}, data: { name: "graphql-renamed" }) { id name } }`)
+    const mutation = await graphqlWithKey(
+      key,
+      `mutation { updateUser(id: ${ultimate.user.id}, data: { name: "graphql-renamed" }) { id name } }`,
+    )
     expect(mutation.errors?.length).toBeGreaterThan(0)
-    expect((await payload().findByID({ collection: 'users', id: ultimate.user.id, depth: 0 })).name).not.toBe('graphql-renamed')
+    expect((await payload().findByID({ collection: 'users', id: ultimate.user.id, depth: 0 })).name).not.toBe(
+      'graphql-renamed',
+    )
     const keys = await graphqlWithKey(key, '{ ApiKeys { docs { id prefix } } }')
     expect(keys.data?.ApiKeys ?? null).toBeNull()
     const licenses = await graphqlWithKey(key, '{ Licenses { docs { id } } }')
@@ -404,7 +452,7 @@ describe('a key opens nothing else', () => {
     expect(user).toBeNull()
   })
 
-  it('a staff member\'s key has a customer\'s rights only', async () => {
+  it("a staff member's key has a customer's rights only", async () => {
     const { key: adminKey } = await createKey(admin, 'admin key')
     const list = await withKey(adminKey, 'GET', '/licenses?limit=100')
     expect(list.status).toBe(200)
@@ -416,14 +464,20 @@ describe('a key opens nothing else', () => {
   it('the restriction holds beyond the routes: a key-marked user is refused by users and api_keys access', async () => {
     const marked = { ...admin.user, collection: 'users' as const, _strategy: API_KEY_STRATEGY }
     const as = { overrideAccess: false, user: marked }
-    await expect(payload().update({ collection: 'users', id: admin.user.id, data: { name: 'marked' }, ...as })).rejects.toBeInstanceOf(Forbidden)
+    await expect(
+      payload().update({ collection: 'users', id: admin.user.id, data: { name: 'marked' }, ...as }),
+    ).rejects.toBeInstanceOf(Forbidden)
     await expect(payload().find({ collection: 'users', ...as })).rejects.toBeInstanceOf(Forbidden)
     await expect(payload().find({ collection: 'api_keys', ...as })).rejects.toBeInstanceOf(Forbidden)
     await expect(payload().delete({ collection: 'api_keys', id: keyId, ...as })).rejects.toBeInstanceOf(Forbidden)
     const adminAccess = payload().collections.users.config.access.admin
     const req = { user: marked, payload: payload(), context: {} } as never
     expect(await adminAccess({ req })).toBe(false)
-    expect(await adminAccess({ req: { user: { ...admin.user, collection: 'users' }, payload: payload(), context: {} } as never })).toBe(true)
+    expect(
+      await adminAccess({
+        req: { user: { ...admin.user, collection: 'users' }, payload: payload(), context: {} } as never,
+      }),
+    ).toBe(true)
   })
 })
 
@@ -435,7 +489,7 @@ describe('api_keys across two customers (IDOR), REST and GraphQL', () => {
     theirs = await createKey(otherUltimate, 'B key')
   })
 
-  it('B cannot list A\'s keys (endpoint, REST, GraphQL)', async () => {
+  it("B cannot list A's keys (endpoint, REST, GraphQL)", async () => {
     const endpoint = await listKeys(otherUltimate)
     expect(endpoint.body.docs.map((doc: { id: number }) => doc.id)).not.toContain(mine.id)
     expect(endpoint.body.docs.map((doc: { id: number }) => doc.id)).toContain(theirs.id)
@@ -451,7 +505,7 @@ describe('api_keys across two customers (IDOR), REST and GraphQL', () => {
     expect(ids).toContain(theirs.id)
   })
 
-  it('B cannot read A\'s key by id (REST 404, GraphQL nothing)', async () => {
+  it("B cannot read A's key by id (REST 404, GraphQL nothing)", async () => {
     const rest = await api('GET', `/api_keys/${mine.id}`, { as: otherUltimate })
     expect(rest.status).toBe(404)
     expect(JSON.stringify(rest.body)).not.toContain(mine.prefix)
@@ -459,7 +513,7 @@ describe('api_keys across two customers (IDOR), REST and GraphQL', () => {
     expect(JSON.stringify(result.data ?? null)).not.toContain(mine.prefix)
   })
 
-  it('B cannot revoke A\'s key (endpoint 404, REST refused), and A\'s key still works', async () => {
+  it("B cannot revoke A's key (endpoint 404, REST refused), and A's key still works", async () => {
     const endpoint = await api('DELETE', `/account/api-keys/${mine.id}`, { as: otherUltimate })
     expect([endpoint.status, errorCode(endpoint)]).toEqual([404, 'api_key_not_found'])
     const rest = await api('DELETE', `/api_keys/${mine.id}`, { as: otherUltimate })
@@ -469,7 +523,7 @@ describe('api_keys across two customers (IDOR), REST and GraphQL', () => {
     expect((await withKey(mine.key, 'GET', '/download')).status).toBe(200)
   })
 
-  it('a customer reads their own keys\' public fields only, and writes none through REST or GraphQL', async () => {
+  it("a customer reads their own keys' public fields only, and writes none through REST or GraphQL", async () => {
     const rest = await api('GET', `/api_keys/${mine.id}`, { as: ultimate })
     expect(rest.status).toBe(200)
     expect(Object.keys(rest.body).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name', 'prefix'])
@@ -480,10 +534,27 @@ describe('api_keys across two customers (IDOR), REST and GraphQL', () => {
     expect(JSON.stringify(hash)).not.toContain(hashApiKey(mine.key))
     const owner = await sessionGraphql('{ ApiKeys { docs { id user { id } revokedAt } } }', ultimate)
     expect(JSON.stringify(owner.data ?? null)).not.toContain(String(ultimate.email))
-    expect((await api('PATCH', `/api_keys/${mine.id}`, { as: ultimate, body: { name: 'renamed', user: otherUltimate.user.id } })).status).toBe(403)
-    expect((await api('POST', '/api_keys', { as: ultimate, body: { name: 'forged', prefix: 'kit_forged00', keyHash: hashApiKey('x'), user: ultimate.user.id } })).status).toBe(403)
+    expect(
+      (
+        await api('PATCH', `/api_keys/${mine.id}`, {
+          as: ultimate,
+          body: { name: 'renamed', user: otherUltimate.user.id },
+        })
+      ).status,
+    ).toBe(403)
+    expect(
+      (
+        await api('POST', '/api_keys', {
+          as: ultimate,
+          body: { name: 'forged', prefix: 'kit_forged00', keyHash: hashApiKey('x'), user: ultimate.user.id },
+        })
+      ).status,
+    ).toBe(403)
     expect((await api('DELETE', `/api_keys/${mine.id}`, { as: ultimate })).status).toBe(403)
-    const created = await sessionGraphql('mutation { createApiKey(data: { name: "forged", prefix: "kit_forged00" }) { id } }', ultimate)
+    const created = await sessionGraphql(
+      'mutation { createApiKey(data: { name: "forged", prefix: "kit_forged00" }) { id } }',
+      ultimate,
+    )
     expect(created.errors?.length).toBeGreaterThan(0)
   })
 
@@ -496,7 +567,7 @@ describe('api_keys across two customers (IDOR), REST and GraphQL', () => {
     expect(staffView.body.revokedAt).toBeTruthy()
   })
 
-  it('support reads every key\'s prefix and owner, never the hash, and deletes none; admins delete', async () => {
+  it("support reads every key's prefix and owner, never the hash, and deletes none; admins delete", async () => {
     const list = await api('GET', '/api_keys?limit=100&depth=0', { as: support })
     expect(list.status).toBe(200)
     const row = list.body.docs.find((doc: { id: number }) => doc.id === mine.id)

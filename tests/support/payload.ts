@@ -79,7 +79,11 @@ export type ApiResponse<T = UntypedJson> = { status: number; body: T; headers: H
  * Call any REST or custom endpoint in-process, exactly as Next's route handler would:
  * `api('POST', '/users', { body, as: customer })`.
  */
-export const api = async <T = UntypedJson>(method: string, path: string, call: ApiCall = {}): Promise<ApiResponse<T>> => {
+export const api = async <T = UntypedJson>(
+  method: string,
+  path: string,
+  call: ApiCall = {},
+): Promise<ApiResponse<T>> => {
   const headers = new Headers(call.headers)
   const address = call.address === undefined ? freshAddress() : call.address
   if (address !== null && !headers.has(CLIENT_ADDRESS_HEADER)) headers.set(CLIENT_ADDRESS_HEADER, address)
@@ -101,6 +105,11 @@ const graphqlPost = guardedGraphQLPost(config)
 export const graphql = async (query: string, as: { token: string } | null) => {
   const headers = new Headers({ 'content-type': 'application/json', [CLIENT_ADDRESS_HEADER]: freshAddress() })
   if (as) headers.set('authorization', `JWT ${as.token}`)
-  const response = await graphqlPost(new Request(`${SERVER_URL}/api/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }))
-  return (await response.json()) as { data?: Record<string, { docs: Record<string, unknown>[] } | null>; errors?: { message: string }[] }
+  const response = await graphqlPost(
+    new Request(`${SERVER_URL}/api/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }),
+  )
+  return (await response.json()) as {
+    data?: Record<string, { docs: Record<string, unknown>[] } | null>
+    errors?: { message: string }[]
+  }
 }

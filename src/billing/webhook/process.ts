@@ -2,6 +2,7 @@ import pLimit from 'p-limit'
 import type { Payload } from 'payload'
 import type Stripe from 'stripe'
 
+import type { SqlRow } from '../../db/rows'
 import { processor_events } from '../../db/schema.generated'
 import { bare, execute, executeOn, inTransaction, sql } from '../../db/transaction'
 import type { BillingSettings } from '../purchases'
@@ -53,7 +54,7 @@ export const processEvent = async (
   settings: BillingSettings,
 ): Promise<ProcessOutcome> => {
   const handler = EVENT_HANDLERS[event.type]
-  const [row] = await executeOn<{ status: string }>(
+  const [row] = await executeOn<Pick<SqlRow<typeof processor_events>, 'status'>>(
     payload,
     undefined,
     sql`INSERT INTO ${processor_events}
@@ -71,7 +72,7 @@ export const processEvent = async (
     return await applying(async () => {
       const apply = await handler.load(processor, event)
       return await inTransaction(payload, async (req) => {
-        const [row] = await execute<{ status: string }>(
+        const [row] = await execute<Pick<SqlRow<typeof processor_events>, 'status'>>(
           req,
           sql`SELECT ${processor_events.status} FROM ${processor_events} WHERE ${processor_events.eventId} = ${event.id} FOR UPDATE`,
         )
