@@ -70,7 +70,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['tests/**'],
+    files: ['tests/**', 'packages/*/tests/**'],
     rules: {
       // Off in tests: they read answers as untyped JSON on purpose (hostile and broken shapes included),
       // and expect() is the type check; typing every body would restate each assertion.

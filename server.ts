@@ -44,7 +44,7 @@ const main = async () => {
   // Not in the production bundle: `npm run build:server` defines NODE_ENV as production, so esbuild
   // drops this branch and the stand-ins with it (production refuses to start without the real services).
   if (process.env.NODE_ENV !== 'production') {
-    const { startDevelopmentStandIns } = await import('./src/standins/development')
+    const { startDevelopmentStandIns } = await import('./src/process/development-standins')
     closers.push(...(await startDevelopmentStandIns(env, log)))
   }
 

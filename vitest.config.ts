@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['tests/int/**/*.test.ts'],
+    // The service's tests, and the stand-ins' own (packages/standins/tests: no database, but cheap to give one).
+    include: ['tests/int/**/*.test.ts', 'packages/*/tests/**/*.test.ts'],
     // The production server's tests (a database restart, two instances, its log) need `npm run build` first: CI runs them after the
     // build with KIT_PRODUCTION_BUILD=1. Left out of the plain run rather than reported as skipped.
     exclude:

@@ -6,11 +6,13 @@
 // - dist/scripts/*.mjs, the command-line entry points (`npm run jobs`, `migrate`, `seed`,
 //   `content:import`, and the start-up's database preparation). NODE_ENV stays a run-time choice there:
 //   `npm run migrate` also serves development databases.
-// Packages stay external (node_modules); the build fails when a stand-in reached the server's bundle.
+// Packages stay external (node_modules); the build fails when a stand-in reached any built entry point.
 import fs from 'node:fs'
 import path from 'node:path'
 
 import { build } from 'esbuild'
+
+import { STANDIN_IN_BUNDLE } from './standin-leak.mjs'
 
 const root = path.resolve(import.meta.dirname, '..')
 /** Where the output goes, relative to the project (it must stay inside it, for node_modules): `dist`, or BUILD_OUT_DIR (tests). */
@@ -43,11 +45,13 @@ await Promise.all([
   build({ ...common, entryPoints: SCRIPTS.map((name) => `scripts/${name}.ts`), outdir: `${out}/scripts` }),
 ])
 
-// esbuild heads each bundled module with a `// <path>` comment: none may name a stand-in.
-const leaked = fs
-  .readdirSync(path.join(root, out, 'server'))
-  .filter((file) => /^\/\/ src\/standins\//m.test(fs.readFileSync(path.join(root, out, 'server', file), 'utf8')))
+const leaked = ['server', 'scripts'].flatMap((dir) =>
+  fs
+    .readdirSync(path.join(root, out, dir))
+    .filter((file) => STANDIN_IN_BUNDLE.test(fs.readFileSync(path.join(root, out, dir, file), 'utf8')))
+    .map((file) => `${out}/${dir}/${file}`),
+)
 if (leaked.length > 0) {
-  console.error(`build:server: the stand-ins reached the production bundle (${leaked.join(', ')})`)
+  console.error(`build:server: the stand-ins reached the production build (${leaked.join(', ')})`)
   process.exit(1)
 }

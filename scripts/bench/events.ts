@@ -6,7 +6,7 @@
 import type pg from 'pg'
 
 import { createProcessorClient } from '../../src/billing/processor'
-import { signPayload } from '../../src/standins/processor/signing'
+import { signPayload } from '@starter-kit/standins/processor/signing'
 import { inParallel, payOnStandIn } from './http'
 import { PORTS, PRICES, PROCESSOR, serverUrl } from './settings'
 

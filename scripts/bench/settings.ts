@@ -2,7 +2,7 @@
  * What the bench's processes agree on: ports, the stand-ins' credentials and prices. Read from the
  * environment once, so the driver and the stand-ins process (started with the same environment) match.
  */
-import { DEFAULT_PRICES } from '../../src/standins/processor'
+import { DEFAULT_PRICES } from '@starter-kit/standins/processor'
 
 const intFrom = (name: string, fallback: number): number => {
   const raw = process.env[name]?.trim()

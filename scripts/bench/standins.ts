@@ -9,8 +9,8 @@ import http from 'node:http'
 import { SMTPServer } from 'smtp-server'
 import type Stripe from 'stripe'
 
-import { startCodeHostStandIn } from '../../src/standins/code-host'
-import { startProcessorStandIn } from '../../src/standins/processor'
+import { startCodeHostStandIn } from '@starter-kit/standins/code-host'
+import { startProcessorStandIn } from '@starter-kit/standins/processor'
 import { CODE_HOST, PORTS, PROCESSOR, serverUrl } from './settings'
 
 export type PayRequest = { sessions: { id: string; email: string }[]; deliver: boolean }

@@ -1,7 +1,7 @@
 import Stripe from 'stripe'
 
 /** The processor API version this code is written against; objects are read in its shape. */
-export const PROCESSOR_API_VERSION = '2026-10-28.endive' as const
+const PROCESSOR_API_VERSION = '2026-10-28.endive' as const
 
 export type KeyMode = 'test' | 'live'
 

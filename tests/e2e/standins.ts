@@ -9,9 +9,9 @@ import path from 'node:path'
 
 import { SMTPServer } from 'smtp-server'
 
-import { startCodeHostStandIn } from '../../src/standins/code-host'
-import { startOAuthStandIn } from '../../src/standins/oauth'
-import { DEFAULT_PRICES, startProcessorStandIn } from '../../src/standins/processor'
+import { startCodeHostStandIn } from '@starter-kit/standins/code-host'
+import { startOAuthStandIn } from '@starter-kit/standins/oauth'
+import { DEFAULT_PRICES, startProcessorStandIn } from '@starter-kit/standins/processor'
 
 const required = (name: string): string => {
   const value = process.env[name]

@@ -84,7 +84,7 @@ const CALL = new RegExp(`\\b(?:processor|stripe)\\)?\\.(${RESOURCES})\\.([a-zA-Z
 const sourceFiles = (dir: string): string[] =>
   fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const relative = path.join(dir, entry.name)
-    if (entry.isDirectory()) return relative.startsWith('src/standins') ? [] : sourceFiles(relative)
+    if (entry.isDirectory()) return sourceFiles(relative)
     return /\.tsx?$/.test(entry.name) ? [relative] : []
   })
 

@@ -42,12 +42,11 @@ describe("the README's map", () => {
     }
     const listed = readmeMap()
     expect(listed.length).toBeGreaterThan(10)
+    // A folder is listed by name, or through the one subfolder it holds (packages/standins/).
+    const isListed = (folder: string) => listed.some((entry) => entry === folder || entry.startsWith(folder))
+    expect([...folders].filter((folder) => !isListed(folder)).sort(), 'folders missing from the README map').toEqual([])
     expect(
-      [...folders].filter((folder) => !listed.includes(folder)).sort(),
-      'folders missing from the README map',
-    ).toEqual([])
-    expect(
-      listed.filter((entry) => entry.endsWith('/') && !folders.has(entry)),
+      listed.filter((entry) => entry.endsWith('/') && !fs.existsSync(path.join(root, entry))),
       'map entries that are not folders',
     ).toEqual([])
   })

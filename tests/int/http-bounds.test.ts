@@ -12,15 +12,10 @@ import { describe, expect, it } from 'vitest'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 /**
- * Source that takes requests: endpoints and everything under src/ but the stand-ins (test doubles), the
- * MDX importer (staff's files) and the environment's schema (the operator's settings, read at start).
+ * Source that takes requests: endpoints and everything under src/ but the MDX importer (staff's files) and the environment's schema (the operator's settings, read at start).
  */
 const SOURCES = ['endpoints', 'src']
-const EXCLUDED = [
-  path.join('src', 'standins'),
-  path.join('src', 'content', 'import'),
-  path.join('src', 'config', 'env.ts'),
-]
+const EXCLUDED = [path.join('src', 'content', 'import'), path.join('src', 'config', 'env.ts')]
 
 const files = (dir: string): string[] =>
   fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {

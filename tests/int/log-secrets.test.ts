@@ -18,7 +18,7 @@ import { type ParsedMail, simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
+import { type ProcessorStandIn, startProcessorStandIn } from '@starter-kit/standins/processor'
 import { jsonOrText, type UntypedJson } from '../support/net'
 import { freePortIn } from '../support/ports'
 import { type NodeProcess, spawnNode, waitForReady, BUILT_SERVER } from '../support/production-server'

@@ -17,7 +17,7 @@ import type Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/db/embedded'
-import { type ProcessorStandIn, startProcessorStandIn } from '../../src/standins/processor'
+import { type ProcessorStandIn, startProcessorStandIn } from '@starter-kit/standins/processor'
 import { freePort } from '../support/net'
 import { type NodeProcess, spawnNode, waitForReady, BUILT_SERVER } from '../support/production-server'
 

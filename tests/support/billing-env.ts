@@ -8,8 +8,8 @@ import path from 'node:path'
 
 import { afterAll } from 'vitest'
 
-import { startCodeHostStandIn } from '../../src/standins/code-host'
-import { DEFAULT_PRICES, startProcessorStandIn } from '../../src/standins/processor'
+import { startCodeHostStandIn } from '@starter-kit/standins/code-host'
+import { DEFAULT_PRICES, startProcessorStandIn } from '@starter-kit/standins/processor'
 import { startEndpointServer } from './endpoint-server'
 import { startSmtpSink } from './smtp-sink'
 

@@ -2,7 +2,7 @@ import type { CollectionSlug, DataFromCollectionSlug, Payload, Where } from 'pay
 import type Stripe from 'stripe'
 
 import { seedPlans } from '../../src/plans/seed'
-import type { PayOutcome } from '../../src/standins/processor'
+import type { PayOutcome } from '@starter-kit/standins/processor'
 import { PRICE_IDS, PRICES, standIn } from './billing-env'
 import { api, type TestUser } from './payload'
 

@@ -4,7 +4,7 @@
  */
 import { afterAll } from 'vitest'
 
-import { startOAuthStandIn } from '../../src/standins/oauth'
+import { startOAuthStandIn } from '@starter-kit/standins/oauth'
 
 const REDIRECT = 'http://localhost:3000/auth/callback'
 export const oauth = await startOAuthStandIn({

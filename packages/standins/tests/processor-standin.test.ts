@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net'
 import Stripe from 'stripe'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
-import { startProcessorStandIn, type ProcessorStandIn } from '../../src/standins/processor'
-import { idIn } from '../support/standin-sdk'
+import { startProcessorStandIn, type ProcessorStandIn } from '../src/processor'
+import { idIn } from './sdk'
 
 const SECRET_KEY = 'sk_test_standin_0123456789'
 const WEBHOOK_SECRET = 'whsec_standin_0123456789'

@@ -1,8 +1,8 @@
 import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { startProcessorStandIn, type ProcessorStandIn } from '../../src/standins/processor'
-import { idIn, sdkFor, standInCatalogue } from '../support/standin-sdk'
+import { startProcessorStandIn, type ProcessorStandIn } from '../src/processor'
+import { idIn, sdkFor, standInCatalogue } from './sdk'
 
 /**
  * Coupons, Checkout `discounts` and refunds of discounted charges, through the real SDK. A stand-in of

@@ -1,7 +1,7 @@
 import { Octokit } from '@octokit/rest'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import { startCodeHostStandIn, type CodeHostStandIn } from '../../src/standins/code-host'
+import { startCodeHostStandIn, type CodeHostStandIn } from '../src/code-host'
 
 const TOKEN = 'ghp_standin_0123456789'
 const OWNER = 'kit-author'

@@ -1,8 +1,8 @@
 import type { ServiceEnv } from '../config/env'
 import { logger } from '../log'
-import { startCodeHostStandIn } from './code-host'
-import { startOAuthStandIn } from './oauth'
-import { DEFAULT_PRICES, startProcessorStandIn } from './processor'
+import { startCodeHostStandIn } from '@starter-kit/standins/code-host'
+import { startOAuthStandIn } from '@starter-kit/standins/oauth'
+import { DEFAULT_PRICES, startProcessorStandIn } from '@starter-kit/standins/processor'
 
 const DEV_SECRET_KEY = 'sk_test_standin_development'
 const DEV_WEBHOOK_SECRET = 'whsec_standin_development'

@@ -1,7 +1,6 @@
 import Stripe from 'stripe'
 
-import type { ProcessorStandIn } from '../../src/standins/processor'
-import { PROCESSOR_API_VERSION } from '../../src/billing/processor'
+import type { ProcessorStandIn } from '../src/processor'
 
 /**
  * A stand-in of a test file's own (its objects and webhooks out of the other files' exact lists): the
@@ -29,13 +28,13 @@ export const standInCatalogue = (euroId: string) => [
   },
 ]
 
-/** The SDK as the service configures it, against the stand-in, with no retries (a test sees every answer). */
+/** The real SDK at the API version it pins, against the stand-in, with no retries (a test sees every answer). */
 export const sdkFor = (standIn: ProcessorStandIn, secretKey: string) =>
   new Stripe(secretKey, {
     host: '127.0.0.1',
     port: standIn.port,
     protocol: 'http',
-    apiVersion: PROCESSOR_API_VERSION,
+    apiVersion: Stripe.API_VERSION,
     maxNetworkRetries: 0,
   })
 

@@ -9,7 +9,7 @@ import {
   type OAuthClientRegistration,
   type OAuthProvider,
   type OAuthStandIn,
-} from '../../src/standins/oauth'
+} from '../src/oauth'
 
 const GITHUB: OAuthClientRegistration = {
   clientId: 'Iv1.standin-github',

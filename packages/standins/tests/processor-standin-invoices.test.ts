@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net'
 import Stripe from 'stripe'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
-import { startProcessorStandIn, type ProcessorStandIn } from '../../src/standins/processor'
-import { idIn, sdkFor, standInCatalogue } from '../support/standin-sdk'
+import { startProcessorStandIn, type ProcessorStandIn } from '../src/processor'
+import { idIn, sdkFor, standInCatalogue } from './sdk'
 
 /**
  * Checkout's tax and invoice parameters through the real SDK: `automatic_tax`, `tax_id_collection`,
@@ -13,7 +13,7 @@ import { idIn, sdkFor, standInCatalogue } from '../support/standin-sdk'
  * payments) and their webhooks. A stand-in of its own, so these events stay out of the other stand-in
  * tests' exact event lists.
  *
- * The stand-in's tax table (src/standins/processor/tax.ts): prices are tax-exclusive; DE 19%, FR 20%,
+ * The stand-in's tax table (src/processor/tax.ts): prices are tax-exclusive; DE 19%, FR 20%,
  * NL 21% VAT; a buyer with a tax ID in a VAT country is reverse charged (0); the US is not taxed; the
  * default country is DE.
  */
