@@ -57,7 +57,9 @@ export const jobsPlugin =
         await config.onInit?.(payload)
         await reapStuckJobs(payload, reaper).catch((error: unknown) => {
           // A database without its tables yet (the first start: the migrations come after this) has no jobs to reap.
-          if ((error as { code?: unknown }).code === '42P01') return
+          // (Drizzle wraps pg's error: its code is on the cause.)
+          const { code, cause } = error as { code?: unknown; cause?: { code?: unknown } }
+          if (code === '42P01' || cause?.code === '42P01') return
           payload.logger.warn({ err: error }, 'could not reap interrupted jobs at start-up')
         })
       },
