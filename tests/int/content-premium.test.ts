@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { generateLicenseKey } from '../../src/licensing/keys'
 import { seedPlans } from '../../src/plans/seed'
+import { lexicalOf } from '../support/field-rules'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 
 /** The premium page's server action, called as Next would, with the test's signed-in reader. */
@@ -44,29 +45,7 @@ beforeAll(async () => {
   await grant(people.standard, 'standard', 'active')
   await grant(people.ultimate, 'ultimate', 'active')
   await grant(people.revokedUltimate, 'ultimate', 'revoked')
-  const markdown = {
-    root: {
-      type: 'root',
-      version: 1,
-      direction: null,
-      format: '',
-      indent: 0,
-      children: [
-        {
-          type: 'paragraph',
-          version: 1,
-          direction: null,
-          format: '',
-          indent: 0,
-          textFormat: 0,
-          textStyle: '',
-          children: [
-            { type: 'text', version: 1, text: 'The premium secret.', format: 0, mode: 'normal', style: '', detail: 0 },
-          ],
-        },
-      ],
-    },
-  }
+  const markdown = lexicalOf('The premium secret.')
   const created = await payload().create({
     collection: 'posts',
     data: {

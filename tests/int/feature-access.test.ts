@@ -16,6 +16,7 @@ import {
   requireFeature,
 } from '../../src/licensing/entitlements'
 import { seedStandInPlans } from '../support/billing'
+import { lexicalOf } from '../support/field-rules'
 import { grantLicense } from '../support/licenses'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 import { isEntitlementsLookup, startRecording } from '../support/queries'
@@ -42,29 +43,7 @@ beforeAll(async () => {
     file: { data: bytes, mimetype: 'application/gzip', name: 'access-probe.tar.gz', size: bytes.length },
   })
   templateId = template.id
-  const body = {
-    root: {
-      type: 'root',
-      version: 1,
-      direction: null,
-      format: '',
-      indent: 0,
-      children: [
-        {
-          type: 'paragraph',
-          version: 1,
-          direction: null,
-          format: '',
-          indent: 0,
-          textFormat: 0,
-          textStyle: '',
-          children: [
-            { type: 'text', version: 1, text: 'Premium text.', format: 0, mode: 'normal', style: '', detail: 0 },
-          ],
-        },
-      ],
-    },
-  }
+  const body = lexicalOf('Premium text.')
   for (const [slug, requiredFeature] of [
     ['for-templates', 'templates'],
     ['for-support', 'support'],

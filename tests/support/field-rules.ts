@@ -104,7 +104,8 @@ export const token = (): string => {
   return `zq${counter.toString(36)}x${crypto.randomBytes(5).toString('hex')}`
 }
 
-const lexicalOf = (text: string) => ({
+/** A Lexical document of one paragraph holding `text`, as the editor stores it. */
+export const lexicalOf = (text: string) => ({
   root: {
     type: 'root',
     version: 1,
