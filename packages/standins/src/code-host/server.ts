@@ -6,13 +6,13 @@ import { Accounts, DEFAULT_USERS } from './accounts'
 import { apiRoutes } from './api-routes'
 import { acceptInvitationOf, addCollaborator, inviteByHand, isCollaborator, roleOf } from './collaboration'
 import type { CodeHost } from './context'
-import { FailureRules } from '../shared/failures'
+import { FailureRules } from '../common/failures'
 import { authenticate, githubHeaders, recordRequests, unexpectedError, unknownUrl } from './middleware'
 import { pages } from './pages'
 import type { FailureRule, CodeHostStandIn, CodeHostStartOptions } from './types'
-import { listenLocally } from '../shared/listen'
+import { listenLocally } from '../common/listen'
 import { failureBody } from './errors'
-import { injectFailures } from '../shared/inject-failures'
+import { injectFailures } from '../common/inject-failures'
 
 const buildApp = (
   host: CodeHost,

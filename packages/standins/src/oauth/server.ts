@@ -12,7 +12,7 @@ import { googleOidc } from './google-oidc'
 import { createSigningKey } from './id-token'
 import { tokenEndpoints } from './token-endpoint'
 import type { OAuthProvider, OAuthStandIn, OAuthStandInOptions } from './types'
-import { listenLocally } from '../shared/listen'
+import { listenLocally } from '../common/listen'
 
 /** Body parsers report a malformed request with its 4xx status; anything else is a bug in the stand-in. */
 const statusOf = (error: unknown): number =>
