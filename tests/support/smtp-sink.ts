@@ -23,6 +23,9 @@ export const startSmtpSink = async (): Promise<SmtpSink> => {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    // A client still connected when the file is done (a pooled transport) is told 421 at once: the
+    // default waits 30 s for it to leave, which held a test worker idle after every file using the sink.
+    closeTimeout: 10,
     onData(stream, _session, callback) {
       if (down) {
         stream.resume()
