@@ -15,6 +15,8 @@ export default tseslint.config(
       '.next/',
       '.data/',
       'dist/',
+      // The license client's build (npm pack makes it).
+      'packages/*/dist/',
       'media/',
       'test-results/',
       'playwright-report/',

@@ -4,12 +4,17 @@ export default defineConfig({
   test: {
     // The service's tests, and the stand-ins' own (packages/standins/tests: no database, but cheap to give one).
     include: ['tests/int/**/*.test.ts', 'packages/*/tests/**/*.test.ts'],
-    // The production server's tests (a database restart, two instances, its log) need `npm run build` first: CI runs them after the
+    // The production server's tests (a database restart, two instances, its log, the packed license client) need `npm run build` first: CI runs them after the
     // build with KIT_PRODUCTION_BUILD=1. Left out of the plain run rather than reported as skipped.
     exclude:
       process.env.KIT_PRODUCTION_BUILD === '1'
         ? []
-        : ['tests/int/outage-server.test.ts', 'tests/int/instances.test.ts', 'tests/int/log-secrets.test.ts'],
+        : [
+            'tests/int/outage-server.test.ts',
+            'tests/int/instances.test.ts',
+            'tests/int/log-secrets.test.ts',
+            'tests/int/license-client-packed.test.ts',
+          ],
     globalSetup: ['tests/support/global-setup.ts'],
     setupFiles: ['tests/support/per-file-database.ts'],
     // Each file runs in its own process against its own database.

@@ -1,7 +1,7 @@
 import type { Endpoint } from 'payload'
 import { z } from 'zod'
 
-import { endpoint } from '../src/http/endpoint'
+import { endpoint, publicPreflight } from '../src/http/endpoint'
 import { activate, deactivateWithKey } from '../src/teams/activations'
 import { enforceLimits, MAX_KEY_LENGTH } from './licenses-validate'
 
@@ -26,6 +26,7 @@ const fingerprint = z
 export const activationEndpoints = (): Endpoint[] => [
   endpoint({
     path: '/activate',
+    publicCors: true,
     method: 'post',
     body: z.object({ key: z.string().max(MAX_KEY_LENGTH), fingerprint, label: z.string().trim().max(100).nullish() }),
     handler: async ({ req, body, address }) => {
@@ -40,6 +41,7 @@ export const activationEndpoints = (): Endpoint[] => [
   }),
   endpoint({
     path: '/deactivate',
+    publicCors: true,
     method: 'post',
     body: z.object({
       key: z.string().max(MAX_KEY_LENGTH),
@@ -55,4 +57,7 @@ export const activationEndpoints = (): Endpoint[] => [
       return new Response(null, { status: 204 })
     },
   }),
+  // Apps in a browser (the license client) call these from their own origin.
+  publicPreflight('/activate'),
+  publicPreflight('/deactivate'),
 ]

@@ -4,7 +4,7 @@ import type { Endpoint, Payload } from 'payload'
 import { z } from 'zod'
 
 import { asRateLimited, limiterOf } from '../src/auth/rate-limit'
-import { endpoint } from '../src/http/endpoint'
+import { endpoint, publicPreflight } from '../src/http/endpoint'
 import { addressBucket } from '../src/http/ip-address'
 import {
   ACTIVATION_CERTIFICATE_TTL_SECONDS,
@@ -42,6 +42,7 @@ export const enforceLimits = async (payload: Payload, address: string | null, ke
 export const validateLicenseEndpoint = (certificates: LicenseCertificates): Endpoint =>
   endpoint({
     path: '/validate',
+    publicCors: true,
     method: 'post',
     body: z.object({ key: z.string().max(MAX_KEY_LENGTH), fingerprint: z.string().min(1).max(200).optional() }),
     handler: async ({ req, body, address }) => {
@@ -82,9 +83,16 @@ export const validateLicenseEndpoint = (certificates: LicenseCertificates): Endp
 export const licensePublicKeyEndpoint = (certificates: LicenseCertificates): Endpoint =>
   endpoint({
     path: '/public-key',
+    publicCors: true,
     method: 'get',
     handler: ({ req }) =>
       Response.json(certificates(req.payload.logger).publicKeys(), {
         headers: { 'Cache-Control': 'public, max-age=3600' },
       }),
   })
+
+/** The preflights of validation and the key set: apps in a browser (the license client) call them from their own origin. */
+export const licenseValidationPreflights = (): Endpoint[] => [
+  publicPreflight('/validate'),
+  publicPreflight('/public-key'),
+]

@@ -2,7 +2,11 @@ import type { Config, Plugin } from 'payload'
 
 import { AuditLog } from '../collections/AuditLog'
 import { createLicensesCollection } from '../collections/Licenses'
-import { licensePublicKeyEndpoint, validateLicenseEndpoint } from '../endpoints/licenses-validate'
+import {
+  licensePublicKeyEndpoint,
+  licenseValidationPreflights,
+  validateLicenseEndpoint,
+} from '../endpoints/licenses-validate'
 import { licenseCertificates, type SigningKeySettings } from '../src/licensing/certificates'
 import { sendLicenseEmailTask, type LicenseJobOptions } from '../src/licensing/jobs'
 import { expireLapsedLicensesTask } from '../src/licensing/lapse'
@@ -34,6 +38,7 @@ export const licensingPlugin =
             ...(licenses.endpoints || []),
             validateLicenseEndpoint(certificates),
             licensePublicKeyEndpoint(certificates),
+            ...licenseValidationPreflights(),
           ],
         },
         AuditLog,

@@ -57,6 +57,12 @@ export type EndpointSpec<
   staff?: Auth extends string ? string : never
   /** Admins only (with `auth`): refuse other signed-in users, support staff included, with 403 `forbidden` and this message. */
   admin?: Auth extends string ? string : never
+  /**
+   * Callable from any origin (an app's page in a browser, through the license client): every answer,
+   * errors included, says `Access-Control-Allow-Origin: *`, and `Retry-After` may be read. Never with
+   * `auth`: a `*` answer cannot carry credentials, and the endpoint must need none.
+   */
+  publicCors?: Auth extends string ? never : true
   /** Returns a Response, or a value sent as JSON with 200. */
   handler: (
     context: EndpointContext<Output<BodySchema>, Output<QuerySchema>, Output<ParamsSchema>, Auth>,
@@ -131,6 +137,36 @@ const logFailure = (req: PayloadRequest, spec: { method: Method; path: string },
   )
 }
 
+/** The headers of an answer any origin may read (`publicCors`). */
+const PUBLIC_CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Retry-After',
+} as const
+
+const withPublicCors = (response: Response): Response => {
+  for (const [name, value] of Object.entries(PUBLIC_CORS)) response.headers.set(name, value)
+  return response
+}
+
+/**
+ * The preflight of `publicCors` endpoints at `path`: a browser sends it before a JSON POST from another
+ * origin. 204, for a day, for the methods and the one header those endpoints read.
+ */
+export const publicPreflight = (path: string): Endpoint => ({
+  path,
+  method: 'options',
+  handler: () =>
+    new Response(null, {
+      status: 204,
+      headers: {
+        ...PUBLIC_CORS,
+        'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+        'Access-Control-Allow-Headers': 'Content-Type',
+        'Access-Control-Max-Age': '86400',
+      },
+    }),
+})
+
 /**
  * The one request adapter of the custom endpoints: validates the body and query (400
  * `invalid_request` naming the field), resolves the user (401 `unauthenticated` when `auth` is set,
@@ -145,10 +181,8 @@ export const endpoint = <
   Auth extends string | undefined = undefined,
 >(
   spec: EndpointSpec<BodySchema, QuerySchema, ParamsSchema, Auth>,
-): Endpoint => ({
-  path: spec.path,
-  method: spec.method,
-  handler: async (req) => {
+): Endpoint => {
+  const answer = async (req: PayloadRequest): Promise<Response> => {
     try {
       const user = accountOf(req)
       if (spec.auth && !user) throw refusalOf(req) ?? new ServiceError(401, 'unauthenticated', spec.auth)
@@ -184,5 +218,13 @@ export const endpoint = <
       if (!(error instanceof ServiceError)) logFailure(req, spec, error)
       return errorResponse(error)
     }
-  },
-})
+  }
+  return {
+    path: spec.path,
+    method: spec.method,
+    handler: async (req) => {
+      const response = await answer(req)
+      return spec.publicCors ? withPublicCors(response) : response
+    },
+  }
+}

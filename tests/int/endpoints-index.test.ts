@@ -19,7 +19,7 @@ const documented = (): Set<string> => {
   const found = new Set<string>()
   for (const line of README.split('\n').filter((row) => row.startsWith('| `'))) {
     const cell = line.split('|')[1] ?? ''
-    for (const match of cell.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/api\/[^`?\s]+)/g))
+    for (const match of cell.matchAll(/`(GET|POST|PUT|PATCH|DELETE|OPTIONS) (\/api\/[^`?\s]+)/g))
       found.add(`${match[1]} ${match[2]}`)
   }
   return found

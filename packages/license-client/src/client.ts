@@ -330,7 +330,11 @@ export const createClient = (options: LicenseClientOptions, platform: PlatformDe
         fingerprint: state.fingerprint,
         ...(activateOptions.label ? { label: activateOptions.label } : {}),
       })
-      if ((answer.status !== 200 && answer.status !== 201) || !isRecord(answer.body) || !Number.isInteger(answer.body.id))
+      if (
+        (answer.status !== 200 && answer.status !== 201) ||
+        !isRecord(answer.body) ||
+        !Number.isInteger(answer.body.id)
+      )
         throw refusal(answer)
       const activation = answer.body as Activation
       const previous = await read(`license ${license}`, isState)
@@ -338,7 +342,9 @@ export const createClient = (options: LicenseClientOptions, platform: PlatformDe
         ...state,
         activationId: activation.id,
         // A certificate this installation already holds for the key stays until the check replaces it.
-        ...(previous?.fingerprint === state.fingerprint && previous.certificate ? { certificate: previous.certificate } : {}),
+        ...(previous?.fingerprint === state.fingerprint && previous.certificate
+          ? { certificate: previous.certificate }
+          : {}),
       })
       return { activation, check: await check() }
     },
@@ -350,8 +356,7 @@ export const createClient = (options: LicenseClientOptions, platform: PlatformDe
       if (!state) return
       if (state.activationId !== undefined) {
         const answer = await post('deactivate', { key: state.license, activationId: state.activationId })
-        const gone =
-          answer.status === 404 && refusal(answer).code === 'activation_not_found' // ended by support or the owner
+        const gone = answer.status === 404 && refusal(answer).code === 'activation_not_found' // ended by support or the owner
         if (answer.status !== 204 && !gone) throw refusal(answer)
       }
       await store().delete(name(`license ${state.license}`))

@@ -74,7 +74,10 @@ export const request = async (
   try {
     const response = await fetchImpl(url, {
       method: init.method,
-      headers: init.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      headers:
+        init.body === undefined
+          ? { accept: 'application/json' }
+          : { accept: 'application/json', 'content-type': 'application/json' },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       signal,
       redirect: 'error',
@@ -98,10 +101,14 @@ export const refusal = (answer: Answer): LicenseClientError => {
   const retry = Number(answer.headers.get('retry-after'))
   const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : undefined
   if (!isRecord(first) || typeof first.code !== 'string')
-    return new LicenseClientError('unreachable', `The service answered ${answer.status} without an error the client knows.`, {
-      status: answer.status,
-      retryAfter,
-    })
+    return new LicenseClientError(
+      'unreachable',
+      `The service answered ${answer.status} without an error the client knows.`,
+      {
+        status: answer.status,
+        retryAfter,
+      },
+    )
   const { code, message, ...details } = first
   return new LicenseClientError(code, typeof message === 'string' ? message : code, {
     status: answer.status,

@@ -94,13 +94,7 @@ export type VerifyResult = {
 }
 
 export type UpdateReason =
-  | 'LIFETIME'
-  | 'WITHIN_MAJOR'
-  | 'NEWER_MAJOR'
-  | 'WITHIN_WINDOW'
-  | 'WINDOW_ENDED'
-  | 'NO_CERTIFICATE'
-  | 'NOT_GENUINE'
+  'LIFETIME' | 'WITHIN_MAJOR' | 'NEWER_MAJOR' | 'WITHIN_WINDOW' | 'WINDOW_ENDED' | 'NO_CERTIFICATE' | 'NOT_GENUINE'
 
 export type UpdateDecision = { allowed: boolean; reason: UpdateReason }
 

@@ -13,6 +13,7 @@ import {
   LicenseClientError,
   type LicenseClientOptions,
   memoryStorage,
+  type PublicJwkSet,
 } from '../src/index'
 import { newSigningKey, type ServiceDouble, type SigningKey, startServiceDouble } from './service-double'
 
@@ -27,7 +28,7 @@ const vectorSection = docs.slice(docs.indexOf('#### Test vectors'))
 const blocks = [...vectorSection.matchAll(/```(?:json|text)\n([\s\S]*?)\n```/g)].map((match) => match[1]!.trim())
 // In the order the section shows them: PEM, private JWK, public key set, header, payload, token.
 const vector = {
-  publicKeys: JSON.parse(blocks[2]!) as { keys: { kid: string }[] },
+  publicKeys: JSON.parse(blocks[2]!) as PublicJwkSet & { keys: { kid: string; x: string }[] },
   header: JSON.parse(blocks[3]!) as Record<string, unknown>,
   payload: JSON.parse(blocks[4]!) as { iat: number; exp: number; iss: string; license: string; fpr: string },
   token: blocks[5]!,
@@ -64,17 +65,23 @@ describe('the documented test vector', () => {
     })
     expect((await other.verifyCertificate(vector.token)).code).toBe('NOT_GENUINE')
     const [header, payload, signature] = vector.token.split('.') as [string, string, string]
-    const richer = base64url.encode(JSON.stringify({ ...vector.payload, features: ['basic', 'templates', 'support', 'api'] }))
+    const richer = base64url.encode(
+      JSON.stringify({ ...vector.payload, features: ['basic', 'templates', 'support', 'api'] }),
+    )
     const flipped = signature.slice(0, 10) + (signature[10] === 'A' ? 'B' : 'A') + signature.slice(11)
     const client = at(vector.payload.iat + 60)
-    for (const token of [`${header}.${richer}.${signature}`, `${header}.${payload}.${flipped}`, `${header}.${payload}.`])
+    for (const token of [
+      `${header}.${richer}.${signature}`,
+      `${header}.${payload}.${flipped}`,
+      `${header}.${payload}.`,
+    ])
       expect(await client.verifyCertificate(token)).toEqual({ genuine: false, code: 'NOT_GENUINE' })
   })
 
   it('refuses alg none and an HMAC token keyed with the public key', async () => {
     const client = at(vector.payload.iat + 60)
     const none = new UnsecuredJWT(vector.payload).encode()
-    const x = (vector.publicKeys.keys[0] as unknown as { x: string }).x
+    const x = vector.publicKeys.keys[0]!.x
     const hmac = await new SignJWT(vector.payload)
       .setProtectedHeader({ alg: 'HS256', kid: vector.publicKeys.keys[0]!.kid, typ: 'JWT' })
       .sign(base64url.decode(x))
@@ -163,7 +170,7 @@ describe('against a service double', () => {
     expect(await client().check()).toEqual({ status: 'invalid', code: 'NO_ACTIVATION', source: 'stored' })
   })
 
-  it("a revocation online drops the stored certificate: the app cannot fall back to it offline", async () => {
+  it('a revocation online drops the stored certificate: the app cannot fall back to it offline', async () => {
     double.verdicts.set(KEY, 'VALID')
     const app = client()
     await app.check({ key: KEY })

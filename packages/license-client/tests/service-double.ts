@@ -3,19 +3,21 @@ import type { AddressInfo } from 'node:net'
 
 import { exportJWK, generateKeyPair, type KeyLike, SignJWT } from 'jose'
 
+import type { PublicJwk } from '../src/index'
+
 /**
  * The service's four license endpoints over real HTTP, answering as it does (docs/LICENSING.md and
  * docs/TEAMS.md), with a signing key the test can rotate and a mode that makes it misbehave: garbage,
  * an HTML page, a 500, a 429, a hang, or an answer too large. The client's happy paths also run against
  * the real service (tests/int/license-client.test.ts); this double is for what the service never does.
  */
-export type Misbehaviour = 'garbage' | 'html' | 'error' | 'rate-limited' | 'hang' | 'huge' | 'forged' | null
+type Misbehaviour = 'garbage' | 'html' | 'error' | 'rate-limited' | 'hang' | 'huge' | 'forged' | null
 
-export type SigningKey = { privateKey: KeyLike; kid: string; jwk: Record<string, unknown> }
+export type SigningKey = { privateKey: KeyLike; kid: string; jwk: PublicJwk }
 
 export const newSigningKey = async (kid: string): Promise<SigningKey> => {
   const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true })
-  return { privateKey, kid, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' } }
+  return { privateKey, kid, jwk: { ...(await exportJWK(publicKey)), kty: 'OKP', kid, alg: 'EdDSA', use: 'sig' } }
 }
 
 export type ServiceDouble = {
@@ -48,7 +50,7 @@ export const startServiceDouble = async (keys: SigningKey[]): Promise<ServiceDou
     requests: [],
     activations: new Map(),
     clock: () => Math.floor(Date.now() / 1000),
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   }
   let nextActivation = 1
 
@@ -68,7 +70,12 @@ export const startServiceDouble = async (keys: SigningKey[]): Promise<ServiceDou
         double.requests.push(`${req.method} ${path}`)
         const body = (chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : {}) as Record<string, unknown>
         if (path === '/api/licenses/public-key')
-          return json(res, 200, { keys: double.keys.map((key) => key.jwk) }, { 'cache-control': 'public, max-age=3600' })
+          return json(
+            res,
+            200,
+            { keys: double.keys.map((key) => key.jwk) },
+            { 'cache-control': 'public, max-age=3600' },
+          )
         if (path === '/api/licenses/validate') {
           switch (double.misbehave) {
             case 'garbage':
@@ -124,7 +131,8 @@ export const startServiceDouble = async (keys: SigningKey[]): Promise<ServiceDou
         if (path === '/api/licenses/deactivate') {
           const id = Number(body.activationId)
           if (double.activations.get(id)?.key !== body.key) return error(res, 404, 'activation_not_found')
-          if (body.key === 'KIT-LIMIT-ED') return json(res, 429, { errors: [{ code: 'deactivation_limit', message: 'x' }] }, { 'retry-after': '3600' })
+          if (body.key === 'KIT-LIMIT-ED')
+            return json(res, 429, { errors: [{ code: 'deactivation_limit', message: 'x' }] }, { 'retry-after': '3600' })
           double.activations.delete(id)
           res.writeHead(204)
           return res.end()
