@@ -4,7 +4,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import config from '../../payload.config'
 import { generateLicenseKey } from '../../src/licensing/keys'
 import type { User } from '../../src/payload-types'
-import { seedPlans } from '../../src/plans/seed'
 import {
   type DataField,
   type FieldReadRule,
@@ -19,6 +18,7 @@ import {
   wrapInContainers,
 } from '../support/field-rules'
 import { api, type ApiResponse, createUser, graphql, type TestUser, usePayload } from '../support/payload'
+import { seedPlansWithoutProcessor } from '../support/licenses'
 
 /**
  * Every field-level read rule, found by walking the config, against every way of reading around it.
@@ -907,12 +907,7 @@ const expectEntitledRead = async (rule: FieldReadRule, c: Case) => {
 // --- the generated tests --------------------------------------------------------------------------
 
 beforeAll(async () => {
-  await seedPlans(payload(), {
-    standardLifetime: 'price_std',
-    ultimateLifetime: 'price_ult',
-    proMonthly: null,
-    proYearly: null,
-  })
+  await seedPlansWithoutProcessor(payload())
   const [support, admin] = await Promise.all([createUser(payload(), 'support'), createUser(payload(), 'admin')])
   shared.support = actorOf('support', support)
   // An admin (staff): reads rows whole for the test itself (joins included) and introspects GraphQL.

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 process.env.MEDIA_DIR = `${process.env.TMPDIR ?? '/tmp'}/kit-media-access-${process.pid}`
 
 const { generateLicenseKey } = await import('../../src/licensing/keys')
-const { seedPlans } = await import('../../src/plans/seed')
+const { seedPlansWithoutProcessor } = await import('../support/licenses')
 const { api, createUser, graphql, usePayload } = await import('../support/payload')
 type TestUser = Awaited<ReturnType<typeof createUser>>
 
@@ -109,12 +109,7 @@ const post = (slug: string, data: Record<string, unknown>, status: 'published' |
   })
 
 beforeAll(async () => {
-  await seedPlans(payload(), {
-    standardLifetime: 'price_std',
-    ultimateLifetime: 'price_ult',
-    proMonthly: null,
-    proYearly: null,
-  })
+  await seedPlansWithoutProcessor(payload())
   for (const name of Object.keys({
     cover: 0,
     openBody: 0,

@@ -2,9 +2,9 @@ import { renderToStaticMarkup } from 'react-dom/server'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { generateLicenseKey } from '../../src/licensing/keys'
-import { seedPlans } from '../../src/plans/seed'
 import { lexicalOf } from '../support/field-rules'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
+import { seedPlansWithoutProcessor } from '../support/licenses'
 
 /** The premium page's server action, called as Next would, with the test's signed-in reader. */
 const hoisted = vi.hoisted((): { user: { current: unknown } } => ({ user: { current: null } }))
@@ -29,12 +29,7 @@ const grant = async (who: TestUser, plan: string, status: 'active' | 'revoked') 
 }
 
 beforeAll(async () => {
-  await seedPlans(payload(), {
-    standardLifetime: 'price_std',
-    ultimateLifetime: 'price_ult',
-    proMonthly: null,
-    proYearly: null,
-  })
+  await seedPlansWithoutProcessor(payload())
   ;[people.standard, people.ultimate, people.revokedUltimate, people.free, people.support] = await Promise.all([
     createUser(payload(), 'customer'),
     createUser(payload(), 'customer'),

@@ -217,21 +217,8 @@ describe.runIf(enabled)('the packed license client in an app, against the produc
   }, 300_000)
 
   it('the installed CLI checks the key, and the app deactivates', async () => {
-    const cli = await run('npx', ['--no-install', 'license-client', 'check', '--key', licenseKey, '--service', base], {
-      cwd: appDir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        XDG_CONFIG_HOME: path.join(dir, 'cli-config'),
-        HOME: dir,
-        NODE_ENV: 'production',
-      },
-    })
-    // A plan without an activation limit: the CLI's own installation validates without activating.
-    expect(cli.stdout.trim()).toBe('VALID')
-    const refused = await run(
-      'npx',
-      ['--no-install', 'license-client', 'check', '--key', 'KIT-00000-00000-00000-00000', '--service', base],
-      {
+    const cli = (key: string) =>
+      run('npx', ['--no-install', 'license-client', 'check', '--key', key, '--service', base], {
         cwd: appDir,
         env: {
           PATH: process.env.PATH ?? '',
@@ -239,8 +226,10 @@ describe.runIf(enabled)('the packed license client in an app, against the produc
           HOME: dir,
           NODE_ENV: 'production',
         },
-      },
-    ).catch((error: { code: number; stdout: string }) => error)
+      })
+    // A plan without an activation limit: the CLI's own installation validates without activating.
+    expect((await cli(licenseKey)).stdout.trim()).toBe('VALID')
+    const refused = await cli('KIT-00000-00000-00000-00000').catch((error: { code: number; stdout: string }) => error)
     expect(refused).toMatchObject({ code: 1, stdout: 'NOT_FOUND\n' })
     expect(await app(['deactivate'])).toEqual({ code: 'DEACTIVATED' })
     expect(await app(['check'])).toMatchObject({ code: 'NO_ACTIVATION' })

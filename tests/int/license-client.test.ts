@@ -9,9 +9,8 @@ import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { createLicenseClient, type LicenseClientOptions, memoryStorage } from '../../packages/license-client/src/index'
-import { seedPlans } from '../../src/plans/seed'
 import { api, createUser, type TestUser, usePayload } from '../support/payload'
-import { grantLicense } from '../support/licenses'
+import { grantLicense, seedPlansWithoutProcessor } from '../support/licenses'
 
 /**
  * The license client (packages/license-client) against the service itself, over real HTTP: its
@@ -25,12 +24,7 @@ let owner: TestUser
 let support: TestUser
 
 beforeAll(async () => {
-  await seedPlans(payload(), {
-    standardLifetime: 'price_std',
-    ultimateLifetime: 'price_ult',
-    proMonthly: null,
-    proYearly: null,
-  })
+  await seedPlansWithoutProcessor(payload())
   const standard = (
     await payload().find({ collection: 'plans', where: { slug: { equals: 'standard' } }, limit: 1, depth: 0 })
   ).docs[0]!

@@ -1,6 +1,7 @@
 import type { Payload } from 'payload'
 
 import { generateLicenseKey } from '../../src/licensing/keys'
+import { seedPlans } from '../../src/plans/seed'
 import type { LicenseStatus } from '../../src/licensing/status'
 import type { License } from '../../src/payload-types'
 import type { TestUser } from './payload'
@@ -54,3 +55,15 @@ export const grantsPaidKey = (
   }
   return keys[plan].includes(key)
 }
+
+/**
+ * The four plans with made-up prices, for files that sell nothing through the processor (the billing
+ * tests seed the stand-in's prices instead: tests/support/billing.ts).
+ */
+export const seedPlansWithoutProcessor = (payload: Payload) =>
+  seedPlans(payload, {
+    standardLifetime: 'price_std',
+    ultimateLifetime: 'price_ult',
+    proMonthly: null,
+    proYearly: null,
+  })
