@@ -184,6 +184,7 @@ describe('the license client against the service', () => {
     expect(refused.status).toBe(400)
     expect(refused.headers.get('access-control-allow-origin')).toBe('*')
     expect(refused.headers.get('access-control-expose-headers')).toBe('Retry-After')
+    expect(refused.headers.get('access-control-allow-credentials')).toBeNull()
     const keys = await fetch(`${service.url}/api/licenses/public-key`, { headers: { origin } })
     expect(keys.headers.get('access-control-allow-origin')).toBe('*')
     // Nothing else opens to other origins: the account and the licenses list keep Payload's own list.
