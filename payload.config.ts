@@ -14,6 +14,7 @@ import { contentPlugin } from './plugins/content'
 import { deliveryPlugin } from './plugins/delivery'
 import { jobsPlugin } from './plugins/jobs'
 import { licensingPlugin } from './plugins/licensing'
+import { privacyPlugin } from './plugins/privacy'
 import { staffPlugin } from './plugins/staff'
 import { supportPlugin } from './plugins/support'
 import { teamsPlugin } from './plugins/teams'
@@ -200,6 +201,7 @@ export default buildConfig({
     teamsPlugin({ productName: PRODUCT_NAME, serverUrl: env.serverUrl }),
     // After delivery: its support actions use the code host.
     staffPlugin(),
+    privacyPlugin(),
     // After billing, licensing and teams: it hooks their collections.
     webhooksPlugin({ ...env.webhooks, productName: PRODUCT_NAME, serverUrl: env.serverUrl }),
     jobsPlugin(),

@@ -67,6 +67,8 @@ export const RATE_LIMITS = {
   // Support messages per customer (src/support/limits.ts): new requests, and follow-ups on their requests.
   'support_requests:user': { points: 10, durationSeconds: 24 * 3600 },
   'support_followUps:user': { points: 50, durationSeconds: 24 * 3600 },
+  // Data exports per account (endpoints/account-export.ts): each reads every row of the account.
+  'account_export:user': { points: 5, durationSeconds: 24 * 3600 },
   // Seat invitations per license owner (endpoints/license-seats.ts): each one emails a claim link.
   'seat_invites:user': { points: 30, durationSeconds: 24 * 3600 },
   // Pricing-view beacons per client address (endpoints/insights-views.ts), counted in memory (memoryLimiterOf):

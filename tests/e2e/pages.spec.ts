@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 
 import { type Page } from '@playwright/test'
@@ -108,6 +109,16 @@ test('every page at 360 and 1280 px, light and dark, public and signed in: no se
   )
   await signInWithPassword(page, customer.email)
   problems.push(...(await checkPages(page, ['/dashboard', '/pricing'], 'customer', linked)))
+  // Your data: the dashboard's link saves the account's export as a JSON file.
+  await page.goto('/dashboard')
+  const [saved] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-data').click()])
+  expect(saved.suggestedFilename()).toMatch(/^account-\d+-\d{4}-\d{2}-\d{2}\.json$/)
+  const exported = JSON.parse(fs.readFileSync(await saved.path(), 'utf8')) as {
+    profile: { email: string }
+    licenses: unknown[]
+  }
+  expect(exported.profile.email).toBe(customer.email)
+  expect(exported.licenses.length).toBeGreaterThan(0)
   problems.push(...(await brokenLinks(page, linked)))
   if (linked.size < 10) problems.push(`only ${linked.size} links were found on the pages`)
   expect(problems, 'accessibility or layout problems').toEqual([])

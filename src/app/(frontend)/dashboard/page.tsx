@@ -528,6 +528,17 @@ const DashboardPage = async ({ searchParams }: Props) => {
           </>
         ) : null}
       </section>
+
+      <section className="card" id="your-data" aria-labelledby="your-data-heading">
+        <h2 id="your-data-heading">Your data</h2>
+        <p>
+          Everything we hold about your account, in one JSON file: your profile and sign-ins, licenses and
+          installations, payments and invoices, downloads, support messages and API keys (never the keys themselves).
+        </p>
+        <a className="button button-secondary" href="/api/account/export" download data-testid="export-data">
+          Download my data
+        </a>
+      </section>
     </section>
   )
 }
