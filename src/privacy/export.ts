@@ -259,5 +259,3 @@ export const exportAccount = async (payload: Payload, user: User) => {
     })),
   }
 }
-
-export type AccountExport = Awaited<ReturnType<typeof exportAccount>>
