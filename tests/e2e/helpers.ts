@@ -56,6 +56,24 @@ export const linkFromOutbox = async (email: string, type: string): Promise<strin
   return link!
 }
 
+/** The license key the license email to `email` carries, once the job has sent it. */
+export const keyFromOutbox = async (email: string): Promise<string> => {
+  const { outbox } = runState()
+  const find = () => {
+    for (const file of fs.existsSync(outbox) ? fs.readdirSync(outbox) : []) {
+      const raw = fs.readFileSync(path.join(outbox, file), 'utf8')
+      const key = raw.includes(email) ? /KIT(?:-[0-9A-Z]{5}){4}/.exec(raw)?.[0] : undefined
+      if (key) return key
+    }
+    return null
+  }
+  let key: string | null = null
+  await expect
+    .poll(() => (key = find()), { message: `no license email to ${email}`, timeout: 45_000, intervals: [500] })
+    .not.toBeNull()
+  return key!
+}
+
 /** The license email (sent by a job) in the SMTP server's outbox. */
 export const expectLicenseEmail = async (email: string, key: string) => {
   const { outbox } = runState()
