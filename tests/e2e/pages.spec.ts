@@ -83,6 +83,9 @@ const checkPages = async (page: Page, pagePaths: string[], who: string, linked: 
 const brokenLinks = async (page: Page, linked: Set<string>): Promise<string[]> => {
   const broken: string[] = []
   for (const href of linked) {
+    // Playwright's requests send no Secure cookie over http: the data export, the one signed-in link, is
+    // saved from the dashboard by a click instead (below).
+    if (href === '/api/account/export') continue
     const response = await page.request.get(`${base}${href}`)
     if (response.status() >= 400) broken.push(`${href} answered ${response.status()}`)
   }
