@@ -204,6 +204,8 @@ export const createLicensesCollection = (options: { graceDays: number }): Collec
       name: 'seats',
       label: 'Seats',
       type: 'number',
+      // Never empty: a license without a count would cover nobody (the seat check reads it as 0).
+      required: true,
       defaultValue: 1,
       min: 1,
       access: { update: adminsField },

@@ -21,6 +21,7 @@ import * as migration_20261127_052532_teams_and_activations from './20261127_052
 import * as migration_20261127_122523_outbound_webhooks from './20261127_122523_outbound_webhooks';
 import * as migration_20261128_151235_upgrade_credit_before_tax from './20261128_151235_upgrade_credit_before_tax';
 import * as migration_20261128_182700_webhook_retention_job from './20261128_182700_webhook_retention_job';
+import * as migration_20261128_233458_licenses_seats_required from './20261128_233458_licenses_seats_required';
 
 export const migrations = [
   {
@@ -137,5 +138,10 @@ export const migrations = [
     up: migration_20261128_182700_webhook_retention_job.up,
     down: migration_20261128_182700_webhook_retention_job.down,
     name: '20261128_182700_webhook_retention_job',
+  },
+  {
+    up: migration_20261128_233458_licenses_seats_required.up,
+    down: migration_20261128_233458_licenses_seats_required.down,
+    name: '20261128_233458_licenses_seats_required',
   },
 ];

@@ -358,7 +358,7 @@ export interface License {
   /**
    * People this license covers, its buyer included: the quantity bought.
    */
-  seats?: number | null;
+  seats: number;
   teamSeats?: {
     docs?: (number | LicenseSeat)[];
     hasNextPage?: boolean;

@@ -463,7 +463,7 @@ export const licenses = pgTable(
     updatesMajor: numeric('updates_major', { mode: 'number' }),
     updatesUntil: timestamp('updates_until', { mode: 'string', withTimezone: true, precision: 3 }),
     upgradedAt: timestamp('upgraded_at', { mode: 'string', withTimezone: true, precision: 3 }),
-    seats: numeric('seats', { mode: 'number' }).default(1),
+    seats: numeric('seats', { mode: 'number' }).notNull().default(1),
     grantedAt: timestamp('granted_at', { mode: 'string', withTimezone: true, precision: 3 }),
     revokedAt: timestamp('revoked_at', { mode: 'string', withTimezone: true, precision: 3 }),
     revokedReason: varchar('revoked_reason'),

@@ -166,7 +166,14 @@ beforeAll(async () => {
     .docs
   await payload().create({
     collection: 'licenses',
-    data: { key: generateLicenseKey(), user: holder.user.id, plan: ultimate!.id, source: 'manual', status: 'active' },
+    data: {
+      key: generateLicenseKey(),
+      user: holder.user.id,
+      plan: ultimate!.id,
+      source: 'manual',
+      status: 'active',
+      seats: 1,
+    },
   })
 })
 

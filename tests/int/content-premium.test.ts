@@ -24,7 +24,7 @@ const grant = async (who: TestUser, plan: string, status: 'active' | 'revoked') 
   const { docs } = await payload().find({ collection: 'plans', where: { slug: { equals: plan } }, limit: 1 })
   await payload().create({
     collection: 'licenses',
-    data: { key: generateLicenseKey(), user: who.user.id, plan: docs[0]!.id, source: 'manual', status },
+    data: { key: generateLicenseKey(), user: who.user.id, plan: docs[0]!.id, source: 'manual', status, seats: 1 },
   })
 }
 

@@ -96,6 +96,7 @@ describe('licenses that lapse by date', () => {
         user: user.user.id,
         plan: ultimate.id,
         source: 'manual',
+        seats: 1,
         status: 'active',
         validUntil: new Date(Date.now() + HOUR_MS).toISOString(),
       },

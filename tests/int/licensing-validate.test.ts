@@ -76,7 +76,14 @@ const planId = async (slug: string) =>
 const grant = async (slug: string, data: Partial<Pick<License, 'status' | 'validUntil'>> = {}) =>
   payload().create({
     collection: 'licenses',
-    data: { key: generateLicenseKey(), plan: await planId(slug), source: 'manual', status: 'active', ...data },
+    data: {
+      key: generateLicenseKey(),
+      plan: await planId(slug),
+      source: 'manual',
+      status: 'active',
+      seats: 1,
+      ...data,
+    },
   })
 
 const licenseOf = async (user: TestUser) => (await rows(payload(), 'licenses', { user: { equals: user.user.id } }))[0]!

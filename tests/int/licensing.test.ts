@@ -175,6 +175,16 @@ describe('support revokes and restores by hand', () => {
     expect((await licenseOf(buyer)).status).toBe('revoked')
   })
 
+  it("an admin cannot empty a license's seat count: a license always covers its buyer", async () => {
+    const buyer = await createUser(payload(), 'customer')
+    await buy(PRICES.standard, { as: buyer })
+    const license = await licenseOf(buyer)
+    const admin = await createUser(payload(), 'admin')
+    const emptied = await api('PATCH', `/licenses/${license.id}`, { as: admin, body: { seats: null } })
+    expect(emptied.status).toBe(400)
+    expect((await licenseOf(buyer)).seats).toBe(1)
+  })
+
   it("customers cannot revoke, restore, or see other customers' licenses", async () => {
     const buyer = await createUser(payload(), 'customer')
     await buy(PRICES.standard, { as: buyer })

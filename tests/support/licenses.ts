@@ -32,6 +32,7 @@ export const grantLicense = async (
       email: owner.email,
       plan: docs[0].id,
       source: 'manual',
+      seats: 1,
       status: state === 'lapsed' ? 'active' : state,
       validUntil: state === 'lapsed' ? new Date(Date.now() - 60_000).toISOString() : null,
       grantedAt: new Date().toISOString(),
