@@ -16,6 +16,9 @@ declare module 'vitest' {
 }
 
 const rootDir = path.resolve(import.meta.dirname, '../..')
+/** A template's comment: when a run last started on it. */
+const TEMPLATE_STAMP = 'kit test template, last used '
+const TEMPLATE_KEPT_MS = 24 * 60 * 60 * 1000
 
 /** The template of these migrations, unless it exists: built under another name, renamed when complete. */
 const buildTemplate = async (adminUrl: string, serverUrl: string, template: string) => {
@@ -78,14 +81,21 @@ export default async function setup(project: TestProject) {
   try {
     await lock.query(`SELECT pg_advisory_lock(hashtext('kit_test_template'))`)
     await buildTemplate(adminUrl, serverUrl, template)
-    // Templates of older migrations are of no use any more, nor a half-built one (only the lock's holder
-    // builds, so it is a killed run's); one another checkout's run is using (a connection, a clone in
-    // progress) is left for a later run.
+    // Each run stamps its template with the time it started, so a run of another checkout (other
+    // migrations, so another template) that is between two clones keeps its template. Templates of other
+    // migrations unused for a day are dropped, and any without a stamp (a half-built one is a killed run's).
+    await adminQuery(
+      adminUrl,
+      `COMMENT ON DATABASE ${ident(template)} IS '${TEMPLATE_STAMP}${new Date().toISOString()}'`,
+    )
     const stale = await adminQuery(
       adminUrl,
-      `SELECT datname FROM pg_database WHERE datname LIKE 'kit_test_template_%' AND datname <> '${template}'`,
+      `SELECT datname, shobj_description(oid, 'pg_database') AS note FROM pg_database
+        WHERE datname LIKE 'kit_test_template_%' AND datname <> '${template}'`,
     )
-    for (const row of stale.rows as { datname: string }[]) {
+    for (const row of stale.rows as { datname: string; note: string | null }[]) {
+      const stamped = row.note?.startsWith(TEMPLATE_STAMP) ? Date.parse(row.note.slice(TEMPLATE_STAMP.length)) : NaN
+      if (Date.now() - stamped < TEMPLATE_KEPT_MS) continue
       await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${ident(row.datname)}`).catch(() => undefined)
     }
   } finally {
