@@ -200,7 +200,7 @@ describe('against a service double', () => {
     const moved = client({ storage, fingerprint: 'host:other;install:1' })
     expect(await moved.check()).toEqual({ status: 'invalid', code: 'NOT_GENUINE', source: 'stored' })
     // A genuine certificate of another license, handed to this installation.
-    const other = 'KIT-ZZZZZ-YYYYY-XXXXX-WWWWW'
+    const other = 'KIT-3H7QK-9M2XD-T4WPB-R8NLC' // a second license the double signs for
     double.misbehave = null
     double.verdicts.set(other, 'VALID')
     const elsewhereStorage = memoryStorage()
