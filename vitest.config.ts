@@ -20,6 +20,8 @@ export default defineConfig({
     // Each file runs in its own process against its own database.
     pool: 'forks',
     isolate: true,
+    // Node 24 re-parses a package's whole `exports` map for every file it resolves: resolved once per file instead.
+    execArgv: ['--import', './tests/support/resolve-cache.mjs'],
     // Two cores: Payload boots per file, so two files at a time is the sweet spot.
     maxWorkers: 2,
     testTimeout: 30_000,
