@@ -552,6 +552,109 @@ describe('processor-side actions', () => {
   })
 })
 
+describe('deleting customers', () => {
+  const missingCustomer = (id: string, param = 'id', statusCode = 404) => ({
+    type: 'StripeInvalidRequestError',
+    code: 'resource_missing',
+    statusCode,
+    param,
+    message: `No such customer: '${id}'`,
+  })
+
+  it('answers the deleted stub, then refuses the customer everywhere but its retrieval', async () => {
+    const customer = await stripe.customers.create({ email: 'leaving@example.com', name: 'Leaving' })
+    await standIn.settled()
+    receiver.clear()
+
+    const deleted = await stripe.customers.del(customer.id)
+    expect(deleted).toMatchObject({ id: customer.id, object: 'customer', deleted: true })
+    expect(standIn.state.customers.has(customer.id)).toBe(false)
+    await standIn.settled()
+    const received = receiver.received.map(({ event }) => event)
+    expect(types(received)).toEqual(['customer.deleted'])
+    // The event carries the customer as it was, under the request that deleted it.
+    expect(received[0]).toMatchObject({
+      data: { object: { id: customer.id, object: 'customer', email: 'leaving@example.com', name: 'Leaving' } },
+      request: { id: deleted.lastResponse.requestId },
+    })
+
+    // Retrieving it still answers, with the deleted stub and nothing else.
+    expect(await stripe.customers.retrieve(customer.id)).toMatchObject({ id: customer.id, deleted: true })
+    const raw = await fetch(`${standIn.url}/v1/customers/${customer.id}`, {
+      headers: { Authorization: `Bearer ${SECRET_KEY}` },
+    })
+    expect(raw.status).toBe(200)
+    expect(await raw.json()).toEqual({ id: customer.id, object: 'customer', deleted: true })
+
+    const again = stripe.customers.del(customer.id)
+    await expect(again).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError)
+    await expect(again).rejects.toMatchObject(missingCustomer(customer.id))
+    const update = stripe.customers.update(customer.id, { name: 'Back' })
+    await expect(update).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError)
+    await expect(update).rejects.toMatchObject(missingCustomer(customer.id))
+    await expect(lifetimeSession({ customer: customer.id })).rejects.toMatchObject(
+      missingCustomer(customer.id, 'customer', 400),
+    )
+    await expect(stripe.billingPortal.sessions.create({ customer: customer.id })).rejects.toMatchObject(
+      missingCustomer(customer.id, 'customer', 400),
+    )
+    await standIn.settled()
+    expect(types(receiver.received.map(({ event }) => event))).toEqual(['customer.deleted'])
+  })
+
+  it('cancels the subscriptions not canceled yet at once, as an immediate cancellation does', async () => {
+    const { session, subscriptionId: ended } = await paidSubscription()
+    const customerId = idIn((await stripe.checkout.sessions.retrieve(session.id)).customer)
+    const second = await monthlySession({ customer: customerId })
+    const live = objectOf<Stripe.Subscription>(await standIn.pay(second.id), 'customer.subscription.created').id
+    const endedBefore = await stripe.subscriptions.cancel(ended)
+    await standIn.settled()
+    receiver.clear()
+
+    const deleted = await stripe.customers.del(customerId)
+    await standIn.settled()
+    const received = receiver.received.map(({ event }) => event)
+    expect(types(received).sort()).toEqual(['customer.deleted', 'customer.subscription.deleted'])
+    expect(eventOf(received, 'customer.subscription.deleted')).toMatchObject({
+      data: { object: { id: live, status: 'canceled' } },
+      request: { id: deleted.lastResponse.requestId },
+    })
+    expect(objectOf<Stripe.Customer>(received, 'customer.deleted')).toMatchObject({
+      id: customerId,
+      object: 'customer',
+      email: 'sub@example.com',
+    })
+
+    const canceled = await stripe.subscriptions.retrieve(live, { expand: ['customer'] })
+    expect(canceled).toMatchObject({
+      status: 'canceled',
+      canceled_at: expect.any(Number),
+      ended_at: expect.any(Number),
+      cancellation_details: { reason: 'cancellation_requested' },
+      customer: { id: customerId, object: 'customer', deleted: true },
+    })
+    // The one canceled earlier is left as it was.
+    expect(await stripe.subscriptions.retrieve(ended)).toMatchObject({
+      status: 'canceled',
+      canceled_at: endedBefore.canceled_at,
+      ended_at: endedBefore.ended_at,
+    })
+  })
+
+  it('answers an unknown customer with Stripe 404 shape and takes injected failures', async () => {
+    const unknown = stripe.customers.del('cus_nope')
+    await expect(unknown).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError)
+    await expect(unknown).rejects.toMatchObject(missingCustomer('cus_nope'))
+
+    const customer = await stripe.customers.create({ email: 'stays@example.com' })
+    standIn.failNext({ method: 'DELETE', path: `/v1/customers/${customer.id}`, status: 500 })
+    await expect(stripe.customers.del(customer.id)).rejects.toBeInstanceOf(Stripe.errors.StripeAPIError)
+    expect(await stripe.customers.retrieve(customer.id)).toMatchObject({ email: 'stays@example.com' })
+    // The rule was used up: the retry deletes.
+    await expect(stripe.customers.del(customer.id)).resolves.toMatchObject({ deleted: true })
+  })
+})
+
 describe('hosted pages', () => {
   it('shows the checkout form and redirects to the success URL after paying', async () => {
     const session = await lifetimeSession({ customer_email: 'page@example.com' })

@@ -11,7 +11,7 @@ import { previousAttributes } from './events'
 import { invoicePaymentOf } from './objects/billing'
 import { buildPortalSession } from './objects/checkout'
 import { buildDeletedCoupon } from './objects/coupon'
-import { buildCustomer } from './objects/customer'
+import { buildCustomer, buildDeletedCustomer } from './objects/customer'
 import { boolean as booleanParam, integer, mergeMetadata, metadata, nonEmptyText, object, type Params } from './params'
 import { buildPrice, buildProduct } from './prices'
 import {
@@ -29,7 +29,7 @@ import {
   requireTaxRate,
 } from './state'
 import { customerTaxIds } from './tax'
-import { cancelSubscription, updateSubscriptionFromApi } from './subscriptions'
+import { cancelCustomerSubscriptions, cancelSubscription, updateSubscriptionFromApi } from './subscriptions'
 
 const INTERVALS = ['day', 'week', 'month', 'year'] as const
 
@@ -183,7 +183,12 @@ const customers = (processor: Processor) =>
       processor.state.customers.set(customer.id, customer)
       return { body: customer, events: [processor.events.create('customer.created', customer, origin)] }
     },
-    retrieve: ({ path }) => ({ body: requireCustomer(processor.state, path('id')) }),
+    /** A deleted customer's ID still answers, with its deleted stub, as Stripe does. */
+    retrieve: ({ path }) => {
+      const id = path('id')
+      if (processor.state.deletedCustomers.has(id)) return { body: buildDeletedCustomer(id) }
+      return { body: requireCustomer(processor.state, id) }
+    },
     update: ({ path, params, origin }) => {
       const customer = requireCustomer(processor.state, path('id'))
       const before = structuredClone(customer)
@@ -198,6 +203,20 @@ const customers = (processor: Processor) =>
           ? [processor.events.create('customer.updated', customer, { previousAttributes: changed, ...origin })]
           : []
       return { body: customer, events }
+    },
+    /**
+     * Stripe cancels the customer's subscriptions at once; afterwards only retrieving it answers (the
+     * deleted stub): updating, deleting again, checkout and the portal refuse it as "No such customer".
+     */
+    del: ({ path, origin }) => {
+      const customer = requireCustomer(processor.state, path('id'))
+      const canceled = cancelCustomerSubscriptions(processor, customer.id, origin)
+      processor.state.customers.delete(customer.id)
+      processor.state.deletedCustomers.add(customer.id)
+      return {
+        body: buildDeletedCustomer(customer.id),
+        events: [...canceled.events, processor.events.create('customer.deleted', customer, origin)],
+      }
     },
     /** The tax IDs checkout saved on the customer. */
     taxIds: ({ path, params }) => {
@@ -303,6 +322,7 @@ export const apiRoutes = (processor: Processor): express.Router => {
   router.post('/v1/customers', on(customer.create))
   router.get('/v1/customers/:id', on(customer.retrieve))
   router.post('/v1/customers/:id', on(customer.update))
+  router.delete('/v1/customers/:id', on(customer.del))
   router.get('/v1/customers/:id/tax_ids', on(customer.taxIds))
   router.get('/v1/tax_rates/:id', on(retrieve((id) => requireTaxRate(state, id))))
   router.post('/v1/checkout/sessions', on(session.create))

@@ -4,6 +4,7 @@ import type Stripe from 'stripe'
 
 import { resourceMissing } from './errors'
 import { nowSeconds } from './ids'
+import { buildDeletedCustomer } from './objects/customer'
 import { catalogueEntry } from './prices'
 import type { RecordedRequest, StandInPrice } from './types'
 
@@ -53,7 +54,10 @@ export type State = {
   coupons: Map<string, Stripe.Coupon>
   sessions: Map<string, Stripe.Checkout.Session>
   checkoutDetails: Map<string, CheckoutDetails>
+  /** Live customers only: a deleted one is refused wherever a customer is looked up. */
   customers: Map<string, Stripe.Customer>
+  /** IDs of deleted customers: retrieving or expanding one answers its deleted stub, as Stripe does. */
+  deletedCustomers: Set<string>
   subscriptions: Map<string, LegacySubscription>
   paymentIntents: Map<string, Stripe.PaymentIntent>
   charges: Map<string, Stripe.Charge>
@@ -80,6 +84,7 @@ export const createState = (prices: StandInPrice[]): State => {
     sessions: new Map(),
     checkoutDetails: new Map(),
     customers: new Map(),
+    deletedCustomers: new Set(),
     subscriptions: new Map(),
     paymentIntents: new Map(),
     charges: new Map(),
@@ -191,6 +196,7 @@ export const findById = (state: State, id: string): object | undefined => {
     const found = map.get(id)
     if (found) return found
   }
+  if (state.deletedCustomers.has(id)) return buildDeletedCustomer(id)
   const taxRate = findTaxRate(state, id)
   if (taxRate) return taxRate
   const coupon = state.coupons.get(id)

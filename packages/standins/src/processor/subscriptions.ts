@@ -30,11 +30,11 @@ import type { SubscriptionChanges } from './types'
 
 type Result = { events: Stripe.Event[] }
 
+const customerIdOf = (subscription: LegacySubscription): string =>
+  typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id
+
 const customerOf = (processor: Processor, subscription: LegacySubscription): Stripe.Customer =>
-  requireCustomer(
-    processor.state,
-    typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id,
-  )
+  requireCustomer(processor.state, customerIdOf(subscription))
 
 const firstPrice = (subscription: LegacySubscription): Stripe.Price => {
   const item = subscription.items.data[0]
@@ -298,6 +298,14 @@ export const cancelSubscription = (
   subscription.ended_at = now
   subscription.cancellation_details = cancellationDetails('cancellation_requested')
   return { subscription, events: [processor.events.create('customer.subscription.deleted', subscription, origin)] }
+}
+
+/** Deleting a customer ends each of its subscriptions not canceled yet at once, as `cancelSubscription` does. */
+export const cancelCustomerSubscriptions = (processor: Processor, customerId: string, origin: Origin = {}): Result => {
+  const live = [...processor.state.subscriptions.values()].filter(
+    (subscription) => customerIdOf(subscription) === customerId && subscription.status !== 'canceled',
+  )
+  return { events: live.flatMap((subscription) => cancelSubscription(processor, subscription.id, origin).events) }
 }
 
 /** A renewal whose payment is declined: the invoice stays open and the subscription goes past due. */

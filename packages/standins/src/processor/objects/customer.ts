@@ -22,3 +22,7 @@ export const buildCustomer = (
     invoice_prefix: crypto.randomBytes(4).toString('hex').toUpperCase(),
     next_invoice_sequence: 1,
   })
+
+/** What Stripe answers for a deleted customer: deleting it, and retrieving it afterwards. */
+export const buildDeletedCustomer = (id: string): Stripe.DeletedCustomer =>
+  fromFixture<Stripe.DeletedCustomer>('deleted_customer', { id })
