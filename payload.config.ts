@@ -201,7 +201,8 @@ export default buildConfig({
     teamsPlugin({ productName: PRODUCT_NAME, serverUrl: env.serverUrl }),
     // After delivery: its support actions use the code host.
     staffPlugin(),
-    privacyPlugin(),
+    // After billing and delivery: the erasure deletes the processor's customer and withdraws repository access.
+    privacyPlugin({ graceDays: env.accountDeletionGraceDays, serverUrl: env.serverUrl, productName: PRODUCT_NAME }),
     // After billing, licensing and teams: it hooks their collections.
     webhooksPlugin({ ...env.webhooks, productName: PRODUCT_NAME, serverUrl: env.serverUrl }),
     jobsPlugin(),

@@ -24,10 +24,11 @@ export const AuthTokens: CollectionConfig = {
       name: 'purpose',
       type: 'select',
       required: true,
-      options: labelled(['magic_link', 'verify_email', 'email_change'], {
+      options: labelled(['magic_link', 'verify_email', 'email_change', 'deletion_cancel'], {
         magic_link: 'Sign-in link',
         verify_email: 'Email confirmation',
         email_change: 'Email change',
+        deletion_cancel: 'Cancel an account deletion',
       }),
     },
     { name: 'email', type: 'email', required: true },

@@ -101,7 +101,11 @@ export const recordStaffOverride: CollectionAfterChangeHook<License> = async ({ 
       name: doc.status === 'revoked' ? 'license_revoked' : 'license_restored',
       user: relationId(doc.user),
       // The reason is a staff note: it stays in the audit log, which customers cannot read.
-      properties: { licenseId: doc.id, by: 'staff', auditLogId: entry.id },
+      properties: {
+        licenseId: doc.id,
+        by: req.context.overrideBy === 'account_deletion' ? 'account_deletion' : 'staff',
+        auditLogId: entry.id,
+      },
       occurredAt: new Date().toISOString(),
       sourceEventId: `audit:${entry.id}`,
     },

@@ -6,7 +6,7 @@ import {
 } from 'payload'
 
 import { isAdminUser } from '../src/access/roles'
-import { requireCurrentPassword, spendOnePasswordHash } from '../src/auth/password-hash'
+import { RANDOM_PASSWORD, requireCurrentPassword, spendOnePasswordHash } from '../src/auth/password-hash'
 import { enforceRateLimit, type LimitedAction } from '../src/auth/rate-limit'
 import { storedResetToken } from '../src/auth/tokens'
 import { WITHOUT_JOINS } from '../src/db/no-joins'
@@ -128,3 +128,13 @@ export const guardEmailChange: CollectionBeforeChangeHook<User> = ({ data, opera
     'Change your email with POST /api/account/email: we confirm the new address first.',
   )
 }
+
+/**
+ * Whether the account has a password its owner chose: deleting the account asks for it, and an account
+ * without one proves itself with a fresh sign-in instead (src/privacy/deletion.ts). Any password written
+ * through Payload counts, except the random ones the service sets itself.
+ */
+export const notePasswordSet: CollectionBeforeChangeHook<User> = ({ data, req }) =>
+  typeof data.password === 'string' && data.password !== ''
+    ? { ...data, passwordSet: req.context[RANDOM_PASSWORD] !== true }
+    : data

@@ -1,10 +1,11 @@
 import type { CollectionConfig } from 'payload'
 
 import { or, ownRows } from '../src/access/compose'
-import { admins, adminsField, isStaffUser, ROLES, staff } from '../src/access/roles'
+import { admins, adminsField, isStaffUser, ROLES, staff, staffField } from '../src/access/roles'
 import { passwordResetEmail } from '../src/email/account-emails'
 import { customerJoinsForStaffOnly, customerViewTab } from './CustomerView'
 import { GROUPS } from './options'
+import { staffActionsField } from './staff-actions'
 import {
   assignRoles,
   currentPasswordForNewPassword,
@@ -12,6 +13,7 @@ import {
   guardEmailChange,
   hashResetToken,
   limitAttempts,
+  notePasswordSet,
 } from './Users.hooks'
 
 export type UsersOptions = {
@@ -33,7 +35,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
   labels: { singular: 'User', plural: 'Users' },
   admin: {
     useAsTitle: 'email',
-    defaultColumns: ['email', 'name', 'roles', 'emailVerified', 'createdAt'],
+    defaultColumns: ['email', 'name', 'roles', 'emailVerified', 'deletion.erasedAt', 'createdAt'],
     group: GROUPS.customers,
     description:
       "Customers and staff. Open a customer's page and its Customer tab for everything they bought, downloaded and asked for.",
@@ -66,7 +68,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
   },
   hooks: {
     beforeOperation: [limitAttempts, guardCredentials, currentPasswordForNewPassword, customerJoinsForStaffOnly],
-    beforeChange: [assignRoles, guardEmailChange, hashResetToken],
+    beforeChange: [assignRoles, guardEmailChange, hashResetToken, notePasswordSet],
   },
   fields: [
     {
@@ -107,6 +109,70 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
         description: 'A new address the user asked for; it replaces the email when the link sent to it is opened.',
       },
     },
+    {
+      name: 'passwordSet',
+      label: 'Has a password',
+      type: 'checkbox',
+      defaultValue: false,
+      access: { create: adminsField, update: adminsField },
+      admin: {
+        position: 'sidebar',
+        readOnly: true,
+        description:
+          'Whether the user chose a password (at sign-up, a change or a reset). Accounts made by GitHub, Google or a sign-in link have none until they set one.',
+      },
+    },
+    {
+      name: 'deletion',
+      label: 'Account deletion',
+      type: 'group',
+      access: { create: () => false, update: () => false },
+      admin: {
+        position: 'sidebar',
+        description:
+          'A deletion the customer (or an admin) asked for: the account is erased when the grace period ends, unless cancelled. Payments, purchases, subscriptions and invoices are kept.',
+      },
+      fields: [
+        { name: 'requestedAt', label: 'Asked for', type: 'date', admin: { readOnly: true } },
+        {
+          name: 'requestedBy',
+          label: 'Asked by',
+          type: 'select',
+          options: [
+            { label: 'The customer', value: 'customer' },
+            { label: 'An admin', value: 'staff' },
+          ],
+          admin: { readOnly: true },
+        },
+        {
+          name: 'scheduledFor',
+          label: 'Erased after',
+          type: 'date',
+          index: true,
+          admin: { readOnly: true, date: { pickerAppearance: 'dayAndTime' } },
+        },
+        {
+          name: 'erasedAt',
+          label: 'Erased',
+          type: 'date',
+          admin: { readOnly: true, description: 'The person is erased: this row only holds the books together.' },
+        },
+        {
+          name: 'completedAt',
+          label: 'Erasure finished',
+          type: 'date',
+          admin: { readOnly: true, description: 'Also deleted at the processor, repository access withdrawn.' },
+        },
+        {
+          name: 'lastError',
+          label: 'Why the erasure is waiting',
+          type: 'text',
+          access: { read: staffField },
+          admin: { readOnly: true, description: 'Retried every minute until it succeeds.' },
+        },
+      ],
+    },
+    staffActionsField(['user.scheduleDeletion']),
     {
       name: 'processorCustomerId',
       label: 'Processor customer ID',

@@ -9,6 +9,7 @@ export type StaffActionKey =
   | 'apiKey.revoke'
   | 'seat.revoke'
   | 'activation.remove'
+  | 'user.scheduleDeletion'
 
 /**
  * The support actions' buttons in an edit view's sidebar (src/app/(payload)/_components/StaffActions.tsx).

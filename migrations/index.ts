@@ -22,6 +22,7 @@ import * as migration_20261127_122523_outbound_webhooks from './20261127_122523_
 import * as migration_20261128_151235_upgrade_credit_before_tax from './20261128_151235_upgrade_credit_before_tax';
 import * as migration_20261128_182700_webhook_retention_job from './20261128_182700_webhook_retention_job';
 import * as migration_20261128_233458_licenses_seats_required from './20261128_233458_licenses_seats_required';
+import * as migration_20261129_011642_account_deletion from './20261129_011642_account_deletion';
 
 export const migrations = [
   {
@@ -143,5 +144,10 @@ export const migrations = [
     up: migration_20261128_233458_licenses_seats_required.up,
     down: migration_20261128_233458_licenses_seats_required.down,
     name: '20261128_233458_licenses_seats_required',
+  },
+  {
+    up: migration_20261129_011642_account_deletion.up,
+    down: migration_20261129_011642_account_deletion.down,
+    name: '20261129_011642_account_deletion'
   },
 ];

@@ -184,6 +184,7 @@ export interface Config {
       refundLicenseChange: TaskRefundLicenseChange;
       sendLicenseChangeEmail: TaskSendLicenseChangeEmail;
       sendSupportReply: TaskSendSupportReply;
+      eraseDueAccounts: TaskEraseDueAccounts;
       deliverWebhook: TaskDeliverWebhook;
       deleteOldWebhookEvents: TaskDeleteOldWebhookEvents;
       reapStuckJobs: TaskReapStuckJobs;
@@ -284,6 +285,30 @@ export interface User {
    * A new address the user asked for; it replaces the email when the link sent to it is opened.
    */
   pendingEmail?: string | null;
+  /**
+   * Whether the user chose a password (at sign-up, a change or a reset). Accounts made by GitHub, Google or a sign-in link have none until they set one.
+   */
+  passwordSet?: boolean | null;
+  /**
+   * A deletion the customer (or an admin) asked for: the account is erased when the grace period ends, unless cancelled. Payments, purchases, subscriptions and invoices are kept.
+   */
+  deletion?: {
+    requestedAt?: string | null;
+    requestedBy?: ('customer' | 'staff') | null;
+    scheduledFor?: string | null;
+    /**
+     * The person is erased: this row only holds the books together.
+     */
+    erasedAt?: string | null;
+    /**
+     * Also deleted at the processor, repository access withdrawn.
+     */
+    completedAt?: string | null;
+    /**
+     * Retried every minute until it succeeds.
+     */
+    lastError?: string | null;
+  };
   /**
    * Set by the billing webhook.
    */
@@ -939,7 +964,7 @@ export interface ApiKey {
 export interface AuthToken {
   id: number;
   tokenHash: string;
-  purpose: 'magic_link' | 'verify_email' | 'email_change';
+  purpose: 'magic_link' | 'verify_email' | 'email_change' | 'deletion_cancel';
   email: string;
   user?: (number | null) | User;
   next?: string | null;
@@ -1344,6 +1369,7 @@ export interface WebhookEndpoint {
     | 'seat.revoked'
     | 'activation.created'
     | 'activation.deleted'
+    | 'customer.deleted'
   )[];
   /**
    * Off: nothing is sent. The service turns it off after 10 events in a row failed; turn it back on once the receiver works.
@@ -1505,6 +1531,7 @@ export interface PayloadJob {
           | 'refundLicenseChange'
           | 'sendLicenseChangeEmail'
           | 'sendSupportReply'
+          | 'eraseDueAccounts'
           | 'deliverWebhook'
           | 'deleteOldWebhookEvents'
           | 'reapStuckJobs';
@@ -1551,6 +1578,7 @@ export interface PayloadJob {
         | 'refundLicenseChange'
         | 'sendLicenseChangeEmail'
         | 'sendSupportReply'
+        | 'eraseDueAccounts'
         | 'deliverWebhook'
         | 'deleteOldWebhookEvents'
         | 'reapStuckJobs'
@@ -1755,6 +1783,17 @@ export interface UsersSelect<T extends boolean = true> {
   roles?: T;
   emailVerified?: T;
   pendingEmail?: T;
+  passwordSet?: T;
+  deletion?:
+    | T
+    | {
+        requestedAt?: T;
+        requestedBy?: T;
+        scheduledFor?: T;
+        erasedAt?: T;
+        completedAt?: T;
+        lastError?: T;
+      };
   processorCustomerId?: T;
   updatedAt?: T;
   createdAt?: T;
@@ -2583,6 +2622,17 @@ export interface TaskSendSupportReply {
   };
   output: {
     to?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskEraseDueAccounts".
+ */
+export interface TaskEraseDueAccounts {
+  input?: unknown;
+  output: {
+    complete?: number | null;
+    waiting?: number | null;
   };
 }
 /**

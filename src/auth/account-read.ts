@@ -20,7 +20,21 @@ import type { User } from '../payload-types'
  */
 export type AccountRow = Pick<
   SqlRow<typeof users>,
-  'id' | 'name' | 'email' | 'email_verified' | 'pending_email' | 'processor_customer_id' | 'created_at' | 'updated_at'
+  | 'id'
+  | 'name'
+  | 'email'
+  | 'email_verified'
+  | 'pending_email'
+  | 'password_set'
+  | 'deletion_requested_at'
+  | 'deletion_requested_by'
+  | 'deletion_scheduled_for'
+  | 'deletion_erased_at'
+  | 'deletion_completed_at'
+  | 'deletion_last_error'
+  | 'processor_customer_id'
+  | 'created_at'
+  | 'updated_at'
 > & {
   roles: string[] | null
   sessions: { id: string; createdAt: string | null; expiresAt: string }[] | null
@@ -28,6 +42,8 @@ export type AccountRow = Pick<
 
 /** The columns of `AccountRow`, for a statement that reads `users` (alone or joined). */
 export const ACCOUNT_COLUMNS = sql`${users.id}, ${users.name}, ${users.email}, ${users.emailVerified}, ${users.pendingEmail},
+  ${users.passwordSet}, ${users.deletion_requestedAt}, ${users.deletion_requestedBy}, ${users.deletion_scheduledFor},
+  ${users.deletion_erasedAt}, ${users.deletion_completedAt}, ${users.deletion_lastError},
   ${users.processorCustomerId}, ${users.createdAt}, ${users.updatedAt},
   ARRAY(SELECT ${users_roles.value}::text FROM ${users_roles} WHERE ${users_roles.parent} = ${users.id} ORDER BY ${users_roles.order}) AS roles,
   (SELECT json_agg(json_build_object('id', ${users_sessions.id}, 'createdAt', ${users_sessions.createdAt}, 'expiresAt', ${users_sessions.expiresAt})
@@ -42,6 +58,15 @@ export const accountFromRow = (row: AccountRow): User => ({
   roles: (row.roles ?? []) as User['roles'],
   emailVerified: row.email_verified,
   pendingEmail: row.pending_email,
+  passwordSet: row.password_set,
+  deletion: {
+    requestedAt: iso(row.deletion_requested_at),
+    requestedBy: row.deletion_requested_by,
+    scheduledFor: iso(row.deletion_scheduled_for),
+    erasedAt: iso(row.deletion_erased_at),
+    completedAt: iso(row.deletion_completed_at),
+    lastError: row.deletion_last_error,
+  },
   processorCustomerId: row.processor_customer_id,
   createdAt: iso(row.created_at)!,
   updatedAt: iso(row.updated_at)!,

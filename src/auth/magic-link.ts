@@ -1,5 +1,3 @@
-import crypto from 'node:crypto'
-
 import type { Payload } from 'payload'
 
 import { inTransaction } from '../db/transaction'
@@ -9,6 +7,7 @@ import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
 import type { User } from '../payload-types'
 import { proveOwnership } from './ownership'
+import { RANDOM_PASSWORD, randomPassword } from './password-hash'
 import { consumeAuthToken, issueAuthToken } from './tokens'
 
 export const MAGIC_LINK_TTL_MS = 10 * 60 * 1000
@@ -77,10 +76,11 @@ export const signInWithMagicLink = async (
             email: consumed.email,
             roles: ['customer'],
             emailVerified: true,
-            password: crypto.randomBytes(32).toString('base64url'),
+            password: randomPassword(),
           },
           req,
           overrideAccess: true,
+          context: { [RANDOM_PASSWORD]: true },
           disableVerificationEmail: true,
         })
   })

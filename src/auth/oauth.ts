@@ -9,6 +9,7 @@ import { ServiceError } from '../http/errors'
 import { sameSitePath } from '../http/paths'
 import type { User } from '../payload-types'
 import { proveOwnership } from './ownership'
+import { RANDOM_PASSWORD, randomPassword } from './password-hash'
 
 type OAuthProviderName = 'github' | 'google'
 
@@ -202,10 +203,11 @@ const accountFor = async (payload: Payload, provider: OAuthProviderName, identit
             name: identity.name ?? undefined,
             roles: ['customer'],
             emailVerified: true,
-            password: crypto.randomBytes(32).toString('base64url'),
+            password: randomPassword(),
           },
           req,
           overrideAccess: true,
+          context: { [RANDOM_PASSWORD]: true },
         })
     await payload.create({
       collection: 'oauth_identities',

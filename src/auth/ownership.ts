@@ -1,8 +1,7 @@
-import crypto from 'node:crypto'
-
 import type { PayloadRequest } from 'payload'
 
 import type { User } from '../payload-types'
+import { RANDOM_PASSWORD, randomPassword } from './password-hash'
 
 /**
  * The first proof that someone owns an unverified account's address (a magic link, an OAuth email the
@@ -19,10 +18,15 @@ export const proveOwnership = async (
   options: { keepPassword?: boolean } = {},
 ): Promise<User> => {
   if (user.emailVerified) return user
-  const data = options.keepPassword
-    ? { emailVerified: true }
-    : { emailVerified: true, password: crypto.randomBytes(32).toString('base64url') }
-  const verified = await req.payload.update({ collection: 'users', id: user.id, data, req, overrideAccess: true })
+  const data = options.keepPassword ? { emailVerified: true } : { emailVerified: true, password: randomPassword() }
+  const verified = await req.payload.update({
+    collection: 'users',
+    id: user.id,
+    data,
+    req,
+    overrideAccess: true,
+    context: { [RANDOM_PASSWORD]: true },
+  })
   await endEverySession(req, user.id)
   await req.payload.delete({
     collection: 'oauth_identities',

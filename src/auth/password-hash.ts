@@ -68,3 +68,9 @@ export const requireCurrentPassword = async (
     throw new ServiceError(400, 'current_password_incorrect', context.hint)
   }
 }
+
+/** `req.context` flag of a write that gives an account a random password no one knows (OAuth, a sign-in link, a proof of ownership). */
+export const RANDOM_PASSWORD = 'randomPassword'
+
+/** A password no one knows, for an account its owner signs in to otherwise; with RANDOM_PASSWORD in the write's context. */
+export const randomPassword = () => crypto.randomBytes(32).toString('base64url')

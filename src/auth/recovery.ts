@@ -80,6 +80,15 @@ export const completePasswordReset = async (payload: Payload, token: string, pas
       })
       // The link reached the address: it is verified now, and whatever an earlier holder set up ends.
       await proveOwnership(req, user, { keepPassword: true })
+      // Payload's reset writes the hash without the collection's hooks: the owner has chosen a password.
+      if (!user.passwordSet)
+        await payload.update({
+          collection: 'users',
+          id: user.id,
+          data: { passwordSet: true },
+          overrideAccess: true,
+          req,
+        })
       return user.id
     })
   } catch {

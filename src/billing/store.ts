@@ -2,7 +2,7 @@ import type { PayloadRequest } from 'payload'
 
 import { iso, num, type SqlRow } from '../db/rows'
 import { one_time_purchases, plans, users } from '../db/schema.generated'
-import { bare, columnList, execute, lockKey, sql } from '../db/transaction'
+import { accountLockKey, bare, columnList, execute, lockKey, lockKeyShared, sql } from '../db/transaction'
 import type { OneTimePurchase, Plan } from '../payload-types'
 
 /**
@@ -49,11 +49,16 @@ export const resolveBuyer = async (
   // holds that account's row while it waits for this lock, and the webhook may write the row
   // (rememberCustomer), so both orders would meet and deadlock.
   if (byId === null && address !== null) await lockBuyerEmail(req, address)
-  // One statement: the named account when it exists, else the verified owner of the email.
+  // A named account's erasure waits for this purchase, or this purchase sees the account erased: never a
+  // license given to an account after its erasure revoked the others.
+  if (byId !== null) await lockKeyShared(req, accountLockKey(byId))
+  // One statement: the named account when it exists, else the verified owner of the email. An erased
+  // account is no one's: the purchase stays with its checkout email, as an anonymous one does.
   const [row] = await execute<Pick<SqlRow<typeof users>, 'id' | 'processor_customer_id'>>(
     req,
     sql`SELECT ${users.id}, ${users.processorCustomerId} FROM ${users}
-        WHERE ${users.id} = ${byId} OR (${users.email} = ${address} AND ${users.emailVerified})
+        WHERE (${users.id} = ${byId} OR (${users.email} = ${address} AND ${users.emailVerified}))
+          AND ${users.deletion_erasedAt} IS NULL
         ORDER BY (${users.id} = ${byId}) IS TRUE DESC
         LIMIT 1`,
   )
@@ -230,5 +235,17 @@ export const markPurchaseRevoked = async (req: PayloadRequest, id: number, at: s
     req,
     sql`UPDATE ${one_time_purchases} SET ${bare(one_time_purchases.revokedAt)} = ${at}, ${bare(one_time_purchases.updatedAt)} = now()
         WHERE ${one_time_purchases.id} = ${id} AND ${one_time_purchases.revokedAt} IS NULL`,
+  )
+}
+
+/**
+ * An erased account's one-time purchases keep their amounts, tax and dates (financial records) but no
+ * longer the checkout's email (src/privacy/erasure.ts). No event: nothing a receiver acts on changes.
+ */
+export const forgetPurchaseEmails = async (req: PayloadRequest, userId: number): Promise<void> => {
+  await execute(
+    req,
+    sql`UPDATE ${one_time_purchases} SET ${bare(one_time_purchases.email)} = NULL, ${bare(one_time_purchases.updatedAt)} = now()
+        WHERE ${one_time_purchases.user} = ${userId} AND ${one_time_purchases.email} IS NOT NULL`,
   )
 }

@@ -36,6 +36,7 @@ export const ENV_SECTIONS = {
     note: 'Unset in development: the local code-host stand-in runs instead.',
   },
   webhooks: { title: 'Outbound webhooks (your own systems)' },
+  privacy: { title: 'Privacy: account deletion' },
   oauth: {
     title: 'Sign-in with GitHub and Google (OAuth)',
     note: 'Unset in development: the local OAuth stand-in runs instead; unset in production: those buttons are not shown. Register `<SERVER_URL>/auth/callback` as the redirect URI.',
@@ -95,6 +96,14 @@ const integer = (fallback: number, doc: Doc, max = Number.MAX_SAFE_INTEGER, mess
   const error = { error: message }
   return z
     .preprocess(blank, z.coerce.number(error).int(error).min(1, error).max(max, error).default(fallback))
+    .register(ENV_META, { ...doc, fallback: String(fallback) })
+}
+
+/** A whole number of days, 0 included, up to `max`. */
+const days = (fallback: number, doc: Doc, max: number) => {
+  const error = { error: `must be a whole number of days from 0 to ${max}` }
+  return z
+    .preprocess(blank, z.coerce.number(error).int(error).min(0, error).max(max, error).default(fallback))
     .register(ENV_META, { ...doc, fallback: String(fallback) })
 }
 
@@ -246,6 +255,16 @@ export const ENV_SCHEMA = z.object({
     },
     MAX_WEBHOOK_RETENTION_DAYS,
     `must be a whole number of days from 1 to ${MAX_WEBHOOK_RETENTION_DAYS}`,
+  ),
+
+  ACCOUNT_DELETION_GRACE_DAYS: days(
+    14,
+    {
+      section: 'privacy',
+      description:
+        'Days between a request to delete an account and its erasure, during which the customer can cancel it (from 0 to 365; 0 erases within a minute, for staging and tests) (docs/PRIVACY.md).',
+    },
+    365,
   ),
 
   SMTP_URL: text({
@@ -614,6 +633,7 @@ export const readEnv = (source: Source = process.env) => {
       retryBaseMs: values.WEBHOOK_RETRY_BASE_MS,
       retentionDays: values.WEBHOOK_RETENTION_DAYS,
     },
+    accountDeletionGraceDays: values.ACCOUNT_DELETION_GRACE_DAYS,
     releasesDir: path.resolve(rootDir, values.RELEASES_DIR ?? path.join(dataDir, 'releases')),
     templatesDir: path.resolve(rootDir, values.TEMPLATES_DIR ?? path.join(dataDir, 'templates')),
     mediaDir: path.resolve(rootDir, values.MEDIA_DIR),

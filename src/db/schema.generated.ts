@@ -23,10 +23,12 @@ import {
 } from '@payloadcms/db-postgres/drizzle/pg-core'
 import { sql, relations } from '@payloadcms/db-postgres/drizzle'
 export const enum_users_roles = pgEnum('enum_users_roles', ['admin', 'support', 'customer'])
+export const enum_users_deletion_requested_by = pgEnum('enum_users_deletion_requested_by', ['customer', 'staff'])
 export const enum_auth_tokens_purpose = pgEnum('enum_auth_tokens_purpose', [
   'magic_link',
   'verify_email',
   'email_change',
+  'deletion_cancel',
 ])
 export const enum_oauth_identities_provider = pgEnum('enum_oauth_identities_provider', ['github', 'google'])
 export const enum_plans_feature_access = pgEnum('enum_plans_feature_access', [
@@ -174,6 +176,7 @@ export const enum_webhook_endpoints_events = pgEnum('enum_webhook_endpoints_even
   'seat.revoked',
   'activation.created',
   'activation.deleted',
+  'customer.deleted',
 ])
 export const enum_webhook_deliveries_trigger = pgEnum('enum_webhook_deliveries_trigger', [
   'automatic',
@@ -191,6 +194,7 @@ export const enum_payload_jobs_log_task_slug = pgEnum('enum_payload_jobs_log_tas
   'refundLicenseChange',
   'sendLicenseChangeEmail',
   'sendSupportReply',
+  'eraseDueAccounts',
   'deliverWebhook',
   'deleteOldWebhookEvents',
   'reapStuckJobs',
@@ -206,6 +210,7 @@ export const enum_payload_jobs_task_slug = pgEnum('enum_payload_jobs_task_slug',
   'refundLicenseChange',
   'sendLicenseChangeEmail',
   'sendSupportReply',
+  'eraseDueAccounts',
   'deliverWebhook',
   'deleteOldWebhookEvents',
   'reapStuckJobs',
@@ -257,6 +262,13 @@ export const users = pgTable(
     name: varchar('name'),
     emailVerified: boolean('email_verified').default(false),
     pendingEmail: varchar('pending_email'),
+    passwordSet: boolean('password_set').default(false),
+    deletion_requestedAt: timestamp('deletion_requested_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    deletion_requestedBy: enum_users_deletion_requested_by('deletion_requested_by'),
+    deletion_scheduledFor: timestamp('deletion_scheduled_for', { mode: 'string', withTimezone: true, precision: 3 }),
+    deletion_erasedAt: timestamp('deletion_erased_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    deletion_completedAt: timestamp('deletion_completed_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    deletion_lastError: varchar('deletion_last_error'),
     processorCustomerId: varchar('processor_customer_id'),
     updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
     createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
@@ -278,6 +290,7 @@ export const users = pgTable(
     lockUntil: timestamp('lock_until', { mode: 'string', withTimezone: true, precision: 3 }),
   },
   (columns) => [
+    index('users_deletion_deletion_scheduled_for_idx').on(columns.deletion_scheduledFor),
     uniqueIndex('users_processor_customer_id_idx').on(columns.processorCustomerId),
     index('users_updated_at_idx').on(columns.updatedAt),
     index('users_created_at_idx').on(columns.createdAt),
@@ -2410,6 +2423,7 @@ export const relations_payload_jobs_stats = relations(payload_jobs_stats, () => 
 
 type DatabaseSchema = {
   enum_users_roles: typeof enum_users_roles
+  enum_users_deletion_requested_by: typeof enum_users_deletion_requested_by
   enum_auth_tokens_purpose: typeof enum_auth_tokens_purpose
   enum_oauth_identities_provider: typeof enum_oauth_identities_provider
   enum_plans_feature_access: typeof enum_plans_feature_access

@@ -95,6 +95,17 @@ export const lockKey = async (req: PayloadRequest, key: string): Promise<void> =
   await execute(req, sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
 }
 
+/** `lockKey`'s shared form: any number of holders at once, none while someone holds `lockKey` of the same key. */
+export const lockKeyShared = async (req: PayloadRequest, key: string): Promise<void> => {
+  await execute(req, sql`SELECT pg_advisory_xact_lock_shared(hashtext(${key}))`)
+}
+
+/**
+ * The key an account's erasure holds (src/privacy/erasure.ts) while webhooks that give the account a
+ * purchase hold it shared: an erasure waits for those in flight, and those after it see the account erased.
+ */
+export const accountLockKey = (userId: number) => `account:${userId}`
+
 /** The constraint a foreign-key violation (SQLSTATE 23503) names, as pg or a wrapping driver reports it; null for anything else. */
 export const foreignKeyViolation = (error: unknown): string | null => {
   for (

@@ -1,19 +1,19 @@
 import escapeHtml from 'escape-html'
 
-const message = (productName: string, subject: string, lines: string[], action: { label: string; url: string }) => ({
+const IGNORE = 'If you did not ask for this, ignore this email.'
+
+const message = (
+  productName: string,
+  subject: string,
+  lines: string[],
+  action: { label: string; url: string },
+  footer = IGNORE,
+) => ({
   subject: `${subject} | ${productName}`,
-  text: [
-    ...lines,
-    '',
-    `${action.label}: ${action.url}`,
-    '',
-    `If you did not ask for this, ignore this email.`,
-    '',
-    productName,
-  ].join('\n'),
+  text: [...lines, '', `${action.label}: ${action.url}`, '', footer, '', productName].join('\n'),
   html: `${lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
 <p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>
-<p>If you did not ask for this, ignore this email.</p>
+<p>${escapeHtml(footer)}</p>
 <p>${escapeHtml(productName)}</p>`,
 })
 
@@ -70,4 +70,38 @@ export const emailChangeNotice = (productName: string, newEmail: string, resetUr
       'If this was not you, reset your password now: that signs every other device out.',
     ],
     { label: 'Reset my password', url: resetUrl },
+  )
+
+/** The day an account is erased, as the emails say it (UTC, so it reads the same in any inbox). */
+const erasureDay = (at: Date) =>
+  at.toLocaleString('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC'
+
+export const deletionScheduledEmail = (
+  productName: string,
+  options: { scheduledFor: Date; cancelUrl: string; byStaff: boolean },
+) =>
+  message(
+    productName,
+    'Your account will be deleted',
+    [
+      options.byStaff
+        ? `At your request, our team asked for your ${productName} account to be deleted.`
+        : `You asked for your ${productName} account to be deleted.`,
+      `On ${erasureDay(options.scheduledFor)} we erase your profile, sign-in methods, API keys, installations, support messages and download history, end your licenses and team seats, and withdraw your repository access. Payments, invoices and their amounts are kept, as tax law requires, on the erased account.`,
+      'Until then everything keeps working, and you can cancel: the link below works once, without signing in.',
+    ],
+    { label: 'Keep my account', url: options.cancelUrl },
+    'If you did not ask for this, open the link above to keep your account, then change your password.',
+  )
+
+export const deletionStoppedEmail = (productName: string, dashboardUrl: string) =>
+  message(
+    productName,
+    'Your account was not deleted',
+    [
+      `Your ${productName} account was due to be deleted today, but it has a subscription that renews, so we kept it and did not charge or change anything.`,
+      'To delete the account, cancel the subscription in the billing portal first, then ask again from your dashboard.',
+    ],
+    { label: 'Open my dashboard', url: dashboardUrl },
+    'Nothing else changed.',
   )

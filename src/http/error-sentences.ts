@@ -123,6 +123,17 @@ export const ERROR_SENTENCES = {
   api_key_not_found: 'You have no such API key. It may have been revoked already.',
   api_key_already_revoked: 'That API key is revoked already.',
   api_key_limit_reached: 'You have 10 API keys, the most there can be. Revoke one before creating another.',
+
+  // Deleting an account
+  reauthentication_required:
+    'Please confirm it is you: enter your password, or sign in again if your account has none, then try again.',
+  active_subscription:
+    'Your subscription renews: cancel it in the billing portal first. Your account can then be deleted when the paid period ends.',
+  no_pending_deletion: 'Your account has no deletion waiting to be cancelled.',
+  deletion_pending: 'This account is already waiting to be deleted.',
+  account_erased: 'This account has been deleted.',
+  staff_account: 'A staff account cannot be deleted this way: an admin removes its staff roles first.',
+  user_not_found: 'There is no such user.',
 } as const satisfies Record<string, string>
 
 export type ErrorCode = keyof typeof ERROR_SENTENCES

@@ -2,7 +2,7 @@ import type { PayloadRequest } from 'payload'
 
 import { track } from '../analytics/track'
 import { iso, type SqlRow } from '../db/rows'
-import { license_activations } from '../db/schema.generated'
+import { license_activations, licenses } from '../db/schema.generated'
 import { bare, execute, sql } from '../db/transaction'
 import { emitWebhookEvent } from '../webhooks/emit'
 import { activationData } from '../webhooks/payloads'
@@ -106,3 +106,18 @@ export const touchActivation = async (req: PayloadRequest, activationId: number,
     sql`UPDATE ${license_activations} SET ${bare(license_activations.lastValidatedAt)} = ${now.toISOString()} WHERE ${license_activations.id} = ${activationId}`,
   )
 }
+
+/**
+ * An erased account's installations (src/privacy/erasure.ts): every activation of its licenses is deleted,
+ * fingerprints and labels with them. No event: the licenses' own revocation (license.revoked) tells
+ * receivers they stopped working. Returns how many went.
+ */
+export const forgetActivationsOf = async (req: PayloadRequest, userId: number): Promise<number> =>
+  (
+    await execute(
+      req,
+      sql`DELETE FROM ${license_activations}
+          WHERE ${license_activations.license} IN (SELECT ${licenses.id} FROM ${licenses} WHERE ${licenses.user} = ${userId})
+          RETURNING ${license_activations.id}`,
+    )
+  ).length

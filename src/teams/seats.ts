@@ -237,8 +237,8 @@ export const revokeSeat = async (payload: Payload, user: User, licenseId: number
 }
 
 /** Ends one seat of `licenseId` in the caller's transaction (the owner's revoke, staff's action). */
-/** Who ended a seat: its license's owner, support, or the billing (the paid quantity dropped below it). */
-export type SeatEnder = 'owner' | 'staff' | 'billing'
+/** Who ended a seat: its license's owner, support, the billing (the paid quantity dropped below it), or an account's erasure. */
+export type SeatEnder = 'owner' | 'staff' | 'billing' | 'account_deletion'
 
 export const endSeat = async (
   req: PayloadRequest,
@@ -443,3 +443,27 @@ export const claimedMembersOf = async (req: PayloadRequest, licenseId: number): 
       sql`SELECT ${license_seats.member} FROM ${license_seats} WHERE ${license_seats.license} = ${licenseId} AND ${license_seats.status} = 'claimed' AND ${license_seats.member} IS NOT NULL`,
     )
   ).map((row) => Number(row.member_id))
+
+/**
+ * An erased account's seats (src/privacy/erasure.ts), in the erasure's transaction: the seats it holds on
+ * other people's licenses are released and the seats its own licenses gave are revoked, each as a revoke
+ * does (seat.revoked, the member's repository access withdrawn); the seats it held then name the erased
+ * address instead of the old one. Returns how many seats ended.
+ */
+export const endSeatsOfErasedAccount = async (req: PayloadRequest, userId: number, erasedEmail: string) => {
+  const live = await execute<Pick<SqlRow<typeof license_seats>, 'id'>>(
+    req,
+    sql`SELECT ${license_seats.id} FROM ${license_seats}
+        WHERE ${license_seats.status} <> 'revoked'
+          AND (${license_seats.member} = ${userId}
+               OR ${license_seats.license} IN (SELECT ${licenses.id} FROM ${licenses} WHERE ${licenses.user} = ${userId}))
+        ORDER BY ${license_seats.id}`,
+  )
+  for (const seat of live) await endSeat(req, null, seat.id, { by: 'account_deletion', userId: null })
+  await execute(
+    req,
+    sql`UPDATE ${license_seats} SET ${bare(license_seats.email)} = ${erasedEmail}, ${bare(license_seats.updatedAt)} = now()
+        WHERE ${license_seats.member} = ${userId}`,
+  )
+  return live.length
+}

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'seat.revoked',
   'activation.created',
   'activation.deleted',
+  'customer.deleted',
 ] as const
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
@@ -36,6 +37,7 @@ export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
   'seat.revoked': 'Team seat revoked',
   'activation.created': 'Installation activated',
   'activation.deleted': 'Installation deactivated',
+  'customer.deleted': 'Customer account deleted',
 }
 
 /** Attempts per event and endpoint, the first included. */

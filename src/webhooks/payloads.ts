@@ -91,7 +91,10 @@ export type SeatRow = Pick<LicenseSeat, 'id' | 'email' | 'status'> & {
   revokedAt: string | null
 }
 
-export const seatData = (seat: SeatRow, extra: { revokedBy?: 'owner' | 'staff' | 'billing' } = {}) => ({
+export const seatData = (
+  seat: SeatRow,
+  extra: { revokedBy?: 'owner' | 'staff' | 'billing' | 'account_deletion' } = {},
+) => ({
   id: seat.id,
   licenseId: seat.licenseId,
   email: seat.email,

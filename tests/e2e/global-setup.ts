@@ -20,6 +20,7 @@ import {
   adminToken,
   api,
   base,
+  databaseUrl,
   failedRunDir,
   failuresFile,
   PASSWORD,
@@ -31,8 +32,6 @@ import {
   screenshotDir,
   STAFF,
 } from './service'
-
-const databaseUrl = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/kit_e2e'
 
 const recreateDatabase = async () => {
   const admin = new URL(databaseUrl)

@@ -8,6 +8,8 @@ import path from 'node:path'
 export const root = path.resolve(import.meta.dirname, '../..')
 export const port = Number(process.env.E2E_PORT ?? 3100)
 export const base = `http://localhost:${port}`
+/** The database the server under test runs on (created afresh by the global set-up). */
+export const databaseUrl = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/kit_e2e'
 /** Phone and desktop screenshots of every page, kept after the run. */
 export const screenshotDir = path.resolve(process.env.E2E_SCREENSHOTS ?? path.join(root, '.data/e2e-screenshots'))
 /** After a failure: the server's and stand-ins' logs, and Playwright's failure screenshots and traces. */

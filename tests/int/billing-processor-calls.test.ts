@@ -75,6 +75,10 @@ const CALL_SITES: Record<string, Record<string, string>> = {
   },
   'src/billing/webhook/events/checkout-session.ts': { 'checkout.sessions.retrieve': 'the signed webhook' },
   'src/billing/webhook/events/invoice-payment.ts': { 'invoicePayments.list': 'the signed webhook' },
+  'src/privacy/erasure.ts': {
+    'customers.del':
+      'the erasure job, once per customer of an account whose deletion is due (not reachable from a request)',
+  },
 }
 
 const RESOURCES =

@@ -3,7 +3,7 @@ import type { Payload } from 'payload'
 import type Stripe from 'stripe'
 
 import type { SqlRow } from '../../db/rows'
-import { processor_events } from '../../db/schema.generated'
+import { one_time_purchases, processor_events, user_subscriptions, users } from '../../db/schema.generated'
 import { bare, execute, executeOn, inTransaction, sql } from '../../db/transaction'
 import type { BillingSettings } from '../purchases'
 import { EVENT_HANDLERS } from './events'
@@ -38,6 +38,26 @@ const objectIdOf = (event: Stripe.Event): string | null => {
   return 'id' in object && typeof object.id === 'string' ? object.id : null
 }
 
+/** The processor customer an event is about: its object's `customer`, or the customer itself. */
+const customerOf = (event: Stripe.Event): string | null => {
+  const object = event.data.object as { object?: unknown; id?: unknown; customer?: unknown }
+  if (object.object === 'customer') return typeof object.id === 'string' ? object.id : null
+  const customer = object.customer
+  if (typeof customer === 'string') return customer
+  return customer && typeof customer === 'object' && 'id' in customer && typeof customer.id === 'string'
+    ? customer.id
+    : null
+}
+
+/** Whether `customer` belongs to an erased account: remembered on it, or on one of its purchases or subscriptions. */
+const erasedCustomer = (customer: string | null) =>
+  customer === null
+    ? sql`false`
+    : sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.deletion_erasedAt} IS NOT NULL AND (
+          ${users.processorCustomerId} = ${customer}
+          OR ${users.id} IN (SELECT ${one_time_purchases.user} FROM ${one_time_purchases} WHERE ${one_time_purchases.processorCustomerId} = ${customer})
+          OR ${users.id} IN (SELECT ${user_subscriptions.user} FROM ${user_subscriptions} WHERE ${user_subscriptions.processorCustomerId} = ${customer})))`
+
 /**
  * Apply one verified processor event exactly once:
  * 1. record it in processor_events (insert-or-nothing on the unique event id);
@@ -60,7 +80,13 @@ export const processEvent = async (
     sql`INSERT INTO ${processor_events}
           (${bare(processor_events.eventId, processor_events.type, processor_events.livemode, processor_events.status, processor_events.attempts)},
            ${bare(processor_events.objectId, processor_events.receivedAt, processor_events.payload, processor_events.updatedAt, processor_events.createdAt)})
-        VALUES (${event.id}, ${event.type}, ${event.livemode}, ${handler ? 'received' : 'ignored'}, 0, ${objectIdOf(event)}, now(), ${JSON.stringify(event)}::jsonb, now(), now())
+        VALUES (${event.id}, ${event.type}, ${event.livemode}, ${handler ? 'received' : 'ignored'}, 0, ${objectIdOf(event)}, now(),
+          -- A customer of an erased account (src/privacy/erasure.ts): its name, email and address are not kept
+          -- again. Three probes of indexed columns, in this one statement.
+          CASE WHEN ${erasedCustomer(customerOf(event))}
+            THEN jsonb_build_object('id', ${event.id}::text, 'type', ${event.type}::text, 'erased', true)
+            ELSE ${JSON.stringify(event)}::jsonb END,
+          now(), now())
         ON CONFLICT (${bare(processor_events.eventId)}) DO UPDATE SET ${bare(processor_events.updatedAt)} = ${processor_events.updatedAt}
         RETURNING ${processor_events.status}`,
   )

@@ -25,6 +25,8 @@ import { currentUser, getPayloadClient } from '../../_lib/session'
 import { INVALID_EMAIL } from './words'
 import { PRODUCT_NAME } from '../../../config/product'
 import { runtimeOf } from '../../../config/runtime'
+import { cancelAccountDeletion, requestAccountDeletion } from '../../../privacy/deletion'
+import '../../../privacy/runtime'
 
 /**
  * The dashboard's forms: the kit's download, a license's upgrade and renewal, repository access,
@@ -326,4 +328,41 @@ export async function deactivateInstallation(form: FormData) {
   }
   revalidatePath('/dashboard')
   redirect(atSection('installations', licenseId, { deactivated: 1 }))
+}
+
+/**
+ * The Delete my account form: as POST /api/account/deletion, the password (or, for an account without
+ * one, this session if it is from the last 10 minutes). Back to the section with the date, or why not.
+ */
+export async function requestDeletionAction(form: FormData) {
+  const { user, payload, req } = await signedIn()
+  const password = form.get('password')
+  try {
+    await requestAccountDeletion(
+      payload,
+      user,
+      {
+        password: typeof password === 'string' ? password : null,
+        sessionId: (user as { _sid?: unknown })._sid?.toString() ?? null,
+        address: clientAddress(await headers()),
+      },
+      runtimeOf(payload, 'privacy').deletion,
+    )
+  } catch (error) {
+    failed(req, error, 'deletion_error', 'delete-account')
+  }
+  revalidatePath('/dashboard')
+  redirect('/dashboard?deletion=scheduled#delete-account')
+}
+
+/** The pending deletion's Cancel button: as DELETE /api/account/deletion. */
+export async function cancelDeletionAction() {
+  const { user, payload, req } = await signedIn()
+  try {
+    await cancelAccountDeletion(payload, user.id)
+  } catch (error) {
+    failed(req, error, 'deletion_error', 'delete-account')
+  }
+  revalidatePath('/dashboard')
+  redirect('/dashboard?deletion=cancelled#delete-account')
 }

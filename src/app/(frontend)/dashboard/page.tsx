@@ -11,6 +11,8 @@ import { hasRepoAccessPlan, repoAccessStatus, storedRepoAccessStatus } from '../
 import { entitlementsOf } from '../../../licensing/entitlements'
 import { windowOfLicense } from '../../../licensing/store'
 import { windowInWords } from '../../../licensing/update-window'
+import { deletionStatusOf } from '../../../privacy/deletion'
+import '../../../privacy/runtime'
 import type { Plan } from '../../../payload-types'
 import { FEATURE_LABELS, type FeatureKey } from '../../../plans/features'
 import { seatsHeldBy } from '../../../teams/seats'
@@ -19,6 +21,7 @@ import { CopyButton } from '../_components/CopyButton'
 import { activePlans } from '../_components/pricing-data'
 import { askRepoAccess, downloadKit } from './actions'
 import { ApiKeysSection } from './ApiKeysSection'
+import { DeletionSection } from './DeletionSection'
 import {
   installationsOf,
   LISTED_VERSIONS,
@@ -50,6 +53,9 @@ type Props = {
     support_error?: string
     api_key_error?: string
     license_error?: string
+    /** The Delete your account section: why it was refused, or `scheduled` / `cancelled`. */
+    deletion_error?: string
+    deletion?: string
     /** The processor's checkout of an upgrade or a renewal returns with `paid=upgrade` or `paid=renewal`. */
     paid?: string
     /** An upgrade the license's credit paid for entirely. */
@@ -539,6 +545,14 @@ const DashboardPage = async ({ searchParams }: Props) => {
           Download my data
         </a>
       </section>
+
+      <DeletionSection
+        pending={deletionStatusOf(user)}
+        hasPassword={Boolean(user.passwordSet)}
+        graceDays={runtimeOf(payload, 'privacy').deletion.graceDays}
+        error={errors.deletion_error}
+        done={errors.deletion}
+      />
     </section>
   )
 }

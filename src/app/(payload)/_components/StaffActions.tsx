@@ -7,7 +7,12 @@ import { useId, useState } from 'react'
 import type { StaffActionKey } from '../../../../collections/staff-actions'
 
 type Doc = Record<string, unknown>
-type Answer = { to?: string; repoAccess?: { status?: string }; errors?: { message: string }[] }
+type Answer = {
+  to?: string
+  repoAccess?: { status?: string }
+  scheduledFor?: string
+  errors?: { message: string }[]
+}
 
 type Action = {
   label: string
@@ -59,6 +64,17 @@ const ACTIONS: Record<StaffActionKey, Action> = {
     endpoint: (id) => `/api/staff/license-seats/${id}/revoke`,
     applies: (doc) => doc.status !== 'revoked',
     done: () => "Seat revoked: the member lost the license's access, and their repository access is being withdrawn.",
+  },
+  'user.scheduleDeletion': {
+    label: 'Delete account (after the grace period)',
+    endpoint: (id) => `/api/staff/users/${id}/deletion`,
+    applies: (doc) => {
+      const deletion = doc.deletion as { scheduledFor?: unknown; erasedAt?: unknown } | undefined
+      const roles = Array.isArray(doc.roles) ? doc.roles : []
+      return !deletion?.scheduledFor && !deletion?.erasedAt && roles.every((role) => role === 'customer')
+    },
+    done: (answer) =>
+      `Deletion scheduled for ${answer.scheduledFor ? new Date(answer.scheduledFor).toUTCString() : 'the end of the grace period'}: the customer was emailed a link that cancels it.`,
   },
   'activation.remove': {
     label: 'Remove activation',

@@ -1,0 +1,104 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import type { Page } from '@playwright/test'
+import pg from 'pg'
+
+import { expect, expectPath, signUp, test } from './helpers'
+import { base, databaseUrl, PASSWORD, runState, screenshotDir } from './service'
+
+// Sign-ups of their own address: the run's other scenarios share 127.0.0.1's hourly limit.
+test.use({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.28' } })
+
+/** The newest "Keep my account" link emailed to `email`. */
+const keepLinkFor = async (email: string): Promise<string> => {
+  const { outbox } = runState()
+  const pattern = new RegExp(`${base}/account/keep\\?token=[A-Za-z0-9_%-]+`)
+  let link: string | null = null
+  await expect
+    .poll(
+      () => {
+        const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).sort().reverse() : []
+        for (const file of files) {
+          const raw = fs
+            .readFileSync(path.join(outbox, file), 'utf8')
+            .replace(/=\r?\n/g, '')
+            .replace(/=3D/g, '=')
+          if (raw.includes(email) && (link = pattern.exec(raw)?.[0] ?? null)) return link
+        }
+        return null
+      },
+      { message: `no deletion email for ${email}`, timeout: 30_000, intervals: [500] },
+    )
+    .not.toBeNull()
+  return link!
+}
+
+const askForDeletion = async (page: Page) => {
+  await page.goto('/dashboard#delete-account')
+  await page.locator('#delete-account summary').click()
+  await page.fill('#delete-account input[name="password"]', PASSWORD)
+  await page.getByTestId('request-deletion').click()
+  await page.waitForURL('**/dashboard?deletion=scheduled#delete-account')
+  await expect(page.getByTestId('deletion-pending')).toBeVisible()
+}
+
+test('delete the account from the dashboard, keep it with the email link, then let it be erased', async ({ page }) => {
+  test.setTimeout(240_000)
+  const email = `e2e-delete-${Date.now()}@example.com`
+  await signUp(page, email)
+
+  await askForDeletion(page)
+  for (const [name, width] of [
+    ['dashboard-deletion-pending-360', 360],
+    ['dashboard-deletion-pending-1280', 1280],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 })
+    await page.locator('#delete-account').screenshot({ path: path.join(screenshotDir, `${name}.png`) })
+  }
+
+  // The email's link, opened without a session: the page's button keeps the account.
+  const keep = await keepLinkFor(email)
+  const guest = await page
+    .context()
+    .browser()!
+    .newContext({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.28' } })
+  const guestPage = await guest.newPage()
+  await guestPage.goto(keep)
+  for (const [name, width] of [
+    ['account-keep-360', 360],
+    ['account-keep-1280', 1280],
+  ] as const) {
+    await guestPage.setViewportSize({ width, height: 700 })
+    await guestPage.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true })
+  }
+  await guestPage.getByTestId('keep-account').click()
+  await expect(guestPage.getByTestId('account-kept')).toBeVisible()
+  // Used once: the same link again says so.
+  await guestPage.goto(keep)
+  await guestPage.getByTestId('keep-account').click()
+  await expect(guestPage.locator('[role="alert"]')).toContainText('not valid any more')
+  await guest.close()
+  await page.goto('/dashboard#delete-account')
+  await expect(page.getByTestId('deletion-pending')).toHaveCount(0)
+
+  // Asked again; the grace period passes (moved in the database), and the jobs worker erases the account.
+  await askForDeletion(page)
+  const db = new pg.Client({ connectionString: databaseUrl })
+  await db.connect()
+  try {
+    await db.query(`UPDATE users SET deletion_scheduled_for = now() WHERE email = $1`, [email])
+  } finally {
+    await db.end()
+  }
+  await expect
+    .poll(async () => (await page.request.post('/api/users/login', { data: { email, password: PASSWORD } })).status(), {
+      message: 'the account was never erased',
+      timeout: 150_000,
+      intervals: [2_000],
+    })
+    .toBe(401)
+  // The browser's session ended with it.
+  await page.goto('/dashboard')
+  expectPath(page, '/sign-in?next=/dashboard')
+})
