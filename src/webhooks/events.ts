@@ -54,7 +54,8 @@ export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000
 
 /**
  * The wait before attempt `attempt + 1` after attempt `attempt` failed: `baseMs` (10 s) after the
- * first, then doubling, at most an hour: 10 s, 20 s, 40 s, ... 42 min 40 s, 1 h (about 2 h 50 min in all).
+ * first, then doubling, at most an hour: 10 s, 20 s, 40 s, ... 42 min 40 s before the tenth and last attempt,
+ * about 1 h 25 min after the first (docs/WEBHOOKS.md, pinned by webhooks.test.ts).
  */
 export const retryDelayMs = (attempt: number, baseMs: number): number =>
   Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_RETRY_DELAY_MS)

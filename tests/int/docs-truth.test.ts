@@ -94,5 +94,9 @@ describe('docs/WEBHOOKS.md: the retry schedule', () => {
     const waits = Array.from({ length: MAX_ATTEMPTS - 1 }, (_, index) => retryDelayMs(index + 1, base))
     const span = spoken(minutes(waits.reduce((sum, wait) => sum + wait, 0)))
     expect(doc).toMatch(new RegExp(`${MAX_ATTEMPTS} attempts in all, the last about ${span}\\s+after the first`))
+    // Nowhere else in the document (the abuse table) a span the code does not give.
+    const spans = [...doc.matchAll(/attempts over about (\d+ h \d+ min)/g)].map((match) => match[1])
+    expect(spans.length).toBeGreaterThan(0)
+    expect(new Set(spans)).toEqual(new Set([span]))
   })
 })

@@ -11,6 +11,7 @@ import { accountLockKey, executeOn, sql } from '../../src/db/transaction'
 import type { License, User } from '../../src/payload-types'
 import { cancelAccountDeletionWithToken } from '../../src/privacy/deletion'
 import { eraseAccount, eraseDueAccounts, erasedEmail } from '../../src/privacy/erasure'
+import { loadInsights, rangeEndingToday } from '../../src/staff/insights'
 import '../../src/privacy/runtime'
 import { codeHost, PRICES, smtp, standIn } from '../support/billing-env'
 import { buy, paidStandardCheckout, rows, seedStandInPlans } from '../support/billing'
@@ -203,6 +204,15 @@ describe('the erasure', () => {
   let apiKey = ''
   let customerId = ''
   let paidBefore = 0
+  /** The insights' revenue of the last week, net, per currency: what a seller's chart adds up. */
+  const revenue = async () => {
+    const { revenue: rows } = await loadInsights(payload(), rangeEndingToday(7))
+    return rows.reduce<Record<string, number>>(
+      (sums, row) => ({ ...sums, [row.currency]: (sums[row.currency] ?? 0) + row.net }),
+      {},
+    )
+  }
+  let revenueBefore: Record<string, number> = {}
 
   beforeAll(async () => {
     ;[eve, bob] = await Promise.all([
@@ -295,6 +305,7 @@ describe('the erasure', () => {
       0,
     )
     expect(paidBefore).toBeGreaterThan(0)
+    revenueBefore = await revenue()
     expect((await ask(eve, { password: eve.password })).status).toBe(202)
   }, 120_000)
 
@@ -418,11 +429,12 @@ describe('the erasure', () => {
     expect(byKey.status).toBe(401)
   })
 
-  it('keeps the books: payments, purchases and subscriptions stay on the erased account and add up as before', async () => {
+  it('keeps the books: payments and purchases stay on the erased account, and the insights add up as before', async () => {
     const payments = await rows(payload(), 'payment_history', { user: { equals: eve.user.id } })
     expect(payments.reduce((sum, payment) => sum + (payment.amount ?? 0), 0)).toBe(paidBefore)
     expect(payments.every((payment) => payment.email === null)).toBe(true)
     expect(await rows(payload(), 'one_time_purchases', { user: { equals: eve.user.id } })).toHaveLength(1)
+    expect(await revenue()).toEqual(revenueBefore)
   })
 
   it('a new sign-up with the erased address inherits nothing, and a late checkout of the erased account stays anonymous', async () => {
