@@ -244,10 +244,8 @@ export const scheduleDeletionByStaff = (
     return { user: { id: userId }, scheduledFor: scheduledFor.toISOString(), auditLogId }
   })
 
-/** Clears a pending deletion in `tx` (the account's row locked); false when there is none to cancel. */
-const cancelPending = async (tx: PayloadRequest, userId: number): Promise<boolean> => {
-  const account = await lockAccount(tx, userId)
-  if (!account?.deletion_scheduled_for || account.deletion_erased_at) return false
+/** The account's pending deletion forgotten, in `tx` (the caller holds the account's row). */
+export const clearPendingDeletion = async (tx: PayloadRequest, userId: number): Promise<void> => {
   await tx.payload.update({
     collection: 'users',
     id: userId,
@@ -256,6 +254,13 @@ const cancelPending = async (tx: PayloadRequest, userId: number): Promise<boolea
     overrideAccess: true,
     req: tx,
   })
+}
+
+/** Clears a pending deletion in `tx` (the account's row locked); false when there is none to cancel. */
+const cancelPending = async (tx: PayloadRequest, userId: number): Promise<boolean> => {
+  const account = await lockAccount(tx, userId)
+  if (!account?.deletion_scheduled_for || account.deletion_erased_at) return false
+  await clearPendingDeletion(tx, userId)
   // Any cancel link still in an inbox stops working.
   await execute(
     tx,

@@ -31,7 +31,7 @@ import { forgetActivationsOf } from '../licensing/activation-store'
 import { STAFF_ACTION } from '../licensing/staff-action'
 import { endSeatsOfErasedAccount } from '../teams/seats'
 import { emitWebhookEvent } from '../webhooks/emit'
-import { hasChargingSubscription } from './deletion'
+import { clearPendingDeletion, hasChargingSubscription } from './deletion'
 
 /**
  * The erasure of an account whose deletion is due (docs/PRIVACY.md): the person goes, the books stay.
@@ -172,14 +172,7 @@ const eraseIdentity = async (tx: PayloadRequest, userId: number, deps: ErasureDe
 
   // Reactivated during the grace period: deleting would take a renewing customer's money and access.
   if (await hasChargingSubscription(tx, userId)) {
-    await tx.payload.update({
-      collection: 'users',
-      id: userId,
-      data: { deletion: { requestedAt: null, requestedBy: null, scheduledFor: null } },
-      depth: 0,
-      overrideAccess: true,
-      req: tx,
-    })
+    await clearPendingDeletion(tx, userId)
     await queueEmail(tx, { to: email, ...deletionStoppedEmail(deps.productName, `${deps.serverUrl}/dashboard`) })
     tx.payload.logger.warn({ msg: 'account deletion stopped: a subscription renews', userId })
     return 'stopped'

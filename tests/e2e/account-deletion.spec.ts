@@ -1,38 +1,17 @@
-import fs from 'node:fs'
 import path from 'node:path'
 
 import type { Page } from '@playwright/test'
 import pg from 'pg'
 
-import { expect, expectPath, signUp, test } from './helpers'
-import { base, databaseUrl, PASSWORD, runState, screenshotDir } from './service'
+import { expect, expectPath, linkInOutbox, signUp, test } from './helpers'
+import { base, databaseUrl, PASSWORD, screenshotDir } from './service'
 
 // Sign-ups of their own address: the run's other scenarios share 127.0.0.1's hourly limit.
 test.use({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.28' } })
 
 /** The newest "Keep my account" link emailed to `email`. */
-const keepLinkFor = async (email: string): Promise<string> => {
-  const { outbox } = runState()
-  const pattern = new RegExp(`${base}/account/keep\\?token=[A-Za-z0-9_%-]+`)
-  let link: string | null = null
-  await expect
-    .poll(
-      () => {
-        const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).sort().reverse() : []
-        for (const file of files) {
-          const raw = fs
-            .readFileSync(path.join(outbox, file), 'utf8')
-            .replace(/=\r?\n/g, '')
-            .replace(/=3D/g, '=')
-          if (raw.includes(email) && (link = pattern.exec(raw)?.[0] ?? null)) return link
-        }
-        return null
-      },
-      { message: `no deletion email for ${email}`, timeout: 30_000, intervals: [500] },
-    )
-    .not.toBeNull()
-  return link!
-}
+const keepLinkFor = (email: string) =>
+  linkInOutbox(email, new RegExp(`${base}/account/keep\\?token=[A-Za-z0-9_%-]+`), 'deletion')
 
 const askForDeletion = async (page: Page, screenshots = false) => {
   await page.goto('/dashboard#delete-account')

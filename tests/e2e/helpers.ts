@@ -32,10 +32,9 @@ export const expectPath = (page: Page, expected: string) => {
   expect(`${actual.pathname}${actual.search}`, `at ${page.url()}`).toBe(expected)
 }
 
-/** The newest link of a type in the outbox for an address (quoted-printable undone). */
-export const linkFromOutbox = async (email: string, type: string): Promise<string> => {
+/** The newest link matching `pattern` in an email to `email` (quoted-printable undone), waiting up to 30 s for the job to send it. */
+export const linkInOutbox = async (email: string, pattern: RegExp, what: string): Promise<string> => {
   const { outbox } = runState()
-  const pattern = new RegExp(`${base}/auth/callback\\?type=${type}&token=[A-Za-z0-9_%-]+`)
   const newest = () => {
     const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).sort().reverse() : []
     for (const file of files) {
@@ -51,10 +50,14 @@ export const linkFromOutbox = async (email: string, type: string): Promise<strin
   }
   let link: string | null = null
   await expect
-    .poll(() => (link = newest()), { message: `no ${type} email for ${email}`, timeout: 30_000, intervals: [500] })
+    .poll(() => (link = newest()), { message: `no ${what} email for ${email}`, timeout: 30_000, intervals: [500] })
     .not.toBeNull()
   return link!
 }
+
+/** The newest sign-in, confirmation or reset link of a type in the outbox for an address. */
+export const linkFromOutbox = (email: string, type: string): Promise<string> =>
+  linkInOutbox(email, new RegExp(`${base}/auth/callback\\?type=${type}&token=[A-Za-z0-9_%-]+`), type)
 
 /** The license key the license email to `email` carries, once the job has sent it. */
 export const keyFromOutbox = async (email: string): Promise<string> => {
