@@ -561,7 +561,7 @@ describe('deleting customers', () => {
     message: `No such customer: '${id}'`,
   })
 
-  it('answers the deleted stub, then refuses the customer everywhere but its retrieval', async () => {
+  it('answers the deleted customer object, then refuses the customer everywhere but its retrieval', async () => {
     const customer = await stripe.customers.create({ email: 'leaving@example.com', name: 'Leaving' })
     await standIn.settled()
     receiver.clear()
@@ -578,7 +578,7 @@ describe('deleting customers', () => {
       request: { id: deleted.lastResponse.requestId },
     })
 
-    // Retrieving it still answers, with the deleted stub and nothing else.
+    // Retrieving it still answers, with the deleted customer object and nothing else.
     expect(await stripe.customers.retrieve(customer.id)).toMatchObject({ id: customer.id, deleted: true })
     const raw = await fetch(`${standIn.url}/v1/customers/${customer.id}`, {
       headers: { Authorization: `Bearer ${SECRET_KEY}` },

@@ -183,7 +183,7 @@ const customers = (processor: Processor) =>
       processor.state.customers.set(customer.id, customer)
       return { body: customer, events: [processor.events.create('customer.created', customer, origin)] }
     },
-    /** A deleted customer's ID still answers, with its deleted stub, as Stripe does. */
+    /** A deleted customer's ID still answers, with the deleted customer object, as Stripe does. */
     retrieve: ({ path }) => {
       const id = path('id')
       if (processor.state.deletedCustomers.has(id)) return { body: buildDeletedCustomer(id) }
@@ -206,7 +206,7 @@ const customers = (processor: Processor) =>
     },
     /**
      * Stripe cancels the customer's subscriptions at once; afterwards only retrieving it answers (the
-     * deleted stub): updating, deleting again, checkout and the portal refuse it as "No such customer".
+     * deleted customer object): updating, deleting again, checkout and the portal refuse it as "No such customer".
      */
     del: ({ path, origin }) => {
       const customer = requireCustomer(processor.state, path('id'))

@@ -56,7 +56,7 @@ export type State = {
   checkoutDetails: Map<string, CheckoutDetails>
   /** Live customers only: a deleted one is refused wherever a customer is looked up. */
   customers: Map<string, Stripe.Customer>
-  /** IDs of deleted customers: retrieving or expanding one answers its deleted stub, as Stripe does. */
+  /** IDs of deleted customers: retrieving or expanding one answers the deleted customer object, as Stripe does. */
   deletedCustomers: Set<string>
   subscriptions: Map<string, LegacySubscription>
   paymentIntents: Map<string, Stripe.PaymentIntent>
