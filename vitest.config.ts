@@ -16,7 +16,7 @@ export default defineConfig({
             'tests/int/license-client-packed.test.ts',
           ],
     globalSetup: ['tests/support/global-setup.ts'],
-    setupFiles: ['tests/support/per-file-database.ts'],
+    setupFiles: ['tests/support/fast-password-hashing.ts', 'tests/support/per-file-database.ts'],
     // Each file runs in its own process against its own database.
     pool: 'forks',
     isolate: true,
