@@ -10,6 +10,7 @@ import sharp from 'sharp'
 import { accountsPlugin } from './plugins/accounts'
 import { billingPlugin } from './plugins/billing'
 import { catalogPlugin } from './plugins/catalog'
+import { communityPlugin } from './plugins/community'
 import { contentPlugin } from './plugins/content'
 import { deliveryPlugin } from './plugins/delivery'
 import { jobsPlugin } from './plugins/jobs'
@@ -199,6 +200,14 @@ export default buildConfig({
     supportPlugin({ productName: PRODUCT_NAME, serverUrl: env.serverUrl, retryDelayMs: env.jobsRetryDelayMs }),
     // After licensing: its endpoints sit on the licenses collection.
     teamsPlugin({ productName: PRODUCT_NAME, serverUrl: env.serverUrl }),
+    // After licensing: it hooks the licenses collection.
+    communityPlugin({
+      discord: env.discord,
+      serverUrl: env.serverUrl,
+      productName: PRODUCT_NAME,
+      secret,
+      retryDelayMs: env.jobsRetryDelayMs,
+    }),
     // After delivery: its support actions use the code host.
     staffPlugin(),
     // After billing and delivery: the erasure deletes the processor's customer and withdraws repository access.

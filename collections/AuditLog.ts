@@ -29,7 +29,7 @@ export const AuditLog: CollectionConfig = {
       index: true,
       admin: {
         description:
-          'license.revoke, license.restore, license.override_cleared (override set back to none), license.resend_email, repo_access.resend_invitation or api_key.revoke.',
+          'license.revoke, license.restore, license.override_cleared (override set back to none), license.resend_email, repo_access.resend_invitation, api_key.revoke, user.schedule_deletion or user.community_sync.',
       },
     },
     {

@@ -24,11 +24,12 @@ export const AuthTokens: CollectionConfig = {
       name: 'purpose',
       type: 'select',
       required: true,
-      options: labelled(['magic_link', 'verify_email', 'email_change', 'deletion_cancel'], {
+      options: labelled(['magic_link', 'verify_email', 'email_change', 'deletion_cancel', 'discord_state'], {
         magic_link: 'Sign-in link',
         verify_email: 'Email confirmation',
         email_change: 'Email change',
         deletion_cancel: 'Cancel an account deletion',
+        discord_state: 'Connecting Discord',
       }),
     },
     { name: 'email', type: 'email', required: true },

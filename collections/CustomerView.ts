@@ -76,6 +76,20 @@ const JOINS: Join[] = [
     columns: ['username', 'status', 'invitedAt', 'acceptedAt', 'lastError'],
   },
   {
+    name: 'discordLink',
+    label: 'Discord',
+    collection: 'discord_links',
+    on: 'user',
+    columns: ['discordUsername', 'discordUserId', 'linkedAt', 'lastSyncedAt'],
+  },
+  {
+    name: 'communityGrants',
+    label: 'Discord roles given',
+    collection: 'community_grants',
+    on: 'user',
+    columns: ['roleId', 'discordUserId', 'state', 'grantedAt', 'lastError'],
+  },
+  {
     name: 'supportRequests',
     label: 'Support requests',
     collection: 'support_requests',
@@ -106,7 +120,7 @@ const joinField = ({ columns, defaultSort, ...join }: Join): JoinField => ({
 
 /**
  * The "Customer" tab of a user in the admin: their licenses, purchases, subscriptions, payments,
- * downloads, repository access, support requests and API keys, read by staff only.
+ * downloads, repository access, Discord link and roles, support requests and API keys, read by staff only.
  */
 export const customerViewTab = {
   label: 'Customer',

@@ -2,7 +2,7 @@ import type { CollectionBeforeValidateHook, CollectionConfig, TextFieldSingleVal
 import { ValidationError } from 'payload'
 
 import { or } from '../src/access/compose'
-import { admins, staff } from '../src/access/roles'
+import { admins, staff, staffField } from '../src/access/roles'
 import { UPDATE_POLICIES } from '../src/plans/update-policies'
 import { PRICE_ID_PATTERN } from '../src/plans/catalog'
 import { expirePlans } from '../src/plans/revalidate'
@@ -13,6 +13,11 @@ const validPriceId: TextFieldSingleValidation = (value) =>
   value === null || value === undefined || value === '' || PRICE_ID_PATTERN.test(value)
     ? true
     : 'A price ID starts with "price_" followed by letters, digits or underscores.'
+
+const validDiscordRoleId: TextFieldSingleValidation = (value) =>
+  value === null || value === undefined || value === '' || /^\d{17,20}$/.test(value)
+    ? true
+    : 'A Discord role ID is 17 to 20 digits (Copy Role ID in Discord, with Developer Mode on).'
 
 type PriceIds = { monthly?: string | null; yearly?: string | null }
 
@@ -265,6 +270,18 @@ export const Plans: CollectionConfig = {
         condition: (data) => data?.billing === 'lifetime' && data?.updatePolicy !== 'lifetime',
         description:
           "A one-time price that extends a license's updates (the next major version, or more months). Empty: no renewals.",
+      },
+    },
+    {
+      name: 'discordRoleId',
+      label: 'Discord role ID',
+      type: 'text',
+      // Staff set it; nobody else needs to know which role a plan gives.
+      access: { read: staffField },
+      validate: validDiscordRoleId,
+      admin: {
+        description:
+          'The Discord role a license of this plan gives, seat members included (in Discord: Server Settings → Roles → right-click the role → Copy Role ID). Empty: no role.',
       },
     },
     {

@@ -172,7 +172,7 @@ export const createUsersCollection = (options: UsersOptions): CollectionConfig =
         },
       ],
     },
-    staffActionsField(['user.scheduleDeletion']),
+    staffActionsField(['user.scheduleDeletion', 'user.syncCommunity']),
     {
       name: 'processorCustomerId',
       label: 'Processor customer ID',

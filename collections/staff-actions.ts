@@ -10,6 +10,7 @@ export type StaffActionKey =
   | 'seat.revoke'
   | 'activation.remove'
   | 'user.scheduleDeletion'
+  | 'user.syncCommunity'
 
 /**
  * The support actions' buttons in an edit view's sidebar (src/app/(payload)/_components/StaffActions.tsx).

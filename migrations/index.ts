@@ -23,6 +23,7 @@ import * as migration_20261128_151235_upgrade_credit_before_tax from './20261128
 import * as migration_20261128_182700_webhook_retention_job from './20261128_182700_webhook_retention_job';
 import * as migration_20261128_233458_licenses_seats_required from './20261128_233458_licenses_seats_required';
 import * as migration_20261129_011642_account_deletion from './20261129_011642_account_deletion';
+import * as migration_20261129_044303_community_discord from './20261129_044303_community_discord';
 
 export const migrations = [
   {
@@ -148,6 +149,11 @@ export const migrations = [
   {
     up: migration_20261129_011642_account_deletion.up,
     down: migration_20261129_011642_account_deletion.down,
-    name: '20261129_011642_account_deletion'
+    name: '20261129_011642_account_deletion',
+  },
+  {
+    up: migration_20261129_044303_community_discord.up,
+    down: migration_20261129_044303_community_discord.down,
+    name: '20261129_044303_community_discord'
   },
 ];

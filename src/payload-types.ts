@@ -93,6 +93,8 @@ export interface Config {
     support_replies: SupportReply;
     license_seats: LicenseSeat;
     license_activations: LicenseActivation;
+    discord_links: DiscordLink;
+    community_grants: CommunityGrant;
     webhook_endpoints: WebhookEndpoint;
     webhook_events: WebhookEvent;
     webhook_deliveries: WebhookDelivery;
@@ -112,6 +114,8 @@ export interface Config {
       downloads: 'downloads';
       templateDownloads: 'template_downloads';
       repoAccess: 'repo_access';
+      discordLink: 'discord_links';
+      communityGrants: 'community_grants';
       supportRequests: 'support_requests';
       apiKeys: 'api_keys';
     };
@@ -150,6 +154,8 @@ export interface Config {
     support_replies: SupportRepliesSelect<false> | SupportRepliesSelect<true>;
     license_seats: LicenseSeatsSelect<false> | LicenseSeatsSelect<true>;
     license_activations: LicenseActivationsSelect<false> | LicenseActivationsSelect<true>;
+    discord_links: DiscordLinksSelect<false> | DiscordLinksSelect<true>;
+    community_grants: CommunityGrantsSelect<false> | CommunityGrantsSelect<true>;
     webhook_endpoints: WebhookEndpointsSelect<false> | WebhookEndpointsSelect<true>;
     webhook_events: WebhookEventsSelect<false> | WebhookEventsSelect<true>;
     webhook_deliveries: WebhookDeliveriesSelect<false> | WebhookDeliveriesSelect<true>;
@@ -184,6 +190,8 @@ export interface Config {
       refundLicenseChange: TaskRefundLicenseChange;
       sendLicenseChangeEmail: TaskSendLicenseChangeEmail;
       sendSupportReply: TaskSendSupportReply;
+      syncCommunityRoles: TaskSyncCommunityRoles;
+      checkCommunity: TaskCheckCommunity;
       eraseDueAccounts: TaskEraseDueAccounts;
       deliverWebhook: TaskDeliverWebhook;
       deleteOldWebhookEvents: TaskDeleteOldWebhookEvents;
@@ -260,6 +268,16 @@ export interface User {
   };
   repoAccess?: {
     docs?: (number | RepoAccess)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  discordLink?: {
+    docs?: (number | DiscordLink)[];
+    hasNextPage?: boolean;
+    totalDocs?: number;
+  };
+  communityGrants?: {
+    docs?: (number | CommunityGrant)[];
     hasNextPage?: boolean;
     totalDocs?: number;
   };
@@ -467,6 +485,10 @@ export interface Plan {
    * A one-time price that extends a license's updates (the next major version, or more months). Empty: no renewals.
    */
   renewalPriceId?: string | null;
+  /**
+   * The Discord role a license of this plan gives, seat members included (in Discord: Server Settings → Roles → right-click the role → Copy Role ID). Empty: no role.
+   */
+  discordRoleId?: string | null;
   /**
    * The pricing page's button, such as Buy Standard.
    */
@@ -882,6 +904,47 @@ export interface RepoAccess {
   createdAt: string;
 }
 /**
+ * Customers who connected their Discord account. The roles each one was given are under Discord roles; the customer's page has the Sync community roles action.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "discord_links".
+ */
+export interface DiscordLink {
+  id: number;
+  user: number | User;
+  /**
+   * Empty: the customer disconnected Discord.
+   */
+  discordUserId?: string | null;
+  discordUsername?: string | null;
+  linkedAt?: string | null;
+  lastSyncedAt?: string | null;
+  syncLeaseUntil?: string | null;
+  syncRequests?: number | null;
+  syncCheckRequested?: boolean | null;
+  syncQueuedAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * Roles the service gave on Discord for a plan. Failed: Discord refused (the bot’s role must sit above the plan’s role), or the customer left the server and must connect again.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "community_grants".
+ */
+export interface CommunityGrant {
+  id: number;
+  user: number | User;
+  discordUserId: string;
+  roleId: string;
+  state: 'pending' | 'granted' | 'failed';
+  grantedAt?: string | null;
+  lastAttemptAt?: string | null;
+  lastError?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
  * The queue: high priority first, then the oldest. Open a request and add a reply under "Replies" to answer it; the customer gets it by email.
  *
  * This interface was referenced by `Config`'s JSON-Schema
@@ -964,7 +1027,7 @@ export interface ApiKey {
 export interface AuthToken {
   id: number;
   tokenHash: string;
-  purpose: 'magic_link' | 'verify_email' | 'email_change' | 'deletion_cancel';
+  purpose: 'magic_link' | 'verify_email' | 'email_change' | 'deletion_cancel' | 'discord_state';
   email: string;
   user?: (number | null) | User;
   next?: string | null;
@@ -1005,7 +1068,7 @@ export interface AuditLog {
   id: number;
   actor?: (number | null) | User;
   /**
-   * license.revoke, license.restore, license.override_cleared (override set back to none), license.resend_email, repo_access.resend_invitation or api_key.revoke.
+   * license.revoke, license.restore, license.override_cleared (override set back to none), license.resend_email, repo_access.resend_invitation, api_key.revoke, user.schedule_deletion or user.community_sync.
    */
   action: string;
   /**
@@ -1370,6 +1433,8 @@ export interface WebhookEndpoint {
     | 'activation.created'
     | 'activation.deleted'
     | 'customer.deleted'
+    | 'community.granted'
+    | 'community.revoked'
   )[];
   /**
    * Off: nothing is sent. The service turns it off after 10 events in a row failed; turn it back on once the receiver works.
@@ -1531,6 +1596,8 @@ export interface PayloadJob {
           | 'refundLicenseChange'
           | 'sendLicenseChangeEmail'
           | 'sendSupportReply'
+          | 'syncCommunityRoles'
+          | 'checkCommunity'
           | 'eraseDueAccounts'
           | 'deliverWebhook'
           | 'deleteOldWebhookEvents'
@@ -1578,6 +1645,8 @@ export interface PayloadJob {
         | 'refundLicenseChange'
         | 'sendLicenseChangeEmail'
         | 'sendSupportReply'
+        | 'syncCommunityRoles'
+        | 'checkCommunity'
         | 'eraseDueAccounts'
         | 'deliverWebhook'
         | 'deleteOldWebhookEvents'
@@ -1711,6 +1780,14 @@ export interface PayloadLockedDocument {
         value: number | LicenseActivation;
       } | null)
     | ({
+        relationTo: 'discord_links';
+        value: number | DiscordLink;
+      } | null)
+    | ({
+        relationTo: 'community_grants';
+        value: number | CommunityGrant;
+      } | null)
+    | ({
         relationTo: 'webhook_endpoints';
         value: number | WebhookEndpoint;
       } | null)
@@ -1778,6 +1855,8 @@ export interface UsersSelect<T extends boolean = true> {
   downloads?: T;
   templateDownloads?: T;
   repoAccess?: T;
+  discordLink?: T;
+  communityGrants?: T;
   supportRequests?: T;
   apiKeys?: T;
   roles?: T;
@@ -1887,6 +1966,7 @@ export interface PlansSelect<T extends boolean = true> {
   maxSeats?: T;
   maxActivations?: T;
   renewalPriceId?: T;
+  discordRoleId?: T;
   buttonText?: T;
   order?: T;
   active?: T;
@@ -2368,6 +2448,38 @@ export interface LicenseActivationsSelect<T extends boolean = true> {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "discord_links_select".
+ */
+export interface DiscordLinksSelect<T extends boolean = true> {
+  user?: T;
+  discordUserId?: T;
+  discordUsername?: T;
+  linkedAt?: T;
+  lastSyncedAt?: T;
+  syncLeaseUntil?: T;
+  syncRequests?: T;
+  syncCheckRequested?: T;
+  syncQueuedAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "community_grants_select".
+ */
+export interface CommunityGrantsSelect<T extends boolean = true> {
+  user?: T;
+  discordUserId?: T;
+  roleId?: T;
+  state?: T;
+  grantedAt?: T;
+  lastAttemptAt?: T;
+  lastError?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "webhook_endpoints_select".
  */
 export interface WebhookEndpointsSelect<T extends boolean = true> {
@@ -2622,6 +2734,29 @@ export interface TaskSendSupportReply {
   };
   output: {
     to?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskSyncCommunityRoles".
+ */
+export interface TaskSyncCommunityRoles {
+  input: {
+    userId: number;
+    check?: boolean | null;
+  };
+  output: {
+    result?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskCheckCommunity".
+ */
+export interface TaskCheckCommunity {
+  input?: unknown;
+  output: {
+    queued?: number | null;
   };
 }
 /**

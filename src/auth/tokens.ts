@@ -6,7 +6,7 @@ import type { SqlRow } from '../db/rows'
 import { auth_tokens } from '../db/schema.generated'
 import { bare, execute, executeOn, sql } from '../db/transaction'
 
-export type TokenPurpose = 'magic_link' | 'verify_email' | 'email_change' | 'deletion_cancel'
+export type TokenPurpose = 'magic_link' | 'verify_email' | 'email_change' | 'deletion_cancel' | 'discord_state'
 
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex')
 

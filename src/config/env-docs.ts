@@ -19,7 +19,9 @@ const defaultOf = (variable: VariableMeta) =>
   variable.fallback !== undefined ? `\`${variable.fallback}\`` : (variable.unset ?? 'none')
 
 const productionOf = ({ production }: VariableMeta) =>
-  production ? `yes${production.check ? `: ${production.check.rule}` : ''}` : 'no'
+  production
+    ? `${production.when ? 'with the others of its group' : 'yes'}${production.check ? `: ${production.check.rule}` : ''}`
+    : 'no'
 
 export const environmentDoc = (): string => {
   const lines = [
@@ -81,7 +83,11 @@ export const envExample = (): string => {
         variable.description,
         variable.unset ? `Unset: ${variable.unset}.` : '',
         variable.fallback !== undefined && value !== variable.fallback ? `Default: ${variable.fallback}.` : '',
-        variable.production ? 'Required in production.' : '',
+        variable.production
+          ? variable.production.when
+            ? 'Required in production with the others of its group.'
+            : 'Required in production.'
+          : '',
         variable.secret ? 'Secret.' : '',
       ]
       lines.push(`# ${plain(notes.filter(Boolean).join(' '))}`, `${variable.name}=${value}`)

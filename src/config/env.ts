@@ -36,6 +36,10 @@ export const ENV_SECTIONS = {
     note: 'Unset in development: the local code-host stand-in runs instead.',
   },
   webhooks: { title: 'Outbound webhooks (your own systems)' },
+  community: {
+    title: 'Community: a Discord role as a plan benefit',
+    note: "All four of the bot token, server id, client id and client secret, or none. Unset in development: the local Discord stand-in runs instead; unset in production: the feature is off and the dashboard says nothing of it. Register `<SERVER_URL>/api/community/discord/callback` as the application's redirect URI (docs/COMMUNITY.md).",
+  },
   privacy: { title: 'Privacy: account deletion' },
   oauth: {
     title: 'Sign-in with GitHub and Google (OAuth)',
@@ -48,6 +52,8 @@ type Source = Record<string, string | undefined>
 type ProductionRule = {
   /** Why production needs the variable: its refusal reads `NAME is not set (required)`. */
   required: string
+  /** Needed only when this holds (another variable of a group is set); always when absent. */
+  when?: (source: Source) => boolean
   /** What production refuses in a set value: the rule in words, and the refusal (which never quotes a secret). */
   check?: { rule: string; problem: (value: string, source: Source) => string | undefined }
 }
@@ -153,6 +159,22 @@ const MAX_WEBHOOK_RETENTION_DAYS = 3650
 const keyMode = (key: string | undefined) => /_(test|live)_/.exec(key ?? '')?.[1]
 
 const REPO_REQUIRED = "the code host's token and the kit's repository; production never uses the stand-in"
+
+/** The four settings the Discord community needs together: production refuses some without the others. */
+const DISCORD_SETTINGS = [
+  'DISCORD_BOT_TOKEN',
+  'DISCORD_GUILD_ID',
+  'DISCORD_CLIENT_ID',
+  'DISCORD_CLIENT_SECRET',
+] as const
+const DISCORD_REQUIRED = {
+  required:
+    'the Discord community is half configured: set all four of DISCORD_BOT_TOKEN, DISCORD_GUILD_ID, DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET, or none',
+  when: (source: Source) => DISCORD_SETTINGS.some((name) => blank(source[name]) !== undefined),
+}
+
+/** A Discord id (a snowflake): 17 to 20 digits. */
+const SNOWFLAKE = /^\d{17,20}$/
 
 export const ENV_SCHEMA = z.object({
   DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }), {
@@ -266,6 +288,67 @@ export const ENV_SCHEMA = z.object({
     },
     365,
   ),
+
+  DISCORD_BOT_TOKEN: text({
+    section: 'community',
+    description:
+      "The Discord bot's token (Bot page of the application); the bot needs Manage Roles and Create Instant Invite, and its role above every role a plan grants.",
+    unset: 'Discord stand-in in development; the feature off in production',
+    secret: true,
+    production: DISCORD_REQUIRED,
+  }),
+  DISCORD_GUILD_ID: optional(z.string().regex(SNOWFLAKE, { error: 'must be a Discord server id (17 to 20 digits)' }), {
+    section: 'community',
+    description: 'The id of the Discord server (guild) buyers join.',
+    unset: 'Discord stand-in in development; the feature off in production',
+    production: DISCORD_REQUIRED,
+  }),
+  DISCORD_CLIENT_ID: text({
+    section: 'community',
+    description: "The Discord application's client id (OAuth2 page).",
+    unset: 'Discord stand-in in development; the feature off in production',
+    production: DISCORD_REQUIRED,
+  }),
+  DISCORD_CLIENT_SECRET: text({
+    section: 'community',
+    description: "The Discord application's client secret.",
+    unset: 'Discord stand-in in development; the feature off in production',
+    secret: true,
+    production: DISCORD_REQUIRED,
+  }),
+  DISCORD_API_URL: urlOr('https://discord.com/api/v10', {
+    section: 'community',
+    description: "Discord's API, with its version (a stand-in, a staging double); honoured in every mode.",
+    example: '',
+  }),
+  DISCORD_AUTHORIZE_URL: urlOr('https://discord.com/oauth2/authorize', {
+    section: 'community',
+    description: "Discord's OAuth2 authorization page.",
+    example: '',
+  }),
+  DISCORD_KICK_ON_REVOKE: flag(false, {
+    section: 'community',
+    description:
+      'Also remove from the server a member whose last plan role was taken back (the role alone is taken back otherwise).',
+  }),
+  COMMUNITY_SYNC_MINUTES: integer(
+    60,
+    {
+      section: 'community',
+      description:
+        'How often each linked Discord account is checked against Discord, in minutes (a role removed by hand comes back; one nobody is entitled to goes); from 1 to 10080.',
+    },
+    10_080,
+    'must be a whole number of minutes from 1 to 10080',
+  ),
+  DISCORD_TIMEOUT_MS: integer(10_000, {
+    section: 'community',
+    description: 'Timeout of one Discord request, in milliseconds.',
+  }),
+  DISCORD_STANDIN_PORT: port(12114, {
+    section: 'community',
+    description: 'Port of the development Discord stand-in (only when `DISCORD_BOT_TOKEN` is unset).',
+  }),
 
   SMTP_URL: text({
     section: 'email',
@@ -634,6 +717,17 @@ export const readEnv = (source: Source = process.env) => {
       retentionDays: values.WEBHOOK_RETENTION_DAYS,
     },
     accountDeletionGraceDays: values.ACCOUNT_DELETION_GRACE_DAYS,
+    discord: {
+      botToken: values.DISCORD_BOT_TOKEN,
+      guildId: values.DISCORD_GUILD_ID,
+      clientId: values.DISCORD_CLIENT_ID,
+      clientSecret: values.DISCORD_CLIENT_SECRET,
+      apiUrl: values.DISCORD_API_URL,
+      authorizeUrl: values.DISCORD_AUTHORIZE_URL,
+      kickOnRevoke: values.DISCORD_KICK_ON_REVOKE,
+      syncMinutes: values.COMMUNITY_SYNC_MINUTES,
+      timeoutMs: values.DISCORD_TIMEOUT_MS,
+    },
     releasesDir: path.resolve(rootDir, values.RELEASES_DIR ?? path.join(dataDir, 'releases')),
     templatesDir: path.resolve(rootDir, values.TEMPLATES_DIR ?? path.join(dataDir, 'templates')),
     mediaDir: path.resolve(rootDir, values.MEDIA_DIR),
@@ -683,6 +777,7 @@ export const readEnv = (source: Source = process.env) => {
       processor: values.PROCESSOR_STANDIN_PORT,
       codeHost: values.CODE_HOST_STANDIN_PORT,
       oauth: values.OAUTH_STANDIN_PORT,
+      discord: values.DISCORD_STANDIN_PORT,
     },
   }
 }
@@ -698,6 +793,7 @@ export const productionProblems = (source: Source = process.env): string[] =>
   envVariables().flatMap(({ name, production }) => {
     if (!production) return []
     const value = blank(source[name])
+    if (value === undefined && production.when && !production.when(source)) return []
     const problem =
       value === undefined ? `${name} is not set (${production.required})` : production.check?.problem(value, source)
     return problem ? [problem] : []

@@ -29,6 +29,7 @@ export const enum_auth_tokens_purpose = pgEnum('enum_auth_tokens_purpose', [
   'verify_email',
   'email_change',
   'deletion_cancel',
+  'discord_state',
 ])
 export const enum_oauth_identities_provider = pgEnum('enum_oauth_identities_provider', ['github', 'google'])
 export const enum_plans_feature_access = pgEnum('enum_plans_feature_access', [
@@ -163,6 +164,7 @@ export const enum_license_activations_deactivated_by = pgEnum('enum_license_acti
   'owner',
   'staff',
 ])
+export const enum_community_grants_state = pgEnum('enum_community_grants_state', ['pending', 'granted', 'failed'])
 export const enum_webhook_endpoints_events = pgEnum('enum_webhook_endpoints_events', [
   'order.paid',
   'order.refunded',
@@ -177,6 +179,8 @@ export const enum_webhook_endpoints_events = pgEnum('enum_webhook_endpoints_even
   'activation.created',
   'activation.deleted',
   'customer.deleted',
+  'community.granted',
+  'community.revoked',
 ])
 export const enum_webhook_deliveries_trigger = pgEnum('enum_webhook_deliveries_trigger', [
   'automatic',
@@ -194,6 +198,8 @@ export const enum_payload_jobs_log_task_slug = pgEnum('enum_payload_jobs_log_tas
   'refundLicenseChange',
   'sendLicenseChangeEmail',
   'sendSupportReply',
+  'syncCommunityRoles',
+  'checkCommunity',
   'eraseDueAccounts',
   'deliverWebhook',
   'deleteOldWebhookEvents',
@@ -210,6 +216,8 @@ export const enum_payload_jobs_task_slug = pgEnum('enum_payload_jobs_task_slug',
   'refundLicenseChange',
   'sendLicenseChangeEmail',
   'sendSupportReply',
+  'syncCommunityRoles',
+  'checkCommunity',
   'eraseDueAccounts',
   'deliverWebhook',
   'deleteOldWebhookEvents',
@@ -431,6 +439,7 @@ export const plans = pgTable(
     maxSeats: numeric('max_seats', { mode: 'number' }).default(1),
     maxActivations: numeric('max_activations', { mode: 'number' }),
     renewalPriceId: varchar('renewal_price_id'),
+    discordRoleId: varchar('discord_role_id'),
     buttonText: varchar('button_text').notNull(),
     order: numeric('order', { mode: 'number' }).notNull().default(0),
     active: boolean('active').default(true),
@@ -1367,6 +1376,61 @@ export const license_activations = pgTable(
   ],
 )
 
+export const discord_links = pgTable(
+  'discord_links',
+  {
+    id: serial('id').primaryKey(),
+    user: integer('user_id')
+      .notNull()
+      .references(() => users.id, {
+        onDelete: 'set null',
+      }),
+    discordUserId: varchar('discord_user_id'),
+    discordUsername: varchar('discord_username'),
+    linkedAt: timestamp('linked_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    lastSyncedAt: timestamp('last_synced_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    syncLeaseUntil: timestamp('sync_lease_until', { mode: 'string', withTimezone: true, precision: 3 }),
+    syncRequests: numeric('sync_requests', { mode: 'number' }).default(0),
+    syncCheckRequested: boolean('sync_check_requested').default(false),
+    syncQueuedAt: timestamp('sync_queued_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+  },
+  (columns) => [
+    uniqueIndex('discord_links_user_idx').on(columns.user),
+    uniqueIndex('discord_links_discord_user_id_idx').on(columns.discordUserId),
+    index('discord_links_updated_at_idx').on(columns.updatedAt),
+    index('discord_links_created_at_idx').on(columns.createdAt),
+  ],
+)
+
+export const community_grants = pgTable(
+  'community_grants',
+  {
+    id: serial('id').primaryKey(),
+    user: integer('user_id')
+      .notNull()
+      .references(() => users.id, {
+        onDelete: 'set null',
+      }),
+    discordUserId: varchar('discord_user_id').notNull(),
+    roleId: varchar('role_id').notNull(),
+    state: enum_community_grants_state('state').notNull(),
+    grantedAt: timestamp('granted_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    lastAttemptAt: timestamp('last_attempt_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    lastError: varchar('last_error'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+  },
+  (columns) => [
+    index('community_grants_user_idx').on(columns.user),
+    index('community_grants_discord_user_id_idx').on(columns.discordUserId),
+    index('community_grants_updated_at_idx').on(columns.updatedAt),
+    index('community_grants_created_at_idx').on(columns.createdAt),
+    uniqueIndex('user_discordUserId_roleId_idx').on(columns.user, columns.discordUserId, columns.roleId),
+  ],
+)
+
 export const webhook_endpoints_events = pgTable(
   'webhook_endpoints_events',
   {
@@ -1580,6 +1644,8 @@ export const payload_locked_documents_rels = pgTable(
     support_repliesID: integer('support_replies_id'),
     license_seatsID: integer('license_seats_id'),
     license_activationsID: integer('license_activations_id'),
+    discord_linksID: integer('discord_links_id'),
+    community_grantsID: integer('community_grants_id'),
     webhook_endpointsID: integer('webhook_endpoints_id'),
     webhook_eventsID: integer('webhook_events_id'),
     webhook_deliveriesID: integer('webhook_deliveries_id'),
@@ -1614,6 +1680,8 @@ export const payload_locked_documents_rels = pgTable(
     index('payload_locked_documents_rels_support_replies_id_idx').on(columns.support_repliesID),
     index('payload_locked_documents_rels_license_seats_id_idx').on(columns.license_seatsID),
     index('payload_locked_documents_rels_license_activations_id_idx').on(columns.license_activationsID),
+    index('payload_locked_documents_rels_discord_links_id_idx').on(columns.discord_linksID),
+    index('payload_locked_documents_rels_community_grants_id_idx').on(columns.community_grantsID),
     index('payload_locked_documents_rels_webhook_endpoints_id_idx').on(columns.webhook_endpointsID),
     index('payload_locked_documents_rels_webhook_events_id_idx').on(columns.webhook_eventsID),
     index('payload_locked_documents_rels_webhook_deliveries_id_idx').on(columns.webhook_deliveriesID),
@@ -1751,6 +1819,16 @@ export const payload_locked_documents_rels = pgTable(
       columns: [columns['license_activationsID']],
       foreignColumns: [license_activations.id],
       name: 'payload_locked_documents_rels_license_activations_fk',
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [columns['discord_linksID']],
+      foreignColumns: [discord_links.id],
+      name: 'payload_locked_documents_rels_discord_links_fk',
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [columns['community_grantsID']],
+      foreignColumns: [community_grants.id],
+      name: 'payload_locked_documents_rels_community_grants_fk',
     }).onDelete('cascade'),
     foreignKey({
       columns: [columns['webhook_endpointsID']],
@@ -2206,6 +2284,20 @@ export const relations_license_activations = relations(license_activations, ({ o
     relationName: 'license',
   }),
 }))
+export const relations_discord_links = relations(discord_links, ({ one }) => ({
+  user: one(users, {
+    fields: [discord_links.user],
+    references: [users.id],
+    relationName: 'user',
+  }),
+}))
+export const relations_community_grants = relations(community_grants, ({ one }) => ({
+  user: one(users, {
+    fields: [community_grants.user],
+    references: [users.id],
+    relationName: 'user',
+  }),
+}))
 export const relations_webhook_endpoints_events = relations(webhook_endpoints_events, ({ one }) => ({
   parent: one(webhook_endpoints, {
     fields: [webhook_endpoints_events.parent],
@@ -2380,6 +2472,16 @@ export const relations_payload_locked_documents_rels = relations(payload_locked_
     references: [license_activations.id],
     relationName: 'license_activations',
   }),
+  discord_linksID: one(discord_links, {
+    fields: [payload_locked_documents_rels.discord_linksID],
+    references: [discord_links.id],
+    relationName: 'discord_links',
+  }),
+  community_grantsID: one(community_grants, {
+    fields: [payload_locked_documents_rels.community_grantsID],
+    references: [community_grants.id],
+    relationName: 'community_grants',
+  }),
   webhook_endpointsID: one(webhook_endpoints, {
     fields: [payload_locked_documents_rels.webhook_endpointsID],
     references: [webhook_endpoints.id],
@@ -2459,6 +2561,7 @@ type DatabaseSchema = {
   enum_support_requests_status: typeof enum_support_requests_status
   enum_license_seats_status: typeof enum_license_seats_status
   enum_license_activations_deactivated_by: typeof enum_license_activations_deactivated_by
+  enum_community_grants_state: typeof enum_community_grants_state
   enum_webhook_endpoints_events: typeof enum_webhook_endpoints_events
   enum_webhook_deliveries_trigger: typeof enum_webhook_deliveries_trigger
   enum_webhook_deliveries_outcome: typeof enum_webhook_deliveries_outcome
@@ -2501,6 +2604,8 @@ type DatabaseSchema = {
   support_replies: typeof support_replies
   license_seats: typeof license_seats
   license_activations: typeof license_activations
+  discord_links: typeof discord_links
+  community_grants: typeof community_grants
   webhook_endpoints_events: typeof webhook_endpoints_events
   webhook_endpoints: typeof webhook_endpoints
   webhook_events: typeof webhook_events
@@ -2550,6 +2655,8 @@ type DatabaseSchema = {
   relations_support_replies: typeof relations_support_replies
   relations_license_seats: typeof relations_license_seats
   relations_license_activations: typeof relations_license_activations
+  relations_discord_links: typeof relations_discord_links
+  relations_community_grants: typeof relations_community_grants
   relations_webhook_endpoints_events: typeof relations_webhook_endpoints_events
   relations_webhook_endpoints: typeof relations_webhook_endpoints
   relations_webhook_events: typeof relations_webhook_events

@@ -134,6 +134,12 @@ export const ERROR_SENTENCES = {
   account_erased: 'This account has been deleted.',
   staff_account: 'A staff account cannot be deleted this way: an admin removes its staff roles first.',
   user_not_found: 'There is no such user.',
+
+  // The Discord community
+  access_denied: 'Discord was not connected: the request to Discord was cancelled. You can try again.',
+  discord_already_linked:
+    'That Discord account is connected to another customer account. Sign in to Discord with your own account and try again.',
+  discord_unavailable: 'Discord could not be reached just now. Please try again in a minute.',
 } as const satisfies Record<string, string>
 
 export type ErrorCode = keyof typeof ERROR_SENTENCES

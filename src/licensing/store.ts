@@ -1,10 +1,12 @@
 import type { PayloadRequest } from 'payload'
 
+import { relationId } from '../db/relations'
 import { iso, num, type SqlRow } from '../db/rows'
 import { license_changes, licenses, plans, releases } from '../db/schema.generated'
 import { bare, columnList, execute, type SQL, sql } from '../db/transaction'
 import type { License } from '../payload-types'
 import { announceNewLicense } from '../webhooks/collection-events'
+import { queueCommunitySync } from './entitlement-changes'
 import { openingWindow, type UpdateWindow } from './update-window'
 
 /**
@@ -202,5 +204,6 @@ export const insertLicense = async (req: PayloadRequest, data: LicenseInsert): P
   if (!row) throw new Error(`plan ${data.plan} does not exist: cannot grant a license`)
   const license = licenseOf(row)
   await announceNewLicense(req, license)
+  if (license.status === 'active') await queueCommunitySync(req, [relationId(license.user)])
   return license
 }

@@ -3,10 +3,12 @@ import Stripe from 'stripe'
 
 import { RANDOM_PASSWORD, randomPassword } from '../auth/password-hash'
 import { claimPurchases } from '../billing/customers'
+import { queueCommunitySync } from '../licensing/entitlement-changes'
 import { forgetPurchaseEmails, lockBuyerEmail } from '../billing/store'
 import type { SqlRow } from '../db/rows'
 import {
   analytics_events,
+  discord_links,
   api_keys,
   audit_log,
   auth_tokens,
@@ -194,6 +196,14 @@ const eraseIdentity = async (tx: PayloadRequest, userId: number, deps: ErasureDe
     sql`DELETE FROM ${auth_tokens} WHERE ${auth_tokens.user} = ${userId} OR lower(${auth_tokens.email}) = lower(${email})`,
   )
   await execute(tx, sql`DELETE FROM ${users_sessions} WHERE ${users_sessions._parentID} = ${userId}`)
+  // The Discord account is forgotten; the roles it was given come off through the queued sync (docs/COMMUNITY.md).
+  await execute(
+    tx,
+    sql`UPDATE ${discord_links} SET ${bare(discord_links.discordUserId)} = NULL, ${bare(discord_links.discordUsername)} = NULL,
+          ${bare(discord_links.updatedAt)} = now()
+        WHERE ${discord_links.user} = ${userId}`,
+  )
+  await queueCommunitySync(tx, [userId])
 
   // What the person wrote and where they came from.
   await execute(

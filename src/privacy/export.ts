@@ -18,7 +18,7 @@ const withoutStaffProperties = (properties: unknown): unknown =>
  * Everything the service holds about one account (GDPR articles 15 and 20), as one JSON document: the
  * profile, sign-in identities, licenses with their activations and the seats they gave, seats held,
  * purchases, subscriptions, payments with their invoices, downloads, support requests with their replies,
- * API keys, repository access and analytics events. Only rows of this account; never a password hash,
+ * API keys, repository access, the Discord link and analytics events. Only rows of this account; never a password hash,
  * a token or key hash, a session, another customer's key, or a staff-only note (an override's reason, a
  * revocation's reason, who acted).
  */
@@ -42,6 +42,8 @@ export const exportAccount = async (payload: Payload, user: User) => {
     apiKeys,
     repoAccess,
     events,
+    discordLinks,
+    discordRoles,
   ] = await Promise.all([
     all<Plan>('plans', {}),
     all<{ provider: string; subject: string; email?: string | null; createdAt: string }>('oauth_identities', own),
@@ -78,6 +80,11 @@ export const exportAccount = async (payload: Payload, user: User) => {
       own,
     ),
     all<{ name: string; occurredAt: string; properties?: unknown }>('analytics_events', own),
+    all<{ discordUserId?: string | null; discordUsername?: string | null; linkedAt?: string | null }>(
+      'discord_links',
+      own,
+    ),
+    all<{ discordUserId: string; roleId: string; state: string; grantedAt?: string | null }>('community_grants', own),
   ])
   const licenseIds = licenses.map((license) => license.id)
   const [activations, givenSeats, replies, heldLicenses, templates] = await Promise.all([
@@ -250,8 +257,20 @@ export const exportAccount = async (payload: Payload, user: User) => {
       acceptedAt: row.acceptedAt ?? null,
       createdAt: row.createdAt,
     })),
-    // No community link is kept yet: the key is here so the document's shape does not change when one is.
-    discord: null,
+    // The Discord account connected now (none after a disconnect), and the roles given on Discord.
+    discord: discordLinks[0]?.discordUserId
+      ? {
+          userId: discordLinks[0].discordUserId,
+          username: discordLinks[0].discordUsername ?? null,
+          linkedAt: discordLinks[0].linkedAt ?? null,
+          roles: discordRoles.map((role) => ({
+            discordUserId: role.discordUserId,
+            roleId: role.roleId,
+            state: role.state,
+            grantedAt: role.grantedAt ?? null,
+          })),
+        }
+      : null,
     analyticsEvents: events.map((event) => ({
       name: event.name,
       occurredAt: event.occurredAt,

@@ -11,6 +11,7 @@ import { license_seats, licenses, plans, users } from '../db/schema.generated'
 import { bare, execute, inTransaction, sql } from '../db/transaction'
 import { queueEmail } from '../email/send-task'
 import { ServiceError } from '../http/errors'
+import { queueCommunitySync } from '../licensing/entitlement-changes'
 import { isLicenseUsable, licenseNotYours } from '../licensing/status'
 import type { User } from '../payload-types'
 import { emitWebhookEvent } from '../webhooks/emit'
@@ -261,7 +262,10 @@ export const endSeat = async (
         RETURNING ${SEAT_EVENT_COLUMNS}`,
   )
   const memberId = num(seat.member_id)
-  if (memberId !== null) await req.payload.jobs.queue({ task: 'withdrawRepoAccess', input: { userId: memberId }, req })
+  if (memberId !== null) {
+    await req.payload.jobs.queue({ task: 'withdrawRepoAccess', input: { userId: memberId }, req })
+    await queueCommunitySync(req, [memberId])
+  }
   await track(req, {
     name: 'seat_revoked',
     userId: actor.userId,
@@ -384,6 +388,7 @@ export const claimSeat = async (
           RETURNING ${SEAT_EVENT_COLUMNS}`,
     )
     if (claimed.length === 0) return { result: 'invalid_link' as const }
+    await queueCommunitySync(req, [user.id])
     await track(req, {
       name: 'seat_claimed',
       userId: user.id,

@@ -16,6 +16,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'activation.created',
   'activation.deleted',
   'customer.deleted',
+  'community.granted',
+  'community.revoked',
 ] as const
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
@@ -38,6 +40,8 @@ export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
   'activation.created': 'Installation activated',
   'activation.deleted': 'Installation deactivated',
   'customer.deleted': 'Customer account deleted',
+  'community.granted': 'Discord role given',
+  'community.revoked': 'Discord role taken back',
 }
 
 /** Attempts per event and endpoint, the first included. */

@@ -194,7 +194,15 @@ const ROWS: Record<string, RowEntry> = {
     }),
     make: async ({ slug, actor, data, kit }) => (actor.staff ? kit.create(slug, data) : null),
   },
+  // Roles given on Discord: a customer reads their own; Discord's last error is for staff.
+  community_grants: owned('user', { defaults: () => ({ state: 'granted', roleId: '1400000000000000201' }) }),
+  // The catalogue: an active plan everyone reads; its Discord role is for staff.
+  plans: published({
+    via: 'db',
+    defaults: () => ({ active: true, isFree: false, billing: 'lifetime', order: 0, buttonText: 'Buy' }),
+  }),
   // Populate sources.
+  discord_links: owned('user', { unique: true }),
   downloads: owned('user', { defaults: () => ({ version: `96.${(versionSeed += 1)}.0` }) }),
   template_downloads: owned('user'),
   support_requests: owned('user'),
@@ -931,6 +939,10 @@ const KNOWN_RULES = [
   'templates.downloadCount',
   'users.sessions',
   'users.licenses',
+  'users.discordLink',
+  'users.communityGrants',
+  'plans.discordRoleId',
+  'community_grants.lastError',
 ]
 
 describe('the walker', () => {

@@ -172,10 +172,16 @@ describe('production refusals', () => {
   it('are the variables the schema marks required in production, and nothing else is missing from a complete set', () => {
     expect(
       envVariables()
-        .filter((variable) => variable.production)
+        .filter((variable) => variable.production && !variable.production.when)
         .map((variable) => variable.name)
         .sort(),
     ).toEqual(Object.keys(COMPLETE).sort())
+    // Required only together (the Discord community): all or none.
+    expect(
+      envVariables()
+        .filter((variable) => variable.production?.when)
+        .map((variable) => variable.name),
+    ).toEqual(['DISCORD_BOT_TOKEN', 'DISCORD_GUILD_ID', 'DISCORD_CLIENT_ID', 'DISCORD_CLIENT_SECRET'])
     expect(productionProblems(COMPLETE)).toEqual([])
   })
 

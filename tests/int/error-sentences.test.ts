@@ -37,6 +37,7 @@ const CODE_PATTERNS = [
   /(?:error\.code|instanceof \w+) \? '([a-z_]+)'|error\.code : '([a-z_]+)'/g,
   /\b(?:failed|failure\(serverUrl,|back\('[^']*',)\s*'([a-z_]+)'/g,
   /[?&]\w*error=([a-z_]+)['`]/g,
+  /\brefuseConnect\('([a-z_]+)'/g,
 ]
 
 const codesInSource = (): Map<string, string> => {

@@ -24,7 +24,9 @@ import { field } from '../../_lib/forms'
 import { currentUser, getPayloadClient } from '../../_lib/session'
 import { INVALID_EMAIL } from './words'
 import { PRODUCT_NAME } from '../../../config/product'
-import { runtimeOf } from '../../../config/runtime'
+import { optionalRuntimeOf, runtimeOf } from '../../../config/runtime'
+import { disconnectDiscord } from '../../../community/link'
+import '../../../community/runtime'
 import { cancelAccountDeletion, requestAccountDeletion } from '../../../privacy/deletion'
 import '../../../privacy/runtime'
 
@@ -365,4 +367,17 @@ export async function cancelDeletionAction() {
   }
   revalidatePath('/dashboard')
   redirect('/dashboard?deletion=cancelled#delete-account')
+}
+
+/** The Discord section's Disconnect button: as DELETE /api/community/discord. */
+export async function disconnectDiscordAction() {
+  const { user, payload, req } = await signedIn()
+  const community = optionalRuntimeOf(payload, 'community')
+  try {
+    if (community) await disconnectDiscord(payload, community, user.id)
+  } catch (error) {
+    failed(req, error, 'community', 'community')
+  }
+  revalidatePath('/dashboard')
+  redirect('/dashboard?community=disconnected#community')
 }

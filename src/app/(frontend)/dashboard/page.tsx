@@ -5,7 +5,9 @@ import { createLocalReq } from 'payload'
 
 import { listApiKeys } from '../../../auth/api-keys'
 import { PRODUCT_NAME } from '../../../config/product'
-import { runtimeOf } from '../../../config/runtime'
+import { optionalRuntimeOf, runtimeOf } from '../../../config/runtime'
+import '../../../community/runtime'
+import { communityViewOf } from '../../../community/sync'
 import { changelogAnchor } from '../../../content/seo'
 import { hasRepoAccessPlan, repoAccessStatus, storedRepoAccessStatus } from '../../../delivery/repo-access'
 import { entitlementsOf } from '../../../licensing/entitlements'
@@ -21,6 +23,7 @@ import { CopyButton } from '../_components/CopyButton'
 import { activePlans } from '../_components/pricing-data'
 import { askRepoAccess, downloadKit } from './actions'
 import { ApiKeysSection } from './ApiKeysSection'
+import { CommunitySection } from './CommunitySection'
 import { DeletionSection } from './DeletionSection'
 import {
   installationsOf,
@@ -60,6 +63,8 @@ type Props = {
     paid?: string
     /** An upgrade the license's credit paid for entirely. */
     upgraded?: string
+    /** What connecting or disconnecting Discord did: `joined`, `disconnected`, or a refusal's code. */
+    community?: string
     /** What opening a team invitation's link did (src/teams/claim-link.ts). */
     seat?: string
     /** A license's Team and Installations forms: which license, why refused (and the wait of a limit, in seconds), or what was done. */
@@ -178,6 +183,8 @@ const DashboardPage = async ({ searchParams }: Props) => {
       installationsOf(req, held),
       seatsHeldBy(payload, user.id, req),
     ])
+  // Only where Discord is configured, and only to a customer it concerns.
+  const community = optionalRuntimeOf(payload, 'community') ? await communityViewOf(payload, user.id) : null
   const newest = releases[0]
   const notes = newest ? await releaseNotes(payload, user, newest.version) : null
   const hasBilling = Boolean(user.processorCustomerId || subscriptions.docs.some((row) => row.processorCustomerId))
@@ -431,6 +438,10 @@ const DashboardPage = async ({ searchParams }: Props) => {
             <button type="submit">{repo.status === 'none' ? 'Request access' : 'Change username'}</button>
           </form>
         </section>
+      ) : null}
+
+      {community && (community.entitled || community.link) ? (
+        <CommunitySection community={community} productName={PRODUCT_NAME} outcome={errors.community} />
       ) : null}
 
       {templates ? (

@@ -11,6 +11,7 @@ type Answer = {
   to?: string
   repoAccess?: { status?: string }
   scheduledFor?: string
+  grants?: { state: string }[]
   errors?: { message: string }[]
 }
 
@@ -75,6 +76,16 @@ const ACTIONS: Record<StaffActionKey, Action> = {
     },
     done: (answer) =>
       `Deletion scheduled for ${answer.scheduledFor ? new Date(answer.scheduledFor).toUTCString() : 'the end of the grace period'}: the customer was emailed a link that cancels it.`,
+  },
+  'user.syncCommunity': {
+    label: 'Sync community roles',
+    endpoint: (id) => `/api/staff/users/${id}/community-sync`,
+    // Customers who connected Discord at some point (the customer view's Discord join lists their link).
+    applies: (doc) => ((doc.discordLink as { docs?: unknown[] } | undefined)?.docs?.length ?? 0) > 0,
+    done: (answer) =>
+      answer.grants
+        ? `Discord checked: ${answer.grants.filter((grant) => grant.state === 'granted').length} role(s) given, ${answer.grants.filter((grant) => grant.state === 'failed').length} failed.`
+        : 'Discord checked.',
   },
   'activation.remove': {
     label: 'Remove activation',
