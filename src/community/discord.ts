@@ -17,7 +17,7 @@ export type DiscordSettings = {
 }
 
 /** The scopes asked of the customer: who they are, and leave to add them to the server. */
-export const DISCORD_SCOPES = ['identify', 'guilds.join'] as const
+const DISCORD_SCOPES = ['identify', 'guilds.join'] as const
 
 /**
  * Why a Discord call did not work, in the terms the service acts on:

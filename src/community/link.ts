@@ -121,7 +121,7 @@ const recordLink = (payload: Payload, userId: number, account: { id: string; use
   })
 
 /** Run a sync now for a quicker answer; when Discord or another process is in the way, the queued job does it. */
-export const syncNow = async (
+const syncNow = async (
   payload: Payload,
   runtime: CommunityRuntime,
   userId: number,

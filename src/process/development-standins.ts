@@ -1,7 +1,7 @@
 import type { ServiceEnv } from '../config/env'
 import { logger } from '../log'
 import { startCodeHostStandIn } from '@starter-kit/standins/code-host'
-import { startDiscordStandIn } from '@starter-kit/standins/discord'
+import { DEFAULT_ROLES, startDiscordStandIn } from '@starter-kit/standins/discord'
 import { startOAuthStandIn } from '@starter-kit/standins/oauth'
 import { DEFAULT_PRICES, startProcessorStandIn } from '@starter-kit/standins/processor'
 
@@ -106,16 +106,11 @@ const DEV_DISCORD = {
   botToken: 'standin-development-bot-token',
   clientId: '1300000000000000001',
   clientSecret: 'standin-development-client-secret',
-  guildId: '1300000000000000100',
-  roles: [
-    { id: '1300000000000000201', name: 'Buyers', position: 1 },
-    { id: '1300000000000000202', name: 'Ultimate', position: 2 },
-  ],
 }
 
 /**
  * Development without DISCORD_BOT_TOKEN: the Discord stand-in (its consent page signs in as a made-up
- * Discord user) with two roles a plan can give; the log line names their IDs for the plans' Discord role field.
+ * Discord user) with its two roles a plan can give; the log line names their IDs for the plans' Discord role field.
  */
 const startDevelopmentDiscord = async (env: ServiceEnv) => {
   if (env.isProduction) throw new Error('the Discord stand-in is for development only')
@@ -124,14 +119,12 @@ const startDevelopmentDiscord = async (env: ServiceEnv) => {
     botToken: DEV_DISCORD.botToken,
     clientId: DEV_DISCORD.clientId,
     clientSecret: DEV_DISCORD.clientSecret,
-    guildId: DEV_DISCORD.guildId,
-    roles: DEV_DISCORD.roles,
     redirectUris: [`${env.serverUrl}/api/community/discord/callback`],
     log: logTo('discord stand-in'),
   })
   Object.assign(process.env, {
     DISCORD_BOT_TOKEN: DEV_DISCORD.botToken,
-    DISCORD_GUILD_ID: DEV_DISCORD.guildId,
+    DISCORD_GUILD_ID: standIn.guildId,
     DISCORD_CLIENT_ID: DEV_DISCORD.clientId,
     DISCORD_CLIENT_SECRET: DEV_DISCORD.clientSecret,
     DISCORD_API_URL: standIn.apiUrl,
@@ -171,7 +164,7 @@ export const startDevelopmentStandIns = async (
     const standIn = await startDevelopmentDiscord(env)
     closers.push({ name: 'discord stand-in', close: () => standIn.close() })
     log(
-      `no DISCORD_BOT_TOKEN: the community runs on the local Discord stand-in at ${standIn.url}; give a plan the role ${DEV_DISCORD.roles.map((role) => `${role.name} (${role.id})`).join(' or ')} in the admin`,
+      `no DISCORD_BOT_TOKEN: the community runs on the local Discord stand-in at ${standIn.url}; give a plan the role ${DEFAULT_ROLES.map((role) => `${role.name} (${role.id})`).join(' or ')} in the admin`,
     )
   }
   return closers

@@ -78,7 +78,7 @@ const stopChildren = async (children: ChildProcess[]) => {
   }
 }
 
-type StandIns = { serverEnv: Record<string, string>; codeHostUrl: string }
+type StandIns = { serverEnv: Record<string, string> } & Omit<RunState, 'dataDir' | 'outbox'>
 
 /** The stand-ins' process; settles with the settings it printed on its `ready` line. */
 const startStandIns = (children: ChildProcess[], dataDir: string, outbox: string): Promise<StandIns> => {
@@ -91,7 +91,7 @@ const startStandIns = (children: ChildProcess[], dataDir: string, outbox: string
       ...process.env,
       E2E_SERVER_URL: base,
       E2E_OUTBOX: outbox,
-      E2E_STANDIN_PORTS: [port + 11, port + 12, port + 13, port + 14].join(','),
+      E2E_STANDIN_PORTS: [port + 11, port + 12, port + 13, port + 14, port + 15].join(','),
     },
   )
   const lines = readline.createInterface({ input: child.stdout! })
@@ -201,7 +201,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     const standIns = await startStandIns(children, dataDir, outbox)
     await startServer(children, dataDir, standIns)
     await prepareStaff()
-    const state: RunState = { dataDir, outbox, codeHostUrl: standIns.codeHostUrl }
+    const { serverEnv: _serverEnv, ...seen } = standIns
+    const state: RunState = { dataDir, outbox, ...seen }
     process.env.E2E_RUN = JSON.stringify(state)
   } catch (error) {
     await tearDown(children, dataDir, true)

@@ -52,6 +52,16 @@ export type RunState = {
   outbox: string
   /** The code host stand-in's page, where invitations are accepted. */
   codeHostUrl: string
+  /** The processor stand-in's API and the seller's key (a refund as the seller makes it in their dashboard). */
+  processor: { url: string; secretKey: string }
+  /** The Discord stand-in's API as the bot sees it, its default user and the role a plan gives. */
+  discord: {
+    apiUrl: string
+    guildId: string
+    botToken: string
+    buyer: { id?: string; username: string }
+    buyersRoleId: string
+  }
 }
 
 export const runState = (): RunState => {

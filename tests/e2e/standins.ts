@@ -1,7 +1,7 @@
 /**
  * The browser scenarios' stand-ins, in a process of their own as they would be in production: the
  * processor (hosted checkout and portal pages, signed webhooks to the server), the code host (its page
- * at / accepts invitations), the OAuth providers, and an SMTP server that writes each message it
+ * at / accepts invitations), the OAuth providers, Discord (its consent page), and an SMTP server that writes each message it
  * receives, raw, into E2E_OUTBOX. Prints one line `ready <json>` with the server's settings for them.
  */
 import fs from 'node:fs'
@@ -10,6 +10,7 @@ import path from 'node:path'
 import { SMTPServer } from 'smtp-server'
 
 import { startCodeHostStandIn } from '@starter-kit/standins/code-host'
+import { DEFAULT_ROLES, DEFAULT_USERS, startDiscordStandIn } from '@starter-kit/standins/discord'
 import { startOAuthStandIn } from '@starter-kit/standins/oauth'
 import { DEFAULT_PRICES, startProcessorStandIn } from '@starter-kit/standins/processor'
 
@@ -21,7 +22,9 @@ const required = (name: string): string => {
 
 const serverUrl = required('E2E_SERVER_URL')
 const outbox = required('E2E_OUTBOX')
-const [processorPort, codeHostPort, oauthPort, smtpPort] = required('E2E_STANDIN_PORTS').split(',').map(Number)
+const [processorPort, codeHostPort, oauthPort, smtpPort, discordPort] = required('E2E_STANDIN_PORTS')
+  .split(',')
+  .map(Number)
 
 const E2E_PROCESSOR = {
   secretKey: 'sk_test_e2e_0123456789',
@@ -29,6 +32,11 @@ const E2E_PROCESSOR = {
   webhookSecret: 'whsec_e2e_0123456789',
 }
 const E2E_REPO = { token: 'ghp_e2e_0123456789', owner: 'kit-org', repo: 'starter-kit' }
+const E2E_DISCORD = {
+  botToken: 'standin-e2e-bot-token-0123456789',
+  clientId: '1500000000000000001',
+  clientSecret: 'standin-e2e-client-secret',
+}
 const OAUTH_CLIENTS = {
   github: {
     clientId: 'e2e-github-client',
@@ -53,6 +61,12 @@ const processor = await startProcessorStandIn({
 })
 const codeHost = await startCodeHostStandIn({ port: codeHostPort, ...E2E_REPO, everyLoginExists: true })
 const oauth = await startOAuthStandIn({ port: oauthPort, ...OAUTH_CLIENTS })
+const discord = await startDiscordStandIn({
+  port: discordPort,
+  ...E2E_DISCORD,
+  redirectUris: [`${serverUrl}/api/community/discord/callback`],
+  log: (line) => console.error(`discord: ${line}`),
+})
 
 fs.mkdirSync(outbox, { recursive: true })
 let received = 0
@@ -103,8 +117,27 @@ const serverEnv = {
   OAUTH_GOOGLE_TOKEN_URL: google.token,
   OAUTH_GOOGLE_ISSUER: google.issuer,
   OAUTH_GOOGLE_JWKS_URL: google.jwks,
+  DISCORD_BOT_TOKEN: E2E_DISCORD.botToken,
+  DISCORD_GUILD_ID: discord.guildId,
+  DISCORD_CLIENT_ID: E2E_DISCORD.clientId,
+  DISCORD_CLIENT_SECRET: E2E_DISCORD.clientSecret,
+  DISCORD_API_URL: discord.apiUrl,
+  DISCORD_AUTHORIZE_URL: discord.authorizeUrl,
 }
 
 // Nothing here outlives the run: the stand-ins keep their state in memory only.
 process.on('SIGTERM', () => process.exit(0))
-console.info(`ready ${JSON.stringify({ serverEnv, codeHostUrl: codeHost.url })}`)
+// What the scenarios need to look at Discord and refund as the processor would: its API, as the bot and the seller.
+const standInsState = {
+  serverEnv,
+  codeHostUrl: codeHost.url,
+  processor: { url: processor.url, secretKey: E2E_PROCESSOR.secretKey },
+  discord: {
+    apiUrl: discord.apiUrl,
+    guildId: discord.guildId,
+    botToken: E2E_DISCORD.botToken,
+    buyer: DEFAULT_USERS[0]!,
+    buyersRoleId: DEFAULT_ROLES[0]!.id!,
+  },
+}
+console.info(`ready ${JSON.stringify(standInsState)}`)

@@ -145,6 +145,30 @@ describe('connecting Discord', () => {
     expect(eventsOfType('community.granted').some((record) => JSON.stringify(record.body).includes(account.id))).toBe(
       true,
     )
+    // The customer's token is nowhere in the database (links, grants, jobs and their logs, events, tokens).
+    const token = discord.issuedAccessTokens.at(-1)!
+    expect(token).toMatch(/^[A-Za-z0-9]{30}$/)
+    const { rows: columns } = await payload().db.pool.query<{ table_name: string; column_name: string }>(
+      `SELECT c.table_name, c.column_name FROM information_schema.columns c
+         JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+       WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.data_type IN ('character varying', 'text', 'jsonb', 'json')`,
+    )
+    expect(columns.length).toBeGreaterThan(50)
+    const whereIs = async (text: string) =>
+      (
+        await payload().db.pool.query<{ at: string }>(
+          columns
+            .map(
+              ({ table_name, column_name }) =>
+                `SELECT '${table_name}.${column_name}' AS at FROM "${table_name}" WHERE "${column_name}"::text LIKE $1`,
+            )
+            .join(' UNION ALL '),
+          [`%${text}%`],
+        )
+      ).rows.map((row) => row.at)
+    // The scan finds what is stored (the account's id), and not the token.
+    expect(await whereIs(account.id)).toContain('discord_links.discord_user_id')
+    expect(await whereIs(token)).toEqual([])
     // The dashboard's API view.
     const status = await api('GET', '/community/discord', { as: who })
     expect(status.body).toMatchObject({

@@ -54,6 +54,8 @@ export type DiscordHost = {
   /** Every live grant under its access token and under its refresh token. */
   accessTokens: Map<string, Grant>
   refreshTokens: Map<string, Grant>
+  /** Every access token ever issued, live or not, oldest first (for a test that looks for it where it must not be). */
+  issuedAccessTokens: string[]
   requests: DiscordRecordedRequest[]
   now: () => Date
   nextId: () => string

@@ -8,7 +8,7 @@ const NO_MEMBER_FLAGS = 0 as GuildMemberFlags
 const NO_ROLE_FLAGS = 0 as RoleFlags
 
 /** Discord's ISO 8601 timestamps carry microseconds and an explicit offset: `2025-03-01T12:00:00.000000+00:00`. */
-export const discordTimestamp = (date: Date): string => date.toISOString().replace('Z', '000+00:00')
+const discordTimestamp = (date: Date): string => date.toISOString().replace('Z', '000+00:00')
 
 /**
  * A user as `/users/@me` answers for an OAuth2 token with the `identify` scope (no `email` without the

@@ -92,6 +92,7 @@ export const startDiscordStandIn = async (options: DiscordStandInOptions): Promi
     codes: new Map(),
     accessTokens: new Map(),
     refreshTokens: new Map(),
+    issuedAccessTokens: [],
     requests: [],
     now,
     nextId: snowflakes(now),
@@ -143,6 +144,7 @@ export const startDiscordStandIn = async (options: DiscordStandInOptions): Promi
         roles.map((roleId) => byHand.role(host, roleId).id),
       )
     },
+    issuedAccessTokens: host.issuedAccessTokens,
     requests: host.requests,
     clearRequests: () => {
       host.requests.length = 0

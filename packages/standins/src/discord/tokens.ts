@@ -22,6 +22,7 @@ export const issueGrant = (host: DiscordHost, userId: string, scopes: string[], 
     accessExpiresAt: new Date(host.now().getTime() + ACCESS_TOKEN_LIFETIME_S * 1000),
   }
   host.accessTokens.set(grant.accessToken, grant)
+  host.issuedAccessTokens.push(grant.accessToken)
   host.refreshTokens.set(grant.refreshToken, grant)
   return grant
 }

@@ -102,6 +102,8 @@ export type DiscordStandIn = {
   leaveGuild(userId: string): void
   /** The user joins the guild on their own (an invite link), with `roles` (default none). */
   addMember(userId: string, roles?: string[]): void
+  /** Every access token the token endpoint issued, oldest first: a test looks for them where they must not be. */
+  issuedAccessTokens: readonly string[]
   /** Every request, oldest first; `clearRequests` empties this same array. */
   requests: DiscordRecordedRequest[]
   clearRequests(): void

@@ -3,7 +3,7 @@ import { disconnectDiscordAction } from './actions'
 import { ErrorBox } from './parts'
 import { formatDate } from './words'
 
-export type CommunityView = {
+type CommunityView = {
   entitled: boolean
   link: { username: string | null; linkedAt: string | null } | null
   /** The roles given on the linked account, with where each stands. */

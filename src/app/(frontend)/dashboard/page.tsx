@@ -440,7 +440,7 @@ const DashboardPage = async ({ searchParams }: Props) => {
         </section>
       ) : null}
 
-      {community && (community.entitled || community.link) ? (
+      {community && (community.entitled || community.link || errors.community) ? (
         <CommunitySection community={community} productName={PRODUCT_NAME} outcome={errors.community} />
       ) : null}
 
