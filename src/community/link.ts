@@ -121,11 +121,7 @@ const recordLink = (payload: Payload, userId: number, account: { id: string; use
   })
 
 /** Run a sync now for a quicker answer; when Discord or another process is in the way, the queued job does it. */
-const syncNow = async (
-  payload: Payload,
-  runtime: CommunityRuntime,
-  userId: number,
-): Promise<SyncOutcome | null> => {
+const syncNow = async (payload: Payload, runtime: CommunityRuntime, userId: number): Promise<SyncOutcome | null> => {
   try {
     return await syncCommunityRoles(payload, runtime.deps, userId)
   } catch (error) {

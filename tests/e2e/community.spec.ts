@@ -40,7 +40,9 @@ test('a buyer joins the Discord community from the dashboard and loses the role 
   await page.goto('/dashboard#community')
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 900 })
-    await page.locator('#community').screenshot({ path: path.join(screenshotDir, `dashboard-community-join-${width}.png`) })
+    await page
+      .locator('#community')
+      .screenshot({ path: path.join(screenshotDir, `dashboard-community-join-${width}.png`) })
   }
   await page.getByTestId('join-discord').click()
   // Discord's consent page (the stand-in's): sign in as its buyer and authorize.
