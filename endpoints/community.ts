@@ -89,10 +89,10 @@ export const communityCallbackEndpoint: Endpoint = endpoint({
   }),
   handler: async ({ req, query }) => {
     const runtime = communityOf(req)
-    const user = accountOf(req)
-    const outcome = user
-      ? await finishDiscordConnect(req, runtime, user, { ...query, cookie: cookieValue(req, STATE_COOKIE) })
-      : 'invalid_state'
+    const outcome = await finishDiscordConnect(req, runtime, accountOf(req), {
+      ...query,
+      cookie: cookieValue(req, STATE_COOKIE),
+    })
     return new Response(null, {
       status: 302,
       headers: {

@@ -19,8 +19,9 @@ import { entitledRoles, type SyncOutcome, syncCommunityRoles } from './sync'
  * 1. `GET /api/community/discord/connect` (signed in, entitled): a single-use `state`, stored hashed
  *    for this user for 10 minutes, and a PKCE verifier, both in a signed HttpOnly cookie scoped to the
  *    callback (SameSite=Lax: the way back from Discord is a cross-site navigation); then to Discord.
- * 2. The callback needs the same signed-in user, the cookie's state equal to the query's, and the stored
- *    state unused: it is used up at once, so a replayed or forged callback links nothing. It trades the
+ * 2. The callback needs the cookie's state equal to the query's and the stored state unused: it is used
+ *    up at once, so a replayed or forged callback links nothing; the account is the one the state was
+ *    issued to (a session the request carries must be the same account). It trades the
  *    code for the customer's token, reads who they are, refuses an account linked to another customer,
  *    adds them to the server with that token, lets Discord forget the token (never stored), records
  *    the link, and gives the roles (src/community/sync.ts), or leaves them to the queued job.
@@ -137,17 +138,29 @@ const outcomeOf = (failure: DiscordFailure): ConnectRefusal =>
       ? refuseConnect('access_denied')
       : refuseConnect('discord_unavailable')
 
-/** Step 2: the callback's outcome (the caller redirects to the dashboard with it and clears the cookie). */
+/**
+ * Step 2: the callback's outcome (the caller redirects to the dashboard with it and clears the cookie).
+ * The way back from Discord is a cross-site navigation, on which Payload does not read its session
+ * cookie (its CSRF check): the account is the one the state was issued to, and the state must come with
+ * the signed cookie of the browser that asked for it. A session the request does carry must be that account's.
+ */
 export const finishDiscordConnect = async (
   req: PayloadRequest,
   runtime: CommunityRuntime,
-  user: User,
+  session: User | null,
   input: { code?: string; state?: string; error?: string; cookie?: string },
 ): Promise<ConnectOutcome> => {
+  const refused = (why: string) => {
+    req.payload.logger.info({ msg: 'community: a Discord callback was refused', userId: session?.id ?? null, why })
+    return refuseConnect('invalid_state')
+  }
   const pending = readCookie(runtime, input.cookie)
-  if (!pending || !input.state || !sameText(pending.state, input.state)) return refuseConnect('invalid_state')
+  if (!pending) return refused(input.cookie ? 'the state cookie is not ours' : 'no state cookie')
+  if (!input.state || !sameText(pending.state, input.state)) return refused('the state is not the cookie’s')
   const consumed = await consumeAuthToken(req.payload, 'discord_state', input.state)
-  if (!consumed || consumed.userId !== user.id) return refuseConnect('invalid_state')
+  if (!consumed?.userId) return refused('the state is unknown, used or expired')
+  if (session && consumed.userId !== session.id) return refused('the state was issued to another account')
+  const user = { id: consumed.userId }
   if (input.error) return refuseConnect('access_denied')
   if (!input.code) return refuseConnect('invalid_state')
   const discord = runtime.discord()

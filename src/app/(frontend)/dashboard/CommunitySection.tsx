@@ -18,8 +18,8 @@ type Props = {
 }
 
 const ROLE_WORDS: Record<GrantState, string> = {
-  granted: 'given',
-  pending: 'being given',
+  granted: 'in place',
+  pending: 'on its way',
   failed: 'not given yet',
 }
 
@@ -36,7 +36,7 @@ export const CommunitySection = ({ community, productName, outcome }: Props) => 
       <h2 id="community-heading">Discord community</h2>
       {outcome === 'joined' ? (
         <p role="status" className="notice" data-testid="community-notice">
-          You are in: Discord is connected and your role is on its way. Open Discord to find the {productName} server.
+          You are in: Discord is connected. Open Discord to find the {productName} server and its buyers’ channels.
         </p>
       ) : outcome === 'disconnected' ? (
         <p role="status" className="notice" data-testid="community-notice">
@@ -68,7 +68,7 @@ export const CommunitySection = ({ community, productName, outcome }: Props) => 
             </button>
           </form>
         </>
-      ) : (
+      ) : !entitled ? null : (
         <>
           <p>
             Your license includes the {productName} Discord server, with the buyers’ role. Connect your Discord account:
