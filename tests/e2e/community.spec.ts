@@ -1,7 +1,7 @@
 import path from 'node:path'
 
 import { buySignedIn, expect, licenseOnDashboard, signUp, test } from './helpers'
-import { adminToken, api, runState, screenshotDir } from './service'
+import { adminToken, api, PASSWORD, runState, screenshotDir, STAFF } from './service'
 
 // Sign-ups of their own address: the run's other scenarios share 127.0.0.1's hourly limit.
 test.use({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.30' } })
@@ -16,7 +16,7 @@ const rolesOnDiscord = async (userId: string): Promise<string[] | null> => {
   return ((await response.json()) as { roles: string[] }).roles
 }
 
-test('a buyer joins the Discord community from the dashboard and loses the role on refund', async ({ page }) => {
+test('a buyer joins the Discord community from the dashboard and loses the role on refund', async ({ page, browser }) => {
   test.setTimeout(180_000)
   const { discord, processor } = runState()
   const buyerId = discord.buyer.id!
@@ -57,6 +57,37 @@ test('a buyer joins the Discord community from the dashboard and loses the role 
     await page
       .locator('#community')
       .screenshot({ path: path.join(screenshotDir, `dashboard-community-joined-${width}.png`) })
+  }
+  expect(await rolesOnDiscord(buyerId)).toContain(discord.buyersRoleId)
+
+  // Support sees the link on the customer's page and syncs the roles (a moderator removed it by hand).
+  await fetch(`${discord.apiUrl}/guilds/${discord.guildId}/members/${buyerId}/roles/${discord.buyersRoleId}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bot ${discord.botToken}` },
+  })
+  expect(await rolesOnDiscord(buyerId)).toEqual([])
+  const users = await api<{ docs: { id: number }[] }>(`/api/users?where[email][equals]=${email}&depth=0`, { jwt })
+  const staff = await browser.newContext()
+  try {
+    const admin = await staff.newPage()
+    await admin.goto('/admin/login')
+    await admin.fill('input[name="email"]', STAFF.support)
+    await admin.fill('input[name="password"]', PASSWORD)
+    await admin.click('button[type="submit"]')
+    await admin.waitForURL(/\/admin(\/)?$/)
+    await admin.goto(`/admin/collections/users/${users.docs[0]!.id}`)
+    await admin.click('button:has-text("Sync community roles")')
+    await admin.fill('.staff-actions__reason', 'The customer says the buyers role is missing (e2e).')
+    await admin.locator('.staff-actions__confirm button', { hasText: 'Sync community roles' }).click()
+    await admin.locator('text=Discord checked: 1 role(s) given, 0 failed.').waitFor()
+    await admin.getByText('Customer', { exact: true }).first().click()
+    await admin.getByText(discord.buyer.username).first().waitFor()
+    for (const width of [360, 1280]) {
+      await admin.setViewportSize({ width, height: 900 })
+      await admin.screenshot({ path: path.join(screenshotDir, `admin-customer-discord-${width}.png`), fullPage: true })
+    }
+  } finally {
+    await staff.close()
   }
   expect(await rolesOnDiscord(buyerId)).toContain(discord.buyersRoleId)
 

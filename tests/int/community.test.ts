@@ -351,6 +351,23 @@ describe('revocation follows entitlements', () => {
     })
   }
 
+  it('DISCORD_KICK_ON_REVOKE: a member left with no plan role leaves the server; one still entitled stays', async () => {
+    const kicking = { ...community().deps, kickOnRevoke: true }
+    const who = await customer(null)
+    const standard = await grantLicense(payload(), who, 'standard', 'active')
+    const ultimate = await grantLicense(payload(), who, 'ultimate', 'active')
+    const account = discordUser()
+    expect((await connect(who, account.id)).outcome).toBe('joined')
+    expect(rolesOf(account.id)?.sort()).toEqual([DISCORD.roles.buyers, DISCORD.roles.ultimate])
+    await payload().update({ collection: 'licenses', id: standard.id, data: { status: 'revoked' } })
+    await syncCommunityRoles(payload(), kicking, who.user.id)
+    expect(rolesOf(account.id)).toEqual([DISCORD.roles.ultimate])
+    await payload().update({ collection: 'licenses', id: ultimate.id, data: { status: 'revoked' } })
+    await syncCommunityRoles(payload(), kicking, who.user.id)
+    expect(discord.member(account.id)).toBeNull()
+    await runJobs()
+  })
+
   it('seat members get the role with their seat and lose it with it', async () => {
     const owner = await customer(null)
     const license = await grantLicense(payload(), owner, 'ultimate', 'active')

@@ -18,6 +18,7 @@ import { type ParsedMail, simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { type DiscordStandIn, startDiscordStandIn } from '@starter-kit/standins/discord'
 import { type ProcessorStandIn, startProcessorStandIn } from '@starter-kit/standins/processor'
 import { jsonOrText, type UntypedJson } from '../support/net'
 import { freePortIn } from '../support/ports'
@@ -31,10 +32,13 @@ const SETTINGS = {
   PAYMENT_SECRET_KEY: `sk_test_logs_${crypto.randomBytes(12).toString('hex')}`,
   PAYMENT_WEBHOOK_SECRET: `whsec_logs_${crypto.randomBytes(12).toString('hex')}`,
   REPO_ACCESS_TOKEN: `ghp_logs_${crypto.randomBytes(12).toString('hex')}`,
+  DISCORD_BOT_TOKEN: `discord-bot-logs-${crypto.randomBytes(12).toString('hex')}`,
+  DISCORD_CLIENT_SECRET: `discord-secret-logs-${crypto.randomBytes(12).toString('hex')}`,
   LICENSE_SIGNING_KEY: crypto
     .generateKeyPairSync('ed25519')
     .privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
 }
+const DISCORD_CLIENT_ID = '1600000000000000001'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 type Line = Record<string, unknown> & { level: string; msg?: string; name?: string; requestId?: string }
@@ -87,6 +91,7 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
   let base = ''
   let server: NodeProcess
   let standIn: ProcessorStandIn
+  let discord: DiscordStandIn
   let mailbox: Awaited<ReturnType<typeof startMailbox>>
   /** Every secret the journey used or was given. */
   const secrets = new Map<string, string>()
@@ -128,11 +133,11 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kit-log-secrets-'))
     const ports: number[] = []
-    while (ports.length < 3) {
+    while (ports.length < 4) {
       const port = await freePortIn(4110, 4129)
       if (!ports.includes(port)) ports.push(port)
     }
-    const [port, smtpPort, processorPort] = ports as [number, number, number]
+    const [port, smtpPort, processorPort, discordPort] = ports as [number, number, number, number]
     base = `http://127.0.0.1:${port}`
     mailbox = await startMailbox(smtpPort)
     standIn = await startProcessorStandIn({
@@ -140,6 +145,12 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
       secretKey: SETTINGS.PAYMENT_SECRET_KEY,
       webhookSecret: SETTINGS.PAYMENT_WEBHOOK_SECRET,
       webhookUrl: `${base}/api/webhooks/processor`,
+    })
+    discord = await startDiscordStandIn({
+      port: discordPort,
+      botToken: SETTINGS.DISCORD_BOT_TOKEN,
+      clientId: DISCORD_CLIENT_ID,
+      clientSecret: SETTINGS.DISCORD_CLIENT_SECRET,
     })
     for (const [name, value] of Object.entries(SETTINGS)) keep(name, value)
     // The PEM's key material, whatever line breaks a log might turn into.
@@ -160,6 +171,10 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
       REPO_OWNER: 'kit-org',
       REPO_NAME: 'starter-kit',
       REPO_API_URL: 'http://127.0.0.1:9',
+      DISCORD_GUILD_ID: discord.guildId,
+      DISCORD_CLIENT_ID,
+      DISCORD_API_URL: discord.apiUrl,
+      DISCORD_AUTHORIZE_URL: discord.authorizeUrl,
       DATA_DIR: path.join(dataDir, 'data'),
       MEDIA_DIR: path.join(dataDir, 'media'),
       CONTENT_IMPORT_ON_START: 'false',
@@ -172,6 +187,7 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
   afterAll(async () => {
     if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
     await standIn?.close()
+    await discord?.close()
     await mailbox?.close()
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
   })
@@ -275,6 +291,25 @@ describe.runIf(enabled)('the production log through a whole journey', () => {
     keep('download signature', signed.searchParams.get('signature'))
     const file = await fetch(`${base}${signed.pathname}${signed.search}`)
     expect(Buffer.from(await file.arrayBuffer())).toEqual(archive)
+
+    // The plan gives a Discord role; the buyer connects Discord (the stand-in's consent), and gets it.
+    const plans = await call('GET', '/api/plans?where[slug][equals]=ultimate&depth=0', { auth: adminJwt })
+    const roleId = discord.addRole({ name: 'Ultimate buyers', position: 3 }).id
+    expect(
+      (await call('PATCH', `/api/plans/${plans.body.docs[0].id}`, { json: { discordRoleId: roleId }, auth: adminJwt }))
+        .status,
+    ).toBe(200)
+    const connect = await call('GET', '/api/community/discord/connect', { auth: jwt })
+    expect(connect.status).toBe(302)
+    const back = new URL(
+      await discord.approve(connect.headers.get('location')!, discord.addUser({ username: 'log-buyer' }).id),
+    )
+    keep('Discord state', back.searchParams.get('state'))
+    keep('Discord authorization code', back.searchParams.get('code'))
+    const joined = await call('GET', `${back.pathname}${back.search}`, { cookie: connect.cookies[0]!.split(';')[0] })
+    expect(joined.headers.get('location')).toContain('community=joined')
+    keep('Discord access token', discord.issuedAccessTokens.at(-1))
+    expect(discord.requests.some((request) => request.path.includes('/roles/') && request.status === 204)).toBe(true)
 
     // The license email, sent by the jobs worker (its job's line below).
     expect((await mailbox.newest(email, 'Your Starter Kit')).text).toContain(licenseKey)
