@@ -16,7 +16,10 @@ const rolesOnDiscord = async (userId: string): Promise<string[] | null> => {
   return ((await response.json()) as { roles: string[] }).roles
 }
 
-test('a buyer joins the Discord community from the dashboard and loses the role on refund', async ({ page, browser }) => {
+test('a buyer joins the Discord community from the dashboard and loses the role on refund', async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(180_000)
   const { discord, processor } = runState()
   const buyerId = discord.buyer.id!
