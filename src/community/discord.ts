@@ -1,6 +1,24 @@
-import { DiscordAPIError, HTTPError, RateLimitError, REST } from '@discordjs/rest'
+import type * as Rest from '@discordjs/rest'
 import { CodeChallengeMethod, OAuth2Client, OAuth2RequestError } from 'arctic'
-import { type APIGuildMember, type APIUser, RESTJSONErrorCodes, Routes } from 'discord-api-types/v10'
+import type { APIGuildMember, APIUser } from 'discord-api-types/v10'
+
+/**
+ * @discordjs/rest, with the undici and discord-api-types it brings, adds about 29 MiB to a process: it
+ * is loaded on the first call to Discord, so a server without Discord configured never pays for it.
+ */
+type RestModule = typeof Rest
+let restModule: Promise<RestModule> | null = null
+const loadRest = () => (restModule ??= import('@discordjs/rest'))
+
+/** Discord's JSON error codes the service acts on (RESTJSONErrorCodes in discord-api-types). */
+const CODES = { unknownMember: 10007, unknownRole: 10011, missingPermissions: 50013, invalidOAuthToken: 50025 }
+
+/** Discord's routes the service calls (Routes in discord-api-types), as @discordjs/rest takes them. */
+const routes = {
+  me: () => '/users/@me' as const,
+  member: (guild: string, user: string) => `/guilds/${guild}/members/${user}` as const,
+  memberRole: (guild: string, user: string, role: string) => `/guilds/${guild}/members/${user}/roles/${role}` as const,
+}
 
 /** What the community needs of Discord: the application (OAuth2) and the bot, in one server (guild). */
 export type DiscordSettings = {
@@ -51,19 +69,22 @@ export class DiscordFailure extends Error {
   }
 }
 
-/** Discord's error, classified; never carries a token (the SDKs' errors name routes, not headers). */
-export const discordFailure = (error: unknown, as: 'bot' | 'user' = 'bot'): DiscordFailure => {
+/**
+ * Discord's error, classified; never carries a token (the SDKs' errors name routes, not headers). `rest`
+ * is the loaded SDK, whose error classes tell its answers apart; without it only this module's own
+ * failures and the OAuth client's are recognised.
+ */
+export const discordFailure = (error: unknown, as: 'bot' | 'user' = 'bot', rest?: RestModule): DiscordFailure => {
   if (error instanceof DiscordFailure) return error
-  if (error instanceof RateLimitError)
+  if (rest && error instanceof rest.RateLimitError)
     return new DiscordFailure('rate_limited', `Discord rate limit on ${error.route}`, Math.max(error.retryAfter, 1))
-  if (error instanceof DiscordAPIError) {
-    const code = Number(error.code) as RESTJSONErrorCodes
-    if (code === RESTJSONErrorCodes.MissingPermissions)
+  if (rest && error instanceof rest.DiscordAPIError) {
+    const code = Number(error.code)
+    if (code === CODES.missingPermissions)
       return new DiscordFailure('missing_permissions', 'Discord: Missing Permissions (50013)')
-    if (code === RESTJSONErrorCodes.UnknownMember)
-      return new DiscordFailure('unknown_member', 'Discord: Unknown Member')
-    if (code === RESTJSONErrorCodes.UnknownRole) return new DiscordFailure('unknown_role', 'Discord: Unknown Role')
-    if (code === RESTJSONErrorCodes.InvalidOAuth2AccessToken)
+    if (code === CODES.unknownMember) return new DiscordFailure('unknown_member', 'Discord: Unknown Member')
+    if (code === CODES.unknownRole) return new DiscordFailure('unknown_role', 'Discord: Unknown Role')
+    if (code === CODES.invalidOAuthToken)
       return new DiscordFailure('invalid_user_token', 'Discord: Invalid OAuth2 access token (50025)')
     if (error.status === 401)
       return as === 'user'
@@ -78,7 +99,8 @@ export const discordFailure = (error: unknown, as: 'bot' | 'user' = 'bot'): Disc
     return error.code === 'invalid_grant'
       ? new DiscordFailure('invalid_grant', 'Discord refused the authorization code')
       : new DiscordFailure('unavailable', `Discord's token endpoint refused: ${error.code}`)
-  if (error instanceof HTTPError) return new DiscordFailure('unavailable', `Discord answered ${error.status}`)
+  if (rest && error instanceof rest.HTTPError)
+    return new DiscordFailure('unavailable', `Discord answered ${error.status}`)
   const message = error instanceof Error ? error.message : String(error)
   return new DiscordFailure('unavailable', `Discord could not be reached: ${message}`)
 }
@@ -105,18 +127,28 @@ export const createDiscord = (settings: DiscordSettings) => {
     retries: 0,
     rejectOnRateLimit: () => true,
   }
-  const bot = new REST(options).setToken(settings.botToken)
+  let client: Rest.REST | null = null
+  const botOf = (rest: RestModule) => (client ??= new rest.REST(options).setToken(settings.botToken))
   const oauth = new OAuth2Client(settings.clientId, settings.clientSecret, settings.redirectUri)
   const tokenUrl = `${settings.apiUrl}/oauth2/token`
-  const call = async <T>(run: () => Promise<T>, as: 'bot' | 'user' = 'bot'): Promise<T> => {
+  const call = async <T>(run: (bot: Rest.REST) => Promise<T>, as: 'bot' | 'user' = 'bot'): Promise<T> => {
+    const rest = await loadRest()
+    const bot = botOf(rest)
+    try {
+      return await run(bot)
+    } catch (error) {
+      // @discordjs/rest forgets the bot token after any 401 (the customer's own, on /users/@me, too):
+      // set it again, so the next attempt of a job tries it instead of failing for the process's life.
+      if (error instanceof rest.DiscordAPIError && error.status === 401) bot.setToken(settings.botToken)
+      throw discordFailure(error, as, rest)
+    }
+  }
+  /** The OAuth client's calls: no SDK needed to tell its refusals apart. */
+  const oauthCall = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run()
     } catch (error) {
-      const failure = discordFailure(error, as)
-      // @discordjs/rest forgets the bot token after any 401 (the customer's own, on /users/@me, too):
-      // set it again, so the next attempt of a job tries it instead of failing for the process's life.
-      if (error instanceof DiscordAPIError && error.status === 401) bot.setToken(settings.botToken)
-      throw failure
+      throw discordFailure(error, 'user')
     }
   }
   const guild = settings.guildId
@@ -134,12 +166,12 @@ export const createDiscord = (settings: DiscordSettings) => {
 
     /** The customer's access token for the code Discord sent back (used at once, never stored). */
     exchangeCode: (code: string, verifier: string): Promise<string> =>
-      call(async () => (await oauth.validateAuthorizationCode(tokenUrl, code, verifier)).accessToken(), 'user'),
+      oauthCall(async () => (await oauth.validateAuthorizationCode(tokenUrl, code, verifier)).accessToken()),
 
     /** Who the token belongs to. */
     userOf: (accessToken: string): Promise<DiscordUser> =>
-      call(async () => {
-        const user = (await bot.get(Routes.user('@me'), {
+      call(async (bot) => {
+        const user = (await bot.get(routes.me(), {
           auth: false,
           headers: { Authorization: `Bearer ${accessToken}` },
         })) as APIUser
@@ -153,37 +185,38 @@ export const createDiscord = (settings: DiscordSettings) => {
 
     /** Add the customer to the server with their token: `added`, or `member` when they were in it already. */
     addMember: (userId: string, accessToken: string): Promise<'added' | 'member'> =>
-      call(async () => {
-        const answer = await bot.put(Routes.guildMember(guild, userId), { body: { access_token: accessToken } })
+      call(async (bot) => {
+        const answer = await bot.put(routes.member(guild, userId), { body: { access_token: accessToken } })
         // 201 carries the new member; 204 (already a member) has no body.
         return answer && typeof answer === 'object' && 'user' in answer ? 'added' : 'member'
       }, 'user'),
 
     /** The member's roles, or null when they are not in the server. */
     rolesOf: (userId: string): Promise<string[] | null> =>
-      call(async () => {
+      call(async (bot) => {
         try {
-          return ((await bot.get(Routes.guildMember(guild, userId))) as APIGuildMember).roles
+          return ((await bot.get(routes.member(guild, userId))) as APIGuildMember).roles
         } catch (error) {
-          if (discordFailure(error).kind === 'unknown_member') return null
+          if (error instanceof (await loadRest()).DiscordAPIError && Number(error.code) === CODES.unknownMember)
+            return null
           throw error
         }
       }),
 
     addRole: (userId: string, roleId: string, reason: string): Promise<void> =>
-      call(async () => {
-        await bot.put(Routes.guildMemberRole(guild, userId, roleId), { reason })
+      call(async (bot) => {
+        await bot.put(routes.memberRole(guild, userId, roleId), { reason })
       }),
 
     removeRole: (userId: string, roleId: string, reason: string): Promise<void> =>
-      call(async () => {
-        await bot.delete(Routes.guildMemberRole(guild, userId, roleId), { reason })
+      call(async (bot) => {
+        await bot.delete(routes.memberRole(guild, userId, roleId), { reason })
       }),
 
     /** Remove the member from the server (DISCORD_KICK_ON_REVOKE). */
     kick: (userId: string, reason: string): Promise<void> =>
-      call(async () => {
-        await bot.delete(Routes.guildMember(guild, userId), { reason })
+      call(async (bot) => {
+        await bot.delete(routes.member(guild, userId), { reason })
       }),
   }
 }
