@@ -16,6 +16,7 @@ export type LimitedAction =
   | 'checkout'
   | 'checkout_status'
   | 'billing_portal'
+  | 'community_connect'
 
 /**
  * Every rate limit of the service, by the key prefix its counts carry in the shared table: `points`
@@ -44,6 +45,9 @@ export const RATE_LIMITS = {
   // Each opening of the billing portal asks the processor for a portal session (src/billing/portal.ts).
   'billing_portal:ip': { points: 20, durationSeconds: 600 },
   'billing_portal:account': { points: 20, durationSeconds: 600 },
+  // Each Join of the Discord community stores a state for 10 minutes (src/community/link.ts).
+  'community_connect:ip': { points: 30, durationSeconds: 600 },
+  'community_connect:account': { points: 10, durationSeconds: 600 },
   // GraphQL requests per client address from anyone but staff (src/auth/graphql-guard.ts): each is bounded
   // in cost, and this bounds how many a client sends. The site's pages and the admin send none.
   'graphql:ip': { points: 60, durationSeconds: 60 },

@@ -3,11 +3,13 @@ import crypto from 'node:crypto'
 import { generateCodeVerifier } from 'arctic'
 import type { Payload, PayloadRequest } from 'payload'
 
+import { enforceRateLimit } from '../auth/rate-limit'
 import { consumeAuthToken, issueAuthToken } from '../auth/tokens'
 import type { SqlRow } from '../db/rows'
 import { community_grants, discord_links } from '../db/schema.generated'
 import { bare, execute, inTransaction, sql } from '../db/transaction'
 import type { ErrorCode } from '../http/error-sentences'
+import { clientAddress } from '../http/client-address'
 import { ServiceError } from '../http/errors'
 import type { User } from '../payload-types'
 import { type DiscordFailure, discordFailure } from './discord'
@@ -60,6 +62,7 @@ export const startDiscordConnect = async (
   user: User,
 ): Promise<{ location: string; cookie: string }> => {
   if ((await entitledRoles(req.payload, user.id)).length === 0) throw notEntitled()
+  await enforceRateLimit(req.payload, 'community_connect', { address: clientAddress(req.headers), email: user.email })
   const state = await issueAuthToken(req, {
     purpose: 'discord_state',
     email: user.email,

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { queueDueChecks } from '../../src/community/jobs'
 import { syncCommunityRoles } from '../../src/community/sync'
 import { runtimeOf } from '../../src/config/runtime'
+import { RATE_LIMITS } from '../../src/auth/rate-limit'
 import { productionProblems } from '../../src/config/env'
 import { PRICES, smtp, standIn } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
@@ -114,6 +115,23 @@ describe('connecting Discord', () => {
     const revoked = await createUser(payload(), 'customer')
     await grantLicense(payload(), revoked, 'standard', 'revoked')
     expect((await api('GET', '/community/discord/connect', { as: revoked })).status).toBe(403)
+  })
+
+  it(`${RATE_LIMITS['community_connect:account'].points} joins in 10 minutes per account, then 429 and no state stored`, async () => {
+    const who = await customer('standard')
+    const limit = RATE_LIMITS['community_connect:account'].points
+    for (let i = 0; i < limit; i += 1)
+      expect((await api('GET', '/community/discord/connect', { as: who })).status).toBe(302)
+    const refused = await api('GET', '/community/discord/connect', { as: who })
+    expect(refused.status).toBe(429)
+    expect(refused.body.errors[0].code).toBe('rate_limited')
+    const states = await payload().find({
+      collection: 'auth_tokens',
+      where: { and: [{ user: { equals: who.user.id } }, { purpose: { equals: 'discord_state' } }] },
+      limit: 100,
+      overrideAccess: true,
+    })
+    expect(states.totalDocs).toBe(limit)
   })
 
   it('joins the server with the plan role: consent with PKCE, a state cookie scoped to the callback, the token used once and revoked', async () => {
