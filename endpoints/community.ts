@@ -1,4 +1,4 @@
-import type { Endpoint, PayloadRequest } from 'payload'
+import { type Endpoint, parseCookies, type PayloadRequest } from 'payload'
 import { z } from 'zod'
 
 import { optionalRuntimeOf } from '../src/config/runtime'
@@ -25,14 +25,6 @@ const communityOf = (req: PayloadRequest): CommunityRuntime => {
   const runtime = optionalRuntimeOf(req.payload, 'community')
   if (!runtime) throw new ServiceError(404, 'not_found', 'There is no Discord community on this server.')
   return runtime
-}
-
-const cookieValue = (req: PayloadRequest, name: string): string | undefined => {
-  for (const part of (req.headers.get('cookie') ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=')
-    if (key === name) return value.join('=')
-  }
-  return undefined
 }
 
 /** GET /api/community/discord: whether the customer may join, their linked account and the roles given. */
@@ -91,7 +83,7 @@ export const communityCallbackEndpoint: Endpoint = endpoint({
     const runtime = communityOf(req)
     const outcome = await finishDiscordConnect(req, runtime, accountOf(req), {
       ...query,
-      cookie: cookieValue(req, STATE_COOKIE),
+      cookie: parseCookies(req.headers).get(STATE_COOKIE),
     })
     return new Response(null, {
       status: 302,

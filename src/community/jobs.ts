@@ -1,8 +1,8 @@
-import type { Payload, PayloadRequest, TaskConfig } from 'payload'
+import type { Payload, TaskConfig } from 'payload'
 
 import type { SqlRow } from '../db/rows'
 import { community_grants, discord_links } from '../db/schema.generated'
-import { bare, execute, sql } from '../db/transaction'
+import { bare, executeOn, sql } from '../db/transaction'
 import { DiscordFailure } from './discord'
 import type { CommunityRuntime } from './runtime'
 import { syncCommunityRoles } from './sync'
@@ -59,9 +59,9 @@ const QUEUED_GIVE_UP_MS = 15 * 60_000
 export const queueDueChecks = async (payload: Payload, syncMinutes: number): Promise<number> => {
   const due = new Date(Date.now() - syncMinutes * 60_000).toISOString()
   const stale = new Date(Date.now() - QUEUED_GIVE_UP_MS).toISOString()
-  const req = { payload, context: {} } as unknown as PayloadRequest
-  const claimed = await execute<Pick<SqlRow<typeof discord_links>, 'user_id'>>(
-    req,
+  const claimed = await executeOn<Pick<SqlRow<typeof discord_links>, 'user_id'>>(
+    payload,
+    undefined,
     sql`UPDATE ${discord_links} SET ${bare(discord_links.syncQueuedAt)} = now()
         WHERE ${discord_links.id} IN (
           SELECT ${discord_links.id} FROM ${discord_links}

@@ -7,7 +7,7 @@ import { enforceRateLimit } from '../auth/rate-limit'
 import { consumeAuthToken, issueAuthToken } from '../auth/tokens'
 import type { SqlRow } from '../db/rows'
 import { community_grants, discord_links } from '../db/schema.generated'
-import { bare, execute, inTransaction, sql } from '../db/transaction'
+import { bare, execute, executeOn, inTransaction, sql } from '../db/transaction'
 import type { ErrorCode } from '../http/error-sentences'
 import { clientAddress } from '../http/client-address'
 import { ServiceError } from '../http/errors'
@@ -95,8 +95,9 @@ const sameText = (a: string, b: string) => {
 
 /** Another customer holds this Discord account: linked to it, or with roles on it still being taken back. */
 const heldByAnother = async (payload: Payload, userId: number, discordUserId: string): Promise<boolean> => {
-  const rows = await execute(
-    { payload } as PayloadRequest,
+  const rows = await executeOn(
+    payload,
+    undefined,
     sql`SELECT 1 FROM ${discord_links} WHERE ${discord_links.discordUserId} = ${discordUserId} AND ${discord_links.user} <> ${userId}
         UNION ALL
         SELECT 1 FROM ${community_grants} WHERE ${community_grants.discordUserId} = ${discordUserId} AND ${community_grants.user} <> ${userId}

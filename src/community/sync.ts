@@ -2,12 +2,12 @@ import type { Payload, PayloadRequest } from 'payload'
 
 import { num, type SqlRow } from '../db/rows'
 import { community_grants, discord_links, payload_kv, plans, users } from '../db/schema.generated'
-import { bare, execute, inTransaction, sql } from '../db/transaction'
+import { bare, execute, executeOn, inTransaction, sql } from '../db/transaction'
 import { entitlementsOf } from '../licensing/entitlements'
 import { emitWebhookEvent } from '../webhooks/emit'
 import { type Discord, type DiscordFailure, discordFailure } from './discord'
 import type { GrantState } from './grant-states'
-import { queueEmail } from '../email/send-task'
+import { queueEmailToAdmins } from '../email/send-task'
 import { roleRefusedEmail } from './emails'
 
 /**
@@ -59,8 +59,6 @@ type GrantRow = Pick<
   'id' | 'discord_user_id' | 'role_id' | 'state' | 'granted_at' | 'last_error'
 >
 
-const plain = (payload: Payload) => ({ payload, context: {} }) as unknown as PayloadRequest
-
 type Lease = { id: number; requests: number }
 
 /**
@@ -70,24 +68,27 @@ type Lease = { id: number; requests: number }
 const takeLease = async (payload: Payload, userId: number, check: boolean): Promise<Lease | null | 'deferred'> => {
   const until = new Date(Date.now() + LEASE_MS).toISOString()
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const [taken] = await execute<Pick<SqlRow<typeof discord_links>, 'id' | 'sync_requests'>>(
-      plain(payload),
+    const [taken] = await executeOn<Pick<SqlRow<typeof discord_links>, 'id' | 'sync_requests'>>(
+      payload,
+      undefined,
       sql`UPDATE ${discord_links} SET ${bare(discord_links.syncLeaseUntil)} = ${until}::timestamptz
           WHERE ${discord_links.user} = ${userId} AND (${discord_links.syncLeaseUntil} IS NULL OR ${discord_links.syncLeaseUntil} < now())
           RETURNING ${discord_links.id}, ${discord_links.syncRequests}`,
     )
     if (taken) return { id: Number(taken.id), requests: Number(taken.sync_requests ?? 0) }
     // Held: leave a request for the holder, which looks for one before it lets go.
-    const [left] = await execute(
-      plain(payload),
+    const [left] = await executeOn(
+      payload,
+      undefined,
       sql`UPDATE ${discord_links} SET ${bare(discord_links.syncRequests)} = COALESCE(${discord_links.syncRequests}, 0) + 1,
             ${bare(discord_links.syncCheckRequested)} = ${discord_links.syncCheckRequested} OR ${check}
           WHERE ${discord_links.user} = ${userId} AND ${discord_links.syncLeaseUntil} >= now()
           RETURNING ${discord_links.id}`,
     )
     if (left) return 'deferred'
-    const [exists] = await execute(
-      plain(payload),
+    const [exists] = await executeOn(
+      payload,
+      undefined,
       sql`SELECT 1 FROM ${discord_links} WHERE ${discord_links.user} = ${userId}`,
     )
     if (!exists) return null
@@ -106,14 +107,16 @@ const releaseLease = async (
   synced: boolean,
 ): Promise<{ released: true } | { released: false; requests: number; check: boolean }> => {
   if (!synced) {
-    await execute(
-      plain(payload),
+    await executeOn(
+      payload,
+      undefined,
       sql`UPDATE ${discord_links} SET ${bare(discord_links.syncLeaseUntil)} = NULL WHERE ${discord_links.id} = ${lease.id}`,
     )
     return { released: true }
   }
-  const [released] = await execute(
-    plain(payload),
+  const [released] = await executeOn(
+    payload,
+    undefined,
     sql`UPDATE ${discord_links} SET ${bare(discord_links.syncLeaseUntil)} = NULL, ${bare(discord_links.syncCheckRequested)} = false,
           ${bare(discord_links.lastSyncedAt)} = now(), ${bare(discord_links.syncQueuedAt)} = NULL, ${bare(discord_links.updatedAt)} = now()
         WHERE ${discord_links.id} = ${lease.id} AND COALESCE(${discord_links.syncRequests}, 0) = ${lease.requests}
@@ -123,8 +126,9 @@ const releaseLease = async (
   // Requests came while this pass ran: keep the lease (two more minutes) and answer them, reading and
   // clearing whether one asked for a check in one statement.
   const until = new Date(Date.now() + LEASE_MS).toISOString()
-  const [pending] = await execute<{ requests: number | string | null; check: boolean | null }>(
-    plain(payload),
+  const [pending] = await executeOn<{ requests: number | string | null; check: boolean | null }>(
+    payload,
+    undefined,
     sql`WITH before AS (
           SELECT ${discord_links.syncCheckRequested} AS check_requested FROM ${discord_links} WHERE ${discord_links.id} = ${lease.id} FOR UPDATE)
         UPDATE ${discord_links} SET ${bare(discord_links.syncLeaseUntil)} = ${until}::timestamptz, ${bare(discord_links.syncCheckRequested)} = false
@@ -139,8 +143,9 @@ export const entitledRoles = async (payload: Payload, userId: number): Promise<s
   const { licenses } = await entitlementsOf(payload, userId)
   const planIds = [...new Set(licenses.map((license) => license.plan.id))]
   if (planIds.length === 0) return []
-  const rows = await execute<Pick<SqlRow<typeof plans>, 'discord_role_id'>>(
-    plain(payload),
+  const rows = await executeOn<Pick<SqlRow<typeof plans>, 'discord_role_id'>>(
+    payload,
+    undefined,
     sql`SELECT DISTINCT ${plans.discordRoleId} FROM ${plans}
         WHERE ${plans.id} IN (${sql.join(
           planIds.map((id) => sql`${id}`),
@@ -152,16 +157,18 @@ export const entitledRoles = async (payload: Payload, userId: number): Promise<s
 
 /** Every role some plan gives: the only roles the service ever takes off a member it did not give them to. */
 const planRoles = async (payload: Payload): Promise<Set<string>> => {
-  const rows = await execute<Pick<SqlRow<typeof plans>, 'discord_role_id'>>(
-    plain(payload),
+  const rows = await executeOn<Pick<SqlRow<typeof plans>, 'discord_role_id'>>(
+    payload,
+    undefined,
     sql`SELECT DISTINCT ${plans.discordRoleId} FROM ${plans} WHERE ${plans.discordRoleId} IS NOT NULL AND ${plans.discordRoleId} <> ''`,
   )
   return new Set(rows.map((row) => row.discord_role_id!))
 }
 
 const grantsOf = (payload: Payload, userId: number) =>
-  execute<GrantRow>(
-    plain(payload),
+  executeOn<GrantRow>(
+    payload,
+    undefined,
     sql`SELECT ${community_grants.id}, ${community_grants.discordUserId}, ${community_grants.roleId}, ${community_grants.state},
           ${community_grants.grantedAt}, ${community_grants.lastError}
         FROM ${community_grants} WHERE ${community_grants.user} = ${userId} ORDER BY ${community_grants.id}`,
@@ -234,8 +241,9 @@ const recordRevoked = (payload: Payload, userId: number, grant: GrantRow, reason
   })
 
 const recordFailure = (payload: Payload, grantId: number, state: GrantState, error: string) =>
-  execute(
-    plain(payload),
+  executeOn(
+    payload,
+    undefined,
     sql`UPDATE ${community_grants} SET ${bare(community_grants.state)} = ${state}, ${bare(community_grants.lastError)} = ${error},
           ${bare(community_grants.lastAttemptAt)} = now(), ${bare(community_grants.updatedAt)} = now()
         WHERE ${community_grants.id} = ${grantId}`,
@@ -243,8 +251,9 @@ const recordFailure = (payload: Payload, grantId: number, state: GrantState, err
 
 /** The grant row for a role on an account, made `pending` when there is none. */
 const pendingGrant = async (payload: Payload, userId: number, discordUserId: string, roleId: string) => {
-  const [row] = await execute<{ id: number }>(
-    plain(payload),
+  const [row] = await executeOn<{ id: number }>(
+    payload,
+    undefined,
     sql`INSERT INTO ${community_grants} (${bare(community_grants.user, community_grants.discordUserId, community_grants.roleId, community_grants.state)})
         VALUES (${userId}, ${discordUserId}, ${roleId}, 'pending')
         ON CONFLICT (${bare(community_grants.user, community_grants.discordUserId, community_grants.roleId)})
@@ -261,31 +270,20 @@ const refusalKey = (roleId: string) => `community:role-refused:${roleId}`
  * admins hear of it once per role, until a grant of that role works again.
  */
 const warnAdminsOnce = async (payload: Payload, deps: CommunityDeps, roleId: string, failure: DiscordFailure) => {
-  const req = plain(payload)
-  const [first] = await execute(
-    req,
-    sql`INSERT INTO ${payload_kv} (${bare(payload_kv.key, payload_kv.data)})
-        VALUES (${refusalKey(roleId)}, ${JSON.stringify({ kind: failure.kind, at: new Date().toISOString() })}::jsonb)
-        ON CONFLICT (${bare(payload_kv.key)}) DO NOTHING RETURNING ${payload_kv.id}`,
-  )
-  if (!first) return
-  payload.logger.warn({ msg: 'community: Discord refused a plan role; admins emailed', roleId, kind: failure.kind })
-  await inTransaction(payload, async (tx) => {
-    const admins = await payload.find({
-      collection: 'users',
-      where: { roles: { in: ['admin'] } },
-      limit: 100,
-      depth: 0,
-      pagination: false,
-      overrideAccess: true,
-      req: tx,
-    })
-    for (const admin of admins.docs)
-      await queueEmail(tx, {
-        to: admin.email,
-        ...roleRefusedEmail(deps.productName, deps.serverUrl, roleId, failure.kind),
-      })
+  // The mark and the emails in one transaction: a failure to queue them leaves no mark, and the next refusal tries again.
+  const warned = await inTransaction(payload, async (tx) => {
+    const [first] = await execute(
+      tx,
+      sql`INSERT INTO ${payload_kv} (${bare(payload_kv.key, payload_kv.data)})
+          VALUES (${refusalKey(roleId)}, ${JSON.stringify({ kind: failure.kind, at: new Date().toISOString() })}::jsonb)
+          ON CONFLICT (${bare(payload_kv.key)}) DO NOTHING RETURNING ${payload_kv.id}`,
+    )
+    if (!first) return false
+    await queueEmailToAdmins(tx, roleRefusedEmail(deps.productName, deps.serverUrl, roleId, failure.kind))
+    return true
   })
+  if (warned)
+    payload.logger.warn({ msg: 'community: Discord refused a plan role; admins emailed', roleId, kind: failure.kind })
 }
 
 /** What is failed and why, in the words of the grant's `lastError`. */
@@ -330,8 +328,9 @@ const syncPass = async (
   check: boolean,
   result: SyncOutcome,
 ): Promise<void> => {
-  const [link] = await execute<Pick<SqlRow<typeof discord_links>, 'discord_user_id'>>(
-    plain(payload),
+  const [link] = await executeOn<Pick<SqlRow<typeof discord_links>, 'discord_user_id'>>(
+    payload,
+    undefined,
     sql`SELECT ${discord_links.discordUserId} FROM ${discord_links} WHERE ${discord_links.user} = ${userId}`,
   )
   {
@@ -448,10 +447,11 @@ export const grantsView = async (payload: Payload, userId: number): Promise<Gran
 
 /** The link row's id and Discord account, or null. */
 export const linkOf = async (payload: Payload, userId: number) => {
-  const [row] = await execute<
+  const [row] = await executeOn<
     Pick<SqlRow<typeof discord_links>, 'id' | 'discord_user_id' | 'discord_username' | 'linked_at' | 'last_synced_at'>
   >(
-    plain(payload),
+    payload,
+    undefined,
     sql`SELECT ${discord_links.id}, ${discord_links.discordUserId}, ${discord_links.discordUsername}, ${discord_links.linkedAt}, ${discord_links.lastSyncedAt}
         FROM ${discord_links} WHERE ${discord_links.user} = ${userId}`,
   )

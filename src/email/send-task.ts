@@ -13,6 +13,20 @@ export const queueEmail = async (req: PayloadRequest, message: EmailMessage) => 
   await req.payload.jobs.queue({ task: 'sendEmail', input: { to: message.to, subject: message.subject, body }, req })
 }
 
+/** Queue one email to each admin, in the caller's transaction (a warning only they can act on). */
+export const queueEmailToAdmins = async (req: PayloadRequest, message: Omit<EmailMessage, 'to'>) => {
+  const admins = await req.payload.find({
+    collection: 'users',
+    where: { roles: { in: ['admin'] } },
+    limit: 100,
+    depth: 0,
+    pagination: false,
+    overrideAccess: true,
+    req,
+  })
+  for (const admin of admins.docs) await queueEmail(req, { to: admin.email, ...message })
+}
+
 /**
  * Send one email. Account emails (magic links, verification) are queued in the transaction that
  * creates their token, so an SMTP outage delays them and retries instead of failing the request.

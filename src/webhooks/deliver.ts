@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks'
 
 import { webhook_endpoints } from '../db/schema.generated'
 import { bare, execute, inTransaction, sql } from '../db/transaction'
-import { queueEmail } from '../email/send-task'
+import { queueEmailToAdmins } from '../email/send-task'
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../payload-types'
 import { FAILED_EVENTS_TO_DISABLE, MAX_ATTEMPTS, retryDelayMs, WEBHOOKS_QUEUE } from './events'
 import { postWebhook, type SendOutcome } from './send'
@@ -161,17 +161,7 @@ const countFailedEvent = async (
     endpoint: endpoint.id,
     failedEvents: Number(counted.failed),
   })
-  const admins = await req.payload.find({
-    collection: 'users',
-    where: { roles: { in: ['admin'] } },
-    limit: 100,
-    depth: 0,
-    pagination: false,
-    overrideAccess: true,
-    req,
-  })
-  const message = disabledEmail(options, endpoint, lastError)
-  for (const admin of admins.docs) await queueEmail(req, { to: admin.email, ...message })
+  await queueEmailToAdmins(req, disabledEmail(options, endpoint, lastError))
 }
 
 /** Attempt `attempt` of an event to an endpoint, queued in the change's transaction (./emit.ts) or by the attempt before. */
