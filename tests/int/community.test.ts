@@ -13,7 +13,7 @@ import { PRICES, smtp, standIn } from '../support/billing-env'
 import { buy, rows, seedStandInPlans } from '../support/billing'
 import { DISCORD, discord } from '../support/discord-env'
 import { grantLicense } from '../support/licenses'
-import { api, createUser, type TestUser, usePayload } from '../support/payload'
+import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 import { receiver } from '../support/webhooks-env'
 
 const payload = usePayload()
@@ -574,6 +574,15 @@ describe('the periodic check and staff', () => {
     expect([403, 404]).toContain(read.status)
     const listed = await api('GET', '/discord_links', { as: other })
     expect(JSON.stringify(listed.body)).not.toContain(account.id)
+    // GraphQL, with a where naming the other customer's account: nothing of theirs either.
+    const viaGraphql = await graphql(
+      `{ Discord_links(where: { discordUserId: { equals: "${account.id}" } }) { docs { id discordUserId } } Community_grants { docs { id discordUserId } } }`,
+      { token: other.token },
+    )
+    expect(viaGraphql.errors, JSON.stringify(viaGraphql.errors)).toBeUndefined()
+    expect(JSON.stringify(viaGraphql)).not.toContain(account.id)
+    const own = await graphql(`{ Discord_links { docs { discordUserId } } }`, { token: who.token })
+    expect(JSON.stringify(own), JSON.stringify(own).slice(0, 300)).toContain(account.id)
     expect((await api('PATCH', `/discord_links/${mine!.id}`, { as: who, body: { discordUserId: '1' } })).status).toBe(
       403,
     )
