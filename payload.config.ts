@@ -16,6 +16,7 @@ import { deliveryPlugin } from './plugins/delivery'
 import { jobsPlugin } from './plugins/jobs'
 import { licensingPlugin } from './plugins/licensing'
 import { privacyPlugin } from './plugins/privacy'
+import { recoveryPlugin } from './plugins/recovery'
 import { staffPlugin } from './plugins/staff'
 import { supportPlugin } from './plugins/support'
 import { teamsPlugin } from './plugins/teams'
@@ -185,6 +186,14 @@ export default buildConfig({
         taxIdCollection: env.payment.taxIdCollection,
         invoices: env.payment.invoices,
       },
+      recovery: env.recovery,
+      productName: PRODUCT_NAME,
+      retryDelayMs: env.jobsRetryDelayMs,
+    }),
+    // After billing: the billing webhook records the expired checkouts this plugin emails about.
+    recoveryPlugin({
+      settings: env.recovery,
+      serverUrl: env.serverUrl,
       productName: PRODUCT_NAME,
       retryDelayMs: env.jobsRetryDelayMs,
     }),

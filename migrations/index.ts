@@ -24,6 +24,7 @@ import * as migration_20261128_182700_webhook_retention_job from './20261128_182
 import * as migration_20261128_233458_licenses_seats_required from './20261128_233458_licenses_seats_required';
 import * as migration_20261129_011642_account_deletion from './20261129_011642_account_deletion';
 import * as migration_20261129_044303_community_discord from './20261129_044303_community_discord';
+import * as migration_20261207_033929_checkout_recovery from './20261207_033929_checkout_recovery';
 
 export const migrations = [
   {
@@ -154,6 +155,11 @@ export const migrations = [
   {
     up: migration_20261129_044303_community_discord.up,
     down: migration_20261129_044303_community_discord.down,
-    name: '20261129_044303_community_discord'
+    name: '20261129_044303_community_discord',
+  },
+  {
+    up: migration_20261207_033929_checkout_recovery.up,
+    down: migration_20261207_033929_checkout_recovery.down,
+    name: '20261207_033929_checkout_recovery'
   },
 ];

@@ -86,6 +86,8 @@ export interface Config {
     processor_events: ProcessorEvent;
     analytics_events: AnalyticsEvent;
     license_changes: LicenseChange;
+    checkout_recoveries: CheckoutRecovery;
+    email_unsubscribes: EmailUnsubscribe;
     posts: Post;
     changelog_entries: ChangelogEntry;
     media: Media;
@@ -147,6 +149,8 @@ export interface Config {
     processor_events: ProcessorEventsSelect<false> | ProcessorEventsSelect<true>;
     analytics_events: AnalyticsEventsSelect<false> | AnalyticsEventsSelect<true>;
     license_changes: LicenseChangesSelect<false> | LicenseChangesSelect<true>;
+    checkout_recoveries: CheckoutRecoveriesSelect<false> | CheckoutRecoveriesSelect<true>;
+    email_unsubscribes: EmailUnsubscribesSelect<false> | EmailUnsubscribesSelect<true>;
     posts: PostsSelect<false> | PostsSelect<true>;
     changelog_entries: ChangelogEntriesSelect<false> | ChangelogEntriesSelect<true>;
     media: MediaSelect<false> | MediaSelect<true>;
@@ -189,6 +193,7 @@ export interface Config {
       withdrawRepoAccess: TaskWithdrawRepoAccess;
       refundLicenseChange: TaskRefundLicenseChange;
       sendLicenseChangeEmail: TaskSendLicenseChangeEmail;
+      sendRecoveryEmail: TaskSendRecoveryEmail;
       sendSupportReply: TaskSendSupportReply;
       syncCommunityRoles: TaskSyncCommunityRoles;
       checkCommunity: TaskCheckCommunity;
@@ -1261,6 +1266,70 @@ export interface LicenseChange {
   createdAt: string;
 }
 /**
+ * Checkouts the buyer left unpaid until the processor closed them. One recovery email is sent an hour later when the buyer agreed to promotional email; Recovered means they came back through it and paid.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "checkout_recoveries".
+ */
+export interface CheckoutRecovery {
+  id: number;
+  checkoutSessionId: string;
+  user?: (number | null) | User;
+  /**
+   * Known only when the buyer was signed in, or typed it and agreed to promotional email.
+   */
+  email?: string | null;
+  emailHash?: string | null;
+  /**
+   * The plan the checkout was for.
+   */
+  plan?: string | null;
+  /**
+   * The checkout’s total, in cents.
+   */
+  amount?: number | null;
+  currency?: string | null;
+  startedAt?: string | null;
+  expiredAt?: string | null;
+  status: 'waiting' | 'emailed' | 'not_sent' | 'recovered';
+  reason?:
+    | (
+        | 'recovery_off'
+        | 'no_recovery_link'
+        | 'no_consent'
+        | 'no_email'
+        | 'paid_since'
+        | 'unsubscribed'
+        | 'recently_emailed'
+        | 'link_expired'
+      )
+    | null;
+  emailDueAt?: string | null;
+  emailedAt?: string | null;
+  recoveryUrl?: string | null;
+  recoveryExpiresAt?: string | null;
+  recoveredSessionId?: string | null;
+  recoveredAt?: string | null;
+  /**
+   * What the recovered checkout paid, in cents.
+   */
+  recoveredAmount?: number | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * Addresses that unsubscribed from recovery emails, as a fingerprint (SHA-256): the address itself is not kept. Account emails (receipts, licenses, sign-in links) still go out.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "email_unsubscribes".
+ */
+export interface EmailUnsubscribe {
+  id: number;
+  emailHash: string;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "posts".
  */
@@ -1595,6 +1664,7 @@ export interface PayloadJob {
           | 'withdrawRepoAccess'
           | 'refundLicenseChange'
           | 'sendLicenseChangeEmail'
+          | 'sendRecoveryEmail'
           | 'sendSupportReply'
           | 'syncCommunityRoles'
           | 'checkCommunity'
@@ -1644,6 +1714,7 @@ export interface PayloadJob {
         | 'withdrawRepoAccess'
         | 'refundLicenseChange'
         | 'sendLicenseChangeEmail'
+        | 'sendRecoveryEmail'
         | 'sendSupportReply'
         | 'syncCommunityRoles'
         | 'checkCommunity'
@@ -1750,6 +1821,14 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'license_changes';
         value: number | LicenseChange;
+      } | null)
+    | ({
+        relationTo: 'checkout_recoveries';
+        value: number | CheckoutRecovery;
+      } | null)
+    | ({
+        relationTo: 'email_unsubscribes';
+        value: number | EmailUnsubscribe;
       } | null)
     | ({
         relationTo: 'posts';
@@ -2268,6 +2347,41 @@ export interface LicenseChangesSelect<T extends boolean = true> {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "checkout_recoveries_select".
+ */
+export interface CheckoutRecoveriesSelect<T extends boolean = true> {
+  checkoutSessionId?: T;
+  user?: T;
+  email?: T;
+  emailHash?: T;
+  plan?: T;
+  amount?: T;
+  currency?: T;
+  startedAt?: T;
+  expiredAt?: T;
+  status?: T;
+  reason?: T;
+  emailDueAt?: T;
+  emailedAt?: T;
+  recoveryUrl?: T;
+  recoveryExpiresAt?: T;
+  recoveredSessionId?: T;
+  recoveredAt?: T;
+  recoveredAmount?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "email_unsubscribes_select".
+ */
+export interface EmailUnsubscribesSelect<T extends boolean = true> {
+  emailHash?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "posts_select".
  */
 export interface PostsSelect<T extends boolean = true> {
@@ -2722,6 +2836,18 @@ export interface TaskSendLicenseChangeEmail {
   };
   output: {
     to?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskSendRecoveryEmail".
+ */
+export interface TaskSendRecoveryEmail {
+  input: {
+    recoveryId: number;
+  };
+  output: {
+    result?: string | null;
   };
 }
 /**

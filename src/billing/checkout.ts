@@ -14,6 +14,7 @@ import { planForPrice } from './store'
 import { processorFailure } from './errors'
 import { CHANGE_METADATA, licenseChangeOf } from './license-change-kinds'
 import type { CheckoutTaxes, ConfiguredBilling } from './runtime'
+import { DEFAULT_RECOVERY, type RecoverySettings } from '../recovery/states'
 
 export type CheckoutRequest = {
   priceId: string
@@ -78,19 +79,26 @@ export const createCheckoutSession = async (
   const recurring = price.type === 'recurring'
   const billingCycle = recurring ? (price.recurring?.interval === 'year' ? 'yearly' : 'monthly') : 'lifetime'
   const principal = user ? `user:${user.id}` : `anon:${hash(request.clientFingerprint)}`
+  // The quantity is part of what is bought: two checkouts of different sizes are two checkouts.
+  const { key, openedAt } = await checkoutWindow(
+    req.payload,
+    `checkout:${principal}`,
+    quantity === 1 ? price.id : `${price.id}x${quantity}`,
+    request,
+    { recordClientKey: true },
+  )
+  const allowPromotionCodes = Boolean(plan.allowPromotionCodes)
   return openHostedCheckout(req, billing, {
     user,
     price,
     metadata: { plan_id: plan.slug, price_id: price.id, billing_cycle: billingCycle, seats: String(quantity) },
     quantity,
-    params: { allow_promotion_codes: Boolean(plan.allowPromotionCodes), cancel_url: `${billing.serverUrl}/#pricing` },
-    // The quantity is part of what is bought: two checkouts of different sizes are two checkouts.
-    idempotencyKey: await checkoutIdempotencyKey(
-      req.payload,
-      `checkout:${principal}`,
-      quantity === 1 ? price.id : `${price.id}x${quantity}`,
-      request,
-    ),
+    params: {
+      allow_promotion_codes: allowPromotionCodes,
+      cancel_url: `${billing.serverUrl}/#pricing`,
+      ...recoveryParams(billing.settings.recovery ?? DEFAULT_RECOVERY, { openedAt, allowPromotionCodes }),
+    },
+    idempotencyKey: key,
   })
 }
 
@@ -112,27 +120,20 @@ export const clientIdempotencyKey = (headers: Headers): string | null => {
 /** The keyed rows with an expiry the rate limits keep (src/auth/rate-limit.ts), outside Payload's schema. */
 const KEYED_EXPIRIES = sql.identifier('rate_limits')
 
+/** How long the processor keeps an idempotency key: a client's key names one checkout that long. */
+const CLIENT_KEY_MS = 24 * 3600_000
+
 /**
- * The idempotency key of a checkout: the client's own key when it sent one; else the price within a
- * window the first such request opens, kept DEDUPE_WINDOW_MS in `rate_limits` by one INSERT ... ON
- * CONFLICT (so two servers agree). A fixed clock bucket split a double click whose two requests fell
- * either side of a boundary into two checkouts (CI saw it as a flaky test).
+ * The second a window named `key` opened: the first request's, kept `ttlMs` in `rate_limits` by one
+ * INSERT ... ON CONFLICT (so two servers agree), or now when none is open.
  */
-export const checkoutIdempotencyKey = async (
-  payload: Payload,
-  scope: string,
-  what: string,
-  request: { idempotencyKey: string | null; now?: Date },
-): Promise<string> => {
-  if (request.idempotencyKey) return `${scope}:${hash(request.idempotencyKey)}`
-  const now = (request.now ?? new Date()).getTime()
-  const key = `checkout-window:${hash(`${scope}|${what}`)}`
+const windowOpened = async (payload: Payload, key: string, now: number, ttlMs: number): Promise<number> => {
   // The window is named by the second it opened (it fits the integer column until 2038).
   const opened = Math.floor(now / 1000)
   const [taken] = await executeOn<{ points: number }>(
     payload,
     undefined,
-    sql`INSERT INTO ${KEYED_EXPIRIES} (key, points, expire) VALUES (${key}, ${opened}, ${now + DEDUPE_WINDOW_MS})
+    sql`INSERT INTO ${KEYED_EXPIRIES} (key, points, expire) VALUES (${key}, ${opened}, ${now + ttlMs})
         ON CONFLICT (key) DO UPDATE SET points = EXCLUDED.points, expire = EXCLUDED.expire WHERE ${KEYED_EXPIRIES}.expire <= ${now}
         RETURNING points`,
   )
@@ -145,8 +146,64 @@ export const checkoutIdempotencyKey = async (
         sql`SELECT points FROM ${KEYED_EXPIRIES} WHERE key = ${key}`,
       )
     )[0]
-  return `${scope}:${hash(`${what}|${open?.points ?? opened}`)}`
+  return open?.points ?? opened
 }
+
+/**
+ * The idempotency key of a checkout: the client's own key when it sent one; else the price within a
+ * window the first such request opens, kept DEDUPE_WINDOW_MS. A fixed clock bucket split a double click
+ * whose two requests fell either side of a boundary into two checkouts (CI saw it as a flaky test).
+ */
+export const checkoutIdempotencyKey = async (
+  payload: Payload,
+  scope: string,
+  what: string,
+  request: { idempotencyKey: string | null; now?: Date },
+): Promise<string> => (await checkoutWindow(payload, scope, what, request, { recordClientKey: false })).key
+
+/**
+ * checkoutIdempotencyKey, and when its checkout was first asked for (seconds). A plan checkout's expiry
+ * counts from then, so a retry sends the processor the same parameters as the first request (it
+ * refuses a key reused with others); for that a client's own key is remembered for as long as the
+ * processor keeps it.
+ */
+const checkoutWindow = async (
+  payload: Payload,
+  scope: string,
+  what: string,
+  request: { idempotencyKey: string | null; now?: Date },
+  { recordClientKey }: { recordClientKey: boolean },
+): Promise<{ key: string; openedAt: number }> => {
+  const now = (request.now ?? new Date()).getTime()
+  if (request.idempotencyKey) {
+    const key = `${scope}:${hash(request.idempotencyKey)}`
+    const openedAt = recordClientKey
+      ? await windowOpened(payload, `checkout-client-key:${hash(key)}`, now, CLIENT_KEY_MS)
+      : Math.floor(now / 1000)
+    return { key, openedAt }
+  }
+  const openedAt = await windowOpened(payload, `checkout-window:${hash(`${scope}|${what}`)}`, now, DEDUPE_WINDOW_MS)
+  return { key: `${scope}:${hash(`${what}|${openedAt}`)}`, openedAt }
+}
+
+/**
+ * What a plan checkout asks the processor for checkout recovery (docs/CHECKOUT_RECOVERY.md): an expiry
+ * CHECKOUT_EXPIRES_HOURS after it was first asked for, and with CHECKOUT_RECOVERY a recovery link kept
+ * 30 days after it expires (promotion codes as the plan allows) and the buyer's consent to promotional
+ * email, without which no recovery email is sent.
+ */
+const recoveryParams = (
+  recovery: RecoverySettings,
+  { openedAt, allowPromotionCodes }: { openedAt: number; allowPromotionCodes: boolean },
+): Partial<Stripe.Checkout.SessionCreateParams> => ({
+  expires_at: openedAt + recovery.checkoutExpiresHours * 3600,
+  ...(recovery.enabled
+    ? {
+        after_expiration: { recovery: { enabled: true, allow_promotion_codes: allowPromotionCodes } },
+        consent_collection: { promotions: 'auto' as const },
+      }
+    : {}),
+})
 
 export type HostedCheckout = {
   user: User | null

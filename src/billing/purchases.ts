@@ -16,8 +16,13 @@ import {
 import { type DisputeState, laterDisputeState, worstDisputeState } from '../licensing/status'
 import type { SubscriptionStatus } from '../licensing/subscription-statuses'
 import { relationId as relId } from '../db/relations'
+import type { RecoverySettings } from '../recovery/states'
 
-export type BillingSettings = { graceDays: number }
+export type BillingSettings = {
+  graceDays: number
+  /** Checkout recovery's settings; the defaults when left out. */
+  recovery?: RecoverySettings
+}
 
 type PurchaseFacts = {
   paymentIntentId: string

@@ -3,6 +3,7 @@ import type Stripe from 'stripe'
 
 import { optionalRuntimeOf } from '../config/runtime'
 import { ServiceError } from '../http/errors'
+import { DEFAULT_RECOVERY, type RecoverySettings } from '../recovery/states'
 import { checkoutSessionReader, type KeptReader, priceReader } from './kept-reads'
 import { createProcessorClient, keyMode, type KeyMode } from './processor'
 import type { BillingSettings } from './purchases'
@@ -17,6 +18,8 @@ export type BillingOptions = {
   graceDays: number
   /** Tax and invoices at checkout (PAYMENT_AUTOMATIC_TAX, PAYMENT_TAX_ID_COLLECTION, PAYMENT_INVOICES). */
   taxes?: CheckoutTaxes
+  /** Checkout recovery (CHECKOUT_RECOVERY, CHECKOUT_EXPIRES_HOURS and the email's timings). */
+  recovery?: RecoverySettings
 }
 
 export type CheckoutTaxes = { automaticTax: boolean; taxIdCollection: boolean; invoices: boolean }
@@ -72,7 +75,7 @@ export const createBillingRuntime = (options: BillingOptions): BillingRuntime =>
         webhookSecrets,
         mode,
         serverUrl: options.serverUrl,
-        settings: { graceDays: options.graceDays },
+        settings: { graceDays: options.graceDays, recovery: options.recovery ?? DEFAULT_RECOVERY },
         taxes: options.taxes ?? NO_TAXES,
       }
       return configured

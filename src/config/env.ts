@@ -41,6 +41,10 @@ export const ENV_SECTIONS = {
     note: "All four of the bot token, server id, client id and client secret, or none. Unset in development: the local Discord stand-in runs instead; unset in production: the feature is off and the dashboard says nothing of it. Register `<SERVER_URL>/api/community/discord/callback` as the application's redirect URI (docs/COMMUNITY.md).",
   },
   privacy: { title: 'Privacy: account deletion' },
+  recovery: {
+    title: 'Checkout recovery: the email after an abandoned checkout',
+    note: 'What is sent, when, and to whom: docs/CHECKOUT_RECOVERY.md.',
+  },
   oauth: {
     title: 'Sign-in with GitHub and Google (OAuth)',
     note: 'Unset in development: the local OAuth stand-in runs instead; unset in production: those buttons are not shown. Register `<SERVER_URL>/auth/callback` as the redirect URI.',
@@ -285,6 +289,40 @@ export const ENV_SCHEMA = z.object({
       section: 'privacy',
       description:
         'Days between a request to delete an account and its erasure, during which the customer can cancel it (from 0 to 365; 0 erases within a minute, for staging and tests) (docs/PRIVACY.md).',
+    },
+    365,
+  ),
+
+  CHECKOUT_RECOVERY: flag(true, {
+    section: 'recovery',
+    description:
+      "Plan checkouts ask the processor to keep an abandoned checkout recoverable for 30 days and to ask the buyer's consent to promotional email; one recovery email follows an expired checkout. false: neither (expired checkouts are still counted).",
+  }),
+  CHECKOUT_EXPIRES_HOURS: integer(
+    23,
+    {
+      section: 'recovery',
+      description:
+        'Hours a plan checkout stays open before the processor expires it (from 1 to 23: the processor refuses 24 or more).',
+    },
+    23,
+    'must be a whole number of hours from 1 to 23',
+  ),
+  RECOVERY_EMAIL_DELAY_MINUTES: integer(
+    60,
+    {
+      section: 'recovery',
+      description: 'Minutes between a checkout expiring and its recovery email (from 1 to 10080, a week).',
+    },
+    10_080,
+    'must be a whole number of minutes from 1 to 10080',
+  ),
+  RECOVERY_EMAIL_MIN_INTERVAL_DAYS: days(
+    7,
+    {
+      section: 'recovery',
+      description:
+        'An address that got a recovery email within this many days gets no other (from 0 to 365; 0: no such limit).',
     },
     365,
   ),
@@ -717,6 +755,12 @@ export const readEnv = (source: Source = process.env) => {
       retentionDays: values.WEBHOOK_RETENTION_DAYS,
     },
     accountDeletionGraceDays: values.ACCOUNT_DELETION_GRACE_DAYS,
+    recovery: {
+      enabled: values.CHECKOUT_RECOVERY,
+      checkoutExpiresHours: values.CHECKOUT_EXPIRES_HOURS,
+      emailDelayMinutes: values.RECOVERY_EMAIL_DELAY_MINUTES,
+      minIntervalDays: values.RECOVERY_EMAIL_MIN_INTERVAL_DAYS,
+    },
     discord: {
       botToken: values.DISCORD_BOT_TOKEN,
       guildId: values.DISCORD_GUILD_ID,

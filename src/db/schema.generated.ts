@@ -119,6 +119,22 @@ export const enum_license_changes_dispute_status = pgEnum('enum_license_changes_
   'won',
   'lost',
 ])
+export const enum_checkout_recoveries_status = pgEnum('enum_checkout_recoveries_status', [
+  'waiting',
+  'emailed',
+  'not_sent',
+  'recovered',
+])
+export const enum_checkout_recoveries_reason = pgEnum('enum_checkout_recoveries_reason', [
+  'recovery_off',
+  'no_recovery_link',
+  'no_consent',
+  'no_email',
+  'paid_since',
+  'unsubscribed',
+  'recently_emailed',
+  'link_expired',
+])
 export const enum_posts_required_feature = pgEnum('enum_posts_required_feature', [
   'basic',
   'templates',
@@ -197,6 +213,7 @@ export const enum_payload_jobs_log_task_slug = pgEnum('enum_payload_jobs_log_tas
   'withdrawRepoAccess',
   'refundLicenseChange',
   'sendLicenseChangeEmail',
+  'sendRecoveryEmail',
   'sendSupportReply',
   'syncCommunityRoles',
   'checkCommunity',
@@ -215,6 +232,7 @@ export const enum_payload_jobs_task_slug = pgEnum('enum_payload_jobs_task_slug',
   'withdrawRepoAccess',
   'refundLicenseChange',
   'sendLicenseChangeEmail',
+  'sendRecoveryEmail',
   'sendSupportReply',
   'syncCommunityRoles',
   'checkCommunity',
@@ -950,6 +968,59 @@ export const license_changes = pgTable(
   ],
 )
 
+export const checkout_recoveries = pgTable(
+  'checkout_recoveries',
+  {
+    id: serial('id').primaryKey(),
+    checkoutSessionId: varchar('checkout_session_id').notNull(),
+    user: integer('user_id').references(() => users.id, {
+      onDelete: 'set null',
+    }),
+    email: varchar('email'),
+    emailHash: varchar('email_hash'),
+    plan: varchar('plan'),
+    amount: numeric('amount', { mode: 'number' }),
+    currency: varchar('currency'),
+    startedAt: timestamp('started_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    expiredAt: timestamp('expired_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    status: enum_checkout_recoveries_status('status').notNull(),
+    reason: enum_checkout_recoveries_reason('reason'),
+    emailDueAt: timestamp('email_due_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    emailedAt: timestamp('emailed_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    recoveryUrl: varchar('recovery_url'),
+    recoveryExpiresAt: timestamp('recovery_expires_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    recoveredSessionId: varchar('recovered_session_id'),
+    recoveredAt: timestamp('recovered_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    recoveredAmount: numeric('recovered_amount', { mode: 'number' }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+  },
+  (columns) => [
+    uniqueIndex('checkout_recoveries_checkout_session_id_idx').on(columns.checkoutSessionId),
+    index('checkout_recoveries_user_idx').on(columns.user),
+    index('checkout_recoveries_email_hash_idx').on(columns.emailHash),
+    index('checkout_recoveries_status_idx').on(columns.status),
+    index('checkout_recoveries_emailed_at_idx').on(columns.emailedAt),
+    index('checkout_recoveries_updated_at_idx').on(columns.updatedAt),
+    index('checkout_recoveries_created_at_idx').on(columns.createdAt),
+  ],
+)
+
+export const email_unsubscribes = pgTable(
+  'email_unsubscribes',
+  {
+    id: serial('id').primaryKey(),
+    emailHash: varchar('email_hash').notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+  },
+  (columns) => [
+    uniqueIndex('email_unsubscribes_email_hash_idx').on(columns.emailHash),
+    index('email_unsubscribes_updated_at_idx').on(columns.updatedAt),
+    index('email_unsubscribes_created_at_idx').on(columns.createdAt),
+  ],
+)
+
 export const posts = pgTable(
   'posts',
   {
@@ -1637,6 +1708,8 @@ export const payload_locked_documents_rels = pgTable(
     processor_eventsID: integer('processor_events_id'),
     analytics_eventsID: integer('analytics_events_id'),
     license_changesID: integer('license_changes_id'),
+    checkout_recoveriesID: integer('checkout_recoveries_id'),
+    email_unsubscribesID: integer('email_unsubscribes_id'),
     postsID: integer('posts_id'),
     changelog_entriesID: integer('changelog_entries_id'),
     mediaID: integer('media_id'),
@@ -1673,6 +1746,8 @@ export const payload_locked_documents_rels = pgTable(
     index('payload_locked_documents_rels_processor_events_id_idx').on(columns.processor_eventsID),
     index('payload_locked_documents_rels_analytics_events_id_idx').on(columns.analytics_eventsID),
     index('payload_locked_documents_rels_license_changes_id_idx').on(columns.license_changesID),
+    index('payload_locked_documents_rels_checkout_recoveries_id_idx').on(columns.checkout_recoveriesID),
+    index('payload_locked_documents_rels_email_unsubscribes_id_idx').on(columns.email_unsubscribesID),
     index('payload_locked_documents_rels_posts_id_idx').on(columns.postsID),
     index('payload_locked_documents_rels_changelog_entries_id_idx').on(columns.changelog_entriesID),
     index('payload_locked_documents_rels_media_id_idx').on(columns.mediaID),
@@ -1784,6 +1859,16 @@ export const payload_locked_documents_rels = pgTable(
       columns: [columns['license_changesID']],
       foreignColumns: [license_changes.id],
       name: 'payload_locked_documents_rels_license_changes_fk',
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [columns['checkout_recoveriesID']],
+      foreignColumns: [checkout_recoveries.id],
+      name: 'payload_locked_documents_rels_checkout_recoveries_fk',
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [columns['email_unsubscribesID']],
+      foreignColumns: [email_unsubscribes.id],
+      name: 'payload_locked_documents_rels_email_unsubscribes_fk',
     }).onDelete('cascade'),
     foreignKey({
       columns: [columns['postsID']],
@@ -2139,6 +2224,14 @@ export const relations_license_changes = relations(license_changes, ({ one }) =>
     relationName: 'toPlan',
   }),
 }))
+export const relations_checkout_recoveries = relations(checkout_recoveries, ({ one }) => ({
+  user: one(users, {
+    fields: [checkout_recoveries.user],
+    references: [users.id],
+    relationName: 'user',
+  }),
+}))
+export const relations_email_unsubscribes = relations(email_unsubscribes, () => ({}))
 export const relations_posts_texts = relations(posts_texts, ({ one }) => ({
   parent: one(posts, {
     fields: [posts_texts.parent],
@@ -2437,6 +2530,16 @@ export const relations_payload_locked_documents_rels = relations(payload_locked_
     references: [license_changes.id],
     relationName: 'license_changes',
   }),
+  checkout_recoveriesID: one(checkout_recoveries, {
+    fields: [payload_locked_documents_rels.checkout_recoveriesID],
+    references: [checkout_recoveries.id],
+    relationName: 'checkout_recoveries',
+  }),
+  email_unsubscribesID: one(email_unsubscribes, {
+    fields: [payload_locked_documents_rels.email_unsubscribesID],
+    references: [email_unsubscribes.id],
+    relationName: 'email_unsubscribes',
+  }),
   postsID: one(posts, {
     fields: [payload_locked_documents_rels.postsID],
     references: [posts.id],
@@ -2549,6 +2652,8 @@ type DatabaseSchema = {
   enum_license_changes_kind: typeof enum_license_changes_kind
   enum_license_changes_status: typeof enum_license_changes_status
   enum_license_changes_dispute_status: typeof enum_license_changes_dispute_status
+  enum_checkout_recoveries_status: typeof enum_checkout_recoveries_status
+  enum_checkout_recoveries_reason: typeof enum_checkout_recoveries_reason
   enum_posts_required_feature: typeof enum_posts_required_feature
   enum_posts_status: typeof enum_posts_status
   enum__posts_v_version_required_feature: typeof enum__posts_v_version_required_feature
@@ -2591,6 +2696,8 @@ type DatabaseSchema = {
   processor_events: typeof processor_events
   analytics_events: typeof analytics_events
   license_changes: typeof license_changes
+  checkout_recoveries: typeof checkout_recoveries
+  email_unsubscribes: typeof email_unsubscribes
   posts: typeof posts
   posts_texts: typeof posts_texts
   _posts_v: typeof _posts_v
@@ -2642,6 +2749,8 @@ type DatabaseSchema = {
   relations_processor_events: typeof relations_processor_events
   relations_analytics_events: typeof relations_analytics_events
   relations_license_changes: typeof relations_license_changes
+  relations_checkout_recoveries: typeof relations_checkout_recoveries
+  relations_email_unsubscribes: typeof relations_email_unsubscribes
   relations_posts_texts: typeof relations_posts_texts
   relations_posts: typeof relations_posts
   relations__posts_v_texts: typeof relations__posts_v_texts

@@ -8,7 +8,7 @@ import crypto from 'node:crypto'
 const VERSION = 'v1'
 
 /** What a sealed value is for: each purpose has its own key, so one kind of value cannot be passed off as another. */
-export type SealPurpose = 'email-job-body/v1' | 'webhook-secret/v1'
+export type SealPurpose = 'email-job-body/v1' | 'webhook-secret/v1' | 'recovery-url/v1' | 'unsubscribe/v1'
 
 const keyOf = (secret: string, purpose: SealPurpose) =>
   Buffer.from(crypto.hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32))

@@ -2,14 +2,28 @@ import type { PayloadRequest, TaskConfig } from 'payload'
 
 import { seal, unseal } from './sealed'
 
-export type EmailMessage = { to: string; subject: string; text: string; html: string }
+export type EmailMessage = {
+  to: string
+  subject: string
+  text: string
+  html: string
+  /** Extra headers (a recovery email's List-Unsubscribe), sealed with the body. */
+  headers?: Record<string, string>
+}
 
 /**
  * Queue one email in the caller's transaction. Only the recipient and subject are stored readable;
  * the body (which may carry a sign-in link) is sealed until the job sends it.
  */
 export const queueEmail = async (req: PayloadRequest, message: EmailMessage) => {
-  const body = seal(req.payload.secret, JSON.stringify({ text: message.text, html: message.html }))
+  const body = seal(
+    req.payload.secret,
+    JSON.stringify({
+      text: message.text,
+      html: message.html,
+      ...(message.headers ? { headers: message.headers } : {}),
+    }),
+  )
   await req.payload.jobs.queue({ task: 'sendEmail', input: { to: message.to, subject: message.subject, body }, req })
 }
 
@@ -46,8 +60,12 @@ export const sendEmailTask = (retryDelayMs: number): TaskConfig<'sendEmail'> => 
   ],
   retries: { attempts: 8, backoff: { type: 'exponential', delay: retryDelayMs } },
   handler: async ({ input, req }) => {
-    const { text, html } = JSON.parse(unseal(req.payload.secret, input.body)) as { text: string; html: string }
-    await req.payload.sendEmail({ to: input.to, subject: input.subject, text, html })
+    const { text, html, headers } = JSON.parse(unseal(req.payload.secret, input.body)) as {
+      text: string
+      html: string
+      headers?: Record<string, string>
+    }
+    await req.payload.sendEmail({ to: input.to, subject: input.subject, text, html, ...(headers ? { headers } : {}) })
     return { output: {} }
   },
 })

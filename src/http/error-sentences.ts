@@ -140,6 +140,9 @@ export const ERROR_SENTENCES = {
   discord_already_linked:
     'That Discord account is connected to another customer account. Sign in to Discord with your own account and try again.',
   discord_unavailable: 'Discord could not be reached just now. Please try again in a minute.',
+
+  // Checkout recovery's email
+  invalid_token: 'That unsubscribe link is not valid. Use the link from the latest email we sent you.',
 } as const satisfies Record<string, string>
 
 export type ErrorCode = keyof typeof ERROR_SENTENCES

@@ -10,6 +10,7 @@ import {
   analytics_events,
   discord_links,
   api_keys,
+  checkout_recoveries,
   audit_log,
   auth_tokens,
   downloads,
@@ -31,6 +32,7 @@ import { deletionStoppedEmail } from '../email/account-emails'
 import { queueEmail } from '../email/send-task'
 import { forgetActivationsOf } from '../licensing/activation-store'
 import { STAFF_ACTION } from '../licensing/staff-action'
+import { emailHash } from '../recovery/links'
 import { endSeatsOfErasedAccount } from '../teams/seats'
 import { emitWebhookEvent } from '../webhooks/emit'
 import { clearPendingDeletion, hasChargingSubscription } from './deletion'
@@ -196,6 +198,12 @@ const eraseIdentity = async (tx: PayloadRequest, userId: number, deps: ErasureDe
     sql`DELETE FROM ${auth_tokens} WHERE ${auth_tokens.user} = ${userId} OR lower(${auth_tokens.email}) = lower(${email})`,
   )
   await execute(tx, sql`DELETE FROM ${users_sessions} WHERE ${users_sessions._parentID} = ${userId}`)
+  // Abandoned checkouts (their address, and a recovery email still due). The unsubscribe list keeps its
+  // fingerprint: an erased address that asked for no reminders gets none, whoever types it next.
+  await execute(
+    tx,
+    sql`DELETE FROM ${checkout_recoveries} WHERE ${checkout_recoveries.user} = ${userId} OR ${checkout_recoveries.emailHash} = ${emailHash(email)}`,
+  )
   // The Discord account is forgotten; the roles it was given come off through the queued sync (docs/COMMUNITY.md).
   await execute(
     tx,

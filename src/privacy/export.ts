@@ -1,6 +1,17 @@
 import type { Payload, Where } from 'payload'
 
-import type { License, LicenseActivation, LicenseSeat, Plan, SupportReply, Template, User } from '../payload-types'
+import type {
+  CheckoutRecovery,
+  License,
+  LicenseActivation,
+  LicenseSeat,
+  Plan,
+  SupportReply,
+  Template,
+  User,
+} from '../payload-types'
+import { emailHash } from '../recovery/links'
+import { isUnsubscribed } from '../recovery/unsubscribe'
 
 /** The id of a relationship as Payload returns it at depth 0 (or a populated row's id). */
 const idOf = (value: number | { id: number } | null | undefined): number | null =>
@@ -18,7 +29,8 @@ const withoutStaffProperties = (properties: unknown): unknown =>
  * Everything the service holds about one account (GDPR articles 15 and 20), as one JSON document: the
  * profile, sign-in identities, licenses with their activations and the seats they gave, seats held,
  * purchases, subscriptions, payments with their invoices, downloads, support requests with their replies,
- * API keys, repository access, the Discord link and analytics events. Only rows of this account; never a password hash,
+ * API keys, repository access, the Discord link, abandoned checkouts and whether the address unsubscribed from
+ * their emails, and analytics events. Only rows of this account; never a password hash,
  * a token or key hash, a session, another customer's key, or a staff-only note (an override's reason, a
  * revocation's reason, who acted).
  */
@@ -85,6 +97,13 @@ export const exportAccount = async (payload: Payload, user: User) => {
       own,
     ),
     all<{ discordUserId: string; roleId: string; state: string; grantedAt?: string | null }>('community_grants', own),
+  ])
+  // Abandoned checkouts of this account, or left with its address while signed out.
+  const [checkouts, unsubscribed] = await Promise.all([
+    all<CheckoutRecovery>('checkout_recoveries', {
+      or: [own, { emailHash: { equals: emailHash(user.email) } }],
+    }),
+    isUnsubscribed(payload, user.email),
   ])
   const licenseIds = licenses.map((license) => license.id)
   const [activations, givenSeats, replies, heldLicenses, templates] = await Promise.all([
@@ -271,6 +290,18 @@ export const exportAccount = async (payload: Payload, user: User) => {
           })),
         }
       : null,
+    abandonedCheckouts: checkouts.map((row) => ({
+      email: row.email ?? null,
+      plan: row.plan ?? null,
+      amount: row.amount ?? null,
+      currency: row.currency ?? null,
+      startedAt: row.startedAt ?? null,
+      expiredAt: row.expiredAt ?? null,
+      status: row.status,
+      emailedAt: row.emailedAt ?? null,
+      recoveredAt: row.recoveredAt ?? null,
+    })),
+    recoveryEmailsUnsubscribed: unsubscribed,
     analyticsEvents: events.map((event) => ({
       name: event.name,
       occurredAt: event.occurredAt,

@@ -4,7 +4,15 @@
  * (src/components/insights/). Days are UTC calendar days, `YYYY-MM-DD`; amounts are in the currency's
  * minor unit (cents), with the lowercase ISO currency beside them.
  */
-export const INSIGHT_SERIES = ['revenue', 'licenses', 'subscriptions', 'refunds', 'funnel', 'downloads'] as const
+export const INSIGHT_SERIES = [
+  'revenue',
+  'licenses',
+  'subscriptions',
+  'refunds',
+  'funnel',
+  'downloads',
+  'recovery',
+] as const
 export type InsightSeries = (typeof INSIGHT_SERIES)[number]
 
 /** The ranges the dashboard offers, in days ending today (UTC). */
@@ -28,6 +36,18 @@ export type RefundsRow = {
 }
 /** The checkout funnel on the day: pricing viewed, checkout started, paid. */
 export type FunnelRow = { day: string; pricingViewed: number; checkoutStarted: number; paid: number }
+/**
+ * Checkout recovery on the day, per currency: checkouts that expired unpaid, recovery emails sent, and
+ * checkouts paid through a recovery link with what they paid (`recoveredRevenue`, minor units).
+ */
+export type RecoveryRow = {
+  day: string
+  currency: string
+  expired: number
+  emailed: number
+  recovered: number
+  recoveredRevenue: number
+}
 /** Release downloads on the day, per release version. */
 export type DownloadsRow = { day: string; release: string; downloads: number }
 
@@ -43,4 +63,5 @@ export type Insights = {
   refunds: RefundsRow[]
   funnel: FunnelRow[]
   downloads: DownloadsRow[]
+  recovery: RecoveryRow[]
 }

@@ -16,6 +16,7 @@ import { ServiceError } from '../http/errors'
 import { PLAN_CURRENCY } from '../plans/format'
 import type {
   DownloadsRow,
+  RecoveryRow,
   FunnelRow,
   InsightRange,
   Insights,
@@ -82,7 +83,7 @@ const PLAN_CURRENCY_CODE = PLAN_CURRENCY.toLowerCase()
 const PLAN_MINOR_UNITS = 100
 
 /**
- * The staff insights of a range, each series from one aggregate statement (six in all, at once, whatever
+ * The staff insights of a range, each series from one aggregate statement (seven in all, at once, whatever
  * the number of rows): days are UTC calendar days and amounts minor units; docs/INSIGHTS.md gives the
  * rule of each figure. Series rows leave out days with nothing; `days` lists them all.
  */
@@ -117,7 +118,7 @@ export const loadInsights = async (payload: Payload, range: { from: string; to: 
     WHERE ${analytics_events.name} IN ('dispute_opened', 'dispute_won', 'dispute_lost') AND ${analytics_events.occurredAt} < ${end}
     ORDER BY ${analytics_events.sourceEventId}, ${analytics_events.occurredAt}`
 
-  const [revenue, licensesRows, subscriptions, refunds, funnel, downloadRows] = await Promise.all([
+  const [revenue, licensesRows, subscriptions, refunds, funnel, downloadRows, recovery] = await Promise.all([
     execute<{ day: string; currency: string; paid: string; refunded: string }>(
       req,
       sql`SELECT day, currency, sum(paid) AS paid, sum(refunded) AS refunded FROM (
@@ -168,6 +169,20 @@ export const loadInsights = async (payload: Payload, range: { from: string; to: 
         WHERE ${downloads.createdAt} >= ${start} AND ${downloads.createdAt} < ${end}
         GROUP BY 1, 2 ORDER BY 1, 2`,
     ),
+    // Each fact is one analytics event (recorded once per checkout): expired, emailed, recovered.
+    execute<{ day: string; currency: string; expired: string; emailed: string; recovered: string; revenue: string }>(
+      req,
+      sql`SELECT ${utcDay(analytics_events.occurredAt)} AS day,
+          lower(coalesce(${analytics_events.properties} ->> 'currency', ${PLAN_CURRENCY_CODE})) AS currency,
+          count(*) FILTER (WHERE ${analytics_events.name} = 'checkout_expired') AS expired,
+          count(*) FILTER (WHERE ${analytics_events.name} = 'recovery_email_sent') AS emailed,
+          count(*) FILTER (WHERE ${analytics_events.name} = 'checkout_recovered') AS recovered,
+          coalesce(sum((${analytics_events.properties} ->> 'amount')::numeric) FILTER (WHERE ${analytics_events.name} = 'checkout_recovered'), 0) AS revenue
+        FROM ${analytics_events}
+        WHERE ${analytics_events.name} IN ('checkout_expired', 'recovery_email_sent', 'checkout_recovered')
+          AND ${analytics_events.occurredAt} >= ${start} AND ${analytics_events.occurredAt} < ${end}
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+    ),
   ])
 
   return {
@@ -209,6 +224,14 @@ export const loadInsights = async (payload: Payload, range: { from: string; to: 
       day: row.day,
       release: row.release,
       downloads: num(row.downloads),
+    })),
+    recovery: recovery.map((row): RecoveryRow => ({
+      day: row.day,
+      currency: row.currency,
+      expired: num(row.expired),
+      emailed: num(row.emailed),
+      recovered: num(row.recovered),
+      recoveredRevenue: num(row.revenue),
     })),
   }
 }
@@ -286,6 +309,7 @@ const CSV_COLUMNS = {
   refunds: { columns: ['day', 'currency', 'refunds', 'refunded', 'disputes', 'disputed'], keys: ['currency'] },
   funnel: { columns: ['day', 'pricingViewed', 'checkoutStarted', 'paid'], keys: [] },
   downloads: { columns: ['day', 'release', 'downloads'], keys: ['release'] },
+  recovery: { columns: ['day', 'currency', 'expired', 'emailed', 'recovered', 'recoveredRevenue'], keys: ['currency'] },
 } as const satisfies Record<InsightSeries, { columns: readonly string[]; keys: readonly string[] }>
 
 /**

@@ -50,6 +50,10 @@ const week: Insights = {
   ],
   // Seven releases, 1.0.0 the least downloaded: more than the chart draws on their own.
   downloads: RELEASES.map((release, index) => ({ day: '2026-11-04', release, downloads: index + 1 })),
+  recovery: [
+    { day: '2026-11-03', currency: 'usd', expired: 3, emailed: 2, recovered: 0, recoveredRevenue: 0 },
+    { day: '2026-11-04', currency: 'usd', expired: 0, emailed: 0, recovered: 1, recoveredRevenue: 14900 },
+  ],
 }
 
 const empty: Insights = {
@@ -60,6 +64,7 @@ const empty: Insights = {
   refunds: [],
   funnel: [],
   downloads: [],
+  recovery: [],
 }
 
 const panel = (insights: Insights, range: InsightRange = 7) =>
@@ -127,6 +132,15 @@ describe('the insights panel', () => {
     )
   })
 
+  it('gives checkout recovery in words and per day, with what the recovered checkouts paid', () => {
+    const recovery = figure(panel(week), 'Checkout recovery')
+    expect(recovery).toContain('3 expired, 2 emailed, 1 recovered ($149.00).')
+    expect(recovery).toContain(
+      '<th scope="col">Expired</th><th scope="col">Emailed</th><th scope="col">Recovered</th><th scope="col">Recovered revenue, USD</th>',
+    )
+    expect(recovery).toContain('<th scope="row">Wed, Nov 4, 2026</th><td>0</td><td>0</td><td>1</td><td>$149.00</td>')
+  })
+
   it('gives the funnel in words: totals and conversion rates', () => {
     const funnel = figure(panel(week), 'Checkout funnel')
     expect(funnel).toContain(
@@ -175,6 +189,7 @@ describe('the insights panel', () => {
       'No refunds or disputes in this range.',
       'No pricing page views, checkouts or payments in this range.',
       'No release downloads in this range.',
+      'No abandoned checkouts in this range.',
     ])
       expect(html).toContain(`<p class="staff-insights__empty">${words}</p>`)
     expect(html).not.toContain('<table')

@@ -453,6 +453,7 @@ describe('GET /api/staff/insights.csv: who and what', () => {
       refunds: [],
       funnel: [],
       downloads: [],
+      recovery: [],
     }
     expect(insightsCsv(insights, 'licenses')).toBe("day,plan,planName,created\r\n2024-01-01,pro,'=1+1,1\r\n")
   })

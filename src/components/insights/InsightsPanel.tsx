@@ -3,6 +3,7 @@ import { DownloadsChart } from './DownloadsChart'
 import { formatRange } from './format'
 import { FunnelChart } from './FunnelChart'
 import { LicensesChart } from './LicensesChart'
+import { RecoveryChart } from './RecoveryChart'
 import { RefundsChart } from './RefundsChart'
 import { RevenueChart } from './RevenueChart'
 import { SubscriptionsChart } from './SubscriptionsChart'
@@ -49,6 +50,7 @@ export const InsightsPanel = ({ insights, range, adminRoute, apiRoute }: Props) 
         />
         <RefundsChart csvHref={csvHref('refunds')} days={days} from={from} rows={insights.refunds} to={to} />
         <FunnelChart csvHref={csvHref('funnel')} days={days} from={from} rows={insights.funnel} to={to} />
+        <RecoveryChart csvHref={csvHref('recovery')} days={days} from={from} rows={insights.recovery} to={to} />
         <DownloadsChart csvHref={csvHref('downloads')} days={days} from={from} rows={insights.downloads} to={to} />
       </div>
     </section>

@@ -1,6 +1,7 @@
 import type Stripe from 'stripe'
 
 import { track } from '../../../analytics/track'
+import { recordRecoveredCheckout } from '../../../recovery/record'
 import { idOf } from '../../processor'
 import { defineHandler } from '../define'
 import { licenseChangeOf } from '../../license-change-kinds'
@@ -39,6 +40,8 @@ export const checkoutSession = defineHandler(
     },
     apply: async (context, { session, subscription }) => {
       const email = session.customer_details?.email ?? session.customer_email ?? null
+      // Reopened from an abandoned checkout's recovery link: counted as recovered once it is paid.
+      await recordRecoveredCheckout(context.req, session)
       if (session.mode === 'subscription') {
         if (!subscription) throw new Error(`checkout session ${session.id} has no subscription`)
         await applySubscription(context, subscription, { userId: session.metadata?.user_id, email })

@@ -1,6 +1,7 @@
 import type { RegisteredHandler } from '../define'
 import { chargeDispute } from './charge-dispute'
 import { chargeRefunded } from './charge-refunded'
+import { checkoutExpired } from './checkout-expired'
 import { checkoutSession } from './checkout-session'
 import { customerSubscription } from './customer-subscription'
 import { invoicePayment } from './invoice-payment'
@@ -8,6 +9,7 @@ import { paymentIntentSucceeded } from './payment-intent-succeeded'
 
 const HANDLERS = [
   checkoutSession,
+  checkoutExpired,
   customerSubscription,
   invoicePayment,
   paymentIntentSucceeded,
