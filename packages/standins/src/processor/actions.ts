@@ -1,7 +1,10 @@
 import type Stripe from 'stripe'
 
 import { closeDispute, openDispute, refundCharge } from './charges'
+import { fillInCheckoutSession } from './checkout-entries'
+import { expireCheckoutSession } from './checkout-expiry'
 import { payCheckoutSession } from './checkout-payment'
+import { expireRecoveryUrl } from './checkout-recovery'
 import type { Processor } from './context'
 import { cancelSubscription, failInvoicePayment, renewSubscription, updateSubscription } from './subscriptions'
 import type { ProcessorStandIn } from './types'
@@ -9,6 +12,9 @@ import type { ProcessorStandIn } from './types'
 export type ProcessorActions = Pick<
   ProcessorStandIn,
   | 'pay'
+  | 'fillIn'
+  | 'expire'
+  | 'expireRecovery'
   | 'refund'
   | 'openDispute'
   | 'closeDispute'
@@ -30,6 +36,9 @@ export const processorActions = (processor: Processor): ProcessorActions => {
       for (const phase of payCheckoutSession(processor, sessionId, options)) sent.push(...(await deliver(phase)))
       return sent
     },
+    fillIn: (sessionId, entries) => fillInCheckoutSession(processor, sessionId, entries),
+    expire: async (sessionId) => deliver(expireCheckoutSession(processor, sessionId).events),
+    expireRecovery: (sessionId) => expireRecoveryUrl(processor, sessionId),
     refund: async (id, amount) => deliver(refundCharge(processor, id, amount).events),
     openDispute: async (chargeId) => deliver(openDispute(processor, chargeId).events),
     closeDispute: async (disputeId, outcome) => deliver(closeDispute(processor, disputeId, outcome).events),

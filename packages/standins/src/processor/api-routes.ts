@@ -3,6 +3,7 @@ import type Stripe from 'stripe'
 
 import { apiHandler, type ApiHandler } from './api-handler'
 import { refundCharge } from './charges'
+import { expireCheckoutSession } from './checkout-expiry'
 import { createCheckoutSession, lineItemsOf } from './checkout-sessions'
 import type { Processor } from './context'
 import { createCoupon } from './coupons'
@@ -234,6 +235,10 @@ const checkout = (processor: Processor) =>
       const session = requireSession(processor.state, path('id'))
       return { body: list(lineItemsOf(processor, session.id), `/v1/checkout/sessions/${session.id}/line_items`) }
     },
+    expire: ({ path, origin }) => {
+      const { session, events } = expireCheckoutSession(processor, path('id'), origin)
+      return { body: session, events }
+    },
   }) satisfies Record<string, ApiHandler>
 
 const portal =
@@ -328,6 +333,7 @@ export const apiRoutes = (processor: Processor): express.Router => {
   router.post('/v1/checkout/sessions', on(session.create))
   router.get('/v1/checkout/sessions/:id', on(session.retrieve))
   router.get('/v1/checkout/sessions/:id/line_items', on(session.lineItems))
+  router.post('/v1/checkout/sessions/:id/expire', on(session.expire))
   router.post('/v1/billing_portal/sessions', on(portal(processor)))
   router.get('/v1/subscriptions/:id', on(subscription.retrieve))
   router.post('/v1/subscriptions/:id', on(subscription.update))

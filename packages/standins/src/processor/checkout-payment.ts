@@ -1,5 +1,6 @@
 import type Stripe from 'stripe'
 
+import { collectsPromotions, entriesOf, readPromotions, requireOpenSession } from './checkout-entries'
 import { createCheckoutInvoice } from './checkout-invoice'
 import { applySessionTax } from './checkout-sessions'
 import type { Processor } from './context'
@@ -8,7 +9,13 @@ import { invalidRequest } from './errors'
 import { previousAttributes } from './events'
 import { buildCustomer } from './objects/customer'
 import { buildCharge, buildPaymentIntent, markDeclined, markSucceeded, type PaymentMethodKind } from './objects/payment'
-import { refreshCouponValidity, requireCustomer, requireSession, type CheckoutDetails } from './state'
+import {
+  refreshCouponValidity,
+  requireCheckoutDetails,
+  requireCustomer,
+  type BuyerEntries,
+  type CheckoutDetails,
+} from './state'
 import { startSubscription } from './subscriptions'
 import {
   buildTaxId,
@@ -20,7 +27,7 @@ import {
   type CollectedTaxId,
   type TaxRule,
 } from './tax'
-import type { PayOptions, PayOutcome } from './types'
+import type { PayOptions, PayOutcome, PromotionsConsent } from './types'
 
 /** One batch per moment: a delayed payment's outcome arrives (days) after the completed checkout. */
 export type PaymentPhases = Stripe.Event[][]
@@ -34,17 +41,16 @@ const FALLBACK_EMAIL = 'customer@example.com'
  */
 type Collected = {
   email: string
+  /** The promotional-emails checkbox, where the page shows it: ticked or not. Null where it does not. */
+  promotions: PromotionsConsent | null
   address: Stripe.Address | null
   taxId: CollectedTaxId | null
   businessName: string | null
   tax: TaxRule | null
 }
 
-const detailsOf = (processor: Processor, session: Stripe.Checkout.Session): CheckoutDetails => {
-  const details = processor.state.checkoutDetails.get(session.id)
-  if (!details) throw new Error(`checkout session ${session.id} has no recorded details`)
-  return details
-}
+const detailsOf = (processor: Processor, session: Stripe.Checkout.Session): CheckoutDetails =>
+  requireCheckoutDetails(processor.state, session.id)
 
 const existingCustomer = (processor: Processor, session: Stripe.Checkout.Session): Stripe.Customer | null => {
   if (session.customer === null) return null
@@ -95,6 +101,14 @@ const readTaxId = (
   return { taxId, businessName }
 }
 
+/** The box as the buyer leaves it: ticked or not now, else as saved earlier, else not ticked where the page shows it. */
+const promotionsAnswer = (
+  session: Stripe.Checkout.Session,
+  options: PayOptions,
+  entries: BuyerEntries,
+): PromotionsConsent | null =>
+  readPromotions(session, options.promotions) ?? entries.promotions ?? (collectsPromotions(session) ? 'opt_out' : null)
+
 /**
  * The buyer's entries, refused before anything changes when the session does not take them. The
  * country defaults to the customer's address, else DEFAULT_COUNTRY; without automatic tax and without
@@ -122,7 +136,14 @@ const readCollected = (
   const [saved] = customer ? customerTaxIds(processor, customer.id) : []
   const businessTaxId = taxId ?? (saved ? { type: saved.type, value: saved.value } : null)
   const tax = automaticTax ? taxRule(processor, address?.country ?? DEFAULT_COUNTRY, businessTaxId) : null
-  return { email, address, taxId, businessName, tax }
+  return {
+    email,
+    promotions: promotionsAnswer(session, options, entriesOf(processor, session.id)),
+    address,
+    taxId,
+    businessName,
+    tax,
+  }
 }
 
 /** A tax ID the customer does not have yet: `customer.tax_id.created`. */
@@ -189,6 +210,7 @@ const payingCustomer = (
 const complete = (session: Stripe.Checkout.Session, customer: Stripe.Customer | null, collected: Collected): void => {
   session.status = 'complete'
   session.customer = customer?.id ?? null
+  session.consent = collected.promotions ? { promotions: collected.promotions, terms_of_service: null } : null
   session.customer_details = {
     address: collected.address,
     business_name: collected.businessName,
@@ -409,13 +431,15 @@ export const payCheckoutSession = (
   sessionId: string,
   options: PayOptions = {},
 ): PaymentPhases => {
-  const session = requireSession(processor.state, sessionId)
-  if (session.status !== 'open') {
-    const message = `Checkout session ${session.id} is ${session.status ?? 'closed'}; only an open session can be paid.`
-    throw invalidRequest(message, { status: 409 })
-  }
+  const session = requireOpenSession(processor, sessionId, 'paid')
   const outcome: PayOutcome = options.outcome ?? 'succeeded'
-  const email = options.email ?? session.customer_email ?? existingCustomer(processor, session)?.email ?? FALLBACK_EMAIL
+  const typed = entriesOf(processor, session.id)
+  const email =
+    options.email ??
+    typed.email ??
+    session.customer_email ??
+    existingCustomer(processor, session)?.email ??
+    FALLBACK_EMAIL
   const collected = readCollected(processor, session, options, email)
   const coupon = redeemableCoupon(processor, session)
   // The tax follows the address just entered; a declined attempt's payment intent is for that total too.
@@ -430,7 +454,11 @@ export const payCheckoutSession = (
     }
     return completeFree(processor, session, collected, coupon)
   }
-  if (outcome === 'declined') return decline(processor, session, email)
+  if (outcome === 'declined') {
+    // The buyer stays on the page with what they typed, which an expiry may share later.
+    detailsOf(processor, session).entries = { email: options.email ?? typed.email, promotions: collected.promotions }
+    return decline(processor, session, email)
+  }
   if (session.mode === 'subscription') {
     if (outcome !== 'succeeded') {
       throw invalidRequest(`The outcome '${outcome}' is for payment mode; subscription checkouts pay by card.`, {

@@ -3,7 +3,14 @@ import type Stripe from 'stripe'
 import type { Processor } from './context'
 import { couponNoLongerValid } from './coupons'
 import { invalidRequest, parameterMissing, resourceMissing } from './errors'
-import { applyLineDiscounts, buildCheckoutSession, buildLineItem, type SessionDiscount } from './objects/checkout'
+import { daysFrom, nowSeconds } from './ids'
+import {
+  applyLineDiscounts,
+  buildCheckoutSession,
+  buildLineItem,
+  type SessionDiscount,
+  type SessionFields,
+} from './objects/checkout'
 import { discountOn } from './objects/coupon'
 import { integer, boolean as booleanParam, metadata, nonEmptyText, object, objects, type Params } from './params'
 import {
@@ -11,6 +18,7 @@ import {
   requireCoupon,
   requireCustomer,
   requirePrice,
+  type CheckoutDetails,
   type CustomerUpdate,
   type CustomerUpdateChoice,
 } from './state'
@@ -264,6 +272,100 @@ const readInvoiceCreation = (params: Params, mode: Mode): Stripe.Checkout.Sessio
   return { enabled, invoice_data: readInvoiceData(enabled ? fields.invoice_data : undefined) }
 }
 
+/** Stripe refuses a key it does not know inside a hash parameter. */
+const onlyKnownKeys = (fields: Params, known: readonly string[], base: string): void => {
+  const unknown = Object.keys(fields).find((key) => !known.includes(key))
+  if (unknown === undefined) return
+  const param = `${base}[${unknown}]`
+  throw invalidRequest(`Received unknown parameter: ${param}`, { param })
+}
+
+/** One of an enum's values, refused with Stripe's message otherwise; undefined when not given. */
+const readChoice = <T extends string>(value: Params[string], choices: readonly T[], param: string): T | undefined => {
+  const text = nonEmptyText(value)
+  if (text === undefined) return undefined
+  const choice = choices.find((candidate) => candidate === text)
+  if (!choice) throw invalidRequest(`Invalid ${param}: must be one of ${choices.join(' or ')}`, { param })
+  return choice
+}
+
+const MIN_LIFETIME_SECONDS = 30 * 60
+
+/** `expires_at`: from 30 minutes to 24 hours after creation, and 24 hours when not given, as with Stripe. */
+const readExpiresAt = (params: Params, created: number): number => {
+  const expiresAt = integer(params.expires_at, 'expires_at')
+  if (expiresAt === undefined) return daysFrom(created, 1)
+  if (expiresAt - created < MIN_LIFETIME_SECONDS) {
+    throw invalidRequest('The `expires_at` timestamp must be at least 30 minutes from Checkout Session creation.', {
+      param: 'expires_at',
+    })
+  }
+  if (expiresAt > daysFrom(created, 1)) {
+    throw invalidRequest('The `expires_at` timestamp must be less than 24 hours from Checkout Session creation.', {
+      param: 'expires_at',
+    })
+  }
+  return expiresAt
+}
+
+/**
+ * `after_expiration[recovery]`: with `enabled`, the session gets a recovery URL when it expires
+ * (`url` and `expires_at` stay null until then); `allow_promotion_codes` is for the copies it makes.
+ */
+const readAfterExpiration = (params: Params): Stripe.Checkout.Session.AfterExpiration | null => {
+  if (!given(params, 'after_expiration')) return null
+  const fields = object(params.after_expiration)
+  onlyKnownKeys(fields, ['recovery'], 'after_expiration')
+  if (!given(fields, 'recovery')) return { recovery: null }
+  const base = 'after_expiration[recovery]'
+  const recovery = object(fields.recovery)
+  onlyKnownKeys(recovery, ['allow_promotion_codes', 'enabled'], base)
+  const enabled = booleanParam(recovery.enabled, `${base}[enabled]`)
+  if (enabled === undefined) throw parameterMissing(`${base}[enabled]`)
+  const allowPromotionCodes = booleanParam(recovery.allow_promotion_codes, `${base}[allow_promotion_codes]`) ?? false
+  return { recovery: { allow_promotion_codes: allowPromotionCodes, enabled, expires_at: null, url: null } }
+}
+
+const PROMOTIONS = ['auto', 'none'] as const
+const TERMS_OF_SERVICE = ['none', 'required'] as const
+const REUSE_AGREEMENT_POSITIONS = ['auto', 'hidden'] as const
+
+/** What Stripe answers `terms_of_service: required` on an account without a terms of service URL, as this one is. */
+const NO_TERMS_OF_SERVICE_URL =
+  'You cannot collect consent to your terms of service unless a URL is set in the Stripe Dashboard. Update your public business details in the Dashboard https://dashboard.stripe.com/settings/public with a Terms of service URL to collect terms of service consent.'
+
+const readReuseAgreement = (
+  value: Params[string],
+): Stripe.Checkout.Session.ConsentCollection.PaymentMethodReuseAgreement | null => {
+  if (value === undefined || value === '') return null
+  const param = 'consent_collection[payment_method_reuse_agreement][position]'
+  const position = readChoice(object(value).position, REUSE_AGREEMENT_POSITIONS, param)
+  if (position === undefined) throw parameterMissing(param)
+  return { position }
+}
+
+/**
+ * `consent_collection`: `promotions: auto` shows the buyer the promotional-emails checkbox. The
+ * stand-in's account has no terms of service URL, so `terms_of_service: required` is refused, as
+ * Stripe refuses it then.
+ */
+const readConsentCollection = (params: Params): Stripe.Checkout.Session.ConsentCollection | null => {
+  if (!given(params, 'consent_collection')) return null
+  const base = 'consent_collection'
+  const fields = object(params.consent_collection)
+  onlyKnownKeys(fields, ['payment_method_reuse_agreement', 'promotions', 'terms_of_service'], base)
+  const promotions = readChoice(fields.promotions, PROMOTIONS, `${base}[promotions]`) ?? 'none'
+  const termsOfService = readChoice(fields.terms_of_service, TERMS_OF_SERVICE, `${base}[terms_of_service]`) ?? 'none'
+  if (termsOfService === 'required') {
+    throw invalidRequest(NO_TERMS_OF_SERVICE_URL, { param: `${base}[terms_of_service]` })
+  }
+  return {
+    payment_method_reuse_agreement: readReuseAgreement(fields.payment_method_reuse_agreement),
+    promotions,
+    terms_of_service: termsOfService,
+  }
+}
+
 /**
  * Adds the tax of `rule` to the line items (on what is left after their discount) and to the session's
  * totals; the calculation is then `complete`.
@@ -286,8 +388,36 @@ export const applySessionTax = (
   session.automatic_tax = { ...session.automatic_tax, status: 'complete' }
 }
 
+/** What a new session keeps beside its object (see CheckoutDetails), other than its line items. */
+type SessionExtras = Pick<CheckoutDetails, 'paymentIntentMetadata' | 'subscriptionMetadata' | 'customerUpdate'>
+
+/**
+ * Stores a new open session, from the create call's parameters or as a recovery URL's copy: its
+ * discount spread over the line items, and taxed at once for a customer whose address is known
+ * (otherwise when checkout has the buyer's address).
+ */
+export const openCheckoutSession = (
+  processor: Processor,
+  fields: SessionFields,
+  extras: SessionExtras,
+): Stripe.Checkout.Session => {
+  const { lineItems } = fields
+  if (fields.discount) applyLineDiscounts(lineItems, fields.discount.amount)
+  const session = buildCheckoutSession(processor, fields)
+  const known = fields.customer === null ? null : requireCustomer(processor.state, fields.customer)
+  if (fields.automaticTax && known?.address?.country) {
+    const [taxId] = customerTaxIds(processor, known.id)
+    const rule = taxRule(processor, known.address.country, taxId ? { type: taxId.type, value: taxId.value } : null)
+    applySessionTax(session, lineItems, rule)
+  }
+  processor.state.sessions.set(session.id, session)
+  processor.state.checkoutDetails.set(session.id, { lineItems, ...extras, entries: { email: null, promotions: null } })
+  return session
+}
+
 /** `POST /v1/checkout/sessions`, validated the way Stripe rejects the mistakes an integration makes. */
 export const createCheckoutSession = (processor: Processor, params: Params): Stripe.Checkout.Session => {
+  const created = nowSeconds()
   const mode = readMode(params)
   const lineItems = readLineItems(processor, params, mode)
   if (mode === 'subscription' && params.payment_intent_data !== undefined) {
@@ -304,8 +434,7 @@ export const createCheckoutSession = (processor: Processor, params: Params): Str
   const invoiceCreation = readInvoiceCreation(params, mode)
   const taxIdCollection = readTaxIdCollection(params, customer.customer, customerUpdate)
   const automaticTax = readAutomaticTax(processor, params, customer.customer, customerUpdate)
-  if (discount) applyLineDiscounts(lineItems, discount.amount)
-  const session = buildCheckoutSession(processor, {
+  const fields: SessionFields = {
     mode,
     lineItems,
     discount,
@@ -318,22 +447,17 @@ export const createCheckoutSession = (processor: Processor, params: Params): Str
     allowPromotionCodes: booleanParam(params.allow_promotion_codes, 'allow_promotion_codes') ?? null,
     successUrl: nonEmptyText(params.success_url) ?? null,
     cancelUrl: nonEmptyText(params.cancel_url) ?? null,
-  })
-  // A customer whose address is known is taxed at once; otherwise when checkout has the buyer's address.
-  const known = customer.customer === null ? null : requireCustomer(processor.state, customer.customer)
-  if (automaticTax && known?.address?.country) {
-    const [taxId] = customerTaxIds(processor, known.id)
-    const rule = taxRule(processor, known.address.country, taxId ? { type: taxId.type, value: taxId.value } : null)
-    applySessionTax(session, lineItems, rule)
+    created,
+    expiresAt: readExpiresAt(params, created),
+    afterExpiration: readAfterExpiration(params),
+    consentCollection: readConsentCollection(params),
+    recoveredFrom: null,
   }
-  processor.state.sessions.set(session.id, session)
-  processor.state.checkoutDetails.set(session.id, {
-    lineItems,
+  return openCheckoutSession(processor, fields, {
     paymentIntentMetadata: metadata(object(params.payment_intent_data).metadata),
     subscriptionMetadata: metadata(object(params.subscription_data).metadata),
     customerUpdate,
   })
-  return session
 }
 
 export const lineItemsOf = (processor: Processor, sessionId: string): Stripe.LineItem[] =>

@@ -23,6 +23,7 @@ const STYLE = `
   body { font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; color: #1a1f36; }
   .banner { background: #fff4e5; border: 1px solid #f5a623; padding: .5rem 1rem; font-size: .9rem; }
   .error { background: #fde8e8; border: 1px solid #e25950; padding: .5rem 1rem; }
+  .notice { background: #e6f6ec; border: 1px solid #3ba55c; padding: .5rem 1rem; }
   table { width: 100%; border-collapse: collapse; } td, th { padding: .4rem; border-bottom: 1px solid #e3e8ee; text-align: left; }
   label { display: block; margin: 1rem 0 .25rem; } input[type=email] { width: 100%; padding: .5rem; }
   fieldset { margin: 1rem 0; } button { padding: .5rem 1.5rem; margin-top: 1rem; } .total { font-size: 1.3rem; }

@@ -5,4 +5,4 @@
  */
 export { startProcessorStandIn } from './server'
 export { DEFAULT_PRICES } from './prices'
-export type { PayOutcome, ProcessorStandIn } from './types'
+export type { FillInEntries, PayOutcome, ProcessorStandIn, PromotionsConsent } from './types'

@@ -1,5 +1,6 @@
 import type Stripe from 'stripe'
 
+import { collectsPromotions, entriesOf } from './checkout-entries'
 import { lineItemsOf } from './checkout-sessions'
 import type { Processor } from './context'
 import { html, type Html } from './html'
@@ -62,11 +63,23 @@ const taxFields = (session: Stripe.Checkout.Session, country: string): Html => {
 </fieldset>`
 }
 
+/**
+ * With `consent_collection[promotions]=auto`: Stripe's promotional-emails checkbox, and "Save my details",
+ * which keeps the email and the answer without paying (the form posted to the page itself).
+ */
+const promotionsFields = (session: Stripe.Checkout.Session, ticked: boolean) => {
+  if (!collectsPromotions(session)) return { checkbox: '', save: '' }
+  return {
+    checkbox: html`<label><input type="checkbox" name="promotions" value="opt_in"${ticked ? html` checked` : ''}> Keep me updated with news and personalized offers</label>`,
+    save: html`<button type="submit" formaction="/checkout/${session.id}" formnovalidate>Save my details</button>`,
+  }
+}
+
 /** The plan, its price and the "Pay" form; the outcome choice stands in for the customer's payment method. */
 export const checkoutView = (
   processor: Processor,
   session: Stripe.Checkout.Session,
-  options: { email?: string; error?: string } = {},
+  options: { email?: string; error?: string; notice?: string } = {},
 ): Html => {
   const rows = lineItemsOf(processor, session.id).map((item) => {
     const per = item.price?.recurring ? ` / ${item.price.recurring.interval}` : ''
@@ -75,7 +88,9 @@ export const checkoutView = (
     return html`<tr><td>${item.description}</td><td>${item.quantity}</td><td>${amount}</td></tr>`
   })
   const customer = typeof session.customer === 'string' ? processor.state.customers.get(session.customer) : undefined
-  const email = options.email ?? session.customer_email ?? customer?.email ?? ''
+  const typed = entriesOf(processor, session.id)
+  const email = options.email ?? typed.email ?? session.customer_email ?? customer?.email ?? ''
+  const promotions = promotionsFields(session, typed.promotions === 'opt_in')
   const country = customer?.address?.country ?? DEFAULT_COUNTRY
   // With nothing to pay (a full discount) there is no payment method, so nothing to decline or debit.
   const free = session.mode === 'payment' && session.amount_total === 0 && (session.discounts?.length ?? 0) > 0
@@ -94,6 +109,7 @@ export const checkoutView = (
   )
   return html`<h1>${session.mode === 'subscription' ? 'Subscribe' : 'Pay'}</h1>
 ${options.error ? html`<p class="error">${options.error}</p>` : ''}
+${options.notice ? html`<p class="notice">${options.notice}</p>` : ''}
 <table><tr><th>Item</th><th>Qty</th><th>Amount</th></tr>${rows}</table>
 ${discount > 0 ? html`<p class="discount">Discount: -${formatAmount(discount, currency)}</p>` : ''}
 ${tax ? html`<p class="tax">${tax.label}: ${formatAmount(tax.amount, currency)}</p>` : ''}
@@ -101,9 +117,11 @@ ${tax ? html`<p class="tax">${tax.label}: ${formatAmount(tax.amount, currency)}<
 <form method="post" action="/checkout/${session.id}/pay">
 <label for="email">Email</label>
 <input type="email" id="email" name="email" value="${email}" required>
+${promotions.checkbox}
 ${taxFields(session, country)}
 <fieldset><legend>Outcome</legend>${choices}</fieldset>
 <button type="submit">Pay</button>
+${promotions.save}
 </form>
 <form method="post" action="/checkout/${session.id}/cancel"><button type="submit">Cancel</button></form>`
 }

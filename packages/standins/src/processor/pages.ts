@@ -1,6 +1,9 @@
 import express, { type Request, type Response } from 'express'
+import type Stripe from 'stripe'
 
 import type { ProcessorActions } from './actions'
+import { collectsPromotions } from './checkout-entries'
+import { visitRecoveryUrl, type RecoveryVisit } from './checkout-recovery'
 import type { Processor } from './context'
 import { invalidRequest, resourceMissing, StandInApiError } from './errors'
 import { page, type Html } from './html'
@@ -17,7 +20,7 @@ import {
 import { parseParams, text } from './params'
 import { textPdf } from './pdf'
 import { requireCharge, requireInvoice, requireSession } from './state'
-import type { PayOptions, PayOutcome } from './types'
+import type { PayOptions, PayOutcome, PromotionsConsent } from './types'
 
 const send = (res: Response, status: number, title: string, body: Html): void => {
   res.status(status).type('html').send(page(title, body))
@@ -57,6 +60,19 @@ const readTaxFields = (req: Request): Pick<PayOptions, 'country' | 'businessName
   return { country, businessName, taxId: value !== undefined && type ? { type, value } : undefined }
 }
 
+/** Where the page shows the promotional-emails checkbox, it is ticked or not; elsewhere there is no answer. */
+const readPromotionsBox = (req: Request, session: Stripe.Checkout.Session): PromotionsConsent | undefined => {
+  if (!collectsPromotions(session)) return undefined
+  return formField(req, 'promotions') === 'opt_in' ? 'opt_in' : 'opt_out'
+}
+
+/** The pages a recovery URL answers with when it leads to no open session. */
+const RECOVERY_PAGES: Record<Exclude<RecoveryVisit['outcome'], 'open'>, [number, Html]> = {
+  complete: [200, messageView('Checkout complete', 'This checkout is already complete.')],
+  unknown: [404, messageView('Link not found', 'This checkout link is not valid.', { error: true })],
+  expired: [410, messageView('Link expired', 'This checkout link has expired.', { error: true })],
+}
+
 /** The hosted pages behind the URLs the API hands out: checkout, billing portal, invoices, receipts. */
 export const hostedPages = (processor: Processor, actions: ProcessorActions): express.Router => {
   const router = express.Router()
@@ -75,14 +91,32 @@ export const hostedPages = (processor: Processor, actions: ProcessorActions): ex
     }),
   )
 
+  // "Save my details": the email and the promotional-emails answer, kept without paying.
+  router.post(
+    '/checkout/:id',
+    pageHandler((req, res) => {
+      const session = requireSession(state, id(req))
+      const email = formField(req, 'email')?.trim() || undefined
+      try {
+        actions.fillIn(session.id, { email, promotions: readPromotionsBox(req, session) })
+      } catch (error) {
+        if (!(error instanceof StandInApiError) || error.status !== 400) throw error
+        send(res, 400, 'Checkout', checkoutView(processor, session, { email, error: error.message }))
+        return
+      }
+      send(res, 200, 'Checkout', checkoutView(processor, session, { notice: 'Your details were saved.' }))
+    }),
+  )
+
   router.post(
     '/checkout/:id/pay',
     pageHandler(async (req, res) => {
       const session = requireSession(state, id(req))
       const email = formField(req, 'email') || undefined
       const outcome = readOutcome(req)
+      const promotions = readPromotionsBox(req, session)
       try {
-        await actions.pay(session.id, { email, outcome, ...readTaxFields(req) })
+        await actions.pay(session.id, { email, outcome, promotions, ...readTaxFields(req) })
       } catch (error) {
         // A coupon used up (or expired) since the session was made, a tax ID checkout refuses: the buyer
         // stays on the page with the reason, uncharged.
@@ -112,6 +146,20 @@ export const hostedPages = (processor: Processor, actions: ProcessorActions): ex
         return
       }
       res.redirect(303, session.cancel_url)
+    }),
+  )
+
+  // A recovery URL: the copy of its expired session, made on the first visit.
+  router.get(
+    '/r/:token',
+    pageHandler((req, res) => {
+      const visit = visitRecoveryUrl(processor, id(req, 'token'))
+      if (visit.outcome === 'open') {
+        res.redirect(303, visit.session.url ?? `/checkout/${visit.session.id}`)
+        return
+      }
+      const [status, body] = RECOVERY_PAGES[visit.outcome]
+      send(res, status, 'Checkout', body)
     }),
   )
 

@@ -4,6 +4,7 @@ import express from 'express'
 
 import { processorActions, type ProcessorActions } from './actions'
 import { apiRoutes } from './api-routes'
+import { startExpirySweep } from './checkout-expiry'
 import type { Processor } from './context'
 import { EventLog } from './events'
 import { FailureRules } from '../common/failures'
@@ -71,12 +72,14 @@ export const startProcessorStandIn = async (options: StartOptions): Promise<Proc
   const failures = new FailureRules<FailureRule>()
   const actions = processorActions(processor)
   server.on('request', buildApp(processor, { actions, failures, secretKey: options.secretKey, log }))
+  const stopExpirySweep = startExpirySweep(processor)
   log(`processor stand-in listening on ${url}`)
 
   return {
     url,
     port,
     close: async () => {
+      stopExpirySweep()
       failures.close()
       events.close()
       server.closeAllConnections()

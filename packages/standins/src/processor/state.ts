@@ -6,7 +6,7 @@ import { resourceMissing } from './errors'
 import { nowSeconds } from './ids'
 import { buildDeletedCustomer } from './objects/customer'
 import { catalogueEntry } from './prices'
-import type { RecordedRequest, StandInPrice } from './types'
+import type { PromotionsConsent, RecordedRequest, StandInPrice } from './types'
 
 /**
  * API version 2026-10-28.endive moved these fields (to subscription items, to `invoice.parent`, to
@@ -30,13 +30,20 @@ export type CustomerUpdate = {
   shipping: CustomerUpdateChoice
 }
 
+/** What the buyer typed on the hosted checkout of an open session, before paying or leaving. */
+export type BuyerEntries = { email: string | null; promotions: PromotionsConsent | null }
+
 /** What a checkout session was created with that the session object itself does not show. */
 export type CheckoutDetails = {
   lineItems: Stripe.LineItem[]
   paymentIntentMetadata: Stripe.Metadata
   subscriptionMetadata: Stripe.Metadata
   customerUpdate: CustomerUpdate
+  entries: BuyerEntries
 }
+
+/** A recovery URL's token: the expired session it copies, and the copy it made last (none yet: null). */
+export type RecoveryLink = { sessionId: string; copyId: string | null }
 
 /** An answer kept for its Idempotency-Key: the JSON exactly as sent, so a replay is byte for byte the same. */
 type StoredResponse = {
@@ -54,6 +61,8 @@ export type State = {
   coupons: Map<string, Stripe.Coupon>
   sessions: Map<string, Stripe.Checkout.Session>
   checkoutDetails: Map<string, CheckoutDetails>
+  /** Recovery URLs of expired sessions, by their token. */
+  recoveries: Map<string, RecoveryLink>
   /** Live customers only: a deleted one is refused wherever a customer is looked up. */
   customers: Map<string, Stripe.Customer>
   /** IDs of deleted customers: retrieving or expanding one answers the deleted customer object, as Stripe does. */
@@ -83,6 +92,7 @@ export const createState = (prices: StandInPrice[]): State => {
     coupons: new Map(),
     sessions: new Map(),
     checkoutDetails: new Map(),
+    recoveries: new Map(),
     customers: new Map(),
     deletedCustomers: new Set(),
     subscriptions: new Map(),
@@ -117,6 +127,13 @@ const required =
   }
 
 export const requireSession = required('checkout.session', (state) => state.sessions)
+
+/** Every session has its details from its creation on. */
+export const requireCheckoutDetails = (state: State, sessionId: string): CheckoutDetails => {
+  const details = state.checkoutDetails.get(sessionId)
+  if (!details) throw new Error(`checkout session ${sessionId} has no recorded details`)
+  return details
+}
 export const requireCustomer = required('customer', (state) => state.customers)
 export const requireSubscription = required('subscription', (state) => state.subscriptions)
 export const requirePaymentIntent = required('payment_intent', (state) => state.paymentIntents)

@@ -51,6 +51,15 @@ export type FailureRule = {
 /** What the customer's payment method does on the hosted checkout's "Pay". */
 export type PayOutcome = 'succeeded' | 'async_succeeded' | 'async_failed' | 'declined'
 
+/** The buyer's answer to the promotional-emails checkbox that `consent_collection[promotions]=auto` shows. */
+export type PromotionsConsent = 'opt_in' | 'opt_out'
+
+/**
+ * What the buyer types on the hosted checkout without paying ("Save my details"). Stripe keeps it, and
+ * shares the email of an expired session only with `promotions: 'opt_in'`.
+ */
+export type FillInEntries = { email?: string; promotions?: PromotionsConsent }
+
 /** A tax ID as the buyer enters it on the hosted checkout, e.g. `{ type: 'eu_vat', value: 'DE123456789' }`. */
 type PayTaxId = { type: Stripe.Checkout.Session.CustomerDetails.TaxId.Type; value: string }
 
@@ -62,6 +71,11 @@ export type PayOptions = {
   /** Only where the session has `tax_id_collection[enabled]`: the business buyer's tax ID and legal name. */
   taxId?: PayTaxId
   businessName?: string
+  /**
+   * Only where the session has `consent_collection[promotions]=auto`: the box ticked or not. Default: the
+   * answer `fillIn` recorded, else not ticked (`opt_out`).
+   */
+  promotions?: PromotionsConsent
 }
 
 export type SubscriptionChanges = {
@@ -101,6 +115,12 @@ export type ProcessorStandIn = {
   clearFailures(): void
   /** The hosted checkout's "Pay" button; resolves with the events in the order they were delivered. */
   pay(sessionId: string, options?: PayOptions): Promise<Stripe.Event[]>
+  /** The buyer types on the open session's page and leaves without paying; nothing is delivered. */
+  fillIn(sessionId: string, entries: FillInEntries): void
+  /** As `checkout.sessions.expire`: resolves with the delivered `checkout.session.expired`. */
+  expire(sessionId: string): Promise<Stripe.Event[]>
+  /** The expired session's recovery URL as it is after its 30 days: it answers 410 from now on. */
+  expireRecovery(sessionId: string): void
   /** Full refund when `amount` is omitted. */
   refund(chargeOrPaymentIntentId: string, amount?: number): Promise<Stripe.Event[]>
   openDispute(chargeId: string): Promise<Stripe.Event[]>

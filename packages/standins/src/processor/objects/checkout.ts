@@ -2,7 +2,7 @@ import type Stripe from 'stripe'
 
 import type { Processor } from '../context'
 import { fromFixture } from '../fixtures'
-import { daysFrom, newId, nowSeconds } from '../ids'
+import { newId, nowSeconds } from '../ids'
 
 export const buildLineItem = (price: Stripe.Price, quantity: number, description: string): Stripe.LineItem => {
   const amount = (price.unit_amount ?? 0) * quantity
@@ -58,6 +58,13 @@ export type SessionFields = {
   taxIdCollection: Stripe.Checkout.Session.TaxIdCollection
   /** Null in subscription mode: its invoices come with the subscription. */
   invoiceCreation: Stripe.Checkout.Session.InvoiceCreation | null
+  created: number
+  expiresAt: number
+  /** Its recovery's `url` and `expires_at` stay null until the session expires. */
+  afterExpiration: Stripe.Checkout.Session.AfterExpiration | null
+  consentCollection: Stripe.Checkout.Session.ConsentCollection | null
+  /** The expired session whose recovery URL made this one, else null. */
+  recoveredFrom: string | null
 }
 
 /**
@@ -69,28 +76,33 @@ const automaticTaxOf = (enabled: boolean): Stripe.Checkout.Session.AutomaticTax 
     ? { enabled: true, liability: { type: 'self' }, provider: 'stripe', status: 'requires_location_inputs' }
     : { enabled: false, liability: null, provider: null, status: null }
 
-/** An open session; its payment intent, subscription and customer details appear once it is paid. */
+/**
+ * An open session; its payment intent, subscription, customer details and consent appear once it is
+ * paid (or, as far as the buyer consented, once it expired).
+ */
 export const buildCheckoutSession = (processor: Processor, fields: SessionFields): Stripe.Checkout.Session => {
   const id = newId(processor.livemode ? 'cs_live' : 'cs_test')
-  const created = nowSeconds()
   const subtotal = fields.lineItems.reduce((sum, item) => sum + item.amount_subtotal, 0)
   const discount = fields.discount?.amount ?? 0
   return fromFixture<Stripe.Checkout.Session>('checkout.session', {
     id,
+    after_expiration: fields.afterExpiration,
     allow_promotion_codes: fields.allowPromotionCodes,
     automatic_tax: automaticTaxOf(fields.automaticTax),
     amount_subtotal: subtotal,
     amount_total: Math.max(subtotal - discount, 0),
     cancel_url: fields.cancelUrl,
     client_reference_id: fields.clientReferenceId,
-    created,
+    consent: null,
+    consent_collection: fields.consentCollection,
+    created: fields.created,
     currency: fields.lineItems[0]?.currency ?? 'usd',
     customer: fields.customer,
     customer_creation: fields.customerCreation,
     customer_details: null,
     customer_email: fields.customerEmail,
     discounts: fields.discount ? [{ coupon: fields.discount.coupon, promotion_code: null }] : [],
-    expires_at: daysFrom(created, 1),
+    expires_at: fields.expiresAt,
     invoice: null,
     invoice_creation: fields.invoiceCreation,
     livemode: processor.livemode,
@@ -98,6 +110,7 @@ export const buildCheckoutSession = (processor: Processor, fields: SessionFields
     mode: fields.mode,
     payment_intent: null,
     payment_status: 'unpaid',
+    recovered_from: fields.recoveredFrom,
     status: 'open',
     subscription: null,
     success_url: fields.successUrl,
