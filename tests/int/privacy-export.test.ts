@@ -126,6 +126,8 @@ describe('GET /api/account/export', () => {
         'apiKeys',
         'repoAccess',
         'discord',
+        'abandonedCheckouts',
+        'recoveryEmailsUnsubscribed',
         'analyticsEvents',
       ].sort(),
     )

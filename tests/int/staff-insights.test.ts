@@ -518,7 +518,7 @@ describe('statements', () => {
     const one = await measure()
     await add(49)
     const fifty = await measure()
-    expect(one.statements).toBe(6)
+    expect(one.statements).toBe(7)
     expect(fifty.statements).toBe(one.statements)
     const total = (insights: Insights) => ({
       paid: insights.revenue.reduce((sum, row) => sum + row.paid, 0),
