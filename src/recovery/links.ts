@@ -16,7 +16,7 @@ const signatureOf = (secret: string, sessionId: string) =>
   crypto.createHmac('sha256', recoverKey(secret)).update(sessionId).digest('base64url').slice(0, 32)
 
 /** The processor's checkout IDs: `cs_test_...` / `cs_live_...`, letters and digits. */
-export const CHECKOUT_SESSION_ID = /^cs_(?:test|live)_[A-Za-z0-9]{1,200}$/
+const CHECKOUT_SESSION_ID = /^cs_(?:test|live)_[A-Za-z0-9]{1,200}$/
 
 export const recoverPath = (secret: string, sessionId: string) =>
   `/checkout/recover/${encodeURIComponent(sessionId)}?t=${signatureOf(secret, sessionId)}`

@@ -1,6 +1,5 @@
 /** Where an abandoned checkout stands (collections/RecoveryCollections.ts). */
 export const RECOVERY_STATUSES = ['waiting', 'emailed', 'not_sent', 'recovered'] as const
-export type RecoveryStatus = (typeof RECOVERY_STATUSES)[number]
 
 /** Why no recovery email went out: decided when the checkout expired, or when the email was due. */
 export const RECOVERY_REASONS = [

@@ -8,7 +8,7 @@ import { defineHandler } from '../define'
  * event's own copy is read as it is (it carries the recovery link and the consent).
  */
 export const checkoutExpired = defineHandler(['checkout.session.expired'], {
-  load: async (_processor, event) => event.data.object,
+  load: (_processor, event) => Promise.resolve(event.data.object),
   apply: async ({ req, event, settings }, session) => {
     await recordExpiredCheckout(req, session, {
       settings: settings.recovery ?? DEFAULT_RECOVERY,
