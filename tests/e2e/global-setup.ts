@@ -135,6 +135,8 @@ const startServer = async (children: ChildProcess[], dataDir: string, standIns: 
       TRUSTED_PROXIES: '127.0.0.1,::1',
       // The webhooks scenario's receiver listens on 127.0.0.1.
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      // The checkout recovery scenario waits for its email: the shortest delay there is.
+      RECOVERY_EMAIL_DELAY_MINUTES: '1',
     }),
   )
   server.stdout!.pipe(fs.createWriteStream(path.join(dataDir, 'server.out.log')))

@@ -33,7 +33,7 @@ export const expectPath = (page: Page, expected: string) => {
 }
 
 /** The newest link matching `pattern` in an email to `email` (quoted-printable undone), waiting up to 30 s for the job to send it. */
-export const linkInOutbox = async (email: string, pattern: RegExp, what: string): Promise<string> => {
+export const linkInOutbox = async (email: string, pattern: RegExp, what: string, timeout = 30_000): Promise<string> => {
   const { outbox } = runState()
   const newest = () => {
     const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).sort().reverse() : []
@@ -50,7 +50,7 @@ export const linkInOutbox = async (email: string, pattern: RegExp, what: string)
   }
   let link: string | null = null
   await expect
-    .poll(() => (link = newest()), { message: `no ${what} email for ${email}`, timeout: 30_000, intervals: [500] })
+    .poll(() => (link = newest()), { message: `no ${what} email for ${email}`, timeout, intervals: [500] })
     .not.toBeNull()
   return link!
 }
