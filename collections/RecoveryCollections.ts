@@ -21,10 +21,11 @@ export const CheckoutRecoveries: CollectionConfig = {
   labels: { singular: 'Abandoned checkout', plural: 'Abandoned checkouts' },
   admin: {
     useAsTitle: 'checkoutSessionId',
+    listSearchableFields: ['email', 'checkoutSessionId'],
     defaultColumns: ['email', 'plan', 'status', 'reason', 'expiredAt', 'emailedAt', 'recoveredAt'],
     group: GROUPS.sales,
     description:
-      'Checkouts the buyer left unpaid until the processor closed them. One recovery email is sent an hour later when the buyer agreed to promotional email; Recovered means they came back through it and paid.',
+      'Checkouts the buyer left unpaid until the processor closed them. When the buyer agreed to promotional email, one recovery email follows (an hour later by default); Recovered means they came back through its link and paid. Search by email or checkout ID.',
   },
   access,
   fields: [
