@@ -1266,7 +1266,7 @@ export interface LicenseChange {
   createdAt: string;
 }
 /**
- * Checkouts the buyer left unpaid until the processor closed them. One recovery email is sent an hour later when the buyer agreed to promotional email; Recovered means they came back through it and paid.
+ * Checkouts the buyer left unpaid until the processor closed them. When the buyer agreed to promotional email, one recovery email follows (an hour later by default); Recovered means they came back through its link and paid. Search by email or checkout ID.
  *
  * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "checkout_recoveries".

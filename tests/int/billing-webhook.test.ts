@@ -87,6 +87,7 @@ describe('signature and mode checks over HTTP', () => {
       'checkout.session.async_payment_failed',
       'checkout.session.async_payment_succeeded',
       'checkout.session.completed',
+      'checkout.session.expired',
       'customer.subscription.created',
       'customer.subscription.deleted',
       'customer.subscription.updated',

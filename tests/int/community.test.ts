@@ -418,7 +418,8 @@ describe('Discord refusals', () => {
       collection: 'discord_links',
       data: { user: who.user.id, discordUserId: account.id, discordUsername: account.username },
     })
-    discord.failNext({ method: 'PUT', path: /\/roles\//, status: 429, retryAfter: 0.2 })
+    // Three seconds: longer than a turn of the queue on a loaded machine (0.2 s, rounded up to 1, was not).
+    discord.failNext({ method: 'PUT', path: /\/roles\//, status: 429, retryAfter: 3 })
     await grantLicense(payload(), who, 'standard', 'active')
     await runJobs()
     expect(rolesOf(account.id)).toEqual([])
