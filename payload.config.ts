@@ -8,6 +8,7 @@ import { buildConfig } from 'payload'
 import sharp from 'sharp'
 
 import { accountsPlugin } from './plugins/accounts'
+import { affiliatesPlugin } from './plugins/affiliates'
 import { billingPlugin } from './plugins/billing'
 import { catalogPlugin } from './plugins/catalog'
 import { communityPlugin } from './plugins/community'
@@ -187,6 +188,13 @@ export default buildConfig({
         invoices: env.payment.invoices,
       },
       recovery: env.recovery,
+      productName: PRODUCT_NAME,
+      retryDelayMs: env.jobsRetryDelayMs,
+    }),
+    // After billing: it hooks the payments collection, and the webhook records the referred sales.
+    affiliatesPlugin({
+      settings: env.affiliates,
+      serverUrl: env.serverUrl,
       productName: PRODUCT_NAME,
       retryDelayMs: env.jobsRetryDelayMs,
     }),

@@ -64,6 +64,8 @@ const main = async () => {
   const { publishedService } = await import('./src/process/service')
   const { JOBS_TURN_SECONDS } = await import('./src/jobs/worker')
   const { DIRECT_PATHS } = await import('./src/server/direct')
+  const { recordReferralVisit } = await import('./src/affiliates/attribution')
+  const { runtimeOf } = await import('./src/config/runtime')
   log(`starting Next.js (${dev ? 'development' : 'production'})`)
   const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
   await nextApp.prepare()
@@ -103,6 +105,7 @@ const main = async () => {
     },
     trustedProxies: env.trustedProxies,
     restorablePages: RESTORABLE_PAGES,
+    referralVisit: (visit) => recordReferralVisit(service.payload, runtimeOf(service.payload, 'affiliates'), visit),
     // Development's assets change as they are edited: Next serves them itself there.
     ...(dev ? {} : { staticAssets: { urlPath: '/_next/static', dir: path.join(env.rootDir, '.next', 'static') } }),
     // Production: the machine-to-machine hot paths go to Payload's request handling without Next's route

@@ -1,6 +1,7 @@
 import type { Endpoint } from 'payload'
 import { z } from 'zod'
 
+import { referralFromCookieHeader } from '../src/affiliates/referral'
 import { enforceRateLimit } from '../src/auth/rate-limit'
 import { clientIdempotencyKey, createCheckoutSession } from '../src/billing/checkout'
 import type { BillingRuntime } from '../src/billing/runtime'
@@ -27,6 +28,7 @@ export const checkoutSessionsEndpoint = (runtime: BillingRuntime): Endpoint =>
         quantity: body.quantity,
         idempotencyKey,
         clientFingerprint: `${address ?? ''}|${req.headers.get('user-agent') ?? ''}`,
+        referral: referralFromCookieHeader(req.headers.get('cookie')),
       })
     },
   })

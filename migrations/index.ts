@@ -25,6 +25,7 @@ import * as migration_20261128_233458_licenses_seats_required from './20261128_2
 import * as migration_20261129_011642_account_deletion from './20261129_011642_account_deletion';
 import * as migration_20261129_044303_community_discord from './20261129_044303_community_discord';
 import * as migration_20261207_033929_checkout_recovery from './20261207_033929_checkout_recovery';
+import * as migration_20261207_042054_affiliates from './20261207_042054_affiliates';
 
 export const migrations = [
   {
@@ -160,6 +161,11 @@ export const migrations = [
   {
     up: migration_20261207_033929_checkout_recovery.up,
     down: migration_20261207_033929_checkout_recovery.down,
-    name: '20261207_033929_checkout_recovery'
+    name: '20261207_033929_checkout_recovery',
+  },
+  {
+    up: migration_20261207_042054_affiliates.up,
+    down: migration_20261207_042054_affiliates.down,
+    name: '20261207_042054_affiliates'
   },
 ];

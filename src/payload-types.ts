@@ -86,6 +86,11 @@ export interface Config {
     processor_events: ProcessorEvent;
     analytics_events: AnalyticsEvent;
     license_changes: LicenseChange;
+    affiliates: Affiliate;
+    affiliate_clicks: AffiliateClick;
+    affiliate_referrals: AffiliateReferral;
+    affiliate_commissions: AffiliateCommission;
+    affiliate_payouts: AffiliatePayout;
     checkout_recoveries: CheckoutRecovery;
     email_unsubscribes: EmailUnsubscribe;
     posts: Post;
@@ -149,6 +154,11 @@ export interface Config {
     processor_events: ProcessorEventsSelect<false> | ProcessorEventsSelect<true>;
     analytics_events: AnalyticsEventsSelect<false> | AnalyticsEventsSelect<true>;
     license_changes: LicenseChangesSelect<false> | LicenseChangesSelect<true>;
+    affiliates: AffiliatesSelect<false> | AffiliatesSelect<true>;
+    affiliate_clicks: AffiliateClicksSelect<false> | AffiliateClicksSelect<true>;
+    affiliate_referrals: AffiliateReferralsSelect<false> | AffiliateReferralsSelect<true>;
+    affiliate_commissions: AffiliateCommissionsSelect<false> | AffiliateCommissionsSelect<true>;
+    affiliate_payouts: AffiliatePayoutsSelect<false> | AffiliatePayoutsSelect<true>;
     checkout_recoveries: CheckoutRecoveriesSelect<false> | CheckoutRecoveriesSelect<true>;
     email_unsubscribes: EmailUnsubscribesSelect<false> | EmailUnsubscribesSelect<true>;
     posts: PostsSelect<false> | PostsSelect<true>;
@@ -193,6 +203,7 @@ export interface Config {
       withdrawRepoAccess: TaskWithdrawRepoAccess;
       refundLicenseChange: TaskRefundLicenseChange;
       sendLicenseChangeEmail: TaskSendLicenseChangeEmail;
+      syncCommission: TaskSyncCommission;
       sendRecoveryEmail: TaskSendRecoveryEmail;
       sendSupportReply: TaskSendSupportReply;
       syncCommunityRoles: TaskSyncCommunityRoles;
@@ -1266,6 +1277,103 @@ export interface LicenseChange {
   createdAt: string;
 }
 /**
+ * People who recommend the kit with their own link. Approve an application by setting its status to Active; Disabled stops new commissions. Record a payout from the affiliate’s page.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliates".
+ */
+export interface Affiliate {
+  id: number;
+  user: number | User;
+  /**
+   * Their link is <site>/?via=<code>. It cannot be changed: links already shared use it.
+   */
+  code: string;
+  status: 'pending' | 'active' | 'disabled';
+  /**
+   * Of each sale net of tax: 3000 is 30%.
+   */
+  rateBps: number;
+  payoutEmail: string;
+  approvedAt?: string | null;
+  approvalEmailedAt?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliate_clicks".
+ */
+export interface AffiliateClick {
+  id: number;
+  affiliate: number | Affiliate;
+  visitorKey: string;
+  day: string;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * Purchases and subscriptions whose checkout started from an affiliate’s link.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliate_referrals".
+ */
+export interface AffiliateReferral {
+  id: number;
+  affiliate: number | Affiliate;
+  processorRef: string;
+  kind: 'purchase' | 'subscription';
+  click?: (number | null) | AffiliateClick;
+  user?: (number | null) | User;
+  checkoutSessionId?: string | null;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * What each attributed payment earns its affiliate. Pending until the hold period ends; a refund scales it, a full refund or a lost chargeback voids it, an open chargeback holds it. After a payout, a refund becomes a negative adjustment.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliate_commissions".
+ */
+export interface AffiliateCommission {
+  id: number;
+  affiliate: number | Affiliate;
+  /**
+   * payment:<id> for a commission, adjustment:<payment id>:<n> for an adjustment.
+   */
+  sourceKey: string;
+  payment: number | PaymentHistory;
+  kind: 'commission' | 'adjustment';
+  basis?: number | null;
+  rateBps?: number | null;
+  amount: number;
+  currency: string;
+  status: 'pending' | 'held' | 'void' | 'paid';
+  availableAt?: string | null;
+  payout?: (number | null) | AffiliatePayout;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
+ * Payouts recorded with Record payout on an affiliate’s page, one per currency. The money itself moves outside the service.
+ *
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliate_payouts".
+ */
+export interface AffiliatePayout {
+  id: number;
+  affiliate: number | Affiliate;
+  reference: string;
+  currency: string;
+  amount: number;
+  commissions: number;
+  payoutEmail?: string | null;
+  reason?: string | null;
+  recordedBy?: (number | null) | User;
+  updatedAt: string;
+  createdAt: string;
+}
+/**
  * Checkouts the buyer left unpaid until the processor closed them. When the buyer agreed to promotional email, one recovery email follows (an hour later by default); Recovered means they came back through its link and paid. Search by email or checkout ID.
  *
  * This interface was referenced by `Config`'s JSON-Schema
@@ -1504,6 +1612,8 @@ export interface WebhookEndpoint {
     | 'customer.deleted'
     | 'community.granted'
     | 'community.revoked'
+    | 'commission.created'
+    | 'commission.voided'
   )[];
   /**
    * Off: nothing is sent. The service turns it off after 10 events in a row failed; turn it back on once the receiver works.
@@ -1664,6 +1774,7 @@ export interface PayloadJob {
           | 'withdrawRepoAccess'
           | 'refundLicenseChange'
           | 'sendLicenseChangeEmail'
+          | 'syncCommission'
           | 'sendRecoveryEmail'
           | 'sendSupportReply'
           | 'syncCommunityRoles'
@@ -1714,6 +1825,7 @@ export interface PayloadJob {
         | 'withdrawRepoAccess'
         | 'refundLicenseChange'
         | 'sendLicenseChangeEmail'
+        | 'syncCommission'
         | 'sendRecoveryEmail'
         | 'sendSupportReply'
         | 'syncCommunityRoles'
@@ -1821,6 +1933,26 @@ export interface PayloadLockedDocument {
     | ({
         relationTo: 'license_changes';
         value: number | LicenseChange;
+      } | null)
+    | ({
+        relationTo: 'affiliates';
+        value: number | Affiliate;
+      } | null)
+    | ({
+        relationTo: 'affiliate_clicks';
+        value: number | AffiliateClick;
+      } | null)
+    | ({
+        relationTo: 'affiliate_referrals';
+        value: number | AffiliateReferral;
+      } | null)
+    | ({
+        relationTo: 'affiliate_commissions';
+        value: number | AffiliateCommission;
+      } | null)
+    | ({
+        relationTo: 'affiliate_payouts';
+        value: number | AffiliatePayout;
       } | null)
     | ({
         relationTo: 'checkout_recoveries';
@@ -2347,6 +2479,81 @@ export interface LicenseChangesSelect<T extends boolean = true> {
 }
 /**
  * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliates_select".
+ */
+export interface AffiliatesSelect<T extends boolean = true> {
+  user?: T;
+  code?: T;
+  status?: T;
+  rateBps?: T;
+  payoutEmail?: T;
+  approvedAt?: T;
+  approvalEmailedAt?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliate_clicks_select".
+ */
+export interface AffiliateClicksSelect<T extends boolean = true> {
+  affiliate?: T;
+  visitorKey?: T;
+  day?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliate_referrals_select".
+ */
+export interface AffiliateReferralsSelect<T extends boolean = true> {
+  affiliate?: T;
+  processorRef?: T;
+  kind?: T;
+  click?: T;
+  user?: T;
+  checkoutSessionId?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliate_commissions_select".
+ */
+export interface AffiliateCommissionsSelect<T extends boolean = true> {
+  affiliate?: T;
+  sourceKey?: T;
+  payment?: T;
+  kind?: T;
+  basis?: T;
+  rateBps?: T;
+  amount?: T;
+  currency?: T;
+  status?: T;
+  availableAt?: T;
+  payout?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "affiliate_payouts_select".
+ */
+export interface AffiliatePayoutsSelect<T extends boolean = true> {
+  affiliate?: T;
+  reference?: T;
+  currency?: T;
+  amount?: T;
+  commissions?: T;
+  payoutEmail?: T;
+  reason?: T;
+  recordedBy?: T;
+  updatedAt?: T;
+  createdAt?: T;
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
  * via the `definition` "checkout_recoveries_select".
  */
 export interface CheckoutRecoveriesSelect<T extends boolean = true> {
@@ -2836,6 +3043,18 @@ export interface TaskSendLicenseChangeEmail {
   };
   output: {
     to?: string | null;
+  };
+}
+/**
+ * This interface was referenced by `Config`'s JSON-Schema
+ * via the `definition` "TaskSyncCommission".
+ */
+export interface TaskSyncCommission {
+  input: {
+    paymentId: number;
+  };
+  output: {
+    result?: string | null;
   };
 }
 /**

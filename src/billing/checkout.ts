@@ -5,7 +5,10 @@ import type Stripe from 'stripe'
 
 import type { User } from '../payload-types'
 
+import { referralMetadata } from '../affiliates/attribution'
+import '../affiliates/runtime'
 import { track } from '../analytics/track'
+import { optionalRuntimeOf } from '../config/runtime'
 import { executeOn, sql } from '../db/transaction'
 import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
@@ -24,6 +27,8 @@ export type CheckoutRequest = {
   idempotencyKey: string | null
   /** Tells anonymous callers apart for the derived idempotency key (address and user agent). */
   clientFingerprint: string
+  /** The visitor's referral cookie (`kit_ref`), when they came through an affiliate's link. */
+  referral?: string | null
   now?: Date
 }
 
@@ -88,10 +93,22 @@ export const createCheckoutSession = async (
     { recordClientKey: true },
   )
   const allowPromotionCodes = Boolean(plan.allowPromotionCodes)
+  const referral = await referralMetadata(
+    req,
+    optionalRuntimeOf(req.payload, 'affiliates'),
+    request.referral ?? null,
+    user,
+  )
   return openHostedCheckout(req, billing, {
     user,
     price,
-    metadata: { plan_id: plan.slug, price_id: price.id, billing_cycle: billingCycle, seats: String(quantity) },
+    metadata: {
+      plan_id: plan.slug,
+      price_id: price.id,
+      billing_cycle: billingCycle,
+      seats: String(quantity),
+      ...referral,
+    },
     quantity,
     params: {
       allow_promotion_codes: allowPromotionCodes,

@@ -41,6 +41,10 @@ export const ENV_SECTIONS = {
     note: "All four of the bot token, server id, client id and client secret, or none. Unset in development: the local Discord stand-in runs instead; unset in production: the feature is off and the dashboard says nothing of it. Register `<SERVER_URL>/api/community/discord/callback` as the application's redirect URI (docs/COMMUNITY.md).",
   },
   privacy: { title: 'Privacy: account deletion' },
+  affiliates: {
+    title: 'Affiliates: commissions for sales through a link',
+    note: 'How the program runs and how it pays: docs/AFFILIATES.md.',
+  },
   recovery: {
     title: 'Checkout recovery: the email after an abandoned checkout',
     note: 'What is sent, when, and to whom: docs/CHECKOUT_RECOVERY.md.',
@@ -325,6 +329,49 @@ export const ENV_SCHEMA = z.object({
         'An address that got a recovery email within this many days gets no other (from 0 to 365; 0: no such limit).',
     },
     365,
+  ),
+
+  AFFILIATE_COMMISSION_BPS: integer(
+    3000,
+    {
+      section: 'affiliates',
+      description:
+        "A new affiliate's commission in basis points of each sale net of tax (3000 is 30%; from 1 to 10000). Admins change each affiliate's own rate in the admin.",
+    },
+    10_000,
+    'must be a whole number of basis points from 1 to 10000',
+  ),
+  AFFILIATE_AUTO_APPROVE: flag(false, {
+    section: 'affiliates',
+    description: 'true: an application is active at once; false: an admin approves each one in the admin.',
+  }),
+  AFFILIATE_COOKIE_DAYS: integer(
+    30,
+    {
+      section: 'affiliates',
+      description: "Days a referral link's visit counts towards a sale (from 1 to 365; the last link clicked wins).",
+    },
+    365,
+    'must be a whole number of days from 1 to 365',
+  ),
+  AFFILIATE_HOLD_DAYS: days(
+    30,
+    {
+      section: 'affiliates',
+      description:
+        'Days a commission stays pending after its payment, so a refund can undo it before it is paid out (from 0 to 365).',
+    },
+    365,
+  ),
+  AFFILIATE_RECURRING_MONTHS: integer(
+    12,
+    {
+      section: 'affiliates',
+      description:
+        "Months of a subscription's invoices that earn its affiliate a commission, from its start (from 1 to 120).",
+    },
+    120,
+    'must be a whole number of months from 1 to 120',
   ),
 
   DISCORD_BOT_TOKEN: text({
@@ -755,6 +802,13 @@ export const readEnv = (source: Source = process.env) => {
       retentionDays: values.WEBHOOK_RETENTION_DAYS,
     },
     accountDeletionGraceDays: values.ACCOUNT_DELETION_GRACE_DAYS,
+    affiliates: {
+      commissionBps: values.AFFILIATE_COMMISSION_BPS,
+      autoApprove: values.AFFILIATE_AUTO_APPROVE,
+      cookieDays: values.AFFILIATE_COOKIE_DAYS,
+      holdDays: values.AFFILIATE_HOLD_DAYS,
+      recurringMonths: values.AFFILIATE_RECURRING_MONTHS,
+    },
     recovery: {
       enabled: values.CHECKOUT_RECOVERY,
       checkoutExpiresHours: values.CHECKOUT_EXPIRES_HOURS,

@@ -119,6 +119,15 @@ export const enum_license_changes_dispute_status = pgEnum('enum_license_changes_
   'won',
   'lost',
 ])
+export const enum_affiliates_status = pgEnum('enum_affiliates_status', ['pending', 'active', 'disabled'])
+export const enum_affiliate_referrals_kind = pgEnum('enum_affiliate_referrals_kind', ['purchase', 'subscription'])
+export const enum_affiliate_commissions_kind = pgEnum('enum_affiliate_commissions_kind', ['commission', 'adjustment'])
+export const enum_affiliate_commissions_status = pgEnum('enum_affiliate_commissions_status', [
+  'pending',
+  'held',
+  'void',
+  'paid',
+])
 export const enum_checkout_recoveries_status = pgEnum('enum_checkout_recoveries_status', [
   'waiting',
   'emailed',
@@ -197,6 +206,8 @@ export const enum_webhook_endpoints_events = pgEnum('enum_webhook_endpoints_even
   'customer.deleted',
   'community.granted',
   'community.revoked',
+  'commission.created',
+  'commission.voided',
 ])
 export const enum_webhook_deliveries_trigger = pgEnum('enum_webhook_deliveries_trigger', [
   'automatic',
@@ -213,6 +224,7 @@ export const enum_payload_jobs_log_task_slug = pgEnum('enum_payload_jobs_log_tas
   'withdrawRepoAccess',
   'refundLicenseChange',
   'sendLicenseChangeEmail',
+  'syncCommission',
   'sendRecoveryEmail',
   'sendSupportReply',
   'syncCommunityRoles',
@@ -232,6 +244,7 @@ export const enum_payload_jobs_task_slug = pgEnum('enum_payload_jobs_task_slug',
   'withdrawRepoAccess',
   'refundLicenseChange',
   'sendLicenseChangeEmail',
+  'syncCommission',
   'sendRecoveryEmail',
   'sendSupportReply',
   'syncCommunityRoles',
@@ -965,6 +978,154 @@ export const license_changes = pgTable(
     index('license_changes_processor_charge_id_idx').on(columns.processorChargeId),
     index('license_changes_updated_at_idx').on(columns.updatedAt),
     index('license_changes_created_at_idx').on(columns.createdAt),
+  ],
+)
+
+export const affiliates = pgTable(
+  'affiliates',
+  {
+    id: serial('id').primaryKey(),
+    user: integer('user_id')
+      .notNull()
+      .references(() => users.id, {
+        onDelete: 'set null',
+      }),
+    code: varchar('code').notNull(),
+    status: enum_affiliates_status('status').notNull().default('pending'),
+    rateBps: numeric('rate_bps', { mode: 'number' }).notNull(),
+    payoutEmail: varchar('payout_email').notNull(),
+    approvedAt: timestamp('approved_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    approvalEmailedAt: timestamp('approval_emailed_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+  },
+  (columns) => [
+    uniqueIndex('affiliates_user_idx').on(columns.user),
+    uniqueIndex('affiliates_code_idx').on(columns.code),
+    index('affiliates_updated_at_idx').on(columns.updatedAt),
+    index('affiliates_created_at_idx').on(columns.createdAt),
+  ],
+)
+
+export const affiliate_clicks = pgTable(
+  'affiliate_clicks',
+  {
+    id: serial('id').primaryKey(),
+    affiliate: integer('affiliate_id')
+      .notNull()
+      .references(() => affiliates.id, {
+        onDelete: 'set null',
+      }),
+    visitorKey: varchar('visitor_key').notNull(),
+    day: varchar('day').notNull(),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+  },
+  (columns) => [
+    index('affiliate_clicks_affiliate_idx').on(columns.affiliate),
+    index('affiliate_clicks_updated_at_idx').on(columns.updatedAt),
+    index('affiliate_clicks_created_at_idx').on(columns.createdAt),
+    uniqueIndex('affiliate_visitorKey_idx').on(columns.affiliate, columns.visitorKey),
+  ],
+)
+
+export const affiliate_referrals = pgTable(
+  'affiliate_referrals',
+  {
+    id: serial('id').primaryKey(),
+    affiliate: integer('affiliate_id')
+      .notNull()
+      .references(() => affiliates.id, {
+        onDelete: 'set null',
+      }),
+    processorRef: varchar('processor_ref').notNull(),
+    kind: enum_affiliate_referrals_kind('kind').notNull(),
+    click: integer('click_id').references(() => affiliate_clicks.id, {
+      onDelete: 'set null',
+    }),
+    user: integer('user_id').references(() => users.id, {
+      onDelete: 'set null',
+    }),
+    checkoutSessionId: varchar('checkout_session_id'),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+  },
+  (columns) => [
+    index('affiliate_referrals_affiliate_idx').on(columns.affiliate),
+    uniqueIndex('affiliate_referrals_processor_ref_idx').on(columns.processorRef),
+    index('affiliate_referrals_click_idx').on(columns.click),
+    index('affiliate_referrals_user_idx').on(columns.user),
+    index('affiliate_referrals_updated_at_idx').on(columns.updatedAt),
+    index('affiliate_referrals_created_at_idx').on(columns.createdAt),
+  ],
+)
+
+export const affiliate_commissions = pgTable(
+  'affiliate_commissions',
+  {
+    id: serial('id').primaryKey(),
+    affiliate: integer('affiliate_id')
+      .notNull()
+      .references(() => affiliates.id, {
+        onDelete: 'set null',
+      }),
+    sourceKey: varchar('source_key').notNull(),
+    payment: integer('payment_id')
+      .notNull()
+      .references(() => payment_history.id, {
+        onDelete: 'set null',
+      }),
+    kind: enum_affiliate_commissions_kind('kind').notNull(),
+    basis: numeric('basis', { mode: 'number' }),
+    rateBps: numeric('rate_bps', { mode: 'number' }),
+    amount: numeric('amount', { mode: 'number' }).notNull(),
+    currency: varchar('currency').notNull(),
+    status: enum_affiliate_commissions_status('status').notNull(),
+    availableAt: timestamp('available_at', { mode: 'string', withTimezone: true, precision: 3 }),
+    payout: integer('payout_id').references(() => affiliate_payouts.id, {
+      onDelete: 'set null',
+    }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+  },
+  (columns) => [
+    index('affiliate_commissions_affiliate_idx').on(columns.affiliate),
+    uniqueIndex('affiliate_commissions_source_key_idx').on(columns.sourceKey),
+    index('affiliate_commissions_payment_idx').on(columns.payment),
+    index('affiliate_commissions_status_idx').on(columns.status),
+    index('affiliate_commissions_payout_idx').on(columns.payout),
+    index('affiliate_commissions_updated_at_idx').on(columns.updatedAt),
+    index('affiliate_commissions_created_at_idx').on(columns.createdAt),
+  ],
+)
+
+export const affiliate_payouts = pgTable(
+  'affiliate_payouts',
+  {
+    id: serial('id').primaryKey(),
+    affiliate: integer('affiliate_id')
+      .notNull()
+      .references(() => affiliates.id, {
+        onDelete: 'set null',
+      }),
+    reference: varchar('reference').notNull(),
+    currency: varchar('currency').notNull(),
+    amount: numeric('amount', { mode: 'number' }).notNull(),
+    commissions: numeric('commissions', { mode: 'number' }).notNull(),
+    payoutEmail: varchar('payout_email'),
+    reason: varchar('reason'),
+    recordedBy: integer('recorded_by_id').references(() => users.id, {
+      onDelete: 'set null',
+    }),
+    updatedAt: timestamp('updated_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+    createdAt: timestamp('created_at', { mode: 'string', withTimezone: true, precision: 3 }).defaultNow().notNull(),
+  },
+  (columns) => [
+    index('affiliate_payouts_affiliate_idx').on(columns.affiliate),
+    uniqueIndex('affiliate_payouts_reference_idx').on(columns.reference),
+    index('affiliate_payouts_recorded_by_idx').on(columns.recordedBy),
+    index('affiliate_payouts_updated_at_idx').on(columns.updatedAt),
+    index('affiliate_payouts_created_at_idx').on(columns.createdAt),
   ],
 )
 
@@ -1708,6 +1869,11 @@ export const payload_locked_documents_rels = pgTable(
     processor_eventsID: integer('processor_events_id'),
     analytics_eventsID: integer('analytics_events_id'),
     license_changesID: integer('license_changes_id'),
+    affiliatesID: integer('affiliates_id'),
+    affiliate_clicksID: integer('affiliate_clicks_id'),
+    affiliate_referralsID: integer('affiliate_referrals_id'),
+    affiliate_commissionsID: integer('affiliate_commissions_id'),
+    affiliate_payoutsID: integer('affiliate_payouts_id'),
     checkout_recoveriesID: integer('checkout_recoveries_id'),
     email_unsubscribesID: integer('email_unsubscribes_id'),
     postsID: integer('posts_id'),
@@ -1746,6 +1912,11 @@ export const payload_locked_documents_rels = pgTable(
     index('payload_locked_documents_rels_processor_events_id_idx').on(columns.processor_eventsID),
     index('payload_locked_documents_rels_analytics_events_id_idx').on(columns.analytics_eventsID),
     index('payload_locked_documents_rels_license_changes_id_idx').on(columns.license_changesID),
+    index('payload_locked_documents_rels_affiliates_id_idx').on(columns.affiliatesID),
+    index('payload_locked_documents_rels_affiliate_clicks_id_idx').on(columns.affiliate_clicksID),
+    index('payload_locked_documents_rels_affiliate_referrals_id_idx').on(columns.affiliate_referralsID),
+    index('payload_locked_documents_rels_affiliate_commissions_id_idx').on(columns.affiliate_commissionsID),
+    index('payload_locked_documents_rels_affiliate_payouts_id_idx').on(columns.affiliate_payoutsID),
     index('payload_locked_documents_rels_checkout_recoveries_id_idx').on(columns.checkout_recoveriesID),
     index('payload_locked_documents_rels_email_unsubscribes_id_idx').on(columns.email_unsubscribesID),
     index('payload_locked_documents_rels_posts_id_idx').on(columns.postsID),
@@ -1859,6 +2030,31 @@ export const payload_locked_documents_rels = pgTable(
       columns: [columns['license_changesID']],
       foreignColumns: [license_changes.id],
       name: 'payload_locked_documents_rels_license_changes_fk',
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [columns['affiliatesID']],
+      foreignColumns: [affiliates.id],
+      name: 'payload_locked_documents_rels_affiliates_fk',
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [columns['affiliate_clicksID']],
+      foreignColumns: [affiliate_clicks.id],
+      name: 'payload_locked_documents_rels_affiliate_clicks_fk',
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [columns['affiliate_referralsID']],
+      foreignColumns: [affiliate_referrals.id],
+      name: 'payload_locked_documents_rels_affiliate_referrals_fk',
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [columns['affiliate_commissionsID']],
+      foreignColumns: [affiliate_commissions.id],
+      name: 'payload_locked_documents_rels_affiliate_commissions_fk',
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [columns['affiliate_payoutsID']],
+      foreignColumns: [affiliate_payouts.id],
+      name: 'payload_locked_documents_rels_affiliate_payouts_fk',
     }).onDelete('cascade'),
     foreignKey({
       columns: [columns['checkout_recoveriesID']],
@@ -2224,6 +2420,66 @@ export const relations_license_changes = relations(license_changes, ({ one }) =>
     relationName: 'toPlan',
   }),
 }))
+export const relations_affiliates = relations(affiliates, ({ one }) => ({
+  user: one(users, {
+    fields: [affiliates.user],
+    references: [users.id],
+    relationName: 'user',
+  }),
+}))
+export const relations_affiliate_clicks = relations(affiliate_clicks, ({ one }) => ({
+  affiliate: one(affiliates, {
+    fields: [affiliate_clicks.affiliate],
+    references: [affiliates.id],
+    relationName: 'affiliate',
+  }),
+}))
+export const relations_affiliate_referrals = relations(affiliate_referrals, ({ one }) => ({
+  affiliate: one(affiliates, {
+    fields: [affiliate_referrals.affiliate],
+    references: [affiliates.id],
+    relationName: 'affiliate',
+  }),
+  click: one(affiliate_clicks, {
+    fields: [affiliate_referrals.click],
+    references: [affiliate_clicks.id],
+    relationName: 'click',
+  }),
+  user: one(users, {
+    fields: [affiliate_referrals.user],
+    references: [users.id],
+    relationName: 'user',
+  }),
+}))
+export const relations_affiliate_commissions = relations(affiliate_commissions, ({ one }) => ({
+  affiliate: one(affiliates, {
+    fields: [affiliate_commissions.affiliate],
+    references: [affiliates.id],
+    relationName: 'affiliate',
+  }),
+  payment: one(payment_history, {
+    fields: [affiliate_commissions.payment],
+    references: [payment_history.id],
+    relationName: 'payment',
+  }),
+  payout: one(affiliate_payouts, {
+    fields: [affiliate_commissions.payout],
+    references: [affiliate_payouts.id],
+    relationName: 'payout',
+  }),
+}))
+export const relations_affiliate_payouts = relations(affiliate_payouts, ({ one }) => ({
+  affiliate: one(affiliates, {
+    fields: [affiliate_payouts.affiliate],
+    references: [affiliates.id],
+    relationName: 'affiliate',
+  }),
+  recordedBy: one(users, {
+    fields: [affiliate_payouts.recordedBy],
+    references: [users.id],
+    relationName: 'recordedBy',
+  }),
+}))
 export const relations_checkout_recoveries = relations(checkout_recoveries, ({ one }) => ({
   user: one(users, {
     fields: [checkout_recoveries.user],
@@ -2530,6 +2786,31 @@ export const relations_payload_locked_documents_rels = relations(payload_locked_
     references: [license_changes.id],
     relationName: 'license_changes',
   }),
+  affiliatesID: one(affiliates, {
+    fields: [payload_locked_documents_rels.affiliatesID],
+    references: [affiliates.id],
+    relationName: 'affiliates',
+  }),
+  affiliate_clicksID: one(affiliate_clicks, {
+    fields: [payload_locked_documents_rels.affiliate_clicksID],
+    references: [affiliate_clicks.id],
+    relationName: 'affiliate_clicks',
+  }),
+  affiliate_referralsID: one(affiliate_referrals, {
+    fields: [payload_locked_documents_rels.affiliate_referralsID],
+    references: [affiliate_referrals.id],
+    relationName: 'affiliate_referrals',
+  }),
+  affiliate_commissionsID: one(affiliate_commissions, {
+    fields: [payload_locked_documents_rels.affiliate_commissionsID],
+    references: [affiliate_commissions.id],
+    relationName: 'affiliate_commissions',
+  }),
+  affiliate_payoutsID: one(affiliate_payouts, {
+    fields: [payload_locked_documents_rels.affiliate_payoutsID],
+    references: [affiliate_payouts.id],
+    relationName: 'affiliate_payouts',
+  }),
   checkout_recoveriesID: one(checkout_recoveries, {
     fields: [payload_locked_documents_rels.checkout_recoveriesID],
     references: [checkout_recoveries.id],
@@ -2652,6 +2933,10 @@ type DatabaseSchema = {
   enum_license_changes_kind: typeof enum_license_changes_kind
   enum_license_changes_status: typeof enum_license_changes_status
   enum_license_changes_dispute_status: typeof enum_license_changes_dispute_status
+  enum_affiliates_status: typeof enum_affiliates_status
+  enum_affiliate_referrals_kind: typeof enum_affiliate_referrals_kind
+  enum_affiliate_commissions_kind: typeof enum_affiliate_commissions_kind
+  enum_affiliate_commissions_status: typeof enum_affiliate_commissions_status
   enum_checkout_recoveries_status: typeof enum_checkout_recoveries_status
   enum_checkout_recoveries_reason: typeof enum_checkout_recoveries_reason
   enum_posts_required_feature: typeof enum_posts_required_feature
@@ -2696,6 +2981,11 @@ type DatabaseSchema = {
   processor_events: typeof processor_events
   analytics_events: typeof analytics_events
   license_changes: typeof license_changes
+  affiliates: typeof affiliates
+  affiliate_clicks: typeof affiliate_clicks
+  affiliate_referrals: typeof affiliate_referrals
+  affiliate_commissions: typeof affiliate_commissions
+  affiliate_payouts: typeof affiliate_payouts
   checkout_recoveries: typeof checkout_recoveries
   email_unsubscribes: typeof email_unsubscribes
   posts: typeof posts
@@ -2749,6 +3039,11 @@ type DatabaseSchema = {
   relations_processor_events: typeof relations_processor_events
   relations_analytics_events: typeof relations_analytics_events
   relations_license_changes: typeof relations_license_changes
+  relations_affiliates: typeof relations_affiliates
+  relations_affiliate_clicks: typeof relations_affiliate_clicks
+  relations_affiliate_referrals: typeof relations_affiliate_referrals
+  relations_affiliate_commissions: typeof relations_affiliate_commissions
+  relations_affiliate_payouts: typeof relations_affiliate_payouts
   relations_checkout_recoveries: typeof relations_checkout_recoveries
   relations_email_unsubscribes: typeof relations_email_unsubscribes
   relations_posts_texts: typeof relations_posts_texts

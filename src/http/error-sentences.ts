@@ -141,6 +141,12 @@ export const ERROR_SENTENCES = {
     'That Discord account is connected to another customer account. Sign in to Discord with your own account and try again.',
   discord_unavailable: 'Discord could not be reached just now. Please try again in a minute.',
 
+  // The affiliate program
+  already_applied: 'This account has already applied to the affiliate program.',
+  code_taken: 'That affiliate code is taken. Please choose another.',
+  not_affiliate: 'This account is not in the affiliate program yet.',
+  nothing_available: 'This affiliate has no available commission to pay out.',
+
   // Checkout recovery's email
   invalid_token: 'That unsubscribe link is not valid. Use the link from the latest email we sent you.',
 } as const satisfies Record<string, string>

@@ -44,9 +44,39 @@ export type HostOptions = {
    * request (RESTORABLE_PAGES): their `no-store` becomes `private, no-cache`.
    */
   restorablePages?: readonly string[]
+  /**
+   * A page visit through an affiliate's link (`?via=<code>` on a GET of a page, not /api, /admin or
+   * /_next): answers the Set-Cookie of the referral, or null. The page itself is unchanged; a failure
+   * here is logged and the page served as usual.
+   */
+  referralVisit?: (visit: { via: string; address: string | null }) => Promise<string | null>
   /** Where the access lines and the host's own lines go; the process's logger by default. */
   logger?: HostLogger
 }
+
+const NOT_PAGES = /^\/(?:api|admin|_next)(?:\/|$)/
+
+/** `?via=` on a page GET: the referral cookie set beside the page (src/affiliates/attribution.ts). */
+const referralVisits =
+  (record: NonNullable<HostOptions['referralVisit']>, log: HostLogger) =>
+  async (req: Request, res: Response, next: NextFunction) => {
+    const via = req.query.via
+    if (
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      typeof via === 'string' &&
+      via !== '' &&
+      !NOT_PAGES.test(req.path)
+    ) {
+      try {
+        const address = req.headers[CLIENT_ADDRESS_HEADER]
+        const cookie = await record({ via, address: typeof address === 'string' ? address : null })
+        if (cookie) res.append('Set-Cookie', cookie)
+      } catch (error) {
+        log.warn({ err: error }, 'affiliate visit not recorded')
+      }
+    }
+    next()
+  }
 
 export type Host = {
   app: express.Express
@@ -356,6 +386,7 @@ export const createHost = (options: HostOptions): Host => {
     )
   }
   if (options.restorablePages?.length) app.use(restorable(options.restorablePages))
+  if (options.referralVisit) app.use(referralVisits(options.referralVisit, log))
   app.use(async (req, res, next) => {
     try {
       await options.handle(req, res)

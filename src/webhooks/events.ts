@@ -18,6 +18,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'customer.deleted',
   'community.granted',
   'community.revoked',
+  'commission.created',
+  'commission.voided',
 ] as const
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
@@ -42,6 +44,8 @@ export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
   'customer.deleted': 'Customer account deleted',
   'community.granted': 'Discord role given',
   'community.revoked': 'Discord role taken back',
+  'commission.created': 'Affiliate commission earned',
+  'commission.voided': 'Affiliate commission voided',
 }
 
 /** Attempts per event and endpoint, the first included. */

@@ -4,6 +4,7 @@ import { headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { createLocalReq } from 'payload'
 
+import { referralFromCookieHeader } from '../../../affiliates/referral'
 import { enforceRateLimit } from '../../../auth/rate-limit'
 import { createCheckoutSession } from '../../../billing/checkout'
 import { billingRuntimeOf } from '../../../billing/runtime'
@@ -55,6 +56,7 @@ export async function startCheckout(form: FormData) {
       quantity: quantity ?? undefined,
       idempotencyKey: null,
       clientFingerprint: `${address ?? ''}|${requestHeaders.get('user-agent') ?? ''}`,
+      referral: referralFromCookieHeader(requestHeaders.get('cookie')),
     }))
   } catch (error) {
     failed(error instanceof ServiceError ? error.code : 'processor_unavailable')

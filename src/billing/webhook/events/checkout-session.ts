@@ -1,5 +1,6 @@
 import type Stripe from 'stripe'
 
+import { recordReferral } from '../../../affiliates/attribution'
 import { track } from '../../../analytics/track'
 import { recordRecoveredCheckout } from '../../../recovery/record'
 import { idOf } from '../../processor'
@@ -42,6 +43,13 @@ export const checkoutSession = defineHandler(
       const email = session.customer_details?.email ?? session.customer_email ?? null
       // Reopened from an abandoned checkout's recovery link: counted as recovered once it is paid.
       await recordRecoveredCheckout(context.req, session)
+      // Started from an affiliate's link: the referred sale, whose payments earn the commissions.
+      await recordReferral(context.req, {
+        metadata: session.metadata,
+        kind: session.mode === 'subscription' ? 'subscription' : 'purchase',
+        processorRef: session.mode === 'subscription' ? idOf(session.subscription) : idOf(session.payment_intent),
+        checkoutSessionId: session.id,
+      })
       if (session.mode === 'subscription') {
         if (!subscription) throw new Error(`checkout session ${session.id} has no subscription`)
         await applySubscription(context, subscription, { userId: session.metadata?.user_id, email })
