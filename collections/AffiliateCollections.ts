@@ -29,6 +29,15 @@ export const Affiliates: CollectionConfig = {
   },
   // Admins approve, disable and set rates; support reads; nobody creates here (customers apply through the endpoint).
   access: { read: staff, create: nobody, update: admins, delete: nobody },
+  hooks: {
+    // The account, the code (links already shared use it) and the first approval stay as they were.
+    beforeChange: [
+      ({ data, originalDoc, operation }) =>
+        operation === 'update' && originalDoc
+          ? { ...data, user: originalDoc.user, code: originalDoc.code, approvedAt: originalDoc.approvedAt }
+          : data,
+    ],
+  },
   fields: [
     {
       name: 'user',

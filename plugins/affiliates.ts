@@ -38,7 +38,7 @@ export const affiliatesPlugin =
         ...collections,
         {
           ...Affiliates,
-          hooks: { afterChange: [emailOnApproval(current)] },
+          hooks: { ...Affiliates.hooks, afterChange: [emailOnApproval(current)] },
           endpoints: [applyEndpoint(current), meEndpoint(current)],
         },
         AffiliateClicks,

@@ -9,6 +9,7 @@ import type { SqlRow } from '../db/rows'
 import {
   analytics_events,
   discord_links,
+  affiliates,
   api_keys,
   checkout_recoveries,
   audit_log,
@@ -198,6 +199,13 @@ const eraseIdentity = async (tx: PayloadRequest, userId: number, deps: ErasureDe
     sql`DELETE FROM ${auth_tokens} WHERE ${auth_tokens.user} = ${userId} OR lower(${auth_tokens.email}) = lower(${email})`,
   )
   await execute(tx, sql`DELETE FROM ${users_sessions} WHERE ${users_sessions._parentID} = ${userId}`)
+  // The affiliate program: no new commissions, no payout address; its commissions and payouts are books.
+  await execute(
+    tx,
+    sql`UPDATE ${affiliates} SET ${bare(affiliates.status)} = 'disabled', ${bare(affiliates.payoutEmail)} = ${erased},
+          ${bare(affiliates.updatedAt)} = now()
+        WHERE ${affiliates.user} = ${userId}`,
+  )
   // Abandoned checkouts (their address, and a recovery email still due). The unsubscribe list keeps its
   // fingerprint: an erased address that asked for no reminders gets none, whoever types it next.
   await execute(

@@ -1,4 +1,6 @@
-import type { Payload, Where } from 'payload'
+import type { Payload, PayloadRequest, Where } from 'payload'
+
+import { affiliateFigures } from '../affiliates/figures'
 
 import type {
   CheckoutRecovery,
@@ -98,12 +100,13 @@ export const exportAccount = async (payload: Payload, user: User) => {
     ),
     all<{ discordUserId: string; roleId: string; state: string; grantedAt?: string | null }>('community_grants', own),
   ])
-  // Abandoned checkouts of this account, or left with its address while signed out.
-  const [checkouts, unsubscribed] = await Promise.all([
+  // Abandoned checkouts of this account, or left with its address while signed out; the affiliate program.
+  const [checkouts, unsubscribed, affiliate] = await Promise.all([
     all<CheckoutRecovery>('checkout_recoveries', {
       or: [own, { emailHash: { equals: emailHash(user.email) } }],
     }),
     isUnsubscribed(payload, user.email),
+    affiliateFigures({ payload } as PayloadRequest, '', user.id),
   ])
   const licenseIds = licenses.map((license) => license.id)
   const [activations, givenSeats, replies, heldLicenses, templates] = await Promise.all([
@@ -302,6 +305,18 @@ export const exportAccount = async (payload: Payload, user: User) => {
       recoveredAt: row.recoveredAt ?? null,
     })),
     recoveryEmailsUnsubscribed: unsubscribed,
+    // The affiliate program: the code, standing, rate, payout email, visits, sales and commissions per currency.
+    affiliate: affiliate
+      ? {
+          code: affiliate.code,
+          status: affiliate.status,
+          rateBps: affiliate.rateBps,
+          payoutEmail: affiliate.payoutEmail,
+          clicks: affiliate.clicks,
+          sales: affiliate.sales,
+          commissions: affiliate.commissions,
+        }
+      : null,
     analyticsEvents: events.map((event) => ({
       name: event.name,
       occurredAt: event.occurredAt,
