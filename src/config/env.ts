@@ -343,7 +343,8 @@ export const ENV_SCHEMA = z.object({
   ),
   AFFILIATE_AUTO_APPROVE: flag(false, {
     section: 'affiliates',
-    description: 'true: an application is active at once; false: an admin approves each one in the admin.',
+    description:
+      'Applications to the affiliate program are active at once (true), or wait for an admin to approve each one (false).',
   }),
   AFFILIATE_COOKIE_DAYS: integer(
     30,

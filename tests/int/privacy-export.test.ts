@@ -128,6 +128,7 @@ describe('GET /api/account/export', () => {
         'discord',
         'abandonedCheckouts',
         'recoveryEmailsUnsubscribed',
+        'affiliate',
         'analyticsEvents',
       ].sort(),
     )
