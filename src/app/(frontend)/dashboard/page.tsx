@@ -3,6 +3,8 @@ import { redirect } from 'next/navigation'
 
 import { createLocalReq } from 'payload'
 
+import { affiliateFigures } from '../../../affiliates/figures'
+import '../../../affiliates/runtime'
 import { listApiKeys } from '../../../auth/api-keys'
 import { PRODUCT_NAME } from '../../../config/product'
 import { optionalRuntimeOf, runtimeOf } from '../../../config/runtime'
@@ -22,6 +24,7 @@ import { currentUser, getPayloadClient } from '../../_lib/session'
 import { CopyButton } from '../_components/CopyButton'
 import { activePlans } from '../_components/pricing-data'
 import { askRepoAccess, downloadKit } from './actions'
+import { AffiliateSection } from './AffiliateSection'
 import { ApiKeysSection } from './ApiKeysSection'
 import { CommunitySection } from './CommunitySection'
 import { DeletionSection } from './DeletionSection'
@@ -75,6 +78,9 @@ type Props = {
     invited?: string
     revoked?: string
     deactivated?: string
+    /** The Affiliate program section: `applied`, or why the application was refused. */
+    affiliate?: string
+    affiliate_error?: string
   }>
 }
 
@@ -185,6 +191,9 @@ const DashboardPage = async ({ searchParams }: Props) => {
     ])
   // Only where Discord is configured, and only to a customer it concerns.
   const community = optionalRuntimeOf(payload, 'community') ? await communityViewOf(payload, user.id) : null
+  // The affiliate program is offered to every customer; only this account's own row is read (null until it applies).
+  const affiliates = runtimeOf(payload, 'affiliates')
+  const affiliate = await affiliateFigures(req, affiliates.serverUrl, user.id)
   const newest = releases[0]
   const notes = newest ? await releaseNotes(payload, user, newest.version) : null
   const hasBilling = Boolean(user.processorCustomerId || subscriptions.docs.some((row) => row.processorCustomerId))
@@ -556,6 +565,14 @@ const DashboardPage = async ({ searchParams }: Props) => {
           Download my data
         </a>
       </section>
+
+      <AffiliateSection
+        figures={affiliate}
+        email={user.email}
+        holdDays={affiliates.settings.holdDays}
+        done={errors.affiliate}
+        error={errors.affiliate_error}
+      />
 
       <DeletionSection
         pending={deletionStatusOf(user)}
