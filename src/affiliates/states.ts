@@ -1,6 +1,5 @@
 /** An affiliate's standing: applied, approved (earning), or stopped by an admin. */
 export const AFFILIATE_STATUSES = ['pending', 'active', 'disabled'] as const
-export type AffiliateStatus = (typeof AFFILIATE_STATUSES)[number]
 
 /** A commission earned on a payment, or an adjustment after a refund of one already paid out. */
 export const COMMISSION_KINDS = ['commission', 'adjustment'] as const

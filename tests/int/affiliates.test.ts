@@ -4,7 +4,6 @@ import '../support/webhooks-env'
 import crypto from 'node:crypto'
 import http from 'node:http'
 
-import type Stripe from 'stripe'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { recordReferralVisit } from '../../src/affiliates/attribution'
@@ -376,7 +375,7 @@ describe('commissions', () => {
       const events = await standIn.openDispute(purchase.processorChargeId!)
       await standIn.settled()
       await runJobs()
-      return (events.find((event) => event.type === 'charge.dispute.created')!.data.object as Stripe.Dispute).id
+      return events.find((event) => event.type === 'charge.dispute.created')!.data.object.id
     }
     const wonDispute = await disputeOf(won)
     const lostDispute = await disputeOf(lost)
