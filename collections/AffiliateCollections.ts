@@ -26,6 +26,7 @@ export const Affiliates: CollectionConfig = {
     group: GROUPS.sales,
     description:
       'People who recommend the kit with their own link. Approve an application by setting its status to Active; Disabled stops new commissions. Record a payout from the affiliate’s page.',
+    components: { edit: { beforeDocumentControls: ['/app/(payload)/_components/RecordPayout#RecordPayout'] } },
   },
   // Admins approve, disable and set rates; support reads; nobody creates here (customers apply through the endpoint).
   access: { read: staff, create: nobody, update: admins, delete: nobody },

@@ -2,6 +2,7 @@ import './../support/billing-env'
 
 import crypto from 'node:crypto'
 
+import { createElement, type ReactNode } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 
@@ -17,13 +18,15 @@ import { bare, executeOn, sql } from '../../src/db/transaction'
 import { errorSentence } from '../../src/http/error-sentences'
 import type { Affiliate } from '../../src/payload-types'
 import { rows, seedStandInPlans } from '../support/billing'
-import { createUser, type TestUser, usePayload } from '../support/payload'
+import { api, createUser, type TestUser, usePayload } from '../support/payload'
 import { redirectOf } from '../support/server-actions'
 
 /**
  * The dashboard's Affiliate program section against a real database: the form for a customer who
  * never applied, applying through its server action (called as Next would call it), a refused code in
- * words, and an active affiliate's link, visits, sales and commissions per currency.
+ * words, and an active affiliate's link, visits, sales and commissions per currency. Then the admin's
+ * Record payout on the affiliate's page: its drawer (Payload's admin UI stood in for), the endpoint it
+ * posts to, and the payout's words.
  */
 const hoisted = vi.hoisted((): { user: { current: unknown } } => ({ user: { current: null } }))
 
@@ -36,8 +39,29 @@ vi.mock('next/headers', () => ({
   headers: () => Promise.resolve(new Headers({ 'user-agent': 'dashboard-affiliate-test' })),
 }))
 
+/** The admin's UI kit, as far as RecordPayout uses it: the drawer is always open, so the server render shows it. */
+const adminUi = vi.hoisted(
+  (): { user: { roles: string[] } | null; id: number | undefined; data: Record<string, unknown> } => ({
+    user: null,
+    id: undefined,
+    data: {},
+  }),
+)
+vi.mock('@payloadcms/ui', () => ({
+  Button: ({ children, disabled, tooltip }: { children: ReactNode; disabled?: boolean; tooltip?: string }) =>
+    createElement('button', { type: 'button', disabled, title: tooltip }, children),
+  Drawer: ({ children, title }: { children: ReactNode; title: string }) =>
+    createElement('div', { 'data-drawer': title }, children),
+  toast: { success: () => undefined },
+  useAuth: () => ({ user: adminUi.user }),
+  useDocumentInfo: () => ({ id: adminUi.id, data: adminUi.data }),
+  useDrawerSlug: (slug: string) => slug,
+  useModal: () => ({ openModal: () => undefined, closeModal: () => undefined }),
+}))
+
 const { applyAffiliate } = await import('../../src/app/(frontend)/dashboard/affiliate-actions')
 const { default: DashboardPage } = await import('../../src/app/(frontend)/dashboard/page')
+const { payoutSentence, RecordPayout } = await import('../../src/app/(payload)/_components/RecordPayout')
 
 const payload = usePayload()
 
@@ -272,5 +296,78 @@ describe('the Affiliate program section', () => {
     const { section } = await render(other)
     expect(section).not.toContain('ann-shares')
     expect(section).toContain('>Apply</button>')
+  })
+})
+
+describe('Record payout on an affiliate’s page', () => {
+  const renderButton = (user: { roles: string[] } | null, id: number | undefined) => {
+    adminUi.user = user
+    adminUi.id = id
+    return renderToStaticMarkup(createElement(RecordPayout))
+  }
+
+  it('an admin gets the button and its drawer (what was sent, an optional currency); support a disabled button; a new document nothing', async () => {
+    const row = (await affiliateOf(applicant))!
+    adminUi.data = { payoutEmail: row.payoutEmail }
+    const asAdmin = renderButton({ roles: ['admin'] }, row.id)
+    expect(asAdmin).toContain('<div data-drawer="Record payout">')
+    expect(asAdmin).toContain(`(to ${row.payoutEmail})`)
+    expect(asAdmin).toContain('What you sent, and how <span>(required, kept in the audit log)</span>')
+    expect(asAdmin).toContain('Only this currency <span>(optional)</span>')
+    expect(asAdmin).toMatch(/<textarea[^>]*maxLength="500"/)
+    // Nothing to send until the reason is written.
+    expect(asAdmin).toContain('<button type="button" disabled="">Record payout</button>')
+
+    const asSupport = renderButton({ roles: ['support'] }, row.id)
+    expect(asSupport).toBe(
+      '<button type="button" disabled="" title="Only an admin can record a payout.">Record payout (admins only)</button>',
+    )
+    expect(renderButton({ roles: ['admin'] }, undefined)).toBe('')
+  })
+
+  it('what the button posts records the available commissions, said per currency; again, nothing is available; support is refused; the dashboard shows them paid', async () => {
+    const row = (await affiliateOf(applicant))!
+    const staff = await createUser(payload(), 'admin')
+    const support = await createUser(payload(), 'support')
+    const path = `/staff/affiliates/${row.id}/payouts`
+
+    const refused = await api<{ errors: { message: string }[] }>('POST', path, {
+      as: support,
+      body: { reason: 'PayPal, March' },
+    })
+    expect(refused.status).toBe(403)
+    expect(refused.body.errors[0]!.message).toBe('Only admins record payouts.')
+    // Only euros: none is available (one held by a chargeback, one void).
+    const euros = await api<{ errors: { code: string }[] }>('POST', path, {
+      as: staff,
+      body: { reason: 'PayPal, March', currency: 'EUR' },
+    })
+    expect(euros.status).toBe(409)
+    expect(euros.body.errors[0]!.code).toBe('nothing_available')
+
+    const recorded = await api<{ payouts: { amount: number; currency: string; commissions: number }[] }>('POST', path, {
+      as: staff,
+      body: { reason: 'PayPal, March' },
+    })
+    expect(recorded.status, JSON.stringify(recorded.body)).toBe(201)
+    expect(recorded.body.payouts.map(payoutSentence)).toEqual(['Recorded a payout of $54.70 (2 commissions)'])
+    expect(payoutSentence({ amount: 4470, currency: 'usd', commissions: 1 })).toBe(
+      'Recorded a payout of $44.70 (1 commission)',
+    )
+
+    const again = await api<{ errors: { code: string; message: string }[] }>('POST', path, {
+      as: staff,
+      body: { reason: 'PayPal, March' },
+    })
+    expect(again.status).toBe(409)
+    expect(again.body.errors[0]).toMatchObject({
+      code: 'nothing_available',
+      message: 'This affiliate has no available commission to pay out.',
+    })
+
+    const { section } = await render(applicant)
+    const usd = /<tr data-currency="usd">(.*?)<\/tr>/.exec(section)?.[1]
+    expect(usd).toContain('<td data-label="Available">$0.00</td>')
+    expect(usd).toContain('<td data-label="Paid">$79.70</td>')
   })
 })
