@@ -1,7 +1,8 @@
-import type { CollectionConfig } from 'payload'
+import type { CollectionBeforeChangeHook, CollectionConfig } from 'payload'
 
 import { admins, nobody, staff } from '../src/access/roles'
 import { AFFILIATE_STATUSES, COMMISSION_KINDS, COMMISSION_STATUSES } from '../src/affiliates/states'
+import type { Affiliate } from '../src/payload-types'
 import { GROUPS, labelled } from './options'
 
 /** Staff read; only the service writes (an affiliate reads their own figures through GET /api/affiliates/me). */
@@ -11,6 +12,12 @@ const serviceWritten: NonNullable<CollectionConfig['access']> = {
   update: nobody,
   delete: nobody,
 }
+
+/** The account, the code (links already shared use it) and the first approval stay as they were. */
+const keepIdentity: CollectionBeforeChangeHook<Affiliate> = ({ data, originalDoc, operation }) =>
+  operation === 'update' && originalDoc
+    ? { ...data, user: originalDoc.user, code: originalDoc.code, approvedAt: originalDoc.approvedAt }
+    : data
 
 /**
  * One row per customer who applied to the affiliate program (docs/AFFILIATES.md). Customers apply through
@@ -30,15 +37,7 @@ export const Affiliates: CollectionConfig = {
   },
   // Admins approve, disable and set rates; support reads; nobody creates here (customers apply through the endpoint).
   access: { read: staff, create: nobody, update: admins, delete: nobody },
-  hooks: {
-    // The account, the code (links already shared use it) and the first approval stay as they were.
-    beforeChange: [
-      ({ data, originalDoc, operation }) =>
-        operation === 'update' && originalDoc
-          ? { ...data, user: originalDoc.user, code: originalDoc.code, approvedAt: originalDoc.approvedAt }
-          : data,
-    ],
-  },
+  hooks: { beforeChange: [keepIdentity] },
   fields: [
     {
       name: 'user',
