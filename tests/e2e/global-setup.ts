@@ -137,6 +137,8 @@ const startServer = async (children: ChildProcess[], dataDir: string, standIns: 
       WEBHOOK_ALLOW_PRIVATE: 'true',
       // The checkout recovery scenario waits for its email: the shortest delay there is.
       RECOVERY_EMAIL_DELAY_MINUTES: '1',
+      // The affiliates scenario pays a commission out at once, without waiting for the refund period.
+      AFFILIATE_HOLD_DAYS: '0',
     }),
   )
   server.stdout!.pipe(fs.createWriteStream(path.join(dataDir, 'server.out.log')))
