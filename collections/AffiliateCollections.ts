@@ -1,17 +1,9 @@
 import type { CollectionBeforeChangeHook, CollectionConfig } from 'payload'
 
-import { admins, nobody, staff } from '../src/access/roles'
+import { admins, nobody, staff, staffReadServiceWritten } from '../src/access/roles'
 import { AFFILIATE_STATUSES, COMMISSION_KINDS, COMMISSION_STATUSES } from '../src/affiliates/states'
 import type { Affiliate } from '../src/payload-types'
 import { GROUPS, labelled } from './options'
-
-/** Staff read; only the service writes (an affiliate reads their own figures through GET /api/affiliates/me). */
-const serviceWritten: NonNullable<CollectionConfig['access']> = {
-  read: staff,
-  create: nobody,
-  update: nobody,
-  delete: nobody,
-}
 
 /** The account, the code (links already shared use it) and the first approval stay as they were. */
 const keepIdentity: CollectionBeforeChangeHook<Affiliate> = ({ data, originalDoc, operation }) =>
@@ -90,7 +82,7 @@ export const AffiliateClicks: CollectionConfig = {
   slug: 'affiliate_clicks',
   labels: { singular: 'Affiliate visit', plural: 'Affiliate visits' },
   admin: { useAsTitle: 'day', defaultColumns: ['affiliate', 'day', 'createdAt'], group: GROUPS.sales },
-  access: serviceWritten,
+  access: staffReadServiceWritten,
   indexes: [{ fields: ['affiliate', 'visitorKey'], unique: true }],
   fields: [
     { name: 'affiliate', type: 'relationship', relationTo: 'affiliates', required: true, index: true },
@@ -113,7 +105,7 @@ export const AffiliateReferrals: CollectionConfig = {
     group: GROUPS.sales,
     description: 'Purchases and subscriptions whose checkout started from an affiliate’s link.',
   },
-  access: serviceWritten,
+  access: staffReadServiceWritten,
   fields: [
     { name: 'affiliate', type: 'relationship', relationTo: 'affiliates', required: true, index: true },
     {
@@ -149,7 +141,7 @@ export const AffiliateCommissions: CollectionConfig = {
     description:
       'What each attributed payment earns its affiliate. Pending until the hold period ends; a refund scales it, a full refund or a lost chargeback voids it, an open chargeback holds it. After a payout, a refund becomes a negative adjustment.',
   },
-  access: serviceWritten,
+  access: staffReadServiceWritten,
   fields: [
     { name: 'affiliate', type: 'relationship', relationTo: 'affiliates', required: true, index: true },
     {
@@ -199,7 +191,7 @@ export const AffiliatePayouts: CollectionConfig = {
     description:
       'Payouts recorded with Record payout on an affiliate’s page, one per currency. The money itself moves outside the service.',
   },
-  access: serviceWritten,
+  access: staffReadServiceWritten,
   fields: [
     { name: 'affiliate', type: 'relationship', relationTo: 'affiliates', required: true, index: true },
     { name: 'reference', type: 'text', required: true, unique: true },

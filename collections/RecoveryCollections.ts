@@ -1,16 +1,8 @@
 import type { CollectionConfig } from 'payload'
 
-import { nobody, staff } from '../src/access/roles'
+import { staffReadServiceWritten } from '../src/access/roles'
 import { RECOVERY_REASONS, RECOVERY_STATUSES } from '../src/recovery/states'
 import { GROUPS, labelled } from './options'
-
-/** Only the service writes these rows (with overrideAccess); staff read them, customers never do. */
-const access: NonNullable<CollectionConfig['access']> = {
-  read: staff,
-  create: nobody,
-  update: nobody,
-  delete: nobody,
-}
 
 /**
  * One row per checkout the processor expired (docs/CHECKOUT_RECOVERY.md): who left it, whether the
@@ -27,7 +19,7 @@ export const CheckoutRecoveries: CollectionConfig = {
     description:
       'Checkouts the buyer left unpaid until the processor closed them. When the buyer agreed to promotional email, one recovery email follows (an hour later by default); Recovered means they came back through its link and paid. Search by email or checkout ID.',
   },
-  access,
+  access: staffReadServiceWritten,
   fields: [
     {
       name: 'checkoutSessionId',
@@ -107,6 +99,6 @@ export const EmailUnsubscribes: CollectionConfig = {
     description:
       'Addresses that unsubscribed from recovery emails, as a fingerprint (SHA-256): the address itself is not kept. Account emails (receipts, licenses, sign-in links) still go out.',
   },
-  access,
+  access: staffReadServiceWritten,
   fields: [{ name: 'emailHash', label: 'Address fingerprint (SHA-256)', type: 'text', required: true, unique: true }],
 }

@@ -18,5 +18,11 @@ export const signedIn: Access = ({ req }) => Boolean(req.user)
 export const admins: Access = ({ req }) => isAdminUser(req.user)
 export const staff: Access = ({ req }) => isStaffUser(req.user)
 
+/**
+ * Rows only the service writes (with overrideAccess) and staff read: customers see none, and nobody,
+ * admins included, creates, edits or deletes them through the API.
+ */
+export const staffReadServiceWritten = { read: staff, create: nobody, update: nobody, delete: nobody }
+
 export const adminsField: FieldAccess = ({ req }) => isAdminUser(req.user)
 export const staffField: FieldAccess = ({ req }) => isStaffUser(req.user)
