@@ -335,6 +335,25 @@ describe('commissions', () => {
     })
   })
 
+  it('is computed on the sale net of tax', async () => {
+    const { code, id } = await activeAffiliate('tax')
+    const billing = runtimeOf(payload(), 'billing').require()
+    billing.taxes.automaticTax = true
+    try {
+      const opened = await api<{ id: string }>('POST', '/checkout_sessions', {
+        body: { priceId: PRICES.standard },
+        headers: { cookie: `kit_ref=${await visit(code, '192.0.2.40')}` },
+      })
+      await standIn.pay(opened.body.id, { email: freshEmail('taxed'), country: 'DE' })
+      await standIn.settled()
+      await runJobs()
+    } finally {
+      billing.taxes.automaticTax = false
+    }
+    // $149.00 plus $28.31 of German VAT: 30% of $149.00.
+    expect((await commissionsOf(id))[0]).toMatchObject({ basis: 14900, amount: 4470 })
+  })
+
   it('the affiliate’s own purchase (their address in any case) and a disabled affiliate’s sale earn nothing', async () => {
     const { who, code, id } = await activeAffiliate('own')
     await buyWithReferral(await visit(code), { email: who.email.toUpperCase() })
