@@ -15,7 +15,7 @@ import { bare, executeOn, sql } from '../../src/db/transaction'
 import { eraseAccount } from '../../src/privacy/erasure'
 import { exportAccount } from '../../src/privacy/export'
 import { createHost } from '../../src/server/host'
-import { PRICES, smtp, standIn } from '../support/billing-env'
+import { PRICES, service, smtp, standIn } from '../support/billing-env'
 import { rows, seedStandInPlans } from '../support/billing'
 import { api, createUser, graphql, type TestUser, usePayload } from '../support/payload'
 import { receiver } from '../support/webhooks-env'
@@ -155,6 +155,29 @@ describe('joining', () => {
     )
     expect(JSON.stringify(viaGraphql)).toMatch(/not allowed|Forbidden|errors/i)
     expect(await rows(payload(), 'affiliates', { rateBps: { equals: 9000 } })).toHaveLength(0)
+  })
+
+  it('with AFFILIATE_AUTO_APPROVE an application is active at once, and emailed its link', async () => {
+    const who = await createUser(payload(), 'customer')
+    affiliatesRuntime().settings.autoApprove = true
+    try {
+      const applied = await api<{ code: string; status: string }>('POST', '/affiliates', {
+        as: who,
+        body: { payoutEmail: who.email },
+      })
+      expect(applied.status).toBe(201)
+      expect(applied.body.status).toBe('active')
+      expect(await visit(applied.body.code)).not.toBeNull()
+    } finally {
+      affiliatesRuntime().settings.autoApprove = false
+    }
+    await runJobs()
+    expect(
+      smtp.messages.filter(
+        (message) =>
+          JSON.stringify(message.to).includes(who.email) && /You are an affiliate/.test(message.subject ?? ''),
+      ),
+    ).toHaveLength(1)
   })
 
   it('only admins approve and set rates; the approval is emailed once', async () => {
@@ -333,6 +356,29 @@ describe('commissions', () => {
       clicks: 1,
       commissions: [{ currency: 'usd', pending: 4470, available: 0, paid: 0 }],
     })
+  })
+
+  it('the payment’s events before the checkout’s (the referral recorded last) still earn one commission', async () => {
+    const { code, id } = await activeAffiliate('order')
+    const opened = await api<{ id: string }>('POST', '/checkout_sessions', {
+      body: { priceId: PRICES.standard },
+      headers: { cookie: `kit_ref=${await visit(code, '192.0.2.50')}` },
+    })
+    standIn.setWebhookUrl(null)
+    let events: Awaited<ReturnType<typeof standIn.pay>>
+    try {
+      events = await standIn.pay(opened.body.id, { email: freshEmail('reversed') })
+      await standIn.settled()
+    } finally {
+      standIn.setWebhookUrl(`${service.url}/api/webhooks/processor`)
+    }
+    const checkoutLast = [
+      ...events.filter((event) => !event.type.startsWith('checkout.')),
+      ...events.filter((event) => event.type.startsWith('checkout.')),
+    ]
+    for (const event of checkoutLast) expect((await standIn.redeliver(event.id)).status).toBe(200)
+    await runJobs()
+    expect(await commissionsOf(id)).toMatchObject([{ amount: 4470, status: 'pending' }])
   })
 
   it('is computed on the sale net of tax', async () => {
