@@ -2,8 +2,8 @@ import path from 'node:path'
 
 import type { Page } from '@playwright/test'
 
-import { expect, payOnCheckout, signUp, test } from './helpers'
-import { adminToken, api, base, PASSWORD, runState, screenshotDir, STAFF } from './service'
+import { expect, payOnCheckout, signUp, test, signInToAdmin } from './helpers'
+import { adminToken, api, base, runState, screenshotDir, STAFF } from './service'
 
 // Sign-ups of their own address: the run's other scenarios share 127.0.0.1's hourly limit.
 test.use({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.50' } })
@@ -92,11 +92,7 @@ test('a sale through an affiliate’s link becomes one commission that a refund 
   const staff = await browser.newContext()
   try {
     const admin = await staff.newPage()
-    await admin.goto('/admin/login')
-    await admin.fill('input[name="email"]', STAFF.admin)
-    await admin.fill('input[name="password"]', PASSWORD)
-    await admin.click('button[type="submit"]')
-    await admin.waitForURL(/\/admin(\/)?$/)
+    await signInToAdmin(admin, STAFF.admin)
     await admin.goto(`/admin/collections/affiliates/${affiliateId}`)
     await admin.getByRole('button', { name: 'Record payout' }).first().click()
     await admin.fill('textarea', 'PayPal transfer, reference E2E-1')

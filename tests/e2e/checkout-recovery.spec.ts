@@ -2,8 +2,8 @@ import path from 'node:path'
 
 import type { Page } from '@playwright/test'
 
-import { expect, linkInOutbox, payOnCheckout, test } from './helpers'
-import { base, PASSWORD, runState, screenshotDir, STAFF } from './service'
+import { expect, linkInOutbox, payOnCheckout, test, signInToAdmin } from './helpers'
+import { base, runState, screenshotDir, STAFF } from './service'
 
 const shoot = async (page: Page, name: string) => {
   for (const width of [360, 1280]) {
@@ -100,11 +100,7 @@ test('an abandoned checkout becomes one email whose link brings the buyer back t
   const staff = await browser.newContext()
   try {
     const admin = await staff.newPage()
-    await admin.goto('/admin/login')
-    await admin.fill('input[name="email"]', STAFF.support)
-    await admin.fill('input[name="password"]', PASSWORD)
-    await admin.click('button[type="submit"]')
-    await admin.waitForURL(/\/admin(\/)?$/)
+    await signInToAdmin(admin, STAFF.support)
     await admin.goto('/admin/collections/checkout_recoveries')
     const row = admin.locator('tr', { hasText: email })
     await expect(row).toContainText('Recovered: paid')

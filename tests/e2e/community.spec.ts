@@ -1,7 +1,7 @@
 import path from 'node:path'
 
-import { buySignedIn, expect, licenseOnDashboard, signUp, test } from './helpers'
-import { adminToken, api, PASSWORD, runState, screenshotDir, STAFF } from './service'
+import { buySignedIn, expect, licenseOnDashboard, signUp, test, signInToAdmin } from './helpers'
+import { adminToken, api, runState, screenshotDir, STAFF } from './service'
 
 // Sign-ups of their own address: the run's other scenarios share 127.0.0.1's hourly limit.
 test.use({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.30' } })
@@ -73,11 +73,7 @@ test('a buyer joins the Discord community from the dashboard and loses the role 
   const staff = await browser.newContext()
   try {
     const admin = await staff.newPage()
-    await admin.goto('/admin/login')
-    await admin.fill('input[name="email"]', STAFF.support)
-    await admin.fill('input[name="password"]', PASSWORD)
-    await admin.click('button[type="submit"]')
-    await admin.waitForURL(/\/admin(\/)?$/)
+    await signInToAdmin(admin, STAFF.support)
     await admin.goto(`/admin/collections/users/${users.docs[0]!.id}`)
     await admin.click('button:has-text("Sync community roles")')
     await admin.fill('.staff-actions__reason', 'The customer says the buyers role is missing (e2e).')

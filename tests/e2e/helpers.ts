@@ -89,6 +89,15 @@ export const expectLicenseEmail = async (email: string, key: string) => {
     .toBe(true)
 }
 
+/** Sign in to the admin as a staff account (STAFF in ./service.ts), on its login page. */
+export const signInToAdmin = async (page: Page, email: string) => {
+  await page.goto('/admin/login')
+  await page.fill('input[name="email"]', email)
+  await page.fill('input[name="password"]', PASSWORD)
+  await page.click('button[type="submit"]')
+  await page.waitForURL(/\/admin(\/)?$/)
+}
+
 export const signOut = async (page: Page) => {
   await page.click('button:has-text("Sign out")')
   await page.waitForURL(`${base}/`)

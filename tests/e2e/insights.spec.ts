@@ -1,7 +1,7 @@
 import path from 'node:path'
 
-import { buySignedIn, expect, signUp, test } from './helpers'
-import { PASSWORD, screenshotDir, STAFF } from './service'
+import { buySignedIn, expect, signUp, test, signInToAdmin } from './helpers'
+import { screenshotDir, STAFF } from './service'
 
 // An address of its own (the server trusts the local proxy): the run's sign-ups share no limit.
 const OWN_ADDRESS = { 'x-forwarded-for': '198.51.100.27' }
@@ -26,11 +26,7 @@ test('a seller sees the launch in charts on the admin dashboard, switches the ra
   expect(refused).toBe(403)
   await buyerContext.close()
 
-  await page.goto('/admin/login')
-  await page.fill('input[name="email"]', STAFF.admin)
-  await page.fill('input[name="password"]', PASSWORD)
-  await page.click('button[type="submit"]')
-  await page.waitForURL(/\/admin(\/)?$/)
+  await signInToAdmin(page, STAFF.admin)
   const panel = page.locator('.staff-insights')
   await panel.waitFor()
   for (const heading of ['Revenue', 'New licenses', 'Subscriptions', 'Refunds', 'Checkout funnel', 'Downloads']) {

@@ -1,7 +1,16 @@
 import { type Browser } from '@playwright/test'
 
-import { type Buyer, buySignedIn, expect, licenseOnDashboard, signInWithPassword, signUp, test } from './helpers'
-import { adminToken, api, base, PASSWORD, RELEASE_VERSION, STAFF } from './service'
+import {
+  type Buyer,
+  buySignedIn,
+  expect,
+  licenseOnDashboard,
+  signInWithPassword,
+  signUp,
+  test,
+  signInToAdmin,
+} from './helpers'
+import { adminToken, api, base, RELEASE_VERSION, STAFF } from './service'
 
 /** A customer of this scenario's own, who bought Standard while signed in, in a browser of their own. */
 const standardBuyer = async (browser: Browser): Promise<Buyer> => {
@@ -27,11 +36,7 @@ test('support revokes a license in the admin; the customer sees it revoked and t
   })
   const licenseId = docs[0]?.id
   expect(licenseId, `no license ${buyer.key}`).toBeDefined()
-  await page.goto('/admin/login')
-  await page.fill('input[name="email"]', STAFF.support)
-  await page.fill('input[name="password"]', PASSWORD)
-  await page.click('button[type="submit"]')
-  await page.waitForURL(/\/admin(\/)?$/)
+  await signInToAdmin(page, STAFF.support)
   await page.goto(`/admin/collections/licenses/${licenseId}`)
   await page.locator('button', { hasText: 'Revoke license' }).waitFor()
   // On a phone the license's page does not scroll sideways, its long key in the breadcrumb included.

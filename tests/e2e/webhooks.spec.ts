@@ -3,8 +3,8 @@ import path from 'node:path'
 import { type Page } from '@playwright/test'
 
 import { startWebhookReceiver } from '../support/webhook-receiver'
-import { expect, test } from './helpers'
-import { PASSWORD, screenshotDir, STAFF } from './service'
+import { expect, test, signInToAdmin } from './helpers'
+import { screenshotDir, STAFF } from './service'
 
 /** No sideways scrolling at this width (the secret and the URL are long words). */
 const fitsWidth = async (page: Page) =>
@@ -17,11 +17,7 @@ test('an admin adds a webhook endpoint, copies its secret once, sends a test eve
 }) => {
   const receiver = await startWebhookReceiver()
   try {
-    await page.goto('/admin/login')
-    await page.fill('input[name="email"]', STAFF.admin)
-    await page.fill('input[name="password"]', PASSWORD)
-    await page.click('button[type="submit"]')
-    await page.waitForURL(/\/admin(\/)?$/)
+    await signInToAdmin(page, STAFF.admin)
 
     await page.goto('/admin/collections/webhook_endpoints/create')
     await page.fill('#field-url', `${receiver.url}/crm`)
