@@ -4,6 +4,7 @@
  * development database, migrations and plan seeding before the first request, /healthz and
  * /readyz, request body limits, compression and graceful shutdown.
  */
+import fs from 'node:fs'
 import path from 'node:path'
 
 import { resolvePayloadSecret } from './src/config/env'
@@ -66,6 +67,7 @@ const main = async () => {
   const { DIRECT_PATHS } = await import('./src/server/direct')
   const { recordReferralVisit } = await import('./src/affiliates/attribution')
   const { runtimeOf } = await import('./src/config/runtime')
+  const { islandsAsset } = await import('./src/server/script-free')
   log(`starting Next.js (${dev ? 'development' : 'production'})`)
   const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
   await nextApp.prepare()
@@ -91,6 +93,13 @@ const main = async () => {
   const { stopJobsWorker } = await import('./src/jobs/lifecycle')
   closers.push({ name: 'payload', close: () => stopJobsWorker(service.payload, { log }) })
 
+  // The public pages' script: built now in development (its sources change as they are edited), by
+  // `npm run build:server` for production.
+  const islands = islandsAsset(
+    dev
+      ? await (await import('./scripts/build-islands.mjs')).buildIslands(env.rootDir)
+      : await fs.promises.readFile(path.join(env.rootDir, 'dist', 'islands', 'islands.js')),
+  )
   const host = createHost({
     handle: nextApp.getRequestHandler(),
     checkDatabase: readiness.check,
@@ -105,6 +114,7 @@ const main = async () => {
     },
     trustedProxies: env.trustedProxies,
     restorablePages: RESTORABLE_PAGES,
+    islands,
     referralVisit: (visit) => recordReferralVisit(service.payload, runtimeOf(service.payload, 'affiliates'), visit),
     // Development's assets change as they are edited: Next serves them itself there.
     ...(dev ? {} : { staticAssets: { urlPath: '/_next/static', dir: path.join(env.rootDir, '.next', 'static') } }),

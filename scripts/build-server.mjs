@@ -6,12 +6,14 @@
 // - dist/scripts/*.mjs, the command-line entry points (`npm run jobs`, `migrate`, `seed`,
 //   `content:import`, and the start-up's database preparation). NODE_ENV stays a run-time choice there:
 //   `npm run migrate` also serves development databases.
+// - dist/islands/islands.js, the public pages' script (scripts/build-islands.mjs).
 // Packages stay external (node_modules); the build fails when a stand-in reached any built entry point.
 import fs from 'node:fs'
 import path from 'node:path'
 
 import { build } from 'esbuild'
 
+import { buildIslands } from './build-islands.mjs'
 import { STANDIN_IN_BUNDLE } from './standin-leak.mjs'
 
 const root = path.resolve(import.meta.dirname, '..')
@@ -43,6 +45,7 @@ await Promise.all([
     define: { 'process.env.NODE_ENV': '"production"' },
   }),
   build({ ...common, entryPoints: SCRIPTS.map((name) => `scripts/${name}.ts`), outdir: `${out}/scripts` }),
+  ...(out === 'dist' ? [buildIslands(root, { write: true })] : []),
 ])
 
 const leaked = ['server', 'scripts'].flatMap((dir) =>

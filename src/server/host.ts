@@ -7,6 +7,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import expressStaticGzip from 'express-static-gzip'
 
 import { type CompressionStats, createCompression } from './compress'
+import { ISLANDS_PATH, type IslandsAsset, scriptFreePages, serveIslands } from './script-free'
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from '../http/client-address'
 import { type DirectHandler, sendFetchResponse, toFetchRequest } from './direct'
 import { errorBody } from '../http/errors'
@@ -50,11 +51,24 @@ export type HostOptions = {
    * here is logged and the page served as usual.
    */
   referralVisit?: (visit: { via: string; address: string | null }) => Promise<string | null>
+  /**
+   * The public pages' islands script (src/server/script-free.ts), served at ISLANDS_PATH; the pages
+   * SCRIPT_FREE_CANDIDATES lists are sent without Next's runtime when they carry the marker.
+   */
+  islands?: IslandsAsset
   /** Where the access lines and the host's own lines go; the process's logger by default. */
   logger?: HostLogger
 }
 
 const NOT_PAGES = /^\/(?:api|admin|_next)(?:\/|$)/
+
+/**
+ * The public pages that may go without Next's runtime (docs/PUBLIC_PAGES.md): only these are held
+ * whole before they are sent, and each is rewritten only when it carries the marker (a premium post,
+ * whose body is loaded by React, does not).
+ */
+export const SCRIPT_FREE_CANDIDATES =
+  /^\/(?:|pricing|blog(?:\/[^/]+){0,3}|changelog(?:\/[^/]+){0,2}|sign-in|sign-up|reset-password|checkout\/recovery|unsubscribe\/[^/]+)\/?$/
 
 /** `?via=` on a page GET: the referral cookie set beside the page (src/affiliates/attribution.ts). */
 const referralVisits =
@@ -360,6 +374,8 @@ export const createHost = (options: HostOptions): Host => {
     })
   }
 
+  if (options.islands) app.get(ISLANDS_PATH, serveIslands(options.islands))
+
   // Pages and Payload's JSON leave compressed (src/server/compress.ts; next.config.mjs turns Next's own
   // compression off). The direct paths above stay uncompressed: their answers are small and their
   // clients are programs that count every millisecond.
@@ -385,6 +401,7 @@ export const createHost = (options: HostOptions): Host => {
       }),
     )
   }
+  if (options.islands) app.use(scriptFreePages((path) => SCRIPT_FREE_CANDIDATES.test(path), options.islands.version))
   if (options.restorablePages?.length) app.use(restorable(options.restorablePages))
   if (options.referralVisit) app.use(referralVisits(options.referralVisit, log))
   app.use(async (req, res, next) => {

@@ -1,7 +1,7 @@
 import './../support/billing-env'
 
-import { isValidElement, type ReactNode } from 'react'
-import { renderToReadableStream, renderToStaticMarkup } from 'react-dom/server'
+import type { ReactNode } from 'react'
+import { renderToReadableStream } from 'react-dom/server'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { PRICES, standIn } from '../support/billing-env'
@@ -41,8 +41,7 @@ vi.mock('next/headers', () => ({
 
 const storefront = await import('../../src/app/(frontend)/storefront/[page]/page')
 const { GET: visitorGet } = await import('../../src/app/(frontend)/pricing/visitor/route')
-const { CheckoutErrorNotice } = await import('../../src/app/(frontend)/_components/CheckoutErrorNotice')
-const { PricingViewBeacon } = await import('../../src/app/(frontend)/_components/PricingViewBeacon')
+const { checkoutErrorSentence } = await import('../../src/app/(frontend)/_islands/pricing')
 const { CHECKOUT_ERRORS } = await import('../../src/app/(frontend)/_components/checkout-errors')
 
 const payload = usePayload()
@@ -80,24 +79,23 @@ describe('the storefront page', () => {
       hoisted.user.current = standardOwner.user
       const signedIn = await render(page)
       expect(signedIn, page).toBe(anonymous)
-      expect(anonymous).not.toContain('Your plan')
+      // "Your plan" and the owner's buttons are there for the islands script to show, hidden.
+      expect(anonymous).toMatch(/<p class="owned-badge" hidden="">Your plan<\/p>/)
+      expect(anonymous).not.toMatch(/data-variant="(?:owned|upgrade)"(?![^>]*hidden)/)
+      expect(anonymous).toMatch(/<div data-variant="anonymous">/)
       expect(anonymous).toContain('Buy Standard')
+      // One of the pages the host sends without Next's runtime (src/server/script-free.ts).
+      expect(anonymous).toContain('<meta name="script-free" content="islands"/>')
     }
   })
 
-  it('counts a view with a client beacon that renders nothing and is given the page only', async () => {
-    const beacons = (node: unknown): unknown[] => {
-      if (Array.isArray(node)) return node.flatMap(beacons)
-      if (!isValidElement<{ children?: unknown }>(node)) return []
-      return node.type === PricingViewBeacon ? [node.props] : beacons(node.props.children)
-    }
+  it('counts a view with a beacon the islands script sends, given the page only', async () => {
     for (const page of ['home', 'pricing']) {
-      for (const user of [null, standardOwner.user]) {
-        hoisted.user.current = user
-        const tree = await storefront.default({ params: Promise.resolve({ page }) })
-        expect(beacons(tree), page).toEqual([{ page }])
-      }
-      expect(await render(page)).not.toContain('pricing-views')
+      const rendered = await render(page)
+      expect(rendered.match(/data-island="pricing-view"[^>]*/g), page).toEqual([
+        `data-island="pricing-view" data-page="${page}"`,
+      ])
+      expect(rendered).not.toContain('pricing-views')
     }
   })
 
@@ -150,17 +148,17 @@ describe('GET /pricing/visitor', () => {
 })
 
 describe('the checkout error notice', () => {
-  it('says why in words; an unknown or inherited code gets the general sentence, never itself', () => {
-    const notice = (query: string) => {
-      hoisted.query.current = query
-      return renderToStaticMarkup(CheckoutErrorNotice())
-    }
-    expect(notice('')).toBe('')
-    expect(notice('checkout_error=rate_limited')).toContain(CHECKOUT_ERRORS.rate_limited!)
+  it('says why in words; an unknown or inherited code gets the general sentence, never itself', async () => {
+    expect(checkoutErrorSentence('')).toBeNull()
+    expect(checkoutErrorSentence('?checkout_error=rate_limited')).toBe(CHECKOUT_ERRORS.rate_limited)
     for (const code of ['made_up', '__proto__', 'constructor', '<script>']) {
-      const text = notice(`checkout_error=${encodeURIComponent(code)}`)
-      expect(text, code).toContain(CHECKOUT_ERRORS.invalid_request!)
-      expect(text).not.toContain('script>')
+      expect(checkoutErrorSentence(`?checkout_error=${encodeURIComponent(code)}`), code).toBe(
+        CHECKOUT_ERRORS.invalid_request,
+      )
     }
+    // The page renders the notice empty and hidden: the sentence is set as text by the island.
+    expect(await render('pricing')).toContain(
+      '<p role="alert" class="error-box" data-island="checkout-error" hidden=""></p>',
+    )
   })
 })

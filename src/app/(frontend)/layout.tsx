@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import type React from 'react'
 
 import { PRODUCT_DESCRIPTION, PRODUCT_NAME } from '../../config/product'
+import { ISLANDS_PATH } from '../../server/script-free'
 import { AccountNav } from './_components/AccountNav'
 import './styles.css'
 
@@ -34,6 +35,8 @@ const RootLayout = ({ children }: { children: React.ReactNode }) => (
           <a href="/changelog">Changelog</a> · <a href="/blog/rss.xml">RSS</a>
         </p>
       </footer>
+      {/* The islands (the account, the visitor's plans, downloads): the one script of a public page. */}
+      <script async src={ISLANDS_PATH} />
     </body>
   </html>
 )

@@ -2,7 +2,7 @@ import type { Plan } from '../../../payload-types'
 import { formatMoney, yearlySaving } from '../../../plans/format'
 import { startCheckout } from '../_actions/checkout'
 import type { PricingOrigin } from './pricing-origin'
-import { OwnedBadge, PlanActions, VisitorPricingProvider } from './VisitorPricing'
+import { upgradeLicense } from '../dashboard/actions'
 
 type Props = {
   plans: Plan[]
@@ -64,6 +64,34 @@ const CheckoutButton = ({
   </form>
 )
 
+/**
+ * A plan's buttons for a signed-in visitor, hidden until the pricing island knows who they are: the
+ * dashboard for a plan they own (or the free plan), and the upgrade of their one-time license to this
+ * plan (the island fills in the license, the label with the price and the note).
+ */
+const VisitorVariants = ({ plan, from }: { plan: Plan; from: PricingOrigin }) => (
+  <>
+    <a className="button button-secondary" href="/dashboard" data-variant="owned" hidden>
+      You own this plan: open your dashboard
+    </a>
+    {plan.isFree ? (
+      <a className="button button-secondary" href="/dashboard" data-variant="dashboard" hidden>
+        Open your dashboard
+      </a>
+    ) : plan.billing === 'lifetime' ? (
+      <form action={upgradeLicense} className="checkout-form" data-variant="upgrade" hidden>
+        <input type="hidden" name="license" value="" />
+        <input type="hidden" name="plan" value={plan.slug} />
+        <input type="hidden" name="from" value={from} />
+        <button type="submit" className={plan.isPopular ? 'button' : 'button button-secondary'}>
+          Upgrade
+        </button>
+        <p className="upgrade-note" hidden />
+      </form>
+    ) : null}
+  </>
+)
+
 const Check = () => (
   <svg aria-hidden="true" viewBox="0 0 20 20" width="16" height="16" className="check">
     <path d="M7.6 13.4 4.2 10l-1.2 1.2 4.6 4.6 10-10-1.2-1.2z" fill="currentColor" />
@@ -77,7 +105,8 @@ const Check = () => (
  * too; with a number of seats for a plan that covers several people, priced per seat), and the free
  * plan leading to sign-up. The same HTML for every visitor (the page is cached): a plan the signed-in
  * visitor owns, and a higher one-time plan their license can move up to (its price less what it paid),
- * come from their own request (VisitorPricing.tsx).
+ * come from their own request: each plan's other buttons are here, hidden, for the pricing island
+ * (`_islands/pricing.ts`) to show.
  */
 export const PricingTable = ({ plans, from, headingLevel }: Props) => {
   const Heading = headingLevel === 2 ? 'h2' : 'h3'
@@ -88,8 +117,7 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
   const bestSaving = savings.length > 0 ? Math.max(...savings) : null
   const hasYearly = plans.some((plan) => plan.billing === 'recurring' && plan.priceIds?.yearly)
   return (
-    <VisitorPricingProvider>
-      <div className="pricing">
+    <div className="pricing" data-island="pricing">
         {hasYearly ? (
           <fieldset className="cycle-toggle">
             <legend className="visually-hidden">Billing period for the subscription</legend>
@@ -121,10 +149,14 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
                 key={plan.id}
                 className={plan.isPopular ? 'plan popular' : 'plan'}
                 data-plan={plan.slug}
+                data-plan-id={plan.id}
+                {...(plan.isFree ? { 'data-free': '' } : {})}
                 aria-labelledby={headingId(plan)}
               >
                 {plan.isPopular ? <p className="ribbon">Most popular</p> : null}
-                <OwnedBadge planId={plan.id} />
+                <p className="owned-badge" hidden>
+                  Your plan
+                </p>
                 <Heading id={headingId(plan)}>{plan.name}</Heading>
                 {plan.description ? <p className="plan-description">{plan.description}</p> : null}
 
@@ -163,12 +195,7 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
                 </ul>
 
                 <div className="plan-actions">
-                  <PlanActions
-                    planId={plan.id}
-                    isFree={Boolean(plan.isFree)}
-                    primary={Boolean(plan.isPopular)}
-                    from={from}
-                  >
+                  <div data-variant="anonymous">
                     {plan.isFree ? (
                       <a className="button button-secondary" href="/sign-up">
                         {plan.buttonText}
@@ -205,7 +232,8 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
                         seats={seats('once')}
                       />
                     )}
-                  </PlanActions>
+                  </div>
+                  <VisitorVariants plan={plan} from={from} />
                 </div>
               </article>
             )
@@ -215,7 +243,6 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
           Prices in US dollars. Lifetime plans are paid once; the subscription renews until you cancel it in the billing
           portal.
         </p>
-      </div>
-    </VisitorPricingProvider>
+    </div>
   )
 }

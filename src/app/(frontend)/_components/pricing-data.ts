@@ -6,7 +6,6 @@ import type { Plan } from '../../../payload-types'
 import { PLANS_TAG } from '../../../plans/revalidate'
 import { currentUser, getPayloadClient } from '../../_lib/session'
 import { formatMinor, type UpgradeOffer, upgradeLabel, upgradeOffers } from '../dashboard/offers'
-import type { VisitorPricingState } from './VisitorPricing'
 
 /**
  * The active plans in order, as anyone may read them, in Next's cache under PLANS_TAG: a changed plan
@@ -32,6 +31,10 @@ export const activePlans = unstable_cache(
   ['catalog:plans:active'],
   { tags: [PLANS_TAG], revalidate: 60 },
 )
+
+/** A signed-in visitor's upgrade of a one-time license to a higher plan, as the pricing island shows it. */
+type VisitorUpgrade = { planId: number; licenseId: number; toSlug: string; label: string; note: string | null }
+export type VisitorPricingState = { signedIn: boolean; ownedPlanIds: number[]; upgrades: VisitorUpgrade[] }
 
 /**
  * The signed-in visitor's side of a pricing table (GET /pricing/visitor): which plans they hold an

@@ -2,6 +2,7 @@ import { cookies } from 'next/headers'
 
 import { AUTH_ERRORS } from '../../../auth/messages'
 import { RECOVERY_COOKIE } from '../../../auth/recovery'
+import { ScriptFree } from '../_components/ScriptFree'
 import { sendPasswordReset, setNewPassword } from './actions'
 
 type Props = { searchParams: Promise<{ error?: string; sent?: string; step?: string; confirmed?: string }> }
@@ -11,6 +12,7 @@ const ResetPasswordPage = async ({ searchParams }: Props) => {
   const recovering = step === 'new' && Boolean((await cookies()).get(RECOVERY_COOKIE)?.value)
   return (
     <section className="auth">
+      <ScriptFree />
       <h1>{recovering ? (confirmed ? 'Choose your password' : 'Choose a new password') : 'Reset your password'}</h1>
       {error ? (
         <p role="alert" className="error">

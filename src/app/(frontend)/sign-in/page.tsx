@@ -1,6 +1,7 @@
 import Link from 'next/link'
 
 import { AUTH_ERRORS } from '../../../auth/messages'
+import { ScriptFree } from '../_components/ScriptFree'
 import { OAuthButtons } from '../_components/OAuthButtons'
 import { sendConfirmationAgain, sendMagicLink, signIn } from './actions'
 
@@ -20,6 +21,7 @@ const SignInPage = async ({ searchParams }: Props) => {
   const nextQuery = next ? `?next=${encodeURIComponent(next)}` : ''
   return (
     <section className="auth">
+      <ScriptFree />
       <h1>Sign in</h1>
       {notice === 'seat' ? (
         <p role="status" className="notice" data-testid="seat-sign-in-notice">

@@ -1,6 +1,7 @@
 import Link from 'next/link'
 
 import { AUTH_ERRORS } from '../../../auth/messages'
+import { ScriptFree } from '../_components/ScriptFree'
 import { OAuthButtons } from '../_components/OAuthButtons'
 import { signUp } from './actions'
 
@@ -11,6 +12,7 @@ const SignUpPage = async ({ searchParams }: Props) => {
   if (sent) {
     return (
       <section className="auth">
+        <ScriptFree />
         <h1>Check your email</h1>
         <p role="status">
           We sent a link to confirm your address. Open it to finish signing up; it works for 24 hours.
@@ -20,6 +22,7 @@ const SignUpPage = async ({ searchParams }: Props) => {
   }
   return (
     <section className="auth">
+      <ScriptFree />
       <h1>Create your account</h1>
       {error ? (
         <p role="alert" className="error">

@@ -10,6 +10,7 @@ import { PreviewBanner } from '../../preview/_components/PreviewBanner'
 import { PostMeta } from '../_components/PostMeta'
 import { TagList } from '../_components/TagList'
 import { loadPost } from './load'
+import { ScriptFree } from '../../_components/ScriptFree'
 import { PremiumBody } from './PremiumBody'
 
 /**
@@ -51,6 +52,8 @@ const PostPage = async ({ params }: Props) => {
     <>
       {preview ? <PreviewBanner returnTo={postPath(post.slug)} /> : null}
       <article className="content-page post" data-slug={post.slug}>
+        {/* A premium body is loaded by React for the readers who hold its feature; drafts refresh as staff edit. */}
+        {preview || (!post.body && post.requiredFeature) ? null : <ScriptFree />}
         <JsonLd data={blogPostingJsonLd(base, seoOf(post))} />
         <header className="post-header">
           <a className="back-link" href="/blog">

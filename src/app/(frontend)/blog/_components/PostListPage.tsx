@@ -3,6 +3,7 @@ import { notFound } from 'next/navigation'
 import { PRODUCT_NAME } from '../../../../config/product'
 import { blogListPath } from '../../../../content/seo'
 import { listPosts, listTags } from '../../../_lib/content'
+import { ScriptFree } from '../../_components/ScriptFree'
 import { PostCard } from './PostCard'
 import { Pagination } from './Pagination'
 
@@ -24,6 +25,7 @@ export const PostListPage = async ({ page, tag }: { page: number; tag: string | 
   if (list.posts.length === 0 && (page > 1 || tag)) notFound()
   return (
     <div className="content-page blog-index">
+      <ScriptFree />
       <header className="page-header">
         <p className="eyebrow">{tag ? 'Tag' : 'Blog'}</p>
         <h1>{tag ? `Posts tagged “${tag}”` : `News and guides from the ${PRODUCT_NAME} team`}</h1>

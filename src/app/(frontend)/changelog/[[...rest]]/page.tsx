@@ -10,7 +10,7 @@ import { formatDate, isoDay } from '../../../../content/render/format'
 import { changelogAnchor, changelogJsonLd, changelogMetadata, siteUrl } from '../../../../content/seo'
 import { listChangelog, listDraftChangelog, staffSession } from '../../../_lib/content'
 import { PreviewBanner } from '../../preview/_components/PreviewBanner'
-import { DownloadButton } from '../DownloadButton'
+import { ScriptFree } from '../../_components/ScriptFree'
 
 /**
  * /changelog, as an optional catch-all whose static params are empty: the build renders nothing
@@ -51,6 +51,7 @@ const ChangelogPage = async ({ params }: Props) => {
     <>
       {preview ? <PreviewBanner returnTo="/changelog" /> : null}
       <div className="content-page changelog">
+        {preview ? null : <ScriptFree />}
         <JsonLd data={changelogJsonLd(base, entries)} />
         <header className="page-header">
           <p className="eyebrow">Changelog</p>
@@ -91,7 +92,12 @@ const ChangelogPage = async ({ params }: Props) => {
                     ) : null}
                     <p className="release-summary">{entry.summary}</p>
                     {entry.body ? <RichBody data={entry.body} siteOrigin={origin} anchorPrefix={`${anchor}-`} /> : null}
-                    <DownloadButton version={entry.version} />
+                    <div className="release-download" data-island="download" data-version={entry.version} hidden>
+                      <button type="button" className="button" data-testid={`download-${entry.version}`}>
+                        Download v{entry.version}
+                      </button>
+                      <p className="release-download-error" role="alert" hidden />
+                    </div>
                   </article>
                 </li>
               )

@@ -5,7 +5,7 @@ import { PRODUCT_DESCRIPTION, PRODUCT_NAME } from '../../../../config/product'
 import { siteUrl } from '../../../../content/seo'
 import { PricingNotices } from '../../_components/PricingNotices'
 import { PricingTable } from '../../_components/PricingTable'
-import { PricingViewBeacon } from '../../_components/PricingViewBeacon'
+import { ScriptFree } from '../../_components/ScriptFree'
 import { activePlans } from '../../_components/pricing-data'
 
 /**
@@ -15,7 +15,7 @@ import { activePlans } from '../../_components/pricing-data'
  * or 60 seconds pass. Nothing here reads the visitor: the header's account and the pricing table's
  * "Your plan" and upgrades come from requests of their own, and a failed checkout's notice from the
  * query in the browser, and the funnel's "pricing viewed" is a beacon the browser sends once the page is
- * idle (PricingViewBeacon). A direct /storefront/... redirects to its public address (next.config.mjs).
+ * idle: all of it the islands script's (`_islands/`), the page's only script (<ScriptFree />). A direct /storefront/... redirects to its public address (next.config.mjs).
  */
 export const revalidate = 60
 export const generateStaticParams = (): { page: string }[] => []
@@ -57,7 +57,8 @@ const Storefront = async ({ params }: Props) => {
         </header>
         <PricingNotices />
         <PricingTable plans={plans} from="/pricing" headingLevel={2} />
-        <PricingViewBeacon page="pricing" />
+        <span hidden data-island="pricing-view" data-page="pricing" />
+        <ScriptFree />
       </section>
     )
   }
@@ -82,7 +83,8 @@ const Storefront = async ({ params }: Props) => {
         <p>
           <a href="/pricing">Compare the plans on the pricing page</a>
         </p>
-        <PricingViewBeacon page="home" />
+        <span hidden data-island="pricing-view" data-page="home" />
+        <ScriptFree />
       </section>
     </>
   )
