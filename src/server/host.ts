@@ -68,7 +68,7 @@ const NOT_PAGES = /^\/(?:api|admin|_next)(?:\/|$)/
  * whose body is loaded by React, does not).
  */
 export const SCRIPT_FREE_CANDIDATES =
-  /^\/(?:|pricing|blog(?:\/[^/]+){0,3}|changelog(?:\/[^/]+){0,2}|sign-in|sign-up|reset-password|checkout\/recovery|unsubscribe\/[^/]+)\/?$/
+  /^\/(?:|pricing|blog(?:\/[^/]+){0,4}|changelog(?:\/[^/]+){0,2}|sign-in|sign-up|reset-password|checkout\/recovery|unsubscribe\/[^/]+)\/?$/
 
 /** `?via=` on a page GET: the referral cookie set beside the page (src/affiliates/attribution.ts). */
 const referralVisits =
