@@ -1,5 +1,6 @@
 /**
- * Resident memory of a process group (the server's), summed over its members from /proc once a second.
+ * Resident memory of the server: its own process (the group's leader, what the targets are about) and
+ * its process group (anything it started), read from /proc once a second.
  */
 import fs from 'node:fs'
 
@@ -48,18 +49,26 @@ export const groupCpuSeconds = (pgid: number): number => {
 }
 
 export type RssSampler = {
-  /** Highest sum seen since the last `mark`, then starts a new window (per benchmarked path). */
+  /** The server process's highest RSS since the last `mark`, then starts a new window (per benchmarked path). */
   mark: () => number
-  stop: () => { maxMiB: number; endMiB: number; samples: number }
+  /** The server process's highest and last RSS, and its whole group's highest. */
+  stop: () => { maxMiB: number; endMiB: number; groupMaxMiB: number; samples: number }
 }
 
+/** Samples the process `pgid` (a group's leader: the server) and its group. */
 export const sampleRss = (pgid: number, intervalMs = 1000): RssSampler => {
   let max = 0
+  let groupMax = 0
   let windowMax = 0
   let last = 0
   let samples = 0
   const sample = () => {
-    last = groupRss(pgid)
+    try {
+      last = residentBytes(String(pgid))
+    } catch {
+      last = 0
+    }
+    groupMax = Math.max(groupMax, groupRss(pgid))
     samples += 1
     max = Math.max(max, last)
     windowMax = Math.max(windowMax, last)
@@ -76,7 +85,7 @@ export const sampleRss = (pgid: number, intervalMs = 1000): RssSampler => {
     stop: () => {
       clearInterval(timer)
       sample()
-      return { maxMiB: max / MIB, endMiB: last / MIB, samples }
+      return { maxMiB: max / MIB, endMiB: last / MIB, groupMaxMiB: groupMax / MIB, samples }
     },
   }
 }

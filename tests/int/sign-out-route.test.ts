@@ -36,12 +36,13 @@ describe('POST /auth/sign-out', () => {
   it('from another site (Origin or Sec-Fetch-Site) changes nothing: 403 forbidden', async () => {
     const customer = await createUser(payload(), 'customer')
     const before = hoisted.cleared
-    for (const headers of [
+    const posts: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { 'sec-fetch-site': 'cross-site', origin: payload().config.serverURL },
       { 'sec-fetch-site': 'same-site' },
       { origin: 'null' },
-    ]) {
+    ]
+    for (const headers of posts) {
       const response = await signOut(customer.token, headers)
       expect(response.status, JSON.stringify(headers)).toBe(403)
       expect((await response.json()).errors[0].code).toBe('forbidden')
