@@ -11,7 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 
 import * as chromeLauncher from 'chrome-launcher'
-import lighthouse, { type Config, type Result as LighthouseResult } from 'lighthouse'
+import lighthouse, { type Result as LighthouseResult } from 'lighthouse'
 import desktopConfig from 'lighthouse/core/config/desktop-config.js'
 
 import { ROOT } from './processes'
