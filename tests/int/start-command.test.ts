@@ -78,3 +78,20 @@ describe('startNodeArgs', () => {
     expect(JSON.parse(stdout)).toEqual({ env: startCommand(root).env, execArgv: startNodeArgs(root) })
   })
 })
+
+describe('the command docs/OPERATIONS.md gives production (the server without npm)', () => {
+  it("is npm start's: the same variables, flags and server", () => {
+    const docs = fs.readFileSync(path.join(process.cwd(), 'docs/OPERATIONS.md'), 'utf8')
+    const block = /```sh\n(NODE_ENV=production [^`]*?dist\/server\/server\.mjs)\n```/.exec(docs)?.[1]
+    expect(block, 'the command block in docs/OPERATIONS.md').toBeDefined()
+    const documented = block!.replace(/\\\n\s*/g, '').split(/\s+/)
+    const { env, nodeArgs } = startCommand(process.cwd())
+    expect(documented).toEqual([
+      ...Object.entries(env).map(([name, value]) => `${name}=${value}`),
+      'exec',
+      'node',
+      ...nodeArgs,
+      BUILT_SERVER,
+    ])
+  })
+})
