@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 
 import { PRODUCT_NAME } from '../../../../config/product'
+import { ScriptFree } from '../../_components/ScriptFree'
 
 export const metadata: Metadata = {
   title: `Your saved checkout · ${PRODUCT_NAME}`,
@@ -34,6 +35,7 @@ const CheckoutRecoveryPage = async ({ searchParams }: Props) => {
   const words = link === 'expired' || link === 'complete' ? WORDS[link] : WORDS.invalid
   return (
     <section className="auth" data-testid="checkout-recovery">
+      <ScriptFree />
       <h1>{words.title}</h1>
       <p>{words.text}</p>
       <p>

@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 
 import { PRODUCT_NAME } from '../../../../config/product'
+import { ScriptFree } from '../../_components/ScriptFree'
 import { addressOfUnsubscribeToken } from '../../../../recovery/links'
 import { getPayloadClient } from '../../../_lib/session'
 
@@ -32,6 +33,7 @@ const UnsubscribePage = async ({ params, searchParams }: Props) => {
   const address = addressOfUnsubscribeToken((await getPayloadClient()).secret, token)
   return (
     <section className="auth" data-testid="unsubscribe">
+      <ScriptFree />
       <h1>Unsubscribe</h1>
       {!address ? (
         <p role="alert" className="error">
