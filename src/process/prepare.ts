@@ -4,6 +4,7 @@ import nextEnv from '@next/env'
 import type { Logger } from 'pino'
 
 import { productionProblems, readEnv, type ServiceEnv } from '../config/env'
+import { stubTypeGenerator } from './type-generator-stub'
 
 export type PreparedProcess = {
   dev: boolean
@@ -25,6 +26,8 @@ export const prepareProcess = async (name: string): Promise<PreparedProcess> => 
   // Next's request storage (next/cache, loaded by the content hooks through the Payload config) is built
   // on this global, which Next itself sets only when its server loads: after the config.
   ;(globalThis as { AsyncLocalStorage?: typeof AsyncLocalStorage }).AsyncLocalStorage ??= AsyncLocalStorage
+  // A server never generates types: their generator's dependencies stay unloaded.
+  if (!dev) stubTypeGenerator()
   // The service runs offline by default; Next's telemetry would only try the network.
   process.env.NEXT_TELEMETRY_DISABLED ??= '1'
   const envFileErrors: unknown[][] = []
