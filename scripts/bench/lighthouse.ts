@@ -225,7 +225,7 @@ export const runLighthouse = async (baseUrl: string, pages: string[], log: Log):
       const result = await lighthouse(
         url,
         { port: chrome.port, output: ['html', 'json'], logLevel: 'error' },
-        preset === 'desktop' ? (desktopConfig) : undefined,
+        preset === 'desktop' ? desktopConfig : undefined,
       )
       if (!result) throw new Error(`Lighthouse returned nothing for ${url}`)
       return result

@@ -118,131 +118,131 @@ export const PricingTable = ({ plans, from, headingLevel }: Props) => {
   const hasYearly = plans.some((plan) => plan.billing === 'recurring' && plan.priceIds?.yearly)
   return (
     <div className="pricing" data-island="pricing">
-        {hasYearly ? (
-          <fieldset className="cycle-toggle">
-            <legend className="visually-hidden">Billing period for the subscription</legend>
-            <input
-              type="radio"
-              name="billing-cycle"
-              id={`${from}-cycle-monthly`}
-              className="cycle-monthly-input"
-              defaultChecked
-            />
-            <label htmlFor={`${from}-cycle-monthly`}>Monthly</label>
-            <input type="radio" name="billing-cycle" id={`${from}-cycle-yearly`} className="cycle-yearly-input" />
-            <label htmlFor={`${from}-cycle-yearly`}>
-              Yearly{bestSaving ? <span className="saving"> save {bestSaving}%</span> : null}
-            </label>
-          </fieldset>
-        ) : null}
-        <div className="plans">
-          {plans.map((plan) => {
-            const saving = plan.billing === 'recurring' ? yearlySaving(plan) : null
-            const maxSeats = maxSeatsOf(plan)
-            // A plan that covers several people is priced per person: "$149 per seat, one-time".
-            const term = (words: string) =>
-              maxSeats > 1 ? `per seat${words === 'one-time' ? ', ' : ' '}${words}` : words
-            const seats = (cycle: string) =>
-              maxSeats > 1 ? { id: `${from}-seats-${plan.slug}-${cycle}`, maxSeats } : undefined
-            return (
-              <article
-                key={plan.id}
-                className={plan.isPopular ? 'plan popular' : 'plan'}
-                data-plan={plan.slug}
-                data-plan-id={plan.id}
-                {...(plan.isFree ? { 'data-free': '' } : {})}
-                aria-labelledby={headingId(plan)}
-              >
-                {plan.isPopular ? <p className="ribbon">Most popular</p> : null}
-                <p className="owned-badge" hidden>
-                  Your plan
+      {hasYearly ? (
+        <fieldset className="cycle-toggle">
+          <legend className="visually-hidden">Billing period for the subscription</legend>
+          <input
+            type="radio"
+            name="billing-cycle"
+            id={`${from}-cycle-monthly`}
+            className="cycle-monthly-input"
+            defaultChecked
+          />
+          <label htmlFor={`${from}-cycle-monthly`}>Monthly</label>
+          <input type="radio" name="billing-cycle" id={`${from}-cycle-yearly`} className="cycle-yearly-input" />
+          <label htmlFor={`${from}-cycle-yearly`}>
+            Yearly{bestSaving ? <span className="saving"> save {bestSaving}%</span> : null}
+          </label>
+        </fieldset>
+      ) : null}
+      <div className="plans">
+        {plans.map((plan) => {
+          const saving = plan.billing === 'recurring' ? yearlySaving(plan) : null
+          const maxSeats = maxSeatsOf(plan)
+          // A plan that covers several people is priced per person: "$149 per seat, one-time".
+          const term = (words: string) =>
+            maxSeats > 1 ? `per seat${words === 'one-time' ? ', ' : ' '}${words}` : words
+          const seats = (cycle: string) =>
+            maxSeats > 1 ? { id: `${from}-seats-${plan.slug}-${cycle}`, maxSeats } : undefined
+          return (
+            <article
+              key={plan.id}
+              className={plan.isPopular ? 'plan popular' : 'plan'}
+              data-plan={plan.slug}
+              data-plan-id={plan.id}
+              {...(plan.isFree ? { 'data-free': '' } : {})}
+              aria-labelledby={headingId(plan)}
+            >
+              {plan.isPopular ? <p className="ribbon">Most popular</p> : null}
+              <p className="owned-badge" hidden>
+                Your plan
+              </p>
+              <Heading id={headingId(plan)}>{plan.name}</Heading>
+              {plan.description ? <p className="plan-description">{plan.description}</p> : null}
+
+              {plan.isFree ? (
+                <p className="price">
+                  {formatMoney(0)} <span className="price-term">forever</span>
                 </p>
-                <Heading id={headingId(plan)}>{plan.name}</Heading>
-                {plan.description ? <p className="plan-description">{plan.description}</p> : null}
-
-                {plan.isFree ? (
-                  <p className="price">
-                    {formatMoney(0)} <span className="price-term">forever</span>
+              ) : plan.billing === 'lifetime' ? (
+                <p className="price">
+                  {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('one-time')}</span>
+                </p>
+              ) : (
+                <>
+                  <p className="price cycle-monthly">
+                    {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('per month')}</span>
                   </p>
-                ) : plan.billing === 'lifetime' ? (
-                  <p className="price">
-                    {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('one-time')}</span>
-                  </p>
-                ) : (
-                  <>
-                    <p className="price cycle-monthly">
-                      {formatMoney(plan.monthlyPrice)} <span className="price-term">{term('per month')}</span>
+                  {plan.yearlyPrice ? (
+                    <p className="price cycle-yearly">
+                      {formatMoney(plan.yearlyPrice)} <span className="price-term">{term('per year')}</span>
+                      <span className="price-note">
+                        {formatMoney(Math.round((plan.yearlyPrice / 12) * 100) / 100)} a month
+                        {saving ? `, ${saving}% less than monthly` : ''}
+                      </span>
                     </p>
-                    {plan.yearlyPrice ? (
-                      <p className="price cycle-yearly">
-                        {formatMoney(plan.yearlyPrice)} <span className="price-term">{term('per year')}</span>
-                        <span className="price-note">
-                          {formatMoney(Math.round((plan.yearlyPrice / 12) * 100) / 100)} a month
-                          {saving ? `, ${saving}% less than monthly` : ''}
-                        </span>
-                      </p>
-                    ) : null}
-                  </>
-                )}
+                  ) : null}
+                </>
+              )}
 
-                <ul className="features">
-                  {(plan.features ?? []).map((feature) => (
-                    <li key={feature.id ?? feature.text}>
-                      <Check />
-                      {feature.text}
-                    </li>
-                  ))}
-                </ul>
+              <ul className="features">
+                {(plan.features ?? []).map((feature) => (
+                  <li key={feature.id ?? feature.text}>
+                    <Check />
+                    {feature.text}
+                  </li>
+                ))}
+              </ul>
 
-                <div className="plan-actions">
-                  <div data-variant="anonymous">
-                    {plan.isFree ? (
-                      <a className="button button-secondary" href="/sign-up">
-                        {plan.buttonText}
-                      </a>
-                    ) : plan.billing === 'recurring' ? (
-                      <>
-                        <div className="cycle-monthly">
+              <div className="plan-actions">
+                <div data-variant="anonymous">
+                  {plan.isFree ? (
+                    <a className="button button-secondary" href="/sign-up">
+                      {plan.buttonText}
+                    </a>
+                  ) : plan.billing === 'recurring' ? (
+                    <>
+                      <div className="cycle-monthly">
+                        <CheckoutButton
+                          priceId={plan.priceIds?.monthly}
+                          label={`${plan.buttonText} monthly`}
+                          from={from}
+                          primary={Boolean(plan.isPopular)}
+                          seats={seats('monthly')}
+                        />
+                      </div>
+                      {plan.priceIds?.yearly ? (
+                        <div className="cycle-yearly">
                           <CheckoutButton
-                            priceId={plan.priceIds?.monthly}
-                            label={`${plan.buttonText} monthly`}
+                            priceId={plan.priceIds.yearly}
+                            label={`${plan.buttonText} yearly`}
                             from={from}
                             primary={Boolean(plan.isPopular)}
-                            seats={seats('monthly')}
+                            seats={seats('yearly')}
                           />
                         </div>
-                        {plan.priceIds?.yearly ? (
-                          <div className="cycle-yearly">
-                            <CheckoutButton
-                              priceId={plan.priceIds.yearly}
-                              label={`${plan.buttonText} yearly`}
-                              from={from}
-                              primary={Boolean(plan.isPopular)}
-                              seats={seats('yearly')}
-                            />
-                          </div>
-                        ) : null}
-                      </>
-                    ) : (
-                      <CheckoutButton
-                        priceId={plan.priceIds?.monthly}
-                        label={plan.buttonText}
-                        from={from}
-                        primary={Boolean(plan.isPopular)}
-                        seats={seats('once')}
-                      />
-                    )}
-                  </div>
-                  <VisitorVariants plan={plan} from={from} />
+                      ) : null}
+                    </>
+                  ) : (
+                    <CheckoutButton
+                      priceId={plan.priceIds?.monthly}
+                      label={plan.buttonText}
+                      from={from}
+                      primary={Boolean(plan.isPopular)}
+                      seats={seats('once')}
+                    />
+                  )}
                 </div>
-              </article>
-            )
-          })}
-        </div>
-        <p className="pricing-footnote">
-          Prices in US dollars. Lifetime plans are paid once; the subscription renews until you cancel it in the billing
-          portal.
-        </p>
+                <VisitorVariants plan={plan} from={from} />
+              </div>
+            </article>
+          )
+        })}
+      </div>
+      <p className="pricing-footnote">
+        Prices in US dollars. Lifetime plans are paid once; the subscription renews until you cancel it in the billing
+        portal.
+      </p>
     </div>
   )
 }
