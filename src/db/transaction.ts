@@ -4,6 +4,8 @@ import crypto from 'node:crypto'
 
 import { createLocalReq, type Payload, type PayloadRequest } from 'payload'
 
+import { dropLaterWrites, keepLaterWrites, run, runWithLaterWrites, statement } from './statements'
+
 export { sql }
 
 export type SQL = ReturnType<typeof sql>
@@ -59,9 +61,14 @@ export const executeOn = <Row = Record<string, unknown>>(
  * itself, registered under an id in the adapter's sessions as Payload's beginTransaction registers
  * its own, so Payload's operations join it through `req.transactionID`; a COMMIT that fails rejects.
  * An operation that aborts the transaction (Payload's killTransaction, on its own error) dooms it: it
- * rolls back even if `work` goes on.
+ * rolls back even if `work` goes on. With `laterWrites`, the writes `later` keeps (./statements.ts) go
+ * out with the transaction's last statement, at the latest just before the COMMIT.
  */
-export const inTransaction = async <T>(payload: Payload, work: (req: PayloadRequest) => Promise<T>): Promise<T> => {
+export const inTransaction = async <T>(
+  payload: Payload,
+  work: (req: PayloadRequest) => Promise<T>,
+  options: { laterWrites?: boolean } = {},
+): Promise<T> => {
   const db = payload.db as unknown as PostgresAdapter
   const req = await createLocalReq({}, payload)
   await db.initializing
@@ -78,11 +85,14 @@ export const inTransaction = async <T>(payload: Payload, work: (req: PayloadRequ
       },
     }
     req.transactionID = id
+    if (options.laterWrites) keepLaterWrites(id)
     try {
       const value = await work(req)
       if (aborted) throw new Error('the transaction was aborted by an operation inside it')
+      await runWithLaterWrites(req, null, {})
       return value
     } finally {
+      dropLaterWrites(id)
       delete db.sessions[id]
       delete req.transactionID
     }
@@ -90,14 +100,17 @@ export const inTransaction = async <T>(payload: Payload, work: (req: PayloadRequ
   return result
 }
 
+const LOCK_KEY = statement<'key'>((p) => sql`SELECT pg_advisory_xact_lock(hashtext(${p.key}))`)
+const LOCK_KEY_SHARED = statement<'key'>((p) => sql`SELECT pg_advisory_xact_lock_shared(hashtext(${p.key}))`)
+
 /** Serialise work on one business object (a payment intent, a subscription) across transactions. */
 export const lockKey = async (req: PayloadRequest, key: string): Promise<void> => {
-  await execute(req, sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
+  await run(req, LOCK_KEY, { key })
 }
 
 /** `lockKey`'s shared form: any number of holders at once, none while someone holds `lockKey` of the same key. */
 export const lockKeyShared = async (req: PayloadRequest, key: string): Promise<void> => {
-  await execute(req, sql`SELECT pg_advisory_xact_lock_shared(hashtext(${key}))`)
+  await run(req, LOCK_KEY_SHARED, { key })
 }
 
 /**

@@ -6,8 +6,10 @@
 import { commitTransaction, createLocalReq, initTransaction } from 'payload'
 import { beforeAll, describe, expect, it } from 'vitest'
 
+import { later, runWithLaterWrites, statement } from '../../src/db/statements'
 import { execute, executeOn, inTransaction, sql } from '../../src/db/transaction'
 import { createUser, usePayload } from '../support/payload'
+import { recordQueries } from '../support/queries'
 
 const payload = usePayload()
 
@@ -99,5 +101,64 @@ describe('inTransaction', () => {
       }),
     ).rejects.toThrow(/aborted/)
     expect(await rows()).toBe('1')
+  })
+})
+
+describe('writes kept for later (src/db/statements.ts)', () => {
+  const PROBE = statement<'id'>((p) => sql`INSERT INTO commit_probe (id) VALUES (${p.id}::integer)`)
+  const COUNT = statement<'from', { n: string }>(
+    (p) => sql`SELECT count(*) AS n FROM commit_probe WHERE id >= ${p.from}::integer`,
+  )
+  const probes = async (from: number) =>
+    (await executeOn(payload(), undefined, sql`SELECT count(*) AS n FROM commit_probe WHERE id >= ${from}`))[0]!.n
+
+  it('go out with the last statement, in one round trip, and commit with the transaction', async () => {
+    const statements = await recordQueries(payload(), () =>
+      inTransaction(
+        payload(),
+        async (req) => {
+          await later(req, PROBE, { id: 20 })
+          await later(req, PROBE, { id: 21 })
+          // Not sent yet: the transaction's own read does not see them.
+          expect(
+            (await execute<{ n: string }>(req, sql`SELECT count(*) AS n FROM commit_probe WHERE id >= 20`))[0]!.n,
+          ).toBe('0')
+          const [last] = await runWithLaterWrites(req, COUNT, { from: 20 })
+          // The last statement runs with the same snapshot as the writes: it does not see them either.
+          expect(last!.n).toBe('0')
+        },
+        { laterWrites: true },
+      ),
+    )
+    expect(statements.filter((text) => /^WITH w0 AS \(INSERT INTO commit_probe/.test(text.trim()))).toHaveLength(1)
+    expect(statements.filter((text) => /INSERT INTO commit_probe/.test(text))).toHaveLength(1)
+    expect(await probes(20)).toBe('2')
+  })
+
+  it('left over at the end go out before the COMMIT; rolled back with the work', async () => {
+    await inTransaction(payload(), (req) => later(req, PROBE, { id: 30 }), { laterWrites: true })
+    expect(await probes(30)).toBe('1')
+    await expect(
+      inTransaction(
+        payload(),
+        async (req) => {
+          await later(req, PROBE, { id: 40 })
+          throw new Error('work failed')
+        },
+        { laterWrites: true },
+      ),
+    ).rejects.toThrow('work failed')
+    expect(await probes(40)).toBe('0')
+  })
+
+  it('run at once in a transaction that keeps none, and outside any', async () => {
+    await inTransaction(payload(), async (req) => {
+      await later(req, PROBE, { id: 50 })
+      expect(
+        (await execute<{ n: string }>(req, sql`SELECT count(*) AS n FROM commit_probe WHERE id >= 50`))[0]!.n,
+      ).toBe('1')
+    })
+    await later({ payload: payload() } as never, PROBE, { id: 60 })
+    expect(await probes(50)).toBe('2')
   })
 })
