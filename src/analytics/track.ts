@@ -1,7 +1,8 @@
 import type { PayloadRequest } from 'payload'
 
 import { analytics_events } from '../db/schema.generated'
-import { bare, execute, sql } from '../db/transaction'
+import { later, statement } from '../db/statements'
+import { bare, sql } from '../db/transaction'
 
 export type AnalyticsEvent = {
   name: string
@@ -13,19 +14,27 @@ export type AnalyticsEvent = {
   occurredAt?: Date
 }
 
-/**
- * Record an analytics event in the caller's transaction, at most once per (name, source): the same
- * fact reported by several processor events (or by a redelivery) counts once.
- */
-export const track = async (req: PayloadRequest, event: AnalyticsEvent): Promise<void> => {
-  const occurredAt = (event.occurredAt ?? new Date()).toISOString()
-  await execute(
-    req,
+const INSERT_EVENT = statement<'name' | 'user' | 'email' | 'properties' | 'occurredAt' | 'sourceId'>(
+  (p) =>
     sql`INSERT INTO ${analytics_events}
           (${bare(analytics_events.name, analytics_events.user, analytics_events.email, analytics_events.properties)},
            ${bare(analytics_events.occurredAt, analytics_events.sourceEventId, analytics_events.updatedAt, analytics_events.createdAt)})
-        VALUES (${event.name}, ${event.userId ?? null}, ${event.email ?? null}, ${JSON.stringify(event.properties ?? {})}::jsonb,
-                ${occurredAt}, ${event.sourceId}, now(), now())
+        VALUES (${p.name}, ${p.user}, ${p.email}, ${p.properties}::jsonb, ${p.occurredAt}, ${p.sourceId}, now(), now())
         ON CONFLICT (${bare(analytics_events.name, analytics_events.sourceEventId)}) DO NOTHING`,
-  )
+)
+
+/**
+ * Record an analytics event in the caller's transaction, at most once per (name, source): the same
+ * fact reported by several processor events (or by a redelivery) counts once. Nothing reads it back in
+ * that transaction, so it goes out with the transaction's last statement (src/db/statements.ts, `later`).
+ */
+export const track = async (req: PayloadRequest, event: AnalyticsEvent): Promise<void> => {
+  await later(req, INSERT_EVENT, {
+    name: event.name,
+    user: event.userId ?? null,
+    email: event.email ?? null,
+    properties: JSON.stringify(event.properties ?? {}),
+    occurredAt: (event.occurredAt ?? new Date()).toISOString(),
+    sourceId: event.sourceId,
+  })
 }

@@ -1,9 +1,10 @@
 import type { PayloadRequest } from 'payload'
 
 import { track } from '../analytics/track'
+import { queueJob } from '../jobs/queue'
 import { syncLicense } from '../licensing/sync'
 import { endSeatsBeyondPaid } from '../teams/seats'
-import type { UserSubscription } from '../payload-types'
+import type { OneTimePurchase, UserSubscription } from '../payload-types'
 import {
   type Buyer,
   findPurchase,
@@ -51,8 +52,14 @@ const STATUS_RANK = { pending: 0, failed: 1, succeeded: 2 } as const
  * move forward (a succeeded payment never becomes pending again; a refund never shrinks), so the
  * events of one purchase can be applied in any order and any number of times.
  */
-export const applyPurchaseFacts = async (req: PayloadRequest, facts: PurchaseFacts, settings: BillingSettings) => {
-  const existing = await findPurchase(req, facts.paymentIntentId)
+export const applyPurchaseFacts = async (
+  req: PayloadRequest,
+  facts: PurchaseFacts,
+  settings: BillingSettings,
+  /** The purchase as recorded, when the caller read it under the payment intent's lock; else read here. */
+  recorded?: OneTimePurchase | null,
+) => {
+  const existing = recorded === undefined ? await findPurchase(req, facts.paymentIntentId) : recorded
 
   const status =
     existing && facts.status && STATUS_RANK[existing.status] > STATUS_RANK[facts.status]
@@ -311,7 +318,7 @@ const afterLicenseSync = async (
   if (result.previousSeats !== null && (license.seats ?? 1) < result.previousSeats)
     await endSeatsBeyondPaid(req, license.id)
   if (result.created) {
-    await req.payload.jobs.queue({ task: 'sendLicenseEmail', input: { licenseId: license.id }, req })
+    await queueJob(req, { task: 'sendLicenseEmail', input: { licenseId: license.id } })
     await track(req, {
       name: 'license_granted',
       userId: relId(user),

@@ -6,6 +6,7 @@ import type { License } from '../payload-types'
 import type { SqlRow } from '../db/rows'
 import { license_seats } from '../db/schema.generated'
 import { execute, sql } from '../db/transaction'
+import { queueJob } from '../jobs/queue'
 
 /*
  * What follows a change of a customer's entitlements outside licensing: the Discord community's role sync
@@ -23,7 +24,7 @@ import { execute, sql } from '../db/transaction'
 export const queueCommunitySync = async (req: PayloadRequest, userIds: Iterable<number | null | undefined>) => {
   if (!optionalRuntimeOf(req.payload, 'community')) return
   for (const userId of new Set([...userIds].filter((id): id is number => typeof id === 'number'))) {
-    await req.payload.jobs.queue({ task: 'syncCommunityRoles', input: { userId }, req })
+    await queueJob(req, { task: 'syncCommunityRoles', input: { userId } })
   }
 }
 

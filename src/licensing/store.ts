@@ -3,9 +3,11 @@ import type { PayloadRequest } from 'payload'
 import { relationId } from '../db/relations'
 import { iso, num, type SqlRow } from '../db/rows'
 import { license_changes, licenses, plans, releases } from '../db/schema.generated'
+import { run, statement } from '../db/statements'
 import { bare, columnList, execute, type SQL, sql } from '../db/transaction'
 import type { License } from '../payload-types'
 import { announceNewLicense } from '../webhooks/collection-events'
+import { endpointsWanting } from '../webhooks/emit'
 import { queueCommunitySync } from './entitlement-changes'
 import { openingWindow, type UpdateWindow } from './update-window'
 
@@ -103,7 +105,7 @@ export const lockLicense = async (req: PayloadRequest, id: number): Promise<Lice
  * The major version of the newest stable release published at `at` (1 when there is none), as SQL:
  * what a `major` window opens at (src/licensing/update-window.ts, newestStableMajor).
  */
-const newestStableMajorSql = (at: string) =>
+const newestStableMajorSql = (at: SQL | string) =>
   sql`GREATEST(1, COALESCE((SELECT max(substring(${releases.version} from '^([0-9]+)[.]')::int) FROM ${releases}
         WHERE ${releases.prerelease} IS NOT TRUE AND ${releases.version} !~ '-' AND ${releases.publishedAt} <= ${at}), 1))`
 
@@ -168,11 +170,12 @@ export type LicenseInsert = Pick<
  * `months` the plan's months from grant.
  */
 /** The license email went out: one column, so a claim that set the owner meanwhile keeps it. */
+const MARK_EMAIL_SENT = statement<'id'>(
+  (p) => sql`UPDATE ${licenses} SET ${bare(licenses.emailSentAt)} = now() WHERE ${licenses.id} = ${p.id}`,
+)
+
 export const markLicenseEmailSent = async (req: PayloadRequest, licenseId: number): Promise<void> => {
-  await execute(
-    req,
-    sql`UPDATE ${licenses} SET ${bare(licenses.emailSentAt)} = now() WHERE ${licenses.id} = ${licenseId}`,
-  )
+  await run(req, MARK_EMAIL_SENT, { id: licenseId })
 }
 
 /**
@@ -183,27 +186,61 @@ export const countLicenseDownloadSql = (licenseId: SQL) =>
   sql`UPDATE ${licenses} SET ${bare(licenses.downloadCount)} = COALESCE(${licenses.downloadCount}, 0) + 1, ${bare(licenses.lastDownloadedAt)} = now()
       WHERE ${licenses.id} = ${licenseId} RETURNING ${licenses.id}`
 
+type LicenseInsertParam =
+  | 'key'
+  | 'user'
+  | 'email'
+  | 'plan'
+  | 'source'
+  | 'oneTimePurchase'
+  | 'subscription'
+  | 'status'
+  | 'validUntil'
+  | 'grantedAt'
+  | 'revokedAt'
+  | 'revokedReason'
+  | 'seats'
+
+const INSERT_LICENSE = statement<LicenseInsertParam, LicenseRow & { created_endpoints: number[] }>(
+  (p) =>
+    sql`WITH inserted AS (
+          INSERT INTO ${licenses}
+            (${bare(licenses.key, licenses.user, licenses.email, licenses.plan, licenses.source, licenses.oneTimePurchase, licenses.subscription)},
+             ${bare(licenses.status, licenses.validUntil, licenses.override, licenses.grantedAt, licenses.revokedAt, licenses.revokedReason)},
+             ${bare(licenses.updatePolicy, licenses.updatesMajor, licenses.updatesUntil)},
+             ${bare(licenses.seats, licenses.downloadCount, licenses.updatedAt, licenses.createdAt)})
+          SELECT ${p.key}, ${p.user}::integer, ${p.email}, ${p.plan}, ${p.source}, ${p.oneTimePurchase}::integer, ${p.subscription}::integer,
+            ${p.status}, ${p.validUntil}::timestamptz, 'none', ${p.grantedAt}::timestamptz, ${p.revokedAt}::timestamptz, ${p.revokedReason},
+            ${plans.updatePolicy}::text::enum_licenses_update_policy,
+            CASE WHEN ${plans.updatePolicy} = 'major' THEN ${newestStableMajorSql(sql`${p.grantedAt}::timestamptz`)} END,
+            CASE WHEN ${plans.updatePolicy} = 'months' THEN ${p.grantedAt}::timestamptz + make_interval(months => COALESCE(${plans.updateMonths}, 12)::int) END,
+            ${p.seats}::integer, 0, now(), now()
+          FROM ${plans} WHERE ${plans.id} = ${p.plan}::integer
+          RETURNING ${LICENSE_COLUMNS})
+        -- Who wants to hear of it (src/webhooks/emit.ts), asked in this statement.
+        SELECT inserted.*, ${endpointsWanting(sql`'license.created'`)} AS created_endpoints FROM inserted`,
+)
+
 export const insertLicense = async (req: PayloadRequest, data: LicenseInsert): Promise<License> => {
   const grantedAt = data.grantedAt ?? new Date().toISOString()
-  const [row] = await execute<LicenseRow>(
-    req,
-    sql`INSERT INTO ${licenses}
-          (${bare(licenses.key, licenses.user, licenses.email, licenses.plan, licenses.source, licenses.oneTimePurchase, licenses.subscription)},
-           ${bare(licenses.status, licenses.validUntil, licenses.override, licenses.grantedAt, licenses.revokedAt, licenses.revokedReason)},
-           ${bare(licenses.updatePolicy, licenses.updatesMajor, licenses.updatesUntil)},
-           ${bare(licenses.seats, licenses.downloadCount, licenses.updatedAt, licenses.createdAt)})
-        SELECT ${data.key}, ${data.user}, ${data.email ?? null}, ${data.plan}, ${data.source}, ${data.oneTimePurchase}, ${data.subscription},
-          ${data.status}, ${data.validUntil ?? null}, 'none', ${grantedAt}, ${data.revokedAt ?? null}, ${data.revokedReason ?? null},
-          ${plans.updatePolicy}::text::enum_licenses_update_policy,
-          CASE WHEN ${plans.updatePolicy} = 'major' THEN ${newestStableMajorSql(grantedAt)} END,
-          CASE WHEN ${plans.updatePolicy} = 'months' THEN ${grantedAt}::timestamptz + make_interval(months => COALESCE(${plans.updateMonths}, 12)::int) END,
-          ${data.seats ?? 1}, 0, now(), now()
-        FROM ${plans} WHERE ${plans.id} = ${data.plan}
-        RETURNING ${LICENSE_COLUMNS}`,
-  )
+  const [row] = await run(req, INSERT_LICENSE, {
+    key: data.key,
+    user: data.user,
+    email: data.email ?? null,
+    plan: data.plan,
+    source: data.source,
+    oneTimePurchase: data.oneTimePurchase,
+    subscription: data.subscription,
+    status: data.status,
+    validUntil: data.validUntil ?? null,
+    grantedAt,
+    revokedAt: data.revokedAt ?? null,
+    revokedReason: data.revokedReason ?? null,
+    seats: data.seats ?? 1,
+  })
   if (!row) throw new Error(`plan ${data.plan} does not exist: cannot grant a license`)
   const license = licenseOf(row)
-  await announceNewLicense(req, license)
+  await announceNewLicense(req, license, row.created_endpoints)
   if (license.status === 'active') await queueCommunitySync(req, [relationId(license.user)])
   return license
 }

@@ -31,11 +31,17 @@ const relationIdOf = (value: unknown) => (value && typeof value === 'object' ? (
  * A new license: license.created, and license.revoked too when it is born revoked (a refund or a lost
  * chargeback applied before the purchase's own events), so a receiver acting on revocations hears of it.
  */
-export const announceNewLicense = async (req: PayloadRequest, license: License) => {
+export const announceNewLicense = async (
+  req: PayloadRequest,
+  license: License,
+  /** The endpoints that want license.created, when the insert read them (src/licensing/store.ts). */
+  createdEndpoints?: readonly number[],
+) => {
   await emitWebhookEvent(req, {
     type: 'license.created',
     sourceKey: `license.created:${license.id}`,
     data: () => licenseData(req, license),
+    endpoints: createdEndpoints,
   })
   if (license.status === 'revoked') {
     await emitWebhookEvent(req, {

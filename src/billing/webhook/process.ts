@@ -4,7 +4,8 @@ import type Stripe from 'stripe'
 
 import type { SqlRow } from '../../db/rows'
 import { one_time_purchases, processor_events, user_subscriptions, users } from '../../db/schema.generated'
-import { bare, execute, executeOn, inTransaction, sql } from '../../db/transaction'
+import { run, runOn, runWithLaterWrites, statement } from '../../db/statements'
+import { bare, inTransaction, type SQL, sql } from '../../db/transaction'
 import type { BillingSettings } from '../purchases'
 import { EVENT_HANDLERS } from './events'
 
@@ -49,14 +50,55 @@ const customerOf = (event: Stripe.Event): string | null => {
     : null
 }
 
-/** Whether `customer` belongs to an erased account: remembered on it, or on one of its purchases or subscriptions. */
-const erasedCustomer = (customer: string | null) =>
-  customer === null
-    ? sql`false`
-    : sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.deletion_erasedAt} IS NOT NULL AND (
+/** Whether `customer` (NULL: none) belongs to an erased account: remembered on it, or on one of its purchases or subscriptions. */
+const erasedCustomer = (customer: SQL) =>
+  sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.deletion_erasedAt} IS NOT NULL AND (
           ${users.processorCustomerId} = ${customer}
           OR ${users.id} IN (SELECT ${one_time_purchases.user} FROM ${one_time_purchases} WHERE ${one_time_purchases.processorCustomerId} = ${customer})
           OR ${users.id} IN (SELECT ${user_subscriptions.user} FROM ${user_subscriptions} WHERE ${user_subscriptions.processorCustomerId} = ${customer})))`
+
+type EventStatus = Pick<SqlRow<typeof processor_events>, 'status'>
+
+const RECORD_EVENT = statement<
+  'eventId' | 'type' | 'livemode' | 'status' | 'objectId' | 'customer' | 'payload',
+  EventStatus
+>(
+  (p) =>
+    sql`INSERT INTO ${processor_events}
+          (${bare(processor_events.eventId, processor_events.type, processor_events.livemode, processor_events.status, processor_events.attempts)},
+           ${bare(processor_events.objectId, processor_events.receivedAt, processor_events.payload, processor_events.updatedAt, processor_events.createdAt)})
+        VALUES (${p.eventId}, ${p.type}, ${p.livemode}, ${p.status}, 0, ${p.objectId}, now(),
+          -- A customer of an erased account (src/privacy/erasure.ts): its name, email and address are not kept
+          -- again. Three probes of indexed columns, in this one statement.
+          CASE WHEN ${erasedCustomer(sql`${p.customer}::varchar`)}
+            THEN jsonb_build_object('id', ${p.eventId}::text, 'type', ${p.type}::text, 'erased', true)
+            ELSE ${p.payload}::jsonb END,
+          now(), now())
+        ON CONFLICT (${bare(processor_events.eventId)}) DO UPDATE SET ${bare(processor_events.updatedAt)} = ${processor_events.updatedAt}
+        RETURNING ${processor_events.status}`,
+)
+
+const LOCK_EVENT = statement<'eventId', EventStatus>(
+  (p) =>
+    sql`SELECT ${processor_events.status} FROM ${processor_events} WHERE ${processor_events.eventId} = ${p.eventId} FOR UPDATE`,
+)
+
+const MARK_PROCESSED = statement<'eventId'>(
+  (p) =>
+    sql`UPDATE ${processor_events}
+        SET ${bare(processor_events.status)} = 'processed', ${bare(processor_events.processedAt)} = now(),
+          ${bare(processor_events.attempts)} = ${processor_events.attempts} + 1, ${bare(processor_events.lastError)} = NULL,
+          ${bare(processor_events.updatedAt)} = now()
+        WHERE ${processor_events.eventId} = ${p.eventId}`,
+)
+
+const MARK_FAILED = statement<'eventId' | 'message'>(
+  (p) =>
+    sql`UPDATE ${processor_events}
+        SET ${bare(processor_events.status)} = 'failed', ${bare(processor_events.attempts)} = ${processor_events.attempts} + 1,
+          ${bare(processor_events.lastError)} = ${p.message}, ${bare(processor_events.updatedAt)} = now()
+        WHERE ${processor_events.eventId} = ${p.eventId} AND ${processor_events.status} <> 'processed'`,
+)
 
 /**
  * Apply one verified processor event exactly once:
@@ -74,22 +116,15 @@ export const processEvent = async (
   settings: BillingSettings,
 ): Promise<ProcessOutcome> => {
   const handler = EVENT_HANDLERS[event.type]
-  const [row] = await executeOn<Pick<SqlRow<typeof processor_events>, 'status'>>(
-    payload,
-    undefined,
-    sql`INSERT INTO ${processor_events}
-          (${bare(processor_events.eventId, processor_events.type, processor_events.livemode, processor_events.status, processor_events.attempts)},
-           ${bare(processor_events.objectId, processor_events.receivedAt, processor_events.payload, processor_events.updatedAt, processor_events.createdAt)})
-        VALUES (${event.id}, ${event.type}, ${event.livemode}, ${handler ? 'received' : 'ignored'}, 0, ${objectIdOf(event)}, now(),
-          -- A customer of an erased account (src/privacy/erasure.ts): its name, email and address are not kept
-          -- again. Three probes of indexed columns, in this one statement.
-          CASE WHEN ${erasedCustomer(customerOf(event))}
-            THEN jsonb_build_object('id', ${event.id}::text, 'type', ${event.type}::text, 'erased', true)
-            ELSE ${JSON.stringify(event)}::jsonb END,
-          now(), now())
-        ON CONFLICT (${bare(processor_events.eventId)}) DO UPDATE SET ${bare(processor_events.updatedAt)} = ${processor_events.updatedAt}
-        RETURNING ${processor_events.status}`,
-  )
+  const [row] = await runOn(payload, undefined, RECORD_EVENT, {
+    eventId: event.id,
+    type: event.type,
+    livemode: event.livemode,
+    status: handler ? 'received' : 'ignored',
+    objectId: objectIdOf(event),
+    customer: customerOf(event),
+    payload: JSON.stringify(event),
+  })
   const recorded = row?.status
   if (!handler) return 'ignored'
   if (recorded === 'processed' || recorded === 'ignored') return 'duplicate'
@@ -97,34 +132,22 @@ export const processEvent = async (
   try {
     return await applying(async () => {
       const apply = await handler.load(processor, event)
-      return await inTransaction(payload, async (req) => {
-        const [row] = await execute<Pick<SqlRow<typeof processor_events>, 'status'>>(
-          req,
-          sql`SELECT ${processor_events.status} FROM ${processor_events} WHERE ${processor_events.eventId} = ${event.id} FOR UPDATE`,
-        )
-        if (row?.status === 'processed') return 'duplicate' as const
-        await apply({ req, settings })
-        await execute(
-          req,
-          sql`UPDATE ${processor_events}
-              SET ${bare(processor_events.status)} = 'processed', ${bare(processor_events.processedAt)} = now(),
-                ${bare(processor_events.attempts)} = ${processor_events.attempts} + 1, ${bare(processor_events.lastError)} = NULL,
-                ${bare(processor_events.updatedAt)} = now()
-              WHERE ${processor_events.eventId} = ${event.id}`,
-        )
-        return 'processed' as const
-      })
+      return await inTransaction(
+        payload,
+        async (req) => {
+          const [row] = await run(req, LOCK_EVENT, { eventId: event.id })
+          if (row?.status === 'processed') return 'duplicate' as const
+          await apply({ req, settings })
+          // The analytics events and jobs the effects kept for later go out with this last statement.
+          await runWithLaterWrites(req, MARK_PROCESSED, { eventId: event.id })
+          return 'processed' as const
+        },
+        { laterWrites: true },
+      )
     })
   } catch (error) {
     const message = describeError(error)
-    await executeOn(
-      payload,
-      undefined,
-      sql`UPDATE ${processor_events}
-          SET ${bare(processor_events.status)} = 'failed', ${bare(processor_events.attempts)} = ${processor_events.attempts} + 1,
-            ${bare(processor_events.lastError)} = ${message}, ${bare(processor_events.updatedAt)} = now()
-          WHERE ${processor_events.eventId} = ${event.id} AND ${processor_events.status} <> 'processed'`,
-    ).catch(() => undefined)
+    await runOn(payload, undefined, MARK_FAILED, { eventId: event.id, message }).catch(() => undefined)
     payload.logger.error({ msg: 'processor event failed', eventId: event.id, eventType: event.type, error: message })
     throw error
   }

@@ -16,7 +16,7 @@ import {
   resyncLicense,
 } from '../purchases'
 import { isSubscriptionStatus } from '../../licensing/subscription-statuses'
-import { type Buyer, findPurchase, planForPrice, rememberCustomer, resolveBuyer } from '../store'
+import { type Buyer, findPurchase, lockAndReadPurchase, planForPrice, rememberCustomer, resolveBuyer } from '../store'
 
 /**
  * The steps the event handlers (./events/) share, each written once: loading a subscription, the
@@ -141,19 +141,21 @@ type PurchaseFacts = Parameters<typeof applyPurchaseFacts>[1]
 
 /**
  * Record a one-time payment under its payment intent's lock: the buyer (from the metadata's user id or
- * the email) and the plan that sells the price are looked up here.
+ * the email), the plan that sells the price and the purchase so far are read in one statement after the
+ * locks (src/billing/store.ts, lockAndReadPurchase).
  */
 export const recordPurchase = async (
   { req, settings }: StepContext,
   { userId, ...facts }: Omit<PurchaseFacts, 'plan' | 'buyer'> & { userId: string | null | undefined },
 ) => {
-  await lockKey(req, facts.paymentIntentId)
-  const buyer = await findBuyer(req, { userId, email: facts.email, customer: facts.customerId })
-  const purchase = await applyPurchaseFacts(
-    req,
-    { ...facts, plan: await planForPrice(req, facts.priceId), buyer },
-    settings,
-  )
+  const { buyer, plan, existing } = await lockAndReadPurchase(req, {
+    paymentIntentId: facts.paymentIntentId,
+    userId,
+    email: facts.email,
+    priceId: facts.priceId,
+  })
+  await rememberCustomer(req, buyer, idOf(facts.customerId))
+  const purchase = await applyPurchaseFacts(req, { ...facts, plan, buyer }, settings, existing)
   return { purchase, buyer }
 }
 
