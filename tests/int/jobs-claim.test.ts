@@ -14,6 +14,7 @@ import { closePayload } from '../../src/db/bootstrap'
 import { queueEmail } from '../../src/email/send-task'
 import { smtp } from '../support/billing-env'
 import { usePayload } from '../support/payload'
+import { recordQueries } from '../support/queries'
 
 const payload = usePayload()
 let second: Payload
@@ -74,5 +75,98 @@ describe('two runners on one queue', () => {
     await payload().db.pool.query('UPDATE payload_jobs SET processing = false WHERE id = $1', [job.id])
     await second.jobs.run({ limit: 100 })
     expect(sentWith(subject!)).toBe(1)
+  })
+})
+
+/**
+ * The runner's claim and its two writes after a task succeeded (src/jobs/claim.ts) each write and read
+ * the job back in one statement of their own: what they answer must be the job exactly as the adapter
+ * reads it, since Payload's runner goes on with that object (its log decides a task's status).
+ */
+describe("the runner's writes, one statement each", () => {
+  const adapterRead = async (id: number) =>
+    (await payload().db.find({ collection: 'payload-jobs', where: { id: { equals: id } }, pagination: false })).docs[0]
+
+  it('the claim, the task log entry and the completion answer the job as the adapter reads it', async () => {
+    const [subject] = await queueEmails('shape', 1)
+    const queued = (
+      await payload().find({ collection: 'payload-jobs', where: { taskSlug: { equals: 'sendEmail' } }, limit: 1 })
+    ).docs[0]!
+    // A failed attempt before (the adapter's own write), so the log has an entry with its error.
+    await payload().db.updateJobs({
+      id: queued.id,
+      data: {
+        log: {
+          $push: {
+            id: '65f0c0ffee00000000000001',
+            executedAt: new Date(Date.now() - 2000).toISOString(),
+            completedAt: new Date(Date.now() - 1000).toISOString(),
+            taskSlug: 'sendEmail',
+            taskID: '1',
+            input: { to: 'runner@example.test' },
+            output: {},
+            state: 'failed',
+            error: { name: 'Error', message: 'SMTP down' },
+          },
+        },
+        totalTried: 1,
+        updatedAt: new Date().toISOString(),
+      },
+      req: {},
+    })
+
+    const statements = await recordQueries(payload(), async () => {
+      const claimed = await payload().db.updateJobs({
+        data: { processing: true, updatedAt: new Date().toISOString() },
+        limit: 10,
+        sort: 'createdAt',
+        returning: true,
+        where: { and: [{ id: { equals: queued.id } }, { processing: { equals: false } }] },
+        req: {},
+      })
+      expect(claimed).toEqual([await adapterRead(queued.id)])
+      expect(claimed?.[0]).toMatchObject({ processing: true, totalTried: 1 })
+      expect(claimed?.[0]?.log).toHaveLength(1)
+
+      const pushed = await payload().db.updateJobs({
+        id: queued.id,
+        data: {
+          log: {
+            $push: {
+              id: '65f0c0ffee00000000000002',
+              executedAt: new Date(Date.now() - 500).toISOString(),
+              completedAt: new Date().toISOString(),
+              taskSlug: 'sendEmail',
+              taskID: '1',
+              input: { to: 'runner@example.test', subject },
+              output: { sent: true },
+              state: 'succeeded',
+            },
+          },
+          updatedAt: null,
+        },
+        req: {},
+      })
+      expect(pushed).toEqual([await adapterRead(queued.id)])
+      expect(pushed?.[0]?.log?.map((entry) => entry.state)).toEqual(['failed', 'succeeded'])
+
+      const completed = await payload().db.updateJobs({
+        id: queued.id,
+        data: {
+          completedAt: new Date().toISOString(),
+          processing: false,
+          totalTried: 2,
+          updatedAt: new Date().toISOString(),
+        },
+        req: {},
+      })
+      expect(completed).toEqual([await adapterRead(queued.id)])
+      expect(completed?.[0]).toMatchObject({ processing: false, totalTried: 2, completedAt: expect.any(String) })
+    })
+    // The claim: the adapter's query for the candidates and one UPDATE; each write: one statement (the
+    // reads above are the test's own).
+    const writes = statements.filter((statement) => /^(WITH|UPDATE|INSERT)/.test(statement.trim()))
+    expect(writes).toHaveLength(3)
+    await payload().db.deleteMany({ collection: 'payload-jobs', where: { id: { equals: queued.id } } })
   })
 })
