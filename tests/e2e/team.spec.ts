@@ -34,7 +34,7 @@ test('an owner buys Ultimate for three and invites a member, who claims the seat
   await ultimate.locator('.price', { hasText: 'per seat' }).waitFor()
   await ultimate.getByLabel('Seats', { exact: true }).fill('3')
   await photograph(page, 'pricing')
-  await ultimate.locator('button[type="submit"]').click()
+  await ultimate.locator('button[type="submit"]:visible').click()
   await page.waitForURL((url) => url.pathname.startsWith('/checkout/'))
   await expect(page.locator('tr', { hasText: 'Ultimate' }).locator('td').nth(1)).toHaveText('3')
   await page.locator('.total', { hasText: '$897.00' }).waitFor()
