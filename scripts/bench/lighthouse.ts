@@ -10,13 +10,16 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import * as chromeLauncher from 'chrome-launcher'
-import lighthouse, { type Result as LighthouseResult } from 'lighthouse'
-import desktopConfig from 'lighthouse/core/config/desktop-config.js'
-
 import { ROOT } from './processes'
 import type { Check } from './report'
 import { LIGHTHOUSE } from './settings'
+import {
+  type LaunchedChrome,
+  loadChromeLauncher,
+  loadLighthouse,
+  loadLighthouseDesktopConfig,
+  type LighthouseResult,
+} from './tools'
 
 type Log = (line: string) => void
 
@@ -197,11 +200,14 @@ export const runLighthouse = async (baseUrl: string, pages: string[], log: Log):
   }
   const reportDir = path.resolve(ROOT, LIGHTHOUSE.reportDir)
   fs.mkdirSync(reportDir, { recursive: true })
+  const chromeLauncher = await loadChromeLauncher()
+  const lighthouse = await loadLighthouse()
+  const desktopConfig = await loadLighthouseDesktopConfig()
   const results: PageScore[] = []
   let version = chromePath
   /** One Lighthouse run in a Chromium of its own, as Lighthouse's CLI runs: no run inherits another's compiled code. */
   const runOnce = async (url: string, preset: Preset) => {
-    let chrome: chromeLauncher.LaunchedChrome
+    let chrome: LaunchedChrome
     try {
       chrome = await chromeLauncher.launch({
         chromePath,

@@ -2,9 +2,8 @@
  * One benchmarked path: a short warm-up, then `seconds` at `connections` with autocannon. A path that
  * varies per request (rotating keys, client addresses, events) builds each request in `vary`.
  */
-import autocannon, { type RequestSpec, type Result } from 'autocannon'
-
 import { SETTINGS, serverUrl } from './settings'
+import { type Autocannon, loadAutocannon, type RequestSpec, type Result } from './tools'
 
 /** Not measured, right before each path's run: the pools and caches settle on that path. */
 export const WARMUP_SECONDS = 2
@@ -39,7 +38,7 @@ export type Measured = {
 
 type Running = { stop: () => void; done: Promise<{ result: Result; ranOut: boolean }> }
 
-const start = (target: Target, seconds: number, next: () => number): Running => {
+const start = (autocannon: Autocannon, target: Target, seconds: number, next: () => number): Running => {
   let ranOut = false
   const base: RequestSpec = { method: target.method, path: target.path, headers: target.headers, body: target.body }
   const vary = target.vary
@@ -72,7 +71,8 @@ const start = (target: Target, seconds: number, next: () => number): Running => 
   return { stop: () => instance.stop(), done: Promise.resolve(instance).then((result) => ({ result, ranOut })) }
 }
 
-const drive = (target: Target, seconds: number, next: () => number) => start(target, seconds, next).done
+const drive = async (target: Target, seconds: number, next: () => number) =>
+  start(await loadAutocannon(), target, seconds, next).done
 
 /** Each path's request counter, kept across its warm-ups and its run, so a rotating path never repeats itself. */
 const counters = new WeakMap<Target, number>()
@@ -116,11 +116,13 @@ export const measure = async (target: Target, seconds = SETTINGS.seconds): Promi
  * loaded while something else happens (the home page during launch day's burst).
  */
 export const loadUntilStopped = (target: Target, maxSeconds: number): { stop: () => Promise<Measured> } => {
-  const running = start(target, maxSeconds, counterOf(target))
+  const next = counterOf(target)
+  const running = loadAutocannon().then((autocannon) => start(autocannon, target, maxSeconds, next))
   return {
     stop: async () => {
-      running.stop()
-      return measured(target, await running.done)
+      const load = await running
+      load.stop()
+      return measured(target, await load.done)
     },
   }
 }

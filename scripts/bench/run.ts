@@ -45,6 +45,7 @@ import {
   SETTINGS,
   serverUrl,
 } from './settings'
+import { installBenchTools } from './tools'
 
 /**
  * Keys and client addresses are seeded so that these rates stay under the service's rate limits: API keys
@@ -294,6 +295,7 @@ const targetChecks = (rows: Row[], rssMaxMiB: number, launched: boolean): Check[
 const main = async () => {
   const loadBefore = os.loadavg()
   await requireFreePorts(Object.values(PORTS))
+  installBenchTools(log)
   const build = ensureBuild()
   const runSeconds = SETTINGS.seconds + WARMUP_SECONDS + SETTINGS.firstWarmupSeconds
   log(`scratch database ${database.name} (dropped and recreated), work folder ${workDir}`)
