@@ -88,7 +88,7 @@ const connectionOf = async (payload: Payload, req: PayloadRequest | undefined): 
   const id = req ? await req.transactionID : undefined
   const session = id === undefined || id === null ? undefined : db.sessions[String(id)]
   const client = (session?.db as unknown as { session?: { client?: Queryable } } | undefined)?.session?.client
-  return client ?? (db.pool)
+  return client ?? db.pool
 }
 
 const send = async <Row>(
