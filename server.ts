@@ -50,27 +50,31 @@ const main = async () => {
   }
 
   // Migrations, plans and content in a child process: this process never loads the Payload config
-  // itself; its one Payload instance is the one Next's routes make (src/instrumentation.ts).
+  // itself; its one Payload instance is the one Next's routes make (src/instrumentation.ts). Next starts
+  // meanwhile (development compiles the instrumentation), and the instrumentation waits for the child.
   log('applying migrations, seeding plans and importing content')
   const { runChild } = await import('./src/process/child')
   const preparing = runChild('prepare-database')
   closers.push({ name: 'database preparation', close: preparing.stop })
-  await preparing.done
-  if (shuttingDown) return
+  // Awaited below with Next's start; a signal meanwhile returns before that, and its rejection is no failure.
+  preparing.done.catch(() => undefined)
+  const { publishDatabasePreparation, publishedService } = await import('./src/process/service')
+  publishDatabasePreparation(preparing.done)
 
   const { default: next } = await import('next')
   const { createReadinessCheck } = await import('./src/db/readiness')
   const { createHost, RESTORABLE_PAGES } = await import('./src/server/host')
   const { staffSessionCheck } = await import('./src/http/staff-session')
-  const { publishedService } = await import('./src/process/service')
   const { JOBS_TURN_SECONDS } = await import('./src/jobs/worker')
   const { DIRECT_PATHS } = await import('./src/server/direct')
   const { recordReferralVisit } = await import('./src/affiliates/attribution')
   const { runtimeOf } = await import('./src/config/runtime')
   const { islandsAsset } = await import('./src/server/script-free')
+  if (shuttingDown) return
   log(`starting Next.js (${dev ? 'development' : 'production'})`)
   const nextApp = next({ dev, dir: env.rootDir, port: env.port, customServer: true })
-  await nextApp.prepare()
+  await Promise.all([preparing.done, nextApp.prepare()])
+  if (shuttingDown) return
   closers.push({ name: 'next', close: () => nextApp.close() })
   // PATCH: instrumentation-start
   // src/instrumentation.ts makes the Payload instance and starts the jobs worker. Next's development

@@ -24,3 +24,19 @@ export const publishService = (service: Service): void => {
 }
 
 export const publishedService = (): Service | null => (globalThis as unknown as Holder)[KEY] ?? null
+
+const PREPARED = Symbol.for('starter-kit.database-prepared')
+
+type PreparedHolder = Record<symbol, Promise<void> | undefined>
+
+/**
+ * server.ts prepares the database (migrations, plans, content) in a child process while Next starts
+ * beside it: `prepared` settles when the child is done. Published here, for the same reason as the service.
+ */
+export const publishDatabasePreparation = (prepared: Promise<void>): void => {
+  ;(globalThis as unknown as PreparedHolder)[PREPARED] = prepared
+}
+
+/** What src/instrumentation.ts waits for before it makes the Payload instance (at once when nothing prepares one). */
+export const databasePrepared = (): Promise<void> =>
+  (globalThis as unknown as PreparedHolder)[PREPARED] ?? Promise.resolve()
