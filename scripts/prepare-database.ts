@@ -8,8 +8,9 @@
  * is ready, 1 otherwise.
  */
 import { prepareProcess } from '../src/process/prepare'
+import { withoutStartupTypes } from '../src/process/startup-types'
 
-const { env, logger, log, fail } = await prepareProcess('prepare')
+const { dev, env, logger, log, fail } = await prepareProcess('prepare')
 
 const main = async () => {
   // PATCH: esm-tla-deadlock
@@ -18,7 +19,8 @@ const main = async () => {
   const { getPayload } = await import('payload')
   const { prepareDatabase, closePayload } = await import('../src/db/bootstrap')
   const { describeImport, importContent } = await import('../src/content/import')
-  const payload = await getPayload({ config, key: 'prepare' })
+  // Development generates no types here: the server's own instance does that (src/process/startup-types.ts).
+  const payload = await getPayload({ config: dev ? withoutStartupTypes(config) : config, key: 'prepare' })
   try {
     const { seeded, content } = await prepareDatabase(payload, {
       priceIds: env.priceIds,

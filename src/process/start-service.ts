@@ -4,6 +4,7 @@ import { getPayload, handleEndpoints } from 'payload'
 import { readEnv } from '../config/env'
 import { markJobsWorker } from '../jobs/worker'
 import { databasePrepared, publishService } from './service'
+import { generateTypesLater, withoutStartupTypes } from './startup-types'
 
 /**
  * Make the process's Payload instance (the one `getPayload({config})` returns to every route), start
@@ -14,7 +15,10 @@ import { databasePrepared, publishService } from './service'
 export const startService = async (): Promise<void> => {
   const { jobsWorker } = readEnv()
   await databasePrepared()
-  const payload = await getPayload({ config, cron: true })
+  const production = process.env.NODE_ENV === 'production'
+  // Development: the types are generated after the first pages, not while Next compiles them (startup-types.ts).
+  const payload = await getPayload({ config: production ? config : withoutStartupTypes(config), cron: true })
+  if (!production) generateTypesLater(payload, await config)
   if (jobsWorker) markJobsWorker(payload)
   publishService({ payload, jobsWorker, handle: (request) => handleEndpoints({ config, request }) })
 }
