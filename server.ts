@@ -61,6 +61,13 @@ const main = async () => {
   const { publishDatabasePreparation, publishedService } = await import('./src/process/service')
   publishDatabasePreparation(preparing.done)
 
+  if (dev) {
+    // PATCH: turbopack-snapshot-delay
+    // Turbopack writes its cache (.next/dev/cache, what makes the next start fast) about 2 s after it goes
+    // idle: on two cores that was while the admin's first page rendered, after its compile. 15 s later
+    // it is written after that page instead (a stop before then keeps no cache of this run).
+    process.env.TURBO_ENGINE_SNAPSHOT_IDLE_TIMEOUT_MILLIS ??= '15000'
+  }
   const { default: next } = await import('next')
   const { createReadinessCheck } = await import('./src/db/readiness')
   const { createHost, RESTORABLE_PAGES } = await import('./src/server/host')
