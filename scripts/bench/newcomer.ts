@@ -220,9 +220,7 @@ export const measureNewcomer = async (log: Log): Promise<NewcomerOutcome> => {
     }
     const answered = outcome.firstAdminSeconds ?? 0
     log(`newcomer: /admin answered ${outcome.adminStatus} after ${answered.toFixed(1)} s`)
-    const steps = DEV_STEPS.filter((step) => seen.has(step.label)).map(
-      (step) => `${step.label} ${(seen.get(step.label) ?? 0).toFixed(1)} s`,
-    )
+    const steps = [...seen].sort(([, a], [, b]) => a - b).map(([label, seconds]) => `${label} ${seconds.toFixed(1)} s`)
     notes.push(
       `Newcomer: \`npm run dev\` in that clone (no DATABASE_URL or other variables: the embedded PostgreSQL, a fresh database, the stand-ins; free ports; an empty TMPDIR): \`GET /admin\` answered ${outcome.adminStatus} after ${answered.toFixed(1)} s${steps.length > 0 ? ` (from its log: ${steps.join(', ')})` : ''}.`,
     )
