@@ -232,6 +232,8 @@ const NOT_IN_THE_SCHEMA = new Set([
   'DISABLE_LOGGING',
   // Set by this process when it starts the processor stand-in, for the pricing page's notice.
   'PAYMENT_STANDIN_URL',
+  // Set by server.ts in development for Turbopack's cache writer (PATCH turbopack-snapshot-delay).
+  'TURBO_ENGINE_SNAPSHOT_IDLE_TIMEOUT_MILLIS',
 ])
 
 const sourceFiles = (entry: string): string[] => {
