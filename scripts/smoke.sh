@@ -17,6 +17,12 @@ echo "smoke: the server runs on node $(node -v)"
 start_args=$(node --import tsx -e "import('./src/process/start-command.ts').then((m) => console.log(m.startNodeArgs('.').join(' ')))")
 start_env=$(node --import tsx -e "import('./src/process/start-command.ts').then((m) => console.log(Object.entries(m.startCommand('.').env).map(([k, v]) => k + '=' + v).join(' ')))")
 
+# Another server on the port would answer in this one's place.
+if curl -s -o /dev/null "http://localhost:$port/healthz"; then
+  echo "smoke: port $port is taken (SMOKE_PORT moves it)"
+  exit 1
+fi
+
 psql "$admin_url" -qc "DROP DATABASE IF EXISTS \"$db_name\" WITH (FORCE)" -c "CREATE DATABASE \"$db_name\""
 
 NODE_ENV=production PORT=$port DATABASE_URL="$db_url" SERVER_URL="http://localhost:$port" \
@@ -29,6 +35,8 @@ NODE_ENV=production PORT=$port DATABASE_URL="$db_url" SERVER_URL="http://localho
 pid=$!
 
 fail() { echo "smoke: $*"; echo "--- server log"; cat "$log"; kill -9 "$pid" 2>/dev/null || true; exit 1; }
+# Any other way out (a command failing under set -e) stops the server too; after an orderly stop this finds none.
+trap 'kill -9 "$pid" 2>/dev/null || true' EXIT
 
 for _ in $(seq 1 120); do
   curl -fsS "http://localhost:$port/healthz" >/dev/null 2>&1 && break
@@ -191,8 +199,16 @@ status=$(curl -sS -o /dev/null -w '%{http_code}' "http://localhost:$port/storefr
 echo "smoke: / and /pricing come from Next's cache, without no-store, with a neutral header"
 headers=$(curl -sS -o /tmp/smoke-home.br -D - -H 'accept-encoding: gzip, deflate, br' "http://localhost:$port/" | tr -d '\r')
 echo "$headers" | grep -qi '^content-encoding: br' || fail "/ was not sent brotli-compressed to a browser that accepts it"
-chunk=$(grep -o '/_next/static/chunks/[A-Za-z0-9_.-]*\.js' /tmp/smoke-storefront.html | head -1)
-[ -n "$chunk" ] || fail "no script found in /pricing's HTML"
+# The public pages carry one script, the islands (docs/PUBLIC_PAGES.md); the admin keeps Next's chunks.
+grep -q '/_next/static/chunks/[A-Za-z0-9_.-]*\.js' /tmp/smoke-storefront.html && fail "/pricing still loads Next's runtime"
+islands=$(grep -o '/_kit/islands\.js?v=[A-Za-z0-9_-]*' /tmp/smoke-storefront.html | head -1 || true)
+[ -n "$islands" ] || fail "no islands script in /pricing's HTML"
+headers=$(curl -sS -o /dev/null -D - -H 'accept-encoding: gzip, br' "http://localhost:$port$islands" | tr -d '\r')
+echo "$headers" | grep -qi '^content-encoding: br' || fail "$islands was not sent brotli-compressed"
+echo "$headers" | grep -qi '^cache-control: public, max-age=31536000, immutable' || fail "$islands is not cached for a year: $(echo "$headers" | grep -i '^cache-control:')"
+curl -sS -o /tmp/smoke-admin.html "http://localhost:$port/admin/login"
+chunk=$(grep -o '/_next/static/chunks/[A-Za-z0-9_.-]*\.js' /tmp/smoke-admin.html | head -1 || true)
+[ -n "$chunk" ] || fail "no script found in /admin/login's HTML"
 headers=$(curl -sS -o /dev/null -D - -H 'accept-encoding: gzip, br' "http://localhost:$port$chunk" | tr -d '\r')
 echo "$headers" | grep -qi '^content-encoding: br' || fail "$chunk was not sent as its prebuilt brotli copy"
 echo "$headers" | grep -qi '^cache-control: public, max-age=31536000, immutable' || fail "$chunk is not cached for a year: $(echo "$headers" | grep -i '^cache-control:')"
