@@ -1,10 +1,11 @@
 /**
- * `npm run bench`: the production server against a scratch PostgreSQL database, with the stand-ins in a
+ * `npm run bench`: first a newcomer's `npm install` and first `/admin` on a fresh clone (newcomer.ts), then
+ * the production server against a scratch PostgreSQL database, with the stand-ins in a
  * process of their own, driven by autocannon path by path. Prints req/s, p50, p99 and the ratio to the
  * floor (Payload's own authenticated read), the server's memory, checks that webhook effects happen
  * exactly once, then runs launch day (launch.ts: a burst of purchases while visitors load the home
  * page) and Lighthouse on the public pages with the server otherwise idle (lighthouse.ts), prints every
- * target of issues 11 and 26 as met or not, and writes it all to docs/PERFORMANCE.md. See OPERATIONS.md
+ * target of issues 11, 26 and 42 as met or not, and writes it all to docs/PERFORMANCE.md. See OPERATIONS.md
  * "Benchmark".
  */
 import { spawnSync } from 'node:child_process'
@@ -30,6 +31,7 @@ import { clientAddress } from './http'
 import { drainEmailQueue, launchDay, type LaunchOutcome } from './launch'
 import { type LighthouseOutcome, lighthouseChecks, lighthouseNotes, lighthouseTable, runLighthouse } from './lighthouse'
 import { type Measured, measure, type Target, warm, WARMUP_SECONDS } from './load'
+import { measureNewcomer, type NewcomerOutcome } from './newcomer'
 import { type Child, logSays, logTail, requireFreePorts, ROOT, startNode, stopGroup, waitFor } from './processes'
 import { type Check, checkLine, notes, render, type Row, type Section, table, writePerformance } from './report'
 import { groupCpuSeconds, sampleRss } from './rss'
@@ -69,6 +71,9 @@ const TARGETS = {
   maxRssMiB: 256,
   /** The anonymous home page and /pricing, served from a cache. */
   cachedPageRatio: 3,
+  /** A newcomer (issue 42): `npm install` on a fresh clone with an empty npm cache, then the first `/admin`. */
+  newcomerInstallSeconds: 60,
+  newcomerFirstAdminSeconds: 45,
 }
 
 /**
@@ -292,11 +297,35 @@ const targetChecks = (rows: Row[], rssMaxMiB: number, launched: boolean): Check[
   ]
 }
 
+/** The newcomer's two figures against their targets; a failed step is a target not met. */
+const newcomerChecks = (outcome: NewcomerOutcome): Check[] => {
+  const check = (label: string, seconds: number | null, limit: number): Check => ({
+    target: `${label} at most ${limit} s (issue 42)`,
+    measured:
+      seconds === null ? `not measured: ${outcome.error?.split('\n')[0] ?? 'failed'}` : `${seconds.toFixed(1)} s`,
+    met: seconds !== null && seconds <= limit && outcome.error === null,
+  })
+  return [
+    check(
+      'a newcomer: `npm install` on a fresh clone, empty npm cache,',
+      outcome.installSeconds,
+      TARGETS.newcomerInstallSeconds,
+    ),
+    check(
+      'a newcomer: the first `/admin` answer of `npm run dev`',
+      outcome.firstAdminSeconds,
+      TARGETS.newcomerFirstAdminSeconds,
+    ),
+  ]
+}
+
 const main = async () => {
   const loadBefore = os.loadavg()
   await requireFreePorts(Object.values(PORTS))
   installBenchTools(log)
   const build = ensureBuild()
+  // First, with the machine otherwise idle: a newcomer's install and first /admin (newcomer.ts).
+  const newcomer: NewcomerOutcome | null = selected('newcomer') ? await measureNewcomer(log) : null
   const runSeconds = SETTINGS.seconds + WARMUP_SECONDS + SETTINGS.firstWarmupSeconds
   log(`scratch database ${database.name} (dropped and recreated), work folder ${workDir}`)
   await onMaintenance(`DROP DATABASE IF EXISTS "${database.name}" WITH (FORCE)`)
@@ -429,6 +458,7 @@ const main = async () => {
     ...targetChecks(rows, memory.maxMiB, launch !== null),
     ...(launch?.checks ?? []),
     ...(lighthouse ? lighthouseChecks(lighthouse, lighthousePages) : []),
+    ...(newcomer ? newcomerChecks(newcomer) : []),
   ]
   const extra = [
     ...checks.map((check) => `Target ${checkLine(check)}`),
@@ -439,6 +469,7 @@ const main = async () => {
     `Emails received by the SMTP sink by the end: ${mails} (license emails go out through the jobs queue, also during the later runs).`,
   ]
   const sections: Section[] = []
+  if (newcomer) sections.push({ title: 'A newcomer', lines: newcomer.notes.map((line) => `- ${line}`) })
   if (launch)
     sections.push({
       title: 'Launch day',
