@@ -8,6 +8,10 @@ const nextConfig = {
   // The express host (src/server/host.ts) owns compression, body limits and health checks.
   compress: false,
   poweredByHeader: false,
+  // Next hashed every cached page it sent for its ETag, in JavaScript, a character at a time: a tenth of
+  // the server's CPU on a busy storefront. The host's compression layer gives those pages an ETag from the
+  // SHA-256 it takes anyway (src/server/compress.ts).
+  generateEtags: false,
   // Server-only packages load from node_modules, once per process, instead of being bundled into each
   // route's chunk: Turbopack gave every route group its own 3.4 MB copy of Payload and its dependencies
   // (up to nine copies, four of them in the benchmark alone), each with its own source string, bytecode and

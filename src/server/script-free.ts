@@ -2,6 +2,7 @@ import crypto from 'node:crypto'
 import zlib from 'node:zlib'
 
 import type { NextFunction, Request, Response } from 'express'
+import { LRUCache } from 'lru-cache'
 
 /**
  * Public pages without the framework's runtime (docs/PUBLIC_PAGES.md). Next sends every page with its
@@ -32,6 +33,28 @@ export const withoutRuntime = (html: string, islandsVersion: string): string | n
 
 /** Pages larger than this are sent as Next writes them. */
 const MAX_BUFFERED_BYTES = 1024 * 1024
+/** Rewritten pages kept, by the hash of what Next wrote (the same cached bytes for every visitor). */
+const REWRITTEN_ENTRIES = 64
+
+/**
+ * `withoutRuntime` on a page's bytes, once per distinct page: Next sends a cached page as the same bytes
+ * to every visitor, and rewriting it anew (decoded, three replacements, encoded) allocated about six
+ * copies of it per request, which on a busy storefront kept the garbage collector at work. A SHA-256
+ * of the bytes (native code, no string) finds the rewritten copy; null when the page has no marker.
+ */
+const rewriter = (islandsVersion: string) => {
+  const rewritten = new LRUCache<string, { page: Buffer | false }>({ max: REWRITTEN_ENTRIES })
+  return (body: Buffer): Buffer | null => {
+    const key = crypto.createHash('sha256').update(body).digest('base64')
+    let entry = rewritten.get(key)
+    if (!entry) {
+      const page = withoutRuntime(body.toString('utf8'), islandsVersion)
+      entry = { page: page === null ? false : Buffer.from(page, 'utf8') }
+      rewritten.set(key, entry)
+    }
+    return entry.page || null
+  }
+}
 
 type Head = [statusCode: number, ...rest: unknown[]]
 
@@ -41,9 +64,9 @@ type Head = [statusCode: number, ...rest: unknown[]]
  * with the body (a deferred writeHead is applied to the response), so Content-Length can follow the
  * body. Goes after compression, so the compression layers see the final body.
  */
-export const scriptFreePages =
-  (isCandidate: (path: string) => boolean, islandsVersion: string) =>
-  (req: Request, res: Response, next: NextFunction) => {
+export const scriptFreePages = (isCandidate: (path: string) => boolean, islandsVersion: string) => {
+  const rewrite = rewriter(islandsVersion)
+  return (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' || !isCandidate(req.path)) return next()
     /* eslint-disable @typescript-eslint/unbound-method -- kept to be called back with the response as `this` */
     const write = res.write
@@ -107,11 +130,12 @@ export const scriptFreePages =
       if (last) chunks.push(last)
       const done = [chunk, encoding, callback].find((arg) => typeof arg === 'function') as (() => void) | undefined
       restore()
-      let body = Buffer.concat(chunks)
+      // Next ends a cached page in one piece: no copy of it then.
+      let body: Buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
       if (res.statusCode === 200 && /^text\/html\b/i.test(String(res.getHeader('content-type') ?? ''))) {
-        const rewritten = withoutRuntime(body.toString('utf8'), islandsVersion)
+        const rewritten = rewrite(body)
         if (rewritten !== null) {
-          body = Buffer.from(rewritten, 'utf8')
+          body = rewritten
           if (res.hasHeader('content-length')) res.setHeader('content-length', body.length)
         }
       }
@@ -119,6 +143,7 @@ export const scriptFreePages =
     } as typeof end
     next()
   }
+}
 
 /** The islands bundle as the host serves it: its bytes, brotli and gzip copies, and its version. */
 export type IslandsAsset = { body: Buffer; br: Buffer; gzip: Buffer; version: string }

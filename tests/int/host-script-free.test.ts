@@ -110,6 +110,20 @@ describe('a marked public page', () => {
     expect(await (await fetch(`${missing}/blog/nothing`)).text()).toBe(page(true))
   })
 
+  it('is rewritten once per distinct page: the same bytes again reuse it, a changed page is rewritten anew', async () => {
+    let body = '<p>First</p>'
+    const base = await startHost(WRITERS['in one piece']!, () => page(true, body))
+    const get = async () => decoded(await fetch(`${base}/pricing`, { headers: { 'accept-encoding': 'identity' } }))
+    const first = await get()
+    expect(first).toContain('<p>First</p>')
+    expect(await get()).toBe(first)
+    body = '<p>Second</p>'
+    const second = await get()
+    expect(second).toContain('<p>Second</p>')
+    expect(second).not.toContain('<p>First</p>')
+    expect(second).not.toContain('/_next/static/chunks/c.js')
+  })
+
   it('a page larger than the host holds goes out whole, as Next wrote it', async () => {
     const large = page(true, `<p>${'x'.repeat(1_100_000)}</p>`)
     const base = await startHost(WRITERS['streamed after writeHead, in chunks']!, () => large)

@@ -259,6 +259,23 @@ describe('compression', () => {
     expect(plain.body.toString()).toBe(page)
   })
 
+  it('gives a kept page an ETag from its bytes, answers 304 to a request that holds it, and a new one when it changes', async () => {
+    const { port } = await startCompressingHost()
+    const first = await raw(port, '/cached', 'br')
+    const etag = first.headers.etag!
+    expect(etag).toMatch(/^W\/"[A-Za-z0-9+/]{27}"$/)
+    expect((await raw(port, '/cached', 'gzip')).headers.etag).toBe(etag)
+    const again = await rawWith(port, '/cached', { 'accept-encoding': 'br', 'if-none-match': etag })
+    expect(again.body.length).toBe(0)
+    expect(again.headers.etag).toBe(etag)
+    expect(again.headers['content-length']).toBeUndefined()
+    const stale = await rawWith(port, '/cached/changed', { 'accept-encoding': 'br', 'if-none-match': etag })
+    expect(stale.headers.etag).not.toBe(etag)
+    expect(zlib.brotliDecompressSync(stale.body).toString()).toBe(`${page}<p>changed</p>`)
+    // A personal answer has no ETag from the host (nothing kept, nothing to compare).
+    expect((await raw(port, '/account', 'br')).headers.etag).toBeUndefined()
+  })
+
   it('sends a personal answer (a session or an API key, not shared-cacheable) uncompressed: no BREACH oracle', async () => {
     const { port, stats } = await startCompressingHost()
     const credentials = [
