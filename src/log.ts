@@ -47,10 +47,43 @@ const SECRET_KEYS = [
   'salt',
   'hash',
 ]
-const field = (key: string) => (/^\w+$/.test(key) ? `.${key}` : `["${key}"]`)
-const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [field(key).replace(/^\./, ''), `*${field(key)}`]).concat(
-  ['authorization', 'cookie', 'set-cookie'].map((key) => `*.headers${field(key)}`),
-)
+const SECRETS = new Set(SECRET_KEYS)
+const HEADER_SECRETS = new Set(['authorization', 'cookie', 'set-cookie'])
+const CENSOR = '[redacted]'
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * `object` with `secrets` censored, and (`nested`) the same one object down and the header secrets of a
+ * `headers` object two down; `object` itself when it holds none, so a line without secrets (nearly
+ * every line) allocates nothing. pino's `redact` did this with wildcard paths (`*.token`), but its
+ * current implementation parses each of them and clones the line on every call, secrets or not: a
+ * quarter of what a busy server allocated.
+ */
+const censored = (object: Record<string, unknown>, secrets: Set<string>, nested: boolean): Record<string, unknown> => {
+  let copy: Record<string, unknown> | null = null
+  for (const key of Object.keys(object)) {
+    const value = object[key]
+    const next = secrets.has(key)
+      ? CENSOR
+      : !isRecord(value)
+        ? value
+        : nested
+          ? censored(value, SECRETS, false)
+          : key === 'headers'
+            ? censored(value, HEADER_SECRETS, false)
+            : value
+    if (next !== value) {
+      copy ??= { ...object }
+      copy[key] = next
+    }
+  }
+  return copy ?? object
+}
+
+/** A line's fields with every secret field censored (see SECRET_KEYS). */
+const censorSecrets = (object: Record<string, unknown>): Record<string, unknown> => censored(object, SECRETS, true)
 
 /**
  * A failed query's message carries its parameters (emails, license keys, token hashes): they go,
@@ -143,10 +176,12 @@ const loadPrettyStream = (): PrettyStream | null => {
 export const createLogger = (settings: LoggerSettings = {}): Logger => {
   const options: LoggerOptions = {
     level: levelOf(settings.level),
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // Top-level secrets also in a child logger's bindings, which the log formatter does not see: pino
+    // looks these up by key, only on a line that has one.
+    redact: { paths: SECRET_KEYS.map((key) => (/^\w+$/.test(key) ? key : `["${key}"]`)), censor: CENSOR },
     serializers: { err: serializeError, error: serializeError, msg: (message: unknown) => serializeError(message) },
     mixin: () => ({ ...logContext() }),
-    formatters: { log: normalizeJob },
+    formatters: { log: (object) => censorSecrets(normalizeJob(object)) },
   }
   const prettyStream = settings.pretty && !settings.destination ? loadPrettyStream() : null
   if (prettyStream) {

@@ -54,6 +54,21 @@ describe('the logger', () => {
     }
   })
 
+  it("censors a child logger's secret bindings and an array's holder, and leaves other lines as they are", () => {
+    const { logger, last, lines } = capture()
+    logger.child({ name: 'kit', token: 'tok-child-0123456789' }).info({ nested: { secret: 's-0123456789' } }, 'child')
+    expect(last()).toMatchObject({ name: 'kit', token: '[redacted]', nested: { secret: '[redacted]' } })
+    logger.child({ 'set-cookie': 'payload-token=jwt-child-0123456789' }).info('child')
+    expect(last()).toMatchObject({ 'set-cookie': '[redacted]' })
+    const plain = { requestId: 'r-1', path: '/pricing', status: 200, items: [{ key: 'x' }] }
+    logger.info(plain, 'plain')
+    expect(last()).toMatchObject({ requestId: 'r-1', path: '/pricing', status: 200 })
+    expect(plain).toEqual({ requestId: 'r-1', path: '/pricing', status: 200, items: [{ key: 'x' }] })
+    expect(lines.join('')).not.toContain('tok-child-0123456789')
+    expect(lines.join('')).not.toContain('jwt-child-0123456789')
+    expect(lines.join('')).not.toContain('s-0123456789')
+  })
+
   it("writes an error's type, message, stack and code, without a failed query's parameters or its other properties", () => {
     const { logger, last, lines } = capture()
     const cause = Object.assign(new Error('duplicate key value violates unique constraint'), {
