@@ -33,7 +33,8 @@ type Site = { file: string; exported: string[]; inside: string[] }
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8')
 
 const sourceFiles = (entry: string): string[] => {
-  if (SKIPPED.includes(entry)) return []
+  // Installed packages are not the project's code (the bench installs its tools under scripts/bench/tools).
+  if (SKIPPED.includes(entry) || path.basename(entry) === 'node_modules') return []
   const full = path.join(ROOT, entry)
   if (fs.statSync(full).isDirectory()) return fs.readdirSync(full).flatMap((name) => sourceFiles(`${entry}/${name}`))
   return /\.(tsx?|mjs)$/.test(entry) ? [entry] : []

@@ -26,6 +26,8 @@ const OWNERS: Record<string, string | null> = {
 const SOURCES = ['src', 'endpoints', 'plugins', 'collections', 'scripts', 'server.ts', 'payload.config.ts']
 
 const files = (entry: string): string[] => {
+  // Installed packages are not the project's code (the bench installs its tools under scripts/bench/tools).
+  if (path.basename(entry) === 'node_modules') return []
   const full = path.join(ROOT, entry)
   if (fs.statSync(full).isDirectory()) return fs.readdirSync(full).flatMap((name) => files(path.join(entry, name)))
   return /\.(?:ts|tsx|mts|mjs)$/.test(entry) ? [entry] : []
