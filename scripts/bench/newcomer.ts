@@ -21,7 +21,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { ROOT } from './processes'
+import { ROOT, stopProcessGroup } from './processes'
 
 export type NewcomerOutcome = {
   /** `npm install` in the fresh clone with an empty npm cache, seconds; null when it failed. */
@@ -96,27 +96,9 @@ const newcomerEnv = (tmpDir: string): NodeJS.ProcessEnv =>
 
 const tail = (text: string, lines = 15) => text.trim().split('\n').slice(-lines).join('\n')
 
-const groupAlive = (pgid: number) => {
-  try {
-    process.kill(-pgid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** SIGTERM to the whole process group (npm, the server, its database preparation, PostgreSQL), SIGKILL after 20 s. */
 const stopGroup = async (child: ChildProcess): Promise<void> => {
-  const pgid = child.pid
-  if (pgid === undefined || !groupAlive(pgid)) return
-  process.kill(-pgid, 'SIGTERM')
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline && groupAlive(pgid)) await sleep(200)
-  if (!groupAlive(pgid)) return
-  process.kill(-pgid, 'SIGKILL')
-  // Bounded: a process reparented to an init that does not reap it stays in the group as a zombie.
-  const killed = Date.now() + 5_000
-  while (Date.now() < killed && groupAlive(pgid)) await sleep(100)
+  if (child.pid !== undefined) await stopProcessGroup(child.pid)
 }
 
 /**

@@ -80,11 +80,18 @@ const groupAlive = (pgid: number) => {
   }
 }
 
-/** SIGTERM to the process group, SIGKILL to whatever is left after `graceMs`. */
-export const stopGroup = async (child: Child, graceMs = 20_000): Promise<void> => {
-  if (!groupAlive(child.pgid)) return
-  process.kill(-child.pgid, 'SIGTERM')
+/** SIGTERM to the process group `pgid`, SIGKILL to whatever is left after `graceMs`. */
+export const stopProcessGroup = async (pgid: number, graceMs = 20_000): Promise<void> => {
+  if (!groupAlive(pgid)) return
+  process.kill(-pgid, 'SIGTERM')
   const deadline = Date.now() + graceMs
-  while (Date.now() < deadline && groupAlive(child.pgid)) await sleep(200)
-  if (groupAlive(child.pgid)) process.kill(-child.pgid, 'SIGKILL')
+  while (Date.now() < deadline && groupAlive(pgid)) await sleep(200)
+  if (!groupAlive(pgid)) return
+  process.kill(-pgid, 'SIGKILL')
+  // Bounded: a process reparented to an init that does not reap it stays in the group as a zombie.
+  const killed = Date.now() + 5_000
+  while (Date.now() < killed && groupAlive(pgid)) await sleep(100)
 }
+
+/** SIGTERM to a started process's group, SIGKILL to whatever is left after `graceMs`. */
+export const stopGroup = (child: Child, graceMs = 20_000): Promise<void> => stopProcessGroup(child.pgid, graceMs)
