@@ -126,6 +126,7 @@ const main = async () => {
     trustedProxies: env.trustedProxies,
     restorablePages: RESTORABLE_PAGES,
     islands,
+    pageCache: {},
     referralVisit: (visit) => recordReferralVisit(service.payload, runtimeOf(service.payload, 'affiliates'), visit),
     // Development's assets change as they are edited: Next serves them itself there.
     ...(dev ? {} : { staticAssets: { urlPath: '/_next/static', dir: path.join(env.rootDir, '.next', 'static') } }),

@@ -7,6 +7,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import expressStaticGzip from 'express-static-gzip'
 
 import { type CompressionStats, createCompression } from './compress'
+import { createPageCache, type PageCacheStats } from './page-cache'
 import { ISLANDS_PATH, type IslandsAsset, scriptFreePages, serveIslands } from './script-free'
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from '../http/client-address'
 import { type DirectHandler, sendFetchResponse, toFetchRequest } from './direct'
@@ -56,6 +57,11 @@ export type HostOptions = {
    * SCRIPT_FREE_CANDIDATES lists are sent without Next's runtime when they carry the marker.
    */
   islands?: IslandsAsset
+  /**
+   * Keep the shared-cacheable public pages (SCRIPT_FREE_CANDIDATES) Next answered for up to `ttlMs`
+   * (1 s by default) and send them again without Next (src/server/page-cache.ts).
+   */
+  pageCache?: { ttlMs?: number }
   /** Where the access lines and the host's own lines go; the process's logger by default. */
   logger?: HostLogger
 }
@@ -100,6 +106,8 @@ export type Host = {
   close: () => Promise<void>
   /** How often a kept compressed page was sent again (src/server/compress.ts). */
   compression: CompressionStats
+  /** How often a public page was sent from the host's page cache (zeros when it is off). */
+  pageCache: PageCacheStats
 }
 
 const READY_TIMEOUT_MS = 2_000
@@ -404,6 +412,11 @@ export const createHost = (options: HostOptions): Host => {
   if (options.islands) app.use(scriptFreePages((path) => SCRIPT_FREE_CANDIDATES.test(path), options.islands.version))
   if (options.restorablePages?.length) app.use(restorable(options.restorablePages))
   if (options.referralVisit) app.use(referralVisits(options.referralVisit, log))
+  // Last before Next: a kept page is replayed through every layer above (script-free, ETag, encoding).
+  const pageCache = options.pageCache
+    ? createPageCache({ isCandidate: (path) => SCRIPT_FREE_CANDIDATES.test(path), ttlMs: options.pageCache.ttlMs })
+    : null
+  if (pageCache) app.use(pageCache.handler)
   app.use(async (req, res, next) => {
     try {
       await options.handle(req, res)
@@ -450,6 +463,7 @@ export const createHost = (options: HostOptions): Host => {
       }, shutdownTimeoutMs)
       timer.unref()
       server.close(() => {
+        pageCache?.close()
         clearTimeout(timer)
         resolve()
       })
@@ -459,5 +473,12 @@ export const createHost = (options: HostOptions): Host => {
     return closing
   }
 
-  return { app, server, listen, close, compression: compressing.stats }
+  return {
+    app,
+    server,
+    listen,
+    close,
+    compression: compressing.stats,
+    pageCache: pageCache?.stats ?? { hits: 0, misses: 0, stored: 0 },
+  }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { prepareDatabase } from '../../src/db/bootstrap'
+import { onPagesExpired } from '../../src/cache/pages'
 import { PLANS_TAG } from '../../src/plans/revalidate'
 import { seedPlans } from '../../src/plans/seed'
 import type { Plan } from '../../src/payload-types'
@@ -207,6 +208,11 @@ describe("the pricing table's cached plans", () => {
     custom.catalog.revalidate = (tag) => {
       expired.push(tag)
     }
+    // The host's page cache (src/server/page-cache.ts) drops its copies on every change too.
+    let dropped = 0
+    const stopListening = onPagesExpired(() => {
+      dropped += 1
+    })
     try {
       const created = await payload().create({
         collection: 'plans',
@@ -218,19 +224,31 @@ describe("the pricing table's cached plans", () => {
       expect(expired).toEqual([PLANS_TAG, PLANS_TAG])
       await payload().delete({ collection: 'plans', id: created.id, overrideAccess: true })
       expect(expired).toEqual([PLANS_TAG, PLANS_TAG, PLANS_TAG])
+      expect(dropped).toBe(3)
     } finally {
+      stopListening()
       custom.catalog.revalidate = original
     }
   })
 
   it('outside Next (seeding, scripts) the expiry cannot reach a cache: the change is saved, the failure only logged', async () => {
     // payload.config.ts gives Next's revalidateTag, which throws outside Next's request handling.
-    const edited = await payload().create({
-      collection: 'plans',
-      data: newPlan('cache-outside', { monthly: 'price_cache_o' }),
-      overrideAccess: true,
+    let dropped = 0
+    const stopListening = onPagesExpired(() => {
+      dropped += 1
     })
-    expect((await planBySlug('cache-outside'))?.id).toBe(edited.id)
-    await payload().delete({ collection: 'plans', id: edited.id, overrideAccess: true })
+    try {
+      const edited = await payload().create({
+        collection: 'plans',
+        data: newPlan('cache-outside', { monthly: 'price_cache_o' }),
+        overrideAccess: true,
+      })
+      expect((await planBySlug('cache-outside'))?.id).toBe(edited.id)
+      await payload().delete({ collection: 'plans', id: edited.id, overrideAccess: true })
+      // The host's copies are dropped all the same.
+      expect(dropped).toBe(2)
+    } finally {
+      stopListening()
+    }
   })
 })

@@ -1,0 +1,169 @@
+import type { NextFunction, Request, Response } from 'express'
+import { LRUCache } from 'lru-cache'
+
+import { onPagesExpired } from '../cache/pages'
+
+/**
+ * The host's page cache: a small shared HTTP cache in front of Next for the public pages.
+ *
+ * Next already serves the storefront, the blog and the changelog from its own cache, but reaching that
+ * cache costs its whole request path (route resolution, rewrites, manifests): about 220 KB allocated per
+ * visit of a 9 KB page, which on a busy launch day kept the garbage collector at work and set the home
+ * page's slow tail. Here the answer Next gave is kept for at most a second and sent again as it was, by
+ * the same rules a CDN in front of the service would follow:
+ *
+ * - only a GET of a listed page (`isCandidate`), by its whole URL, query included;
+ * - only a 200 that any cache may keep (`Cache-Control` with `s-maxage` or `public`, and none of
+ *   `private`, `no-store`, `no-cache`), HTML, ended in one piece, without `Set-Cookie`, whose `Vary`
+ *   names no header the request carries (Next varies its pages on its router's headers: a request
+ *   for the RSC payload always goes to Next); `Accept-Encoding` is left to the compression layer,
+ *   which encodes each visit's copy as that visitor accepts;
+ * - never for a draft-mode (preview) visit, whose cookie makes Next render the draft.
+ *
+ * A copy lives for the smaller of `s-maxage` and `ttlMs` (1 s): a staff edit is seen within that on
+ * this instance (the pages' tags expiring also drops every copy, src/cache/pages.ts), and other
+ * instances are bound by Next's own 60 s ceiling as before. Each visit still gets its own request id,
+ * its referral cookie, its ETag and 304, and its encoding: the copy is replayed through the layers
+ * that add them, and the access log counts it like any request.
+ */
+export type PageCacheStats = { hits: number; misses: number; stored: number }
+
+export type PageCache = {
+  handler: (req: Request, res: Response, next: NextFunction) => void
+  stats: PageCacheStats
+  clear: () => void
+  /** Stop listening for the pages' expiry (a host that closes). */
+  close: () => void
+}
+
+type Entry = { status: number; headers: [string, string | number | string[]][]; body: Buffer; storedAt: number }
+
+const TTL_MS = 1_000
+const MAX_BYTES = 8 * 1024 * 1024
+const MAX_ENTRY_BYTES = 512 * 1024
+
+/** Draft mode (src/app/(frontend)/preview): Next renders the draft for this visitor alone. */
+const DRAFT_COOKIE = /(?:^|;\s*)(?:__prerender_bypass|__next_preview_data)=/
+/** Headers that belong to one response, not to the page: never kept, never replayed. */
+const PER_RESPONSE = new Set([
+  'set-cookie',
+  'x-request-id',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'age',
+  'etag',
+  // Whether Next's own cache held the page, for that one answer.
+  'x-nextjs-cache',
+])
+
+/** Seconds a shared cache may keep the answer, or null when it may not keep it at all. */
+const sharedLifetime = (cacheControl: unknown): number | null => {
+  if (typeof cacheControl !== 'string') return null
+  if (/\b(?:private|no-store|no-cache)\b/i.test(cacheControl)) return null
+  const sMaxAge = /\bs-maxage=(\d+)/i.exec(cacheControl)
+  if (sMaxAge) return Number(sMaxAge[1])
+  const maxAge = /\bmax-age=(\d+)/i.exec(cacheControl)
+  return /\bpublic\b/i.test(cacheControl) && maxAge ? Number(maxAge[1]) : null
+}
+
+/** The request headers the answer varies on, without Accept-Encoding; null for `Vary: *`. */
+const variedOn = (vary: unknown): string[] | null => {
+  const names = (Array.isArray(vary) ? vary.join(',') : typeof vary === 'string' ? vary : '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '' && name !== 'accept-encoding')
+  return names.includes('*') ? null : names
+}
+
+export const createPageCache = (options: {
+  isCandidate: (path: string) => boolean
+  ttlMs?: number
+  maxBytes?: number
+}): PageCache => {
+  const ttlMs = options.ttlMs ?? TTL_MS
+  const stats: PageCacheStats = { hits: 0, misses: 0, stored: 0 }
+  const entries = new LRUCache<string, Entry>({
+    maxSize: options.maxBytes ?? MAX_BYTES,
+    sizeCalculation: (entry) => entry.body.length + 1024,
+    ttl: ttlMs,
+  })
+  const close = onPagesExpired(() => entries.clear())
+
+  /** What Next answered, kept when a shared cache may keep it (see above). */
+  const keep = (req: Request, res: Response, key: string, body: Buffer) => {
+    if (res.statusCode !== 200 || body.length === 0 || body.length > MAX_ENTRY_BYTES) return
+    if (res.hasHeader('set-cookie') || !/^text\/html\b/i.test(String(res.getHeader('content-type') ?? ''))) return
+    const lifetime = sharedLifetime(res.getHeader('cache-control'))
+    if (lifetime === null || lifetime <= 0) return
+    const varied = variedOn(res.getHeader('vary'))
+    if (varied === null || varied.some((name) => req.headers[name] !== undefined)) return
+    const headers = Object.entries(res.getHeaders()).filter(
+      (header): header is [string, string | number | string[]] =>
+        header[1] !== undefined && !PER_RESPONSE.has(header[0]),
+    )
+    entries.set(key, { status: 200, headers, body, storedAt: Date.now() }, { ttl: Math.min(ttlMs, lifetime * 1000) })
+    stats.stored += 1
+  }
+
+  /** The copy, sent through the layers after this one (they add the encoding, the ETag, the 304). */
+  const replay = (req: Request, res: Response, entry: Entry) => {
+    for (const [name, value] of entry.headers) if (!res.hasHeader(name)) res.setHeader(name, value)
+    res.setHeader('age', String(Math.floor((Date.now() - entry.storedAt) / 1000)))
+    res.statusCode = entry.status
+    res.end(entry.body)
+  }
+
+  const handler = (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' || !options.isCandidate(req.path) || DRAFT_COOKIE.test(req.headers.cookie ?? '')) {
+      return next()
+    }
+    const key = req.originalUrl
+    const entry = entries.get(key)
+    if (entry) {
+      const varied = variedOn(entry.headers.find(([name]) => name === 'vary')?.[1])
+      if (varied !== null && varied.every((name) => req.headers[name] === undefined)) {
+        stats.hits += 1
+        replay(req, res, entry)
+        return
+      }
+    }
+    stats.misses += 1
+    /* eslint-disable @typescript-eslint/unbound-method -- kept to be called back with the response as `this` */
+    const write = res.write
+    const end = res.end
+    const writeHead = res.writeHead
+    /* eslint-enable @typescript-eslint/unbound-method */
+    // Only a page written in one piece, with its headers set one by one, is kept.
+    let whole = true
+    res.write = function (this: Response, ...args: Parameters<typeof write>) {
+      whole = false
+      return write.apply(this, args)
+    } as typeof write
+    res.writeHead = function (this: Response, ...args: Parameters<typeof writeHead>) {
+      if (args.some((arg) => typeof arg === 'object' && arg !== null)) whole = false
+      return writeHead.apply(this, args)
+    } as typeof writeHead
+    res.end = function (this: Response, chunk?: unknown, encoding?: unknown, callback?: unknown) {
+      res.write = write
+      res.end = end
+      res.writeHead = writeHead
+      // Next ends a cached page with one string: kept (and handed on) as its bytes.
+      const body =
+        typeof chunk === 'string'
+          ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+          : chunk
+      if (whole && Buffer.isBuffer(body) && !res.headersSent) keep(req, res, key, body)
+      const done = [encoding, callback].find((arg) => typeof arg === 'function')
+      return (end as (...args: unknown[]) => Response).apply(
+        this,
+        [body, done].filter((arg) => arg !== undefined),
+      )
+    } as typeof end
+    next()
+  }
+
+  return { handler, stats, clear: () => entries.clear(), close }
+}
