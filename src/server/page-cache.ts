@@ -31,12 +31,15 @@ export type PageCacheStats = { hits: number; misses: number; stored: number }
 export type PageCache = {
   handler: (req: Request, res: Response, next: NextFunction) => void
   stats: PageCacheStats
-  clear: () => void
   /** Stop listening for the pages' expiry (a host that closes). */
   close: () => void
 }
 
-type Entry = { status: number; headers: [string, string | number | string[]][]; body: Buffer; storedAt: number }
+/** A kept 200: its headers, its bytes, and the request headers it varies on (which a visit must not carry). */
+type Entry = { headers: [string, string | number | string[]][]; body: Buffer; varied: string[]; storedAt: number }
+
+/** Whether the visit carries none of the headers the page varies on: the variant that was kept. */
+const plainVariant = (req: Request, varied: string[]) => varied.every((name) => req.headers[name] === undefined)
 
 const TTL_MS = 1_000
 const MAX_BYTES = 8 * 1024 * 1024
@@ -99,20 +102,20 @@ export const createPageCache = (options: {
     const lifetime = sharedLifetime(res.getHeader('cache-control'))
     if (lifetime === null || lifetime <= 0) return
     const varied = variedOn(res.getHeader('vary'))
-    if (varied === null || varied.some((name) => req.headers[name] !== undefined)) return
+    if (varied === null || !plainVariant(req, varied)) return
     const headers = Object.entries(res.getHeaders()).filter(
       (header): header is [string, string | number | string[]] =>
         header[1] !== undefined && !PER_RESPONSE.has(header[0]),
     )
-    entries.set(key, { status: 200, headers, body, storedAt: Date.now() }, { ttl: Math.min(ttlMs, lifetime * 1000) })
+    entries.set(key, { headers, body, varied, storedAt: Date.now() }, { ttl: Math.min(ttlMs, lifetime * 1000) })
     stats.stored += 1
   }
 
   /** The copy, sent through the layers after this one (they add the encoding, the ETag, the 304). */
-  const replay = (req: Request, res: Response, entry: Entry) => {
+  const replay = (res: Response, entry: Entry) => {
     for (const [name, value] of entry.headers) if (!res.hasHeader(name)) res.setHeader(name, value)
     res.setHeader('age', String(Math.floor((Date.now() - entry.storedAt) / 1000)))
-    res.statusCode = entry.status
+    res.statusCode = 200
     res.end(entry.body)
   }
 
@@ -122,13 +125,10 @@ export const createPageCache = (options: {
     }
     const key = req.originalUrl
     const entry = entries.get(key)
-    if (entry) {
-      const varied = variedOn(entry.headers.find(([name]) => name === 'vary')?.[1])
-      if (varied !== null && varied.every((name) => req.headers[name] === undefined)) {
-        stats.hits += 1
-        replay(req, res, entry)
-        return
-      }
+    if (entry && plainVariant(req, entry.varied)) {
+      stats.hits += 1
+      replay(res, entry)
+      return
     }
     stats.misses += 1
     /* eslint-disable @typescript-eslint/unbound-method -- kept to be called back with the response as `this` */
@@ -165,5 +165,5 @@ export const createPageCache = (options: {
     next()
   }
 
-  return { handler, stats, clear: () => entries.clear(), close }
+  return { handler, stats, close }
 }

@@ -200,6 +200,15 @@ describe('plan access', () => {
   })
 })
 
+/** How often the host's page cache was told to drop its copies, until `stop`. */
+const countPageDrops = () => {
+  const drops = { count: 0, stop: () => {} }
+  drops.stop = onPagesExpired(() => {
+    drops.count += 1
+  })
+  return drops
+}
+
 describe("the pricing table's cached plans", () => {
   it("every change to a plan (created, edited, deleted) expires them through the host's revalidateTag, with the plans tag", async () => {
     const custom = payload().config.custom as { catalog: { revalidate: (tag: string) => void } }
@@ -209,10 +218,7 @@ describe("the pricing table's cached plans", () => {
       expired.push(tag)
     }
     // The host's page cache (src/server/page-cache.ts) drops its copies on every change too.
-    let dropped = 0
-    const stopListening = onPagesExpired(() => {
-      dropped += 1
-    })
+    const drops = countPageDrops()
     try {
       const created = await payload().create({
         collection: 'plans',
@@ -224,19 +230,16 @@ describe("the pricing table's cached plans", () => {
       expect(expired).toEqual([PLANS_TAG, PLANS_TAG])
       await payload().delete({ collection: 'plans', id: created.id, overrideAccess: true })
       expect(expired).toEqual([PLANS_TAG, PLANS_TAG, PLANS_TAG])
-      expect(dropped).toBe(3)
+      expect(drops.count).toBe(3)
     } finally {
-      stopListening()
+      drops.stop()
       custom.catalog.revalidate = original
     }
   })
 
   it('outside Next (seeding, scripts) the expiry cannot reach a cache: the change is saved, the failure only logged', async () => {
     // payload.config.ts gives Next's revalidateTag, which throws outside Next's request handling.
-    let dropped = 0
-    const stopListening = onPagesExpired(() => {
-      dropped += 1
-    })
+    const drops = countPageDrops()
     try {
       const edited = await payload().create({
         collection: 'plans',
@@ -246,9 +249,9 @@ describe("the pricing table's cached plans", () => {
       expect((await planBySlug('cache-outside'))?.id).toBe(edited.id)
       await payload().delete({ collection: 'plans', id: edited.id, overrideAccess: true })
       // The host's copies are dropped all the same.
-      expect(dropped).toBe(2)
+      expect(drops.count).toBe(2)
     } finally {
-      stopListening()
+      drops.stop()
     }
   })
 })
