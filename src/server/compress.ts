@@ -21,6 +21,10 @@ const MEMO_MAX_BYTES = 512 * 1024
 const SHARED = (cacheControl: unknown) =>
   typeof cacheControl === 'string' && !/\b(?:private|no-store|no-transform)\b/i.test(cacheControl)
 
+/** How a kept page leaves for this client: brotli whenever it takes it, whatever order it lists its encodings in (as the compression package), else gzip, else as it is. */
+export const pageEncoding = (req: Request): 'br' | 'gzip' | null =>
+  req.acceptsEncodings('br') === 'br' ? 'br' : req.acceptsEncodings('gzip') === 'gzip' ? 'gzip' : null
+
 export type CompressionStats = { memoHits: number; memoMisses: number }
 
 /** A request that speaks for someone: Payload's session cookie, or an API key or JWT in Authorization. */
@@ -75,9 +79,7 @@ export const createCompression = (
 
   const whole = (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET') return next()
-    // Brotli whenever the client takes it, whatever order it lists its encodings in (as the compression package).
-    const encoding =
-      req.acceptsEncodings('br') === 'br' ? 'br' : req.acceptsEncodings('gzip') === 'gzip' ? 'gzip' : null
+    const encoding = pageEncoding(req)
     if (!encoding) return next()
     let wrote = false
     // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called back with the response as `this`

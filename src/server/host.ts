@@ -409,6 +409,12 @@ export const createHost = (options: HostOptions): Host => {
 
   if (options.islands) app.get(ISLANDS_PATH, serveIslands(options.islands))
 
+  // A public page the layers below sent a moment ago goes out again as they left it (src/server/page-cache.ts).
+  const pageCache = options.pageCache
+    ? createPageCache({ isCandidate: (path) => SCRIPT_FREE_CANDIDATES.test(path), ttlMs: options.pageCache.ttlMs })
+    : null
+  if (pageCache) app.use(pageCache.front)
+
   // Pages and Payload's JSON leave compressed (src/server/compress.ts; next.config.mjs turns Next's own
   // compression off). The direct paths above stay uncompressed: their answers are small and their
   // clients are programs that count every millisecond.
@@ -438,9 +444,6 @@ export const createHost = (options: HostOptions): Host => {
   if (options.restorablePages?.length) app.use(restorable(options.restorablePages))
   if (options.referralVisit) app.use(referralVisits(options.referralVisit, log))
   // Last before Next: a kept page is replayed through every layer above (script-free, ETag, encoding).
-  const pageCache = options.pageCache
-    ? createPageCache({ isCandidate: (path) => SCRIPT_FREE_CANDIDATES.test(path), ttlMs: options.pageCache.ttlMs })
-    : null
   if (pageCache) app.use(pageCache.handler)
   app.use(async (req, res, next) => {
     try {
@@ -504,6 +507,6 @@ export const createHost = (options: HostOptions): Host => {
     listen,
     close,
     compression: compressing.stats,
-    pageCache: pageCache?.stats ?? { hits: 0, misses: 0, stored: 0 },
+    pageCache: pageCache?.stats ?? { hits: 0, misses: 0, stored: 0, sent: 0 },
   }
 }

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express'
 import { LRUCache } from 'lru-cache'
 
 import { onPagesExpired } from '../cache/pages'
+import { pageEncoding } from './compress'
 
 /**
  * The host's page cache: a small shared HTTP cache in front of Next for the public pages.
@@ -25,10 +26,26 @@ import { onPagesExpired } from '../cache/pages'
  * instances are bound by Next's own 60 s ceiling as before. Each visit still gets its own request id,
  * its referral cookie, its ETag and 304, and its encoding: the copy is replayed through the layers
  * that add them, and the access log counts it like any request.
+ *
+ * What those layers then send is kept too, per encoding (`front`, before them): the rewritten,
+ * compressed bytes with their ETag. The next visit that asks for the same encoding gets them as they
+ * are, with no layer's work (two hashes of the page, the compression package's per-response wrappers),
+ * which on a busy storefront were most of what each visit allocated. Such a copy lives no longer than
+ * the copy of Next's answer it came from; a referral visit (`?via=`) never gets one.
  */
-export type PageCacheStats = { hits: number; misses: number; stored: number }
+export type PageCacheStats = {
+  /** Visits answered from a copy: replayed through the layers, or (`sent`) sent as the layers left it. */
+  hits: number
+  misses: number
+  stored: number
+  /** Of the hits, those sent before the layers, as they left them last time. */
+  sent: number
+}
 
 export type PageCache = {
+  /** Before the compression and page layers: a visit whose encoding's final answer is kept gets it. */
+  front: (req: Request, res: Response, next: NextFunction) => void
+  /** Last before Next: a visit of a kept page gets Next's answer again, through the layers. */
   handler: (req: Request, res: Response, next: NextFunction) => void
   stats: PageCacheStats
   /** Stop listening for the pages' expiry (a host that closes). */
@@ -48,7 +65,7 @@ const MAX_ENTRY_BYTES = 512 * 1024
 /** Draft mode (src/app/(frontend)/preview): Next renders the draft for this visitor alone. */
 const DRAFT_COOKIE = /(?:^|;\s*)(?:__prerender_bypass|__next_preview_data)=/
 /** Headers that belong to one response, not to the page: never kept, never replayed. */
-const PER_RESPONSE = new Set([
+const PER_RESPONSE = [
   'set-cookie',
   'x-request-id',
   'content-length',
@@ -57,10 +74,30 @@ const PER_RESPONSE = new Set([
   'keep-alive',
   'transfer-encoding',
   'age',
-  'etag',
   // Whether Next's own cache held the page, for that one answer.
   'x-nextjs-cache',
-])
+]
+/** Next's answer is replayed through the layers, which set the ETag (from the rewritten page) anew. */
+const NOT_KEPT_FROM_NEXT = new Set([...PER_RESPONSE, 'etag'])
+/** What the layers sent is sent again as it is, its ETag and encoding included. */
+const NOT_KEPT_FROM_LAYERS = new Set(PER_RESPONSE)
+
+/** A referral visit: the layers record it and set its cookie (src/affiliates/attribution.ts). */
+const REFERRAL = /[?&]via=/
+/** On a response whose Next answer is kept (or replayed from a kept copy): when that copy was kept. */
+const REPLAYED_FROM = Symbol('page-cache.replayed-from')
+/** On a response `front` may keep: what it needs when the layers end it. */
+const CAPTURE = Symbol('page-cache.capture')
+
+type Capture = {
+  key: string
+  req: Request
+  whole: boolean
+  write: Response['write']
+  end: Response['end']
+  writeHead: Response['writeHead']
+}
+type Captured = Response & { [CAPTURE]?: Capture; [REPLAYED_FROM]?: number }
 
 /** Seconds a shared cache may keep the answer, or null when it may not keep it at all. */
 const sharedLifetime = (cacheControl: unknown): number | null => {
@@ -87,7 +124,7 @@ export const createPageCache = (options: {
   maxBytes?: number
 }): PageCache => {
   const ttlMs = options.ttlMs ?? TTL_MS
-  const stats: PageCacheStats = { hits: 0, misses: 0, stored: 0 }
+  const stats: PageCacheStats = { hits: 0, misses: 0, stored: 0, sent: 0 }
   const entries = new LRUCache<string, Entry>({
     maxSize: options.maxBytes ?? MAX_BYTES,
     sizeCalculation: (entry) => entry.body.length + 1024,
@@ -95,31 +132,119 @@ export const createPageCache = (options: {
   })
   const close = onPagesExpired(() => entries.clear())
 
-  /** What Next answered, kept when a shared cache may keep it (see above). */
-  const keep = (req: Request, res: Response, key: string, body: Buffer) => {
-    if (res.statusCode !== 200 || body.length === 0 || body.length > MAX_ENTRY_BYTES) return
-    if (res.hasHeader('set-cookie') || !/^text\/html\b/i.test(String(res.getHeader('content-type') ?? ''))) return
+  /**
+   * A 200 page any shared cache may keep (see above), kept under `key` for what is left of its
+   * lifetime counted from `storedAt`; false when it may not be kept.
+   */
+  const keep = (
+    req: Request,
+    res: Response,
+    key: string,
+    body: Buffer,
+    options: { notKept: Set<string>; storedAt: number },
+  ): boolean => {
+    if (res.statusCode !== 200 || body.length === 0 || body.length > MAX_ENTRY_BYTES) return false
+    if (res.hasHeader('set-cookie') || !/^text\/html\b/i.test(String(res.getHeader('content-type') ?? ''))) return false
     const lifetime = sharedLifetime(res.getHeader('cache-control'))
-    if (lifetime === null || lifetime <= 0) return
+    if (lifetime === null || lifetime <= 0) return false
     const varied = variedOn(res.getHeader('vary'))
-    if (varied === null || !plainVariant(req, varied)) return
+    if (varied === null || !plainVariant(req, varied)) return false
+    const ttl = Math.min(ttlMs, lifetime * 1000) - (Date.now() - options.storedAt)
+    if (ttl <= 0) return false
     const headers = Object.entries(res.getHeaders()).filter(
       (header): header is [string, string | number | string[]] =>
-        header[1] !== undefined && !PER_RESPONSE.has(header[0]),
+        header[1] !== undefined && !options.notKept.has(header[0]),
     )
-    entries.set(key, { headers, body, varied, storedAt: Date.now() }, { ttl: Math.min(ttlMs, lifetime * 1000) })
-    stats.stored += 1
+    entries.set(key, { headers, body, varied, storedAt: options.storedAt }, { ttl })
+    return true
   }
 
-  /** The copy, sent through the layers after this one (they add the encoding, the ETag, the 304). */
-  const replay = (res: Response, entry: Entry) => {
+  const setKept = (res: Response, entry: Entry) => {
     for (const [name, value] of entry.headers) if (!res.hasHeader(name)) res.setHeader(name, value)
     res.setHeader('age', String(Math.floor((Date.now() - entry.storedAt) / 1000)))
     res.statusCode = 200
+  }
+
+  /** The copy, sent through the layers after this one (they add the encoding, the ETag, the 304). */
+  const replay = (res: Captured, entry: Entry) => {
+    setKept(res, entry)
+    res[REPLAYED_FROM] = entry.storedAt
     res.end(entry.body)
   }
 
-  const handler = (req: Request, res: Response, next: NextFunction) => {
+  // `front`'s watch on what the layers send: shared by every response (its state is the response's
+  // CAPTURE), and reading the response as `this`: a function made per response that holds the
+  // response kept every request alive past the young generation's collections (docs/PATCHES.md, body-count).
+  function captureWriteHead(this: Captured, ...args: Parameters<Response['writeHead']>) {
+    const capture = this[CAPTURE]!
+    if (args.some((arg) => typeof arg === 'object' && arg !== null)) capture.whole = false
+    return capture.writeHead.apply(this, args)
+  }
+  function captureWrite(this: Captured, ...args: Parameters<Response['write']>) {
+    const capture = this[CAPTURE]!
+    capture.whole = false
+    return capture.write.apply(this, args)
+  }
+  function captureEnd(this: Captured, chunk?: unknown, encoding?: unknown, callback?: unknown) {
+    const capture = this[CAPTURE]!
+    this[CAPTURE] = undefined
+    this.write = capture.write
+    this.end = capture.end
+    this.writeHead = capture.writeHead
+    const ended = (capture.end as (...args: unknown[]) => Response).apply(
+      this,
+      [chunk, encoding, callback].filter((arg) => arg !== undefined),
+    )
+    // The bytes as they left, with their encoding: kept only when that is the encoding of the key.
+    const { key, req, whole } = capture
+    const sentEncoding = String(this.getHeader('content-encoding') ?? 'identity')
+    const length = this.getHeader('content-length')
+    // Only the layers' rendering of a kept copy of Next's answer (the rules above), for no longer than that copy.
+    const from = this[REPLAYED_FROM]
+    if (
+      from !== undefined &&
+      whole &&
+      Buffer.isBuffer(chunk) &&
+      key.startsWith(`${sentEncoding} `) &&
+      (length === undefined || Number(length) === chunk.length)
+    )
+      keep(req, this, key, chunk, { notKept: NOT_KEPT_FROM_LAYERS, storedAt: from })
+    return ended
+  }
+
+  const front = (req: Request, res: Captured, next: NextFunction) => {
+    if (
+      req.method !== 'GET' ||
+      !options.isCandidate(req.path) ||
+      DRAFT_COOKIE.test(req.headers.cookie ?? '') ||
+      REFERRAL.test(req.originalUrl)
+    ) {
+      return next()
+    }
+    const key = `${pageEncoding(req) ?? 'identity'} ${req.originalUrl}`
+    const entry = entries.get(key)
+    if (entry && plainVariant(req, entry.varied)) {
+      stats.hits += 1
+      stats.sent += 1
+      setKept(res, entry)
+      if (req.fresh) {
+        res.statusCode = 304
+        res.removeHeader('content-encoding')
+        res.removeHeader('content-length')
+        res.end()
+      } else res.end(entry.body)
+      return
+    }
+    /* eslint-disable @typescript-eslint/unbound-method -- called back with the response as `this` */
+    res[CAPTURE] = { key, req, whole: true, write: res.write, end: res.end, writeHead: res.writeHead }
+    /* eslint-enable @typescript-eslint/unbound-method */
+    res.write = captureWrite as Response['write']
+    res.end = captureEnd as Response['end']
+    res.writeHead = captureWriteHead as Response['writeHead']
+    next()
+  }
+
+  const handler = (req: Request, res: Captured, next: NextFunction) => {
     if (req.method !== 'GET' || !options.isCandidate(req.path) || DRAFT_COOKIE.test(req.headers.cookie ?? '')) {
       return next()
     }
@@ -155,7 +280,16 @@ export const createPageCache = (options: {
         typeof chunk === 'string'
           ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
           : chunk
-      if (whole && Buffer.isBuffer(body) && !res.headersSent) keep(req, res, key, body)
+      const storedAt = Date.now()
+      if (
+        whole &&
+        Buffer.isBuffer(body) &&
+        !res.headersSent &&
+        keep(req, res, key, body, { notKept: NOT_KEPT_FROM_NEXT, storedAt })
+      ) {
+        stats.stored += 1
+        res[REPLAYED_FROM] = storedAt
+      }
       const done = [encoding, callback].find((arg) => typeof arg === 'function')
       return (end as (...args: unknown[]) => Response).apply(
         this,
@@ -165,5 +299,5 @@ export const createPageCache = (options: {
     next()
   }
 
-  return { handler, stats, close }
+  return { front, handler, stats, close }
 }

@@ -105,8 +105,47 @@ describe('the page cache', () => {
         .on('error', reject),
     )
     expect(revalidated.statusCode).toBe(304)
+    expect(revalidated.headers['content-encoding']).toBeUndefined()
+    expect(revalidated.headers.etag).toBe(etag)
     expect(calls).toEqual(['/'])
-    expect(host.pageCache).toMatchObject({ stored: 1, misses: 1, hits: 5 })
+    // The identity visit after the first, the second br visit and its 304: sent as the layers left them.
+    expect(host.pageCache).toMatchObject({ stored: 1, misses: 1, hits: 5, sent: 3 })
+  })
+
+  it("sends the layers' answer again only in the encoding it left in, and never past the copy of Next's answer", async () => {
+    const { base, calls, host } = await startHost(
+      cachedPage(() => '<p>Encoded</p>'),
+      { ttlMs: 1_000 },
+    )
+    const get = (encoding: string) => fetch(`${base}/changelog`, { headers: { 'accept-encoding': encoding } })
+    const first = await get('br')
+    const html = await first.text()
+    const again = await get('br')
+    expect(again.headers.get('content-encoding')).toBe('br')
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'))
+    expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'))
+    expect(await again.text()).toBe(html)
+    expect(host.pageCache.sent).toBe(1)
+
+    // Only deflate: the compression package deflates it, which is no copy for a client that takes nothing.
+    const deflated = await get('deflate')
+    expect(deflated.headers.get('content-encoding')).toBe('deflate')
+    for (let visit = 0; visit < 2; visit += 1) {
+      const plain = await get('identity')
+      expect(plain.headers.get('content-encoding')).toBeNull()
+      expect(await plain.text()).toBe(html)
+    }
+    expect(host.pageCache.sent).toBe(2)
+    expect(calls).toEqual(['/changelog'])
+
+    // Copies made from Next's copy late in its life go with it.
+    await sleep(600)
+    await (await get('gzip')).text()
+    expect(calls).toHaveLength(1)
+    await sleep(500)
+    expect(await (await get('gzip')).text()).toBe(html)
+    expect(await (await get('br')).text()).toBe(html)
+    expect(calls).toHaveLength(2)
   })
 
   it('keeps a copy no longer than its time to live, and drops every copy when the pages expire', async () => {
