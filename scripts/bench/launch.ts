@@ -18,7 +18,7 @@ import {
   WEBHOOK_PATH,
 } from './events'
 import { inParallel } from './http'
-import { loadUntilStopped, type Measured, measure, type Target, warm, WARMUP_SECONDS } from './load'
+import { loadUntilStopped, type Measured, measure, ms, percentile, type Target, warm, WARMUP_SECONDS } from './load'
 import type { Check } from './report'
 import type { RssSampler } from './rss'
 import { BROWSER_HEADERS, controlUrl, LAUNCH, serverUrl, SETTINGS } from './settings'
@@ -92,11 +92,6 @@ const licenseEmails = (mails: SunkMail[]) => {
   return { first, count }
 }
 
-const percentile = (sorted: number[], p: number): number => {
-  if (sorted.length === 0) return Number.NaN
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number
-}
-
 type Delivery = { event: PreparedEvent; status: number; ms: number }
 
 /** One delivery, as the processor sends it, signed now; status 0 when no answer came within 60 s. */
@@ -147,7 +142,7 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
   const alone = await measure(home, LAUNCH.aloneSeconds)
   const aloneRss = rss.mark()
   log(
-    `  ${alone.requestsPerSecond.toFixed(0)} req/s, p50 ${alone.p50} ms, p99 ${alone.p99} ms, non-2xx ${alone.non2xx}, errors ${alone.errors}`,
+    `  ${alone.requestsPerSecond.toFixed(0)} req/s, p50 ${ms(alone.p50)} ms, p99 ${ms(alone.p99)} ms, non-2xx ${alone.non2xx}, errors ${alone.errors}`,
   )
 
   const prepStart = Date.now()
@@ -175,8 +170,8 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
   const webhook: Measured = {
     name: `launch day: unique signed \`checkout.session.completed\`, ${width} at a time`,
     requestsPerSecond: count / burstSeconds,
-    p50: Math.round(percentile(latencies, 50)),
-    p99: Math.round(percentile(latencies, 99)),
+    p50: Math.round(percentile(latencies, 50) * 100) / 100,
+    p99: Math.round(percentile(latencies, 99) * 100) / 100,
     completed: deliveries.filter((delivery) => delivery.status !== 0).length,
     non2xx: deliveries.filter((delivery) => delivery.status !== 0 && (delivery.status < 200 || delivery.status > 299))
       .length,
@@ -186,10 +181,10 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
     ranOut: false,
   }
   log(
-    `  burst: ${burstSeconds.toFixed(1)} s, webhook ${webhook.requestsPerSecond.toFixed(0)} req/s, p50 ${webhook.p50} ms, p99 ${webhook.p99} ms, ${failed.length} not 200`,
+    `  burst: ${burstSeconds.toFixed(1)} s, webhook ${webhook.requestsPerSecond.toFixed(0)} req/s, p50 ${ms(webhook.p50)} ms, p99 ${ms(webhook.p99)} ms, ${failed.length} not 200`,
   )
   log(
-    `  home during the burst: ${during.requestsPerSecond.toFixed(0)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms, non-2xx ${during.non2xx}, errors ${during.errors}`,
+    `  home during the burst: ${during.requestsPerSecond.toFixed(0)} req/s, p50 ${ms(during.p50)} ms, p99 ${ms(during.p99)} ms, non-2xx ${during.non2xx}, errors ${during.errors}`,
   )
 
   // Whatever did not answer 200 is delivered again (as the processor retries); then every purchase must have one license.
@@ -238,7 +233,7 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
     },
     {
       target: `launch day: home page p99 during the burst at most ${LAUNCH.maxP99OverAloneP50}x its p50 alone`,
-      measured: `p99 ${during.p99} ms during, p50 ${alone.p50} ms alone: ${p99OverP50.toFixed(2)}x${during.non2xx + during.errors > 0 ? `; ${during.non2xx + during.errors} home requests failed` : ''}`,
+      measured: `p99 ${ms(during.p99)} ms during, p50 ${ms(alone.p50)} ms alone: ${p99OverP50.toFixed(2)}x${during.non2xx + during.errors > 0 ? `; ${during.non2xx + during.errors} home requests failed` : ''}`,
       met: p99OverP50 <= LAUNCH.maxP99OverAloneP50 && during.non2xx + during.errors === 0,
     },
   ]
@@ -247,7 +242,7 @@ export const launchDay = async (options: { db: pg.Client; log: Log; rss: RssSamp
     .join(', ')
   const notes = [
     `Launch day: ${count} unique paid checkouts (anonymous Standard, one buyer address each) delivered ${width} at a time to \`${WEBHOOK_PATH}\` while ${visitors} visitors (autocannon, no cookies) loaded \`/\`; the visitors stopped when the last delivery answered. Before it, the home page alone with the same ${visitors} visitors (${SETTINGS.firstWarmupSeconds} + ${WARMUP_SECONDS} s warm-up, ${LAUNCH.aloneSeconds} s measured)${drained.before > 0 ? `, and before that the jobs queue sent the ${drained.before} emails earlier runs had queued (${drained.seconds.toFixed(0)} s${drained.left > 0 ? `; ${drained.left} were still queued when the burst began` : ''})` : ''}.`,
-    `Launch day burst: ${burstSeconds.toFixed(1)} s; webhook ${webhook.requestsPerSecond.toFixed(0)} req/s, p50 ${webhook.p50} ms, p99 ${webhook.p99} ms, statuses ${statusLine}${failed.length > 0 ? ` (the ${failed.length} not answered 200 were delivered again after the burst)` : ''}; home page ${during.requestsPerSecond.toFixed(0)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms during the burst, against ${alone.requestsPerSecond.toFixed(0)} req/s, p50 ${alone.p50} ms, p99 ${alone.p99} ms alone (p99 during / p50 alone = ${p99OverP50.toFixed(2)}, target at most ${LAUNCH.maxP99OverAloneP50}).`,
+    `Launch day burst: ${burstSeconds.toFixed(1)} s; webhook ${webhook.requestsPerSecond.toFixed(0)} req/s, p50 ${ms(webhook.p50)} ms, p99 ${ms(webhook.p99)} ms, statuses ${statusLine}${failed.length > 0 ? ` (the ${failed.length} not answered 200 were delivered again after the burst)` : ''}; home page ${during.requestsPerSecond.toFixed(0)} req/s, p50 ${ms(during.p50)} ms, p99 ${ms(during.p99)} ms during the burst, against ${alone.requestsPerSecond.toFixed(0)} req/s, p50 ${ms(alone.p50)} ms, p99 ${ms(alone.p99)} ms alone (p99 during / p50 alone = ${p99OverP50.toFixed(2)}, target at most ${LAUNCH.maxP99OverAloneP50}).`,
     `Launch day license emails (the SMTP sink's arrival times): ${arrivals.length} of ${count} buyers got theirs${
       allArrived
         ? `, the first ${((arrivals[0]! - burstStartedAt) / 1000).toFixed(1)} s after the burst began, the last ${afterBurst.toFixed(1)} s after it ended (target at most ${LAUNCH.emailDeadlineSeconds} s)`

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import type { Measured } from './load'
+import { type Measured, ms } from './load'
 import { ROOT } from './processes'
 
 export type Row = Measured & { rssMiB: number; ratio: number }
@@ -60,7 +60,7 @@ export const table = (rows: Row[]): string => {
   for (const row of rows) {
     const failed = row.non2xx + row.errors
     lines.push(
-      `| ${row.name} | ${fixed(row.requestsPerSecond)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${failed} | ${fixed(row.ratio, 2)} | ${fixed(row.rssMiB)} |`,
+      `| ${row.name} | ${fixed(row.requestsPerSecond)} | ${ms(row.p50)} | ${ms(row.p99)} | ${failed} | ${fixed(row.ratio, 2)} | ${fixed(row.rssMiB)} |`,
     )
   }
   return lines.join('\n')

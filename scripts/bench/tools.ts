@@ -69,7 +69,14 @@ type AutocannonOptions = {
   requests?: RequestSpec[]
 }
 
-type AutocannonInstance = PromiseLike<Result> & { stop: () => void }
+type AutocannonInstance = PromiseLike<Result> & {
+  stop: () => void
+  /** Each answer: its status and its time in milliseconds (not rounded), as autocannon's run.js emits it. */
+  on: (
+    event: 'response',
+    listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void,
+  ) => void
+}
 
 export type Autocannon = (options: AutocannonOptions) => AutocannonInstance
 
