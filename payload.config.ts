@@ -5,7 +5,6 @@ import { postgresAdapter } from '@payloadcms/db-postgres'
 import { lexicalEditor } from '@payloadcms/richtext-lexical'
 import { revalidateTag } from 'next/cache'
 import { buildConfig } from 'payload'
-import sharp from 'sharp'
 
 import { accountsPlugin } from './plugins/accounts'
 import { affiliatesPlugin } from './plugins/affiliates'
@@ -25,6 +24,7 @@ import { webhooksPlugin } from './plugins/webhooks'
 import { restrictPayloadCollections } from './src/access/payload-collections'
 import { readEnv, resolvePayloadSecret } from './src/config/env'
 import { PRODUCT_NAME } from './src/config/product'
+import { lazySharp } from './src/content/sharp'
 import { embeddedDatabaseUrl } from './src/db/embedded'
 import { guardedPg } from './src/db/pool-errors'
 import { EMBEDDED_DATABASE_NAME } from './src/db/resolve'
@@ -69,8 +69,8 @@ export default buildConfig({
     generateSchemaOutputFile: path.resolve(dirname, 'src/db/schema.generated.ts'),
   }),
   editor: lexicalEditor(),
-  // Resizes uploaded images (blog covers) into the media collection's sizes.
-  sharp,
+  // Resizes uploaded images (blog covers) into the media collection's sizes; sharp loads on first use.
+  sharp: lazySharp,
   email: createEmailAdapter(env),
   cors: [env.serverUrl],
   csrf: [env.serverUrl],

@@ -72,6 +72,17 @@ echo "$headers" | grep -qi '^set-cookie: payload-token=.*; *Secure' || fail "fir
 echo "$headers" | grep -qi '^set-cookie: payload-token=.*HttpOnly' || fail "first-register cookie is not HttpOnly"
 echo "smoke: first admin created, session cookie is Secure and HttpOnly"
 
+# An image upload is resized into the media collection's sizes: sharp, loaded on first use (src/content/sharp.ts).
+session=$(echo "$headers" | tr -d '\r' | grep -i '^set-cookie: payload-token=' | sed 's/^[^:]*: *//; s/;.*//')
+cover=$(mktemp --suffix=.png)
+node -e "require('sharp')({ create: { width: 1600, height: 840, channels: 3, background: '#4f46e5' } }).png().toFile(process.argv[1])" "$cover"
+upload=$(curl -sS -H "cookie: $session" -H "origin: http://localhost:$port" -F "file=@$cover;type=image/png" \
+  -F '_payload={"alt":"Smoke cover"}' "http://localhost:$port/api/media")
+rm -f "$cover"
+echo "$upload" | node -e "const d = JSON.parse(require('fs').readFileSync(0, 'utf8')).doc; process.exit(d?.sizes?.thumbnail?.width === 480 && d?.sizes?.og?.width === 1200 ? 0 : 1)" ||
+  fail "an image upload was not resized: $upload"
+echo "smoke: an uploaded image was resized into its sizes"
+
 # Content pages (issue 9): rendered on first request from the imported MDX, then cached by Next.
 check /blog 200 'data-slug="introducing-the-starter-kit"'
 # A page sent again comes from a cache: the host's page cache (Age) or Next's own (x-nextjs-cache).
