@@ -2,7 +2,8 @@ import type { PayloadRequest } from 'payload'
 
 import type { SqlRow } from '../db/rows'
 import { downloads, releases } from '../db/schema.generated'
-import { bare, columnList, execute, foreignKeyViolation, sql } from '../db/transaction'
+import { run, statement } from '../db/statements'
+import { bare, columnList, foreignKeyViolation, sql } from '../db/transaction'
 import { requireAccount } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { truncatedAddress } from '../http/ip-address'
@@ -17,13 +18,34 @@ export type DownloadSettings = { storage: ReleaseStorage; ttlSeconds: number }
 /** What choosing and linking a release need of its row. */
 type ReleaseRow = Pick<SqlRow<typeof releases>, 'id' | 'version' | 'filename' | 'prefix' | 'published_at'>
 
-/** Published releases with an archive, only what choosing and linking need. */
-const publishedReleases = (req: PayloadRequest, now: Date) =>
-  execute<ReleaseRow>(
-    req,
+const PUBLISHED_RELEASES = statement<'now', ReleaseRow>(
+  (p) =>
     sql`SELECT ${columnList(releases.id, releases.version, releases.filename, releases.prefix, releases.publishedAt)} FROM ${releases}
-        WHERE ${releases.publishedAt} <= ${now.toISOString()} AND ${releases.filename} IS NOT NULL`,
-  )
+        WHERE ${releases.publishedAt} <= ${p.now} AND ${releases.filename} IS NOT NULL`,
+)
+
+/** Published releases with an archive, only what choosing and linking need. */
+const publishedReleases = (req: PayloadRequest, now: Date) => run(req, PUBLISHED_RELEASES, { now: now.toISOString() })
+
+/**
+ * The history row and both counts in one statement: atomic without a transaction, one round trip,
+ * the increments in SQL (concurrent downloads never lose a count), and the row's foreign keys refuse
+ * a license or release deleted since it was read, before anything is counted.
+ */
+const RECORD_DOWNLOAD = statement<'user' | 'license' | 'release' | 'version' | 'address' | 'userAgent'>(
+  (p) =>
+    sql`WITH recorded AS (
+          INSERT INTO ${downloads} (${bare(downloads.user, downloads.license, downloads.release, downloads.version, downloads.clientAddress, downloads.userAgent)})
+          VALUES (${p.user}, ${p.license}, ${p.release}, ${p.version}, ${p.address}, ${p.userAgent})
+          RETURNING ${downloads.license}, ${downloads.release}
+        ), counted_license AS (
+          ${countLicenseDownloadSql(sql`(SELECT ${bare(downloads.license)} FROM recorded)`)}
+        ), counted_release AS (
+          UPDATE ${releases} SET ${bare(releases.downloadCount)} = COALESCE(${releases.downloadCount}, 0) + 1
+          WHERE ${releases.id} = (SELECT ${bare(downloads.release)} FROM recorded) RETURNING ${releases.id}
+        )
+        SELECT (SELECT count(*) FROM counted_license) AS licenses, (SELECT count(*) FROM counted_release) AS releases`,
+)
 
 /** Of published releases, those a license may download, newest first: pre-releases only with the `advanced` key. */
 const allowedOf = <T extends { version: string }>(rows: T[], allowsLatest: boolean): T[] =>
@@ -141,24 +163,15 @@ export const requestDownload = async (
   const expires = nowSeconds + settings.ttlSeconds
   const url = await settings.storage.linkFor(release, user.id, expires, nowSeconds)
   const chosen = release
-  // The history row and both counts in one statement: atomic without a transaction, one round trip,
-  // the increments in SQL (concurrent downloads never lose a count), and the row's foreign keys refuse
-  // a license or release deleted since it was read, before anything is counted.
   try {
-    await execute(
-      req,
-      sql`WITH recorded AS (
-            INSERT INTO ${downloads} (${bare(downloads.user, downloads.license, downloads.release, downloads.version, downloads.clientAddress, downloads.userAgent)})
-            VALUES (${user.id}, ${license.id}, ${chosen.id}, ${chosen.version}, ${truncatedAddress(client.address)}, ${client.userAgent?.slice(0, 256) ?? null})
-            RETURNING ${downloads.license}, ${downloads.release}
-          ), counted_license AS (
-            ${countLicenseDownloadSql(sql`(SELECT ${bare(downloads.license)} FROM recorded)`)}
-          ), counted_release AS (
-            UPDATE ${releases} SET ${bare(releases.downloadCount)} = COALESCE(${releases.downloadCount}, 0) + 1
-            WHERE ${releases.id} = (SELECT ${bare(downloads.release)} FROM recorded) RETURNING ${releases.id}
-          )
-          SELECT (SELECT count(*) FROM counted_license) AS licenses, (SELECT count(*) FROM counted_release) AS releases`,
-    )
+    await run(req, RECORD_DOWNLOAD, {
+      user: user.id,
+      license: license.id,
+      release: chosen.id,
+      version: chosen.version,
+      address: truncatedAddress(client.address),
+      userAgent: client.userAgent?.slice(0, 256) ?? null,
+    })
   } catch (error) {
     const constraint = foreignKeyViolation(error)
     if (constraint === null) throw error

@@ -2,7 +2,8 @@ import type { Access, Payload, PayloadRequest } from 'payload'
 
 import type { SqlRow } from '../db/rows'
 import { license_seats, licenses, plans, plans_feature_access } from '../db/schema.generated'
-import { executeOn, isoTimestamp, sql } from '../db/transaction'
+import { runOn, statement } from '../db/statements'
+import { isoTimestamp, sql } from '../db/transaction'
 import { accountOf } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { type FeatureKey, isFeatureKey } from '../plans/features'
@@ -61,24 +62,24 @@ type EntitlementRow = Pick<
  * own, and those they hold a claimed team seat on) with their plans' feature keys, and the active free
  * plans (whose keys every signed-in user has).
  */
-const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<Entitlements> => {
+const ENTITLEMENTS = statement<'userId', EntitlementRow>((p) => {
   // The user's active licenses, each arm by its own index: owned (licenses.user_id), and those of a claimed seat (license_seats.member_id).
   const columns = sql`${licenses.id} AS license_id, ${licenses.plan} AS license_plan, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${licenses.createdAt} AS granted`
-  const mine = sql`(SELECT ${columns}, true AS owned FROM ${licenses} WHERE ${licenses.user} = ${userId} AND ${licenses.status} = 'active'
+  const mine = sql`(SELECT ${columns}, true AS owned FROM ${licenses} WHERE ${licenses.user} = ${p.userId} AND ${licenses.status} = 'active'
       UNION ALL
       SELECT ${columns}, false AS owned FROM ${license_seats} JOIN ${licenses} ON ${licenses.id} = ${license_seats.license}
-        WHERE ${license_seats.member} = ${userId} AND ${license_seats.status} = 'claimed' AND ${licenses.status} = 'active')`
-  const rows = await executeOn<EntitlementRow>(
-    payload,
-    req,
-    sql`SELECT mine.license_id, mine.owned, mine.valid_until, mine.update_policy, mine.updates_major, mine.updates_until, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
+        WHERE ${license_seats.member} = ${p.userId} AND ${license_seats.status} = 'claimed' AND ${licenses.status} = 'active')`
+  return sql`SELECT mine.license_id, mine.owned, mine.valid_until, mine.update_policy, mine.updates_major, mine.updates_until, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
           ARRAY(SELECT ${plans_feature_access.value}::text FROM ${plans_feature_access}
                 WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features
         FROM ${plans}
         LEFT JOIN ${mine} AS mine ON mine.license_plan = ${plans.id}
         WHERE mine.license_id IS NOT NULL OR (${plans.isFree} AND ${plans.active})
-        ORDER BY mine.granted DESC NULLS LAST`,
-  )
+        ORDER BY mine.granted DESC NULLS LAST`
+})
+
+const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<Entitlements> => {
+  const rows = await runOn(payload, req, ENTITLEMENTS, { userId })
   const now = new Date()
   const features = new Set<FeatureKey>()
   const usable: EntitledLicense[] = []

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream'
-import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
 
@@ -35,8 +34,12 @@ export const toFetchRequest = (req: ExpressRequest, origin: string): Request => 
   })
 }
 
-/** Write a fetch Response to the express response, streaming its body. */
+/**
+ * Write a fetch Response to the express response. The direct paths answer a few hundred bytes of
+ * JSON: the body is read whole and sent in one write, without a stream and its listeners per answer.
+ */
 export const sendFetchResponse = async (response: Response, res: ExpressResponse): Promise<void> => {
+  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined
   res.status(response.status)
   for (const [name, value] of response.headers) {
     if (name === 'set-cookie') continue
@@ -44,14 +47,5 @@ export const sendFetchResponse = async (response: Response, res: ExpressResponse
   }
   const cookies = response.headers.getSetCookie()
   if (cookies.length > 0) res.setHeader('set-cookie', cookies)
-  if (!response.body) {
-    res.end()
-    return
-  }
-  await new Promise<void>((resolve, reject) => {
-    const body = Readable.fromWeb(response.body as unknown as WebReadableStream)
-    body.once('error', reject)
-    res.once('close', resolve)
-    body.pipe(res)
-  })
+  res.end(body)
 }
