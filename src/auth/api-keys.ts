@@ -17,10 +17,17 @@ import {
 import { and } from '../access/compose'
 import type { SqlRow } from '../db/rows'
 import { api_keys, users } from '../db/schema.generated'
+import { runOn, statement } from '../db/statements'
 import { bare, executeOn, inTransaction, isoTimestamp, lockKey, sql } from '../db/transaction'
 import { AUTH_REFUSAL } from '../http/endpoint'
 import { errorBody, ServiceError } from '../http/errors'
-import { canAccessFeature } from '../licensing/entitlements'
+import {
+  canAccessFeature,
+  ENTITLEMENTS,
+  type EntitlementRow,
+  entitlementsFromRows,
+  keepEntitlements,
+} from '../licensing/entitlements'
 import type { ApiKey, User } from '../payload-types'
 import { ACCOUNT_COLUMNS, accountFromRow, type AccountRow } from './account-read'
 import { asRateLimited, limiterOf } from './rate-limit'
@@ -106,6 +113,20 @@ const touch = async (payload: Payload, key: Pick<ApiKey, 'id' | 'lastUsedAt'>) =
   )
 }
 
+type KeyRow = AccountRow &
+  Pick<SqlRow<typeof api_keys>, 'revoked_at' | 'last_used_at'> & { key_id: number; entitlements: EntitlementRow[] }
+
+/**
+ * A key by its hash's unique index, with its owner (as readAccount reads the account) and the owner's
+ * entitlements (ENTITLEMENTS' rows as a JSON array): a key's request pays one round trip for all three.
+ */
+const KEY_WITH_OWNER = statement<'hash', KeyRow>(
+  (p) =>
+    sql`SELECT ${api_keys.id} AS key_id, ${api_keys.revokedAt}, ${api_keys.lastUsedAt}, ${ACCOUNT_COLUMNS},
+          (SELECT coalesce(json_agg(e), '[]'::json) FROM (${ENTITLEMENTS.build({ userId: sql`${users.id}` })}) AS e) AS entitlements
+        FROM ${api_keys} JOIN ${users} ON ${users.id} = ${api_keys.user} WHERE ${api_keys.keyHash} = ${p.hash}`,
+)
+
 /**
  * `Authorization: Bearer <key>` as Payload's auth strategy on `users`: the key's owner, with a
  * customer's rights only, on the routes a key opens (KEY_ROUTES), while the owner holds `api`. A key
@@ -125,16 +146,10 @@ const apiKeyStrategy: AuthStrategy = {
     }
     if (!req || !opensRoute(payload, req)) return refuse(notAllowed())
     if (!KEY_PATTERN.test(presented)) return refuse(invalidKey())
-    // The key and its owner in one statement, by the hash's unique index (the owner as readAccount reads it).
-    const [found] = await executeOn<
-      AccountRow & Pick<SqlRow<typeof api_keys>, 'revoked_at' | 'last_used_at'> & { key_id: number }
-    >(
-      payload,
-      undefined,
-      sql`SELECT ${api_keys.id} AS key_id, ${api_keys.revokedAt}, ${api_keys.lastUsedAt}, ${ACCOUNT_COLUMNS}
-          FROM ${api_keys} JOIN ${users} ON ${users.id} = ${api_keys.user} WHERE ${api_keys.keyHash} = ${hashApiKey(presented)}`,
-    )
+    const [found] = await runOn(payload, undefined, KEY_WITH_OWNER, { hash: hashApiKey(presented) })
     if (!found || found.revoked_at !== null) return refuse(invalidKey())
+    // With the request: the strategy's check below and the endpoint's own reuse them.
+    keepEntitlements(req, found.id, Promise.resolve(entitlementsFromRows(found.entitlements)))
     const key = { id: found.key_id, lastUsedAt: isoTimestamp(found.last_used_at) }
     const owner = accountFromRow(found)
     try {
@@ -144,7 +159,6 @@ const apiKeyStrategy: AuthStrategy = {
       if (limited instanceof ServiceError) return refuse(limited)
       throw limited
     }
-    // With the request: the endpoint's own entitlement checks reuse this lookup (src/licensing/entitlements.ts).
     if (!(await canAccessFeature(payload, owner.id, 'api', req))) return refuse(featureRequired())
     await touch(payload, key)
     // A key reads rows, not what they point to: relationships stay ids.

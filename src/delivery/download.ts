@@ -7,7 +7,15 @@ import { bare, columnList, foreignKeyViolation, sql } from '../db/transaction'
 import { requireAccount } from '../http/account'
 import { ServiceError } from '../http/errors'
 import { truncatedAddress } from '../http/ip-address'
-import { type EntitledLicense, type Entitlements, entitlementsOf } from '../licensing/entitlements'
+import {
+  ENTITLEMENTS,
+  type EntitledLicense,
+  type EntitlementRow,
+  type Entitlements,
+  entitlementsFromRows,
+  keepEntitlements,
+  keptEntitlements,
+} from '../licensing/entitlements'
 import { countLicenseDownloadSql } from '../licensing/store'
 import { windowCovers, windowInWords } from '../licensing/update-window'
 import type { ReleaseStorage } from './storage'
@@ -26,6 +34,41 @@ const PUBLISHED_RELEASES = statement<'now', ReleaseRow>(
 
 /** Published releases with an archive, only what choosing and linking need. */
 const publishedReleases = (req: PayloadRequest, now: Date) => run(req, PUBLISHED_RELEASES, { now: now.toISOString() })
+
+/**
+ * A download's two reads in one round trip: the user's entitlements (ENTITLEMENTS' rows) and the
+ * published releases, each as a JSON array (timestamps in ISO form, which both readers parse).
+ */
+const ENTITLEMENTS_AND_RELEASES = statement<
+  'userId' | 'now',
+  { entitlements: EntitlementRow[]; releases: ReleaseRow[] }
+>(
+  (p) =>
+    sql`SELECT (SELECT coalesce(json_agg(e), '[]'::json) FROM (${ENTITLEMENTS.build(p)}) AS e) AS entitlements,
+               (SELECT coalesce(json_agg(r), '[]'::json) FROM (${PUBLISHED_RELEASES.build(p)}) AS r) AS releases`,
+)
+
+/**
+ * The user's entitlements and the published releases: one statement, or the releases alone when the
+ * request looked up the entitlements already (an API key's check). The entitlements are kept for the
+ * rest of the request either way.
+ */
+const entitlementsAndReleases = async (
+  req: PayloadRequest,
+  userId: number,
+  now: Date,
+): Promise<{ entitlements: Entitlements; published: ReleaseRow[] }> => {
+  const kept = keptEntitlements(req, userId)
+  if (kept) {
+    const [entitlements, published] = await Promise.all([kept, publishedReleases(req, now)])
+    return { entitlements, published }
+  }
+  const read = run(req, ENTITLEMENTS_AND_RELEASES, { userId, now: now.toISOString() })
+  const entitlements = read.then(([row]) => entitlementsFromRows(row?.entitlements ?? []))
+  keepEntitlements(req, userId, entitlements)
+  const [row] = await read
+  return { entitlements: await entitlements, published: row?.releases ?? [] }
+}
 
 /**
  * The history row and both counts in one statement: atomic without a transaction, one round trip,
@@ -119,7 +162,9 @@ export const requestDownload = async (
 ): Promise<DownloadLink> => {
   const user = requireAccount(req, 'Sign in to download the kit.')
   const wanted = parseVersionRequest(versionValues)
-  const entitlements = await entitlementsOf(req.payload, user.id, req)
+  const now = new Date()
+  // Every published release: the window check needs the newest one covered, whatever was asked for.
+  const { entitlements, published } = await entitlementsAndReleases(req, user.id, now)
   const paid = entitlements.licenses.filter((candidate) => !candidate.plan.isFree)
   if (paid.length === 0) throw new ServiceError(403, 'license_required', 'Downloading the kit needs an active license.')
   const allowsLatest = entitlements.features.has(LATEST_FEATURE)
@@ -131,9 +176,6 @@ export const requestDownload = async (
     )
   }
 
-  const now = new Date()
-  // Every published release: the window check needs the newest one covered, whatever was asked for.
-  const published = await publishedReleases(req, now)
   const allowed = allowedOf(published, allowsLatest)
   let release: ReleaseRow | undefined
   if (wanted.kind === 'exact') {

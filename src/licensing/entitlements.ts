@@ -46,13 +46,15 @@ const cacheOf = (req: PayloadRequest): EntitlementsCache => {
 }
 
 // The license's columns come through a LEFT JOIN (a free plan without a license), each nullable already.
-type EntitlementRow = Pick<
+export type EntitlementRow = Pick<
   SqlRow<typeof licenses>,
   'valid_until' | 'update_policy' | 'updates_major' | 'updates_until'
 > &
   Pick<SqlRow<typeof plans>, 'slug' | 'is_free' | 'active'> & {
     license_id: number | null
     owned: boolean | null
+    /** When the license was created (newest first among equals). */
+    granted: string | null
     plan_id: number
     features: string[] | null
   }
@@ -62,14 +64,14 @@ type EntitlementRow = Pick<
  * own, and those they hold a claimed team seat on) with their plans' feature keys, and the active free
  * plans (whose keys every signed-in user has).
  */
-const ENTITLEMENTS = statement<'userId', EntitlementRow>((p) => {
+export const ENTITLEMENTS = statement<'userId', EntitlementRow>((p) => {
   // The user's active licenses, each arm by its own index: owned (licenses.user_id), and those of a claimed seat (license_seats.member_id).
   const columns = sql`${licenses.id} AS license_id, ${licenses.plan} AS license_plan, ${licenses.validUntil}, ${licenses.updatePolicy}, ${licenses.updatesMajor}, ${licenses.updatesUntil}, ${licenses.createdAt} AS granted`
   const mine = sql`(SELECT ${columns}, true AS owned FROM ${licenses} WHERE ${licenses.user} = ${p.userId} AND ${licenses.status} = 'active'
       UNION ALL
       SELECT ${columns}, false AS owned FROM ${license_seats} JOIN ${licenses} ON ${licenses.id} = ${license_seats.license}
         WHERE ${license_seats.member} = ${p.userId} AND ${license_seats.status} = 'claimed' AND ${licenses.status} = 'active')`
-  return sql`SELECT mine.license_id, mine.owned, mine.valid_until, mine.update_policy, mine.updates_major, mine.updates_until, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
+  return sql`SELECT mine.license_id, mine.owned, mine.granted, mine.valid_until, mine.update_policy, mine.updates_major, mine.updates_until, ${plans.id} AS plan_id, ${plans.slug}, ${plans.isFree}, ${plans.active},
           ARRAY(SELECT ${plans_feature_access.value}::text FROM ${plans_feature_access}
                 WHERE ${plans_feature_access.parent} = ${plans.id} ORDER BY ${plans_feature_access.order}) AS features
         FROM ${plans}
@@ -78,11 +80,12 @@ const ENTITLEMENTS = statement<'userId', EntitlementRow>((p) => {
         ORDER BY mine.granted DESC NULLS LAST`
 })
 
-const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<Entitlements> => {
-  const rows = await runOn(payload, req, ENTITLEMENTS, { userId })
+/** What ENTITLEMENTS' rows (in its order) grant now. */
+export const entitlementsFromRows = (rows: EntitlementRow[]): Entitlements => {
   const now = new Date()
   const features = new Set<FeatureKey>()
   const usable: EntitledLicense[] = []
+  const granted = new Map<EntitledLicense, number>()
   for (const row of rows) {
     const featureAccess = (row.features ?? []).filter(isFeatureKey)
     const validUntil = isoTimestamp(row.valid_until)
@@ -94,18 +97,45 @@ const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): P
       major: row.updates_major === null ? null : Number(row.updates_major),
       until: isoTimestamp(row.updates_until),
     }
-    if (usableLicense)
-      usable.push({
+    if (usableLicense) {
+      const license: EntitledLicense = {
         id: row.license_id!,
         owned: row.owned === true,
         validUntil,
         updates,
         plan: { id: row.plan_id, slug: row.slug, isFree, featureAccess },
-      })
+      }
+      usable.push(license)
+      granted.set(license, row.granted === null ? 0 : new Date(row.granted).getTime())
+    }
     if (usableLicense || (isFree && row.active === true)) for (const key of featureAccess) features.add(key)
   }
-  usable.sort((a, b) => planRank(b.plan) - planRank(a.plan) || Number(b.owned) - Number(a.owned))
+  // Best plan first, owned before a seat, then the newest: whatever order the rows came in.
+  usable.sort(
+    (a, b) =>
+      planRank(b.plan) - planRank(a.plan) ||
+      Number(b.owned) - Number(a.owned) ||
+      (granted.get(b) ?? 0) - (granted.get(a) ?? 0),
+  )
   return { licenses: usable, features, hasPaidAccess: usable.some((license) => !license.plan.isFree) }
+}
+
+const lookUp = async (payload: Payload, userId: number, req?: PayloadRequest): Promise<Entitlements> =>
+  entitlementsFromRows(await runOn(payload, req, ENTITLEMENTS, { userId }))
+
+/**
+ * The request's entitlements of the user when a check already looked them up (an API key's own check),
+ * else null: a caller that reads them together with something else (the download) keeps them with
+ * `keepEntitlements`.
+ */
+export const keptEntitlements = (req: PayloadRequest, userId: number): Promise<Entitlements> | null =>
+  cacheOf(req).get(userId) ?? null
+
+/** Keeps entitlements read by another statement for the rest of the request (not kept when it failed). */
+export const keepEntitlements = (req: PayloadRequest, userId: number, pending: Promise<Entitlements>): void => {
+  const cache = cacheOf(req)
+  cache.set(userId, pending)
+  pending.catch(() => cache.delete(userId))
 }
 
 /**
@@ -121,13 +151,10 @@ export const entitlementsOf = (
 ): Promise<Entitlements> => {
   if (!userId) return Promise.resolve(NO_ENTITLEMENTS)
   if (!req) return lookUp(payload, userId)
-  const cache = cacheOf(req)
-  let pending = cache.get(userId)
-  if (!pending) {
-    pending = lookUp(payload, userId, req)
-    cache.set(userId, pending)
-    pending.catch(() => cache.delete(userId))
-  }
+  const kept = keptEntitlements(req, userId)
+  if (kept) return kept
+  const pending = lookUp(payload, userId, req)
+  keepEntitlements(req, userId, pending)
   return pending
 }
 

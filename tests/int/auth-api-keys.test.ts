@@ -206,8 +206,10 @@ describe('Authorization: Bearer <key> on the customer endpoints', () => {
     expect(status).toBe(200)
     expect(statements.filter(isEntitlementsLookup)).toHaveLength(1)
     expect(statements.filter((statement) => /INSERT INTO "downloads"/.test(statement))).toHaveLength(1)
-    // The key and its owner in one statement; the rate limit, the entitlements, the releases, the record.
-    expect(statements.filter((statement) => /FROM "api_keys" JOIN "users"/.test(statement))).toHaveLength(1)
+    // The key, its owner and the owner's entitlements in one statement; then the rate limit, the releases, the record.
+    const keyReads = statements.filter((statement) => /FROM "api_keys" JOIN "users"/.test(statement))
+    expect(keyReads).toHaveLength(1)
+    expect(isEntitlementsLookup(keyReads[0]!)).toBe(true)
     // Payload's own statements (Drizzle writes their keywords in lower case) touch neither table.
     expect(statements.filter((statement) => /(?:from|join|update|into) "(?:users|api_keys)"/.test(statement))).toEqual(
       [],
