@@ -2,6 +2,7 @@
 // JavaScript, not TypeScript: Next compiles a next.config.ts with its SWC binary on every start, which
 // keeps that native module (about 26 MiB) resident in the server for nothing.
 import { withPayload } from '@payloadcms/next/withPayload'
+import { PHASE_PRODUCTION_BUILD } from 'next/constants.js'
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
@@ -94,4 +95,19 @@ const criticalHintsForAdminOnly = (config) => ({
   },
 })
 
-export default criticalHintsForAdminOnly(withPayload(nextConfig, { devBundleServerPackages: false }))
+// PATCH: module-copies
+/**
+ * In a production build, `@payload-config` in Payload's routes and admin is the config the process's
+ * Payload instance was made with (src/app/_lib/published-config.ts), not a copy of its own. Development
+ * keeps the config module itself, so that an edit to a collection reloads Payload as it should.
+ *
+ * @param {string} phase
+ * @returns {import('next').NextConfig}
+ */
+const forPhase = (phase) =>
+  phase === PHASE_PRODUCTION_BUILD
+    ? { ...nextConfig, turbopack: { resolveAlias: { '@payload-config': './src/app/_lib/published-config.ts' } } }
+    : nextConfig
+
+/** @param {string} phase */
+export default (phase) => criticalHintsForAdminOnly(withPayload(forPhase(phase), { devBundleServerPackages: false }))

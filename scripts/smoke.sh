@@ -17,6 +17,19 @@ echo "smoke: the server runs on node $(node -v)"
 start_args=$(node --import tsx -e "import('./src/process/start-command.ts').then((m) => console.log(m.startNodeArgs('.').join(' ')))")
 start_env=$(node --import tsx -e "import('./src/process/start-command.ts').then((m) => console.log(Object.entries(m.startCommand('.').env).map(([k, v]) => k + '=' + v).join(' ')))")
 
+# Payload's routes and admin take the published instance's config (next.config.mjs, forPhase): the chunks
+# they load hold no copy of the config, whose module is the only one that calls buildConfig.
+for route in '.next/server/app/(payload)/api/[...slug]/route.js' '.next/server/app/(payload)/admin/[[...segments]]/page.js'; do
+  [ -f "$route" ] || { echo "smoke: $route is missing from the build"; exit 1; }
+  for chunk in $(grep -o 'server/chunks/[^"]*\.js' "$route"); do
+    if grep -q 'buildConfig' ".next/$chunk"; then
+      echo "smoke: $route loads .next/$chunk, a copy of the config"
+      exit 1
+    fi
+  done
+done
+echo "smoke: Payload's routes load no copy of the config"
+
 # Another server on the port would answer in this one's place.
 if curl -s -o /dev/null "http://localhost:$port/healthz"; then
   echo "smoke: port $port is taken (SMOKE_PORT moves it)"

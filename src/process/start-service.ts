@@ -1,6 +1,7 @@
-import config from '@payload-config'
 import { getPayload, handleEndpoints } from 'payload'
 
+// The config itself: `@payload-config` is, in a production build, the config this publishes (src/app/_lib/published-config.ts).
+import config from '../../payload.config'
 import { readEnv } from '../config/env'
 import { markJobsWorker } from '../jobs/worker'
 import { databasePrepared, publishService } from './service'
