@@ -86,18 +86,59 @@ const NOT_KEPT_FROM_LAYERS = new Set(PER_RESPONSE)
 const REFERRAL = /[?&]via=/
 /** On a response whose Next answer is kept (or replayed from a kept copy): when that copy was kept. */
 const REPLAYED_FROM = Symbol('page-cache.replayed-from')
-/** On a response `front` may keep: what it needs when the layers end it. */
-const CAPTURE = Symbol('page-cache.capture')
+/** On a response a watch (`front`'s or `handler`'s) may keep: what it needs when the response ends. */
+const FRONT_WATCH = Symbol('page-cache.front-watch')
+const NEXT_WATCH = Symbol('page-cache.next-watch')
 
-type Capture = {
+type Watch = {
   key: string
   req: Request
+  /** Written in one piece (one `end`), with its headers set one by one. */
   whole: boolean
   write: Response['write']
   end: Response['end']
   writeHead: Response['writeHead']
 }
-type Captured = Response & { [CAPTURE]?: Capture; [REPLAYED_FROM]?: number }
+type Captured = Response & { [FRONT_WATCH]?: Watch; [NEXT_WATCH]?: Watch; [REPLAYED_FROM]?: number }
+
+/**
+ * A watch on what a response's `write`, `writeHead` and `end` are given: `watch` puts the three in
+ * place, and `ended` gets the watch (the response's own functions already back in place) with `end`'s
+ * arguments. The functions are made once and read the response as `this`, their state in its `slot`:
+ * a function made per response that holds the response kept every request alive past the young
+ * generation's collections (docs/PATCHES.md, body-count).
+ */
+const watcher = (
+  slot: typeof FRONT_WATCH | typeof NEXT_WATCH,
+  ended: (res: Captured, watch: Watch, chunk: unknown, encoding: unknown, callback: unknown) => Response,
+) => {
+  function writeHead(this: Captured, ...args: Parameters<Response['writeHead']>) {
+    const watch = this[slot]!
+    if (args.some((arg) => typeof arg === 'object' && arg !== null)) watch.whole = false
+    return watch.writeHead.apply(this, args)
+  }
+  function write(this: Captured, ...args: Parameters<Response['write']>) {
+    const watch = this[slot]!
+    watch.whole = false
+    return watch.write.apply(this, args)
+  }
+  function end(this: Captured, chunk?: unknown, encoding?: unknown, callback?: unknown) {
+    const watch = this[slot]!
+    this[slot] = undefined
+    this.write = watch.write
+    this.end = watch.end
+    this.writeHead = watch.writeHead
+    return ended(this, watch, chunk, encoding, callback)
+  }
+  return (res: Captured, key: string, req: Request) => {
+    /* eslint-disable @typescript-eslint/unbound-method -- called back with the response as `this` */
+    res[slot] = { key, req, whole: true, write: res.write, end: res.end, writeHead: res.writeHead }
+    /* eslint-enable @typescript-eslint/unbound-method */
+    res.write = write as Response['write']
+    res.end = end as Response['end']
+    res.writeHead = writeHead as Response['writeHead']
+  }
+}
 
 /** Seconds a shared cache may keep the answer, or null when it may not keep it at all. */
 const sharedLifetime = (cacheControl: unknown): number | null => {
@@ -172,35 +213,17 @@ export const createPageCache = (options: {
     res.end(entry.body)
   }
 
-  // `front`'s watch on what the layers send: shared by every response (its state is the response's
-  // CAPTURE), and reading the response as `this`: a function made per response that holds the
-  // response kept every request alive past the young generation's collections (docs/PATCHES.md, body-count).
-  function captureWriteHead(this: Captured, ...args: Parameters<Response['writeHead']>) {
-    const capture = this[CAPTURE]!
-    if (args.some((arg) => typeof arg === 'object' && arg !== null)) capture.whole = false
-    return capture.writeHead.apply(this, args)
-  }
-  function captureWrite(this: Captured, ...args: Parameters<Response['write']>) {
-    const capture = this[CAPTURE]!
-    capture.whole = false
-    return capture.write.apply(this, args)
-  }
-  function captureEnd(this: Captured, chunk?: unknown, encoding?: unknown, callback?: unknown) {
-    const capture = this[CAPTURE]!
-    this[CAPTURE] = undefined
-    this.write = capture.write
-    this.end = capture.end
-    this.writeHead = capture.writeHead
-    const ended = (capture.end as (...args: unknown[]) => Response).apply(
-      this,
+  // `front`'s watch on what the layers send: the bytes as they left, with their encoding, kept only
+  // when that is the encoding of the key, and only the layers' rendering of a kept copy of Next's
+  // answer (the rules above), for no longer than that copy.
+  const watchLayers = watcher(FRONT_WATCH, (res, { key, req, whole, end }, chunk, encoding, callback) => {
+    const sent = (end as (...args: unknown[]) => Response).apply(
+      res,
       [chunk, encoding, callback].filter((arg) => arg !== undefined),
     )
-    // The bytes as they left, with their encoding: kept only when that is the encoding of the key.
-    const { key, req, whole } = capture
-    const sentEncoding = String(this.getHeader('content-encoding') ?? 'identity')
-    const length = this.getHeader('content-length')
-    // Only the layers' rendering of a kept copy of Next's answer (the rules above), for no longer than that copy.
-    const from = this[REPLAYED_FROM]
+    const sentEncoding = String(res.getHeader('content-encoding') ?? 'identity')
+    const length = res.getHeader('content-length')
+    const from = res[REPLAYED_FROM]
     if (
       from !== undefined &&
       whole &&
@@ -208,9 +231,33 @@ export const createPageCache = (options: {
       key.startsWith(`${sentEncoding} `) &&
       (length === undefined || Number(length) === chunk.length)
     )
-      keep(req, this, key, chunk, { notKept: NOT_KEPT_FROM_LAYERS, storedAt: from })
-    return ended
-  }
+      keep(req, res, key, chunk, { notKept: NOT_KEPT_FROM_LAYERS, storedAt: from })
+    return sent
+  })
+
+  // `handler`'s watch on Next's answer: Next ends a cached page with one string, kept (and handed on)
+  // as its bytes.
+  const watchNext = watcher(NEXT_WATCH, (res, { key, req, whole, end }, chunk, encoding, callback) => {
+    const body =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : chunk
+    const storedAt = Date.now()
+    if (
+      whole &&
+      Buffer.isBuffer(body) &&
+      !res.headersSent &&
+      keep(req, res, key, body, { notKept: NOT_KEPT_FROM_NEXT, storedAt })
+    ) {
+      stats.stored += 1
+      res[REPLAYED_FROM] = storedAt
+    }
+    const done = [encoding, callback].find((arg) => typeof arg === 'function')
+    return (end as (...args: unknown[]) => Response).apply(
+      res,
+      [body, done].filter((arg) => arg !== undefined),
+    )
+  })
 
   const front = (req: Request, res: Captured, next: NextFunction) => {
     if (
@@ -235,12 +282,7 @@ export const createPageCache = (options: {
       } else res.end(entry.body)
       return
     }
-    /* eslint-disable @typescript-eslint/unbound-method -- called back with the response as `this` */
-    res[CAPTURE] = { key, req, whole: true, write: res.write, end: res.end, writeHead: res.writeHead }
-    /* eslint-enable @typescript-eslint/unbound-method */
-    res.write = captureWrite as Response['write']
-    res.end = captureEnd as Response['end']
-    res.writeHead = captureWriteHead as Response['writeHead']
+    watchLayers(res, key, req)
     next()
   }
 
@@ -256,46 +298,7 @@ export const createPageCache = (options: {
       return
     }
     stats.misses += 1
-    /* eslint-disable @typescript-eslint/unbound-method -- kept to be called back with the response as `this` */
-    const write = res.write
-    const end = res.end
-    const writeHead = res.writeHead
-    /* eslint-enable @typescript-eslint/unbound-method */
-    // Only a page written in one piece, with its headers set one by one, is kept.
-    let whole = true
-    res.write = function (this: Response, ...args: Parameters<typeof write>) {
-      whole = false
-      return write.apply(this, args)
-    } as typeof write
-    res.writeHead = function (this: Response, ...args: Parameters<typeof writeHead>) {
-      if (args.some((arg) => typeof arg === 'object' && arg !== null)) whole = false
-      return writeHead.apply(this, args)
-    } as typeof writeHead
-    res.end = function (this: Response, chunk?: unknown, encoding?: unknown, callback?: unknown) {
-      res.write = write
-      res.end = end
-      res.writeHead = writeHead
-      // Next ends a cached page with one string: kept (and handed on) as its bytes.
-      const body =
-        typeof chunk === 'string'
-          ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-          : chunk
-      const storedAt = Date.now()
-      if (
-        whole &&
-        Buffer.isBuffer(body) &&
-        !res.headersSent &&
-        keep(req, res, key, body, { notKept: NOT_KEPT_FROM_NEXT, storedAt })
-      ) {
-        stats.stored += 1
-        res[REPLAYED_FROM] = storedAt
-      }
-      const done = [encoding, callback].find((arg) => typeof arg === 'function')
-      return (end as (...args: unknown[]) => Response).apply(
-        this,
-        [body, done].filter((arg) => arg !== undefined),
-      )
-    } as typeof end
+    watchNext(res, key, req)
     next()
   }
 
