@@ -404,7 +404,24 @@ describe('upgrade, paying the difference', () => {
     const ran = await payload().jobs.run({ limit: 1000 })
     await standIn.settled()
     const refunded = (await changesOf(license)).find((change) => change.id === refused.id)!
-    expect(refunded.refundRequestedAt, JSON.stringify(ran)).toBeTruthy()
+    // Should this fail, the message says where the refund's job is (completed jobs leave the queue).
+    const refundJobs = (
+      await payload().find({
+        collection: 'payload-jobs',
+        where: { taskSlug: { equals: 'refundLicenseChange' } },
+        limit: 100,
+        depth: 0,
+      })
+    ).docs.map(({ input, processing, hasError, completedAt, waitUntil, totalTried, log }) => ({
+      input,
+      processing,
+      hasError,
+      completedAt,
+      waitUntil,
+      totalTried,
+      log,
+    }))
+    expect(refunded.refundRequestedAt, JSON.stringify({ ran, refunded, refundJobs })).toBeTruthy()
     expect(refunded.refundedAmount).toBe(refunded.amount)
     expect(refunded.refundRequestedAt).toBeTruthy()
     const intent = await processor().paymentIntents.retrieve(refused.processorPaymentIntentId!, {
