@@ -405,22 +405,26 @@ describe('upgrade, paying the difference', () => {
     await standIn.settled()
     const refunded = (await changesOf(license)).find((change) => change.id === refused.id)!
     // Should this fail, the message says where the refund's job is (completed jobs leave the queue).
-    const refundJobs = (
-      await payload().find({
-        collection: 'payload-jobs',
-        where: { taskSlug: { equals: 'refundLicenseChange' } },
-        limit: 100,
-        depth: 0,
-      })
-    ).docs.map(({ input, processing, hasError, completedAt, waitUntil, totalTried, log }) => ({
-      input,
-      processing,
-      hasError,
-      completedAt,
-      waitUntil,
-      totalTried,
-      log,
-    }))
+    const queuedRefunds = async () =>
+      (
+        await payload().find({
+          collection: 'payload-jobs',
+          where: { taskSlug: { equals: 'refundLicenseChange' } },
+          limit: 1000,
+          depth: 0,
+        })
+      ).docs
+    const refundJobs = (await queuedRefunds()).map(
+      ({ input, processing, hasError, completedAt, waitUntil, totalTried, log }) => ({
+        input,
+        processing,
+        hasError,
+        completedAt,
+        waitUntil,
+        totalTried,
+        log,
+      }),
+    )
     expect(refunded.refundRequestedAt, JSON.stringify({ ran, refunded, refundJobs })).toBeTruthy()
     expect(refunded.refundedAmount).toBe(refunded.amount)
     expect(refunded.refundRequestedAt).toBeTruthy()
@@ -433,14 +437,7 @@ describe('upgrade, paying the difference', () => {
     // A retried refund job does not refund twice (the processor's own refusal is taken as done).
     await payload().jobs.queue({ task: 'refundLicenseChange', input: { changeId: refused.id } })
     await payload().jobs.run({ limit: 1000 })
-    const jobs = (
-      await payload().find({
-        collection: 'payload-jobs',
-        where: { taskSlug: { equals: 'refundLicenseChange' } },
-        limit: 1000,
-        depth: 0,
-      })
-    ).docs.filter((job) => (job.input as { changeId?: number }).changeId === refused.id)
+    const jobs = (await queuedRefunds()).filter((job) => (job.input as { changeId?: number }).changeId === refused.id)
     // Completed jobs leave the queue; a failed one would stay, to be retried.
     expect(jobs).toEqual([])
     const charge = (
