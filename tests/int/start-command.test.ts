@@ -27,7 +27,7 @@ describe('startNodeArgs', () => {
     const flags = startNodeArgs(root)
     expect(flags[0]).toBe('--conditions=production')
     expect(flags).toContain('--max-semi-space-size=8')
-    expect(flags).toContain('--heap-growing-percent=20')
+    expect(flags).toContain('--heap-growing-percent=15')
     // No hard heap limit: a burst of page renders must not end the process (docs/PERFORMANCE.md).
     expect(flags.some((flag) => flag.startsWith('--max-old-space-size'))).toBe(false)
   })
